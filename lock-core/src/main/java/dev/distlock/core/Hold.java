@@ -1,0 +1,72 @@
+package dev.distlock.core;
+
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * One owner's hold on one lock, as this client knows it: count, fencing token, lease, and whether
+ * it was lost. The owner is a thread today; async callers will own a hold through a handle.
+ */
+final class Hold {
+
+    final LockInfo info;
+    final LockKeys keys;
+    final String owner;
+    final long token;
+    final long acquiredNanos;
+    /** Explicit lease in ms, or 0 for a watchdog lease. */
+    final long explicitLeaseMs;
+    private final AtomicInteger count;
+    private final AtomicReference<String> lostReason = new AtomicReference<>();
+    /** When the lease in Redis ends at the latest, as far as this client knows. */
+    volatile long leaseEndNanos;
+    volatile boolean released;
+
+    Hold(LockInfo info, LockKeys keys, String owner, long token, int count, long leaseMs, boolean watchdog, long nowNanos) {
+        this.info = info;
+        this.keys = keys;
+        this.owner = owner;
+        this.token = token;
+        this.count = new AtomicInteger(count);
+        this.explicitLeaseMs = watchdog ? 0 : leaseMs;
+        this.acquiredNanos = nowNanos;
+        this.leaseEndNanos = nowNanos + Duration.ofMillis(leaseMs).toNanos();
+    }
+
+    boolean watchdog() {
+        return explicitLeaseMs == 0;
+    }
+
+    int count() {
+        return count.get();
+    }
+
+    void reentered(long leaseMs, long nowNanos) {
+        count.incrementAndGet();
+        leaseEndNanos = Math.max(leaseEndNanos, nowNanos + Duration.ofMillis(leaseMs).toNanos());
+    }
+
+    /** Drops one local hold; returns the holds left. */
+    int exit() {
+        return count.decrementAndGet();
+    }
+
+    /** Whether the hold is still valid: not lost, not released, lease not run out. */
+    boolean isLive(long nowNanos) {
+        return !released && lostReason.get() == null && nowNanos - leaseEndNanos < 0;
+    }
+
+    /** Marks the hold lost; true only for the first caller, so loss is reported once. */
+    boolean markLost(String reason) {
+        return lostReason.compareAndSet(null, reason);
+    }
+
+    String lostReason() {
+        return lostReason.get();
+    }
+
+    Duration heldFor(long nowNanos) {
+        return Duration.ofNanos(nowNanos - acquiredNanos);
+    }
+}

@@ -1,0 +1,26 @@
+package dev.distlock.core;
+
+import java.time.Duration;
+
+/** A lock could not be acquired within its wait time, or Redis failed while acquiring it. */
+public class LockAcquisitionException extends RuntimeException {
+
+    private final String lockName;
+    private final Duration waitTime;
+
+    public LockAcquisitionException(String lockName, Duration waitTime, String message, Throwable cause) {
+        super(message, cause);
+        this.lockName = lockName;
+        this.waitTime = waitTime;
+    }
+
+    /** The lock that could not be acquired. */
+    public String getLockName() {
+        return lockName;
+    }
+
+    /** How long the caller was prepared to wait. */
+    public Duration getWaitTime() {
+        return waitTime;
+    }
+}

@@ -1,0 +1,331 @@
+package dev.distlock.core;
+
+import dev.distlock.core.LockListener.AcquireOutcome;
+import dev.distlock.core.LockListener.RenewalOutcome;
+import dev.distlock.core.pubsub.WakeupHub;
+import dev.distlock.core.pubsub.WakeupHub.WaitChannel;
+import dev.distlock.core.script.LockScript;
+import dev.distlock.core.script.ScriptRunner;
+import dev.distlock.core.watchdog.LeaseWatchdog;
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The machinery behind every lock of one client: runs the scripts, waits through the wake-up hub,
+ * keeps the holds this client owns for the watchdog, and reports events. Owners are plain strings,
+ * so thread-bound locks and (later) handle-bound async holds share it.
+ */
+final class LockEngine implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(LockEngine.class);
+
+    final String clientId = UUID.randomUUID().toString();
+    private final LockClientOptions options;
+    private final RedisConnections redis;
+    private final ScriptRunner scripts;
+    private final WakeupHub hub;
+    private final LeaseWatchdog watchdog;
+    private final ConcurrentHashMap<String, Hold> holds = new ConcurrentHashMap<>();
+    private final long watchdogLeaseMs;
+    private final String watchdogLeaseArg;
+    private final String fenceTtlArg;
+
+    LockEngine(RedisConnections redis, LockClientOptions options) {
+        this.options = options;
+        this.redis = redis;
+        this.scripts = new ScriptRunner(redis.scripting);
+        this.hub = new WakeupHub(redis.pubSub, clientId);
+        this.watchdogLeaseMs = options.watchdogLease().toMillis();
+        this.watchdogLeaseArg = Long.toString(watchdogLeaseMs);
+        this.fenceTtlArg = Long.toString(options.fencingCounterTtl().toMillis());
+        this.watchdog = new LeaseWatchdog(clientId, options.watchdogLease(), this::leases);
+    }
+
+    LockKeys keys(String name) {
+        return LockKeys.of(options.keyPrefix(), name);
+    }
+
+    /**
+     * Acquires {@code keys} for {@code owner}.
+     *
+     * @param wait how long to wait; {@code null} waits for ever
+     * @param lease explicit lease, or {@code null} for the watchdog lease
+     * @return the hold, or {@code null} when the wait ran out
+     */
+    Hold acquire(LockInfo info, LockKeys keys, String owner, Duration wait, Duration lease, boolean interruptible)
+            throws InterruptedException {
+        long start = System.nanoTime();
+        long leaseMs = lease == null ? watchdogLeaseMs : lease.toMillis();
+        String leaseArg = lease == null ? watchdogLeaseArg : Long.toString(leaseMs);
+        try {
+            Grant grant = attempt(keys, owner, leaseArg);
+            if (grant.granted) {
+                return granted(info, keys, owner, grant, leaseMs, lease == null, start);
+            }
+            if (wait != null && wait.isZero()) {
+                return timedOut(info, start);
+            }
+            long deadline = wait == null ? Long.MAX_VALUE : start + wait.toNanos();
+            WaitChannel channel = hub.join(keys.channel());
+            try {
+                awaitSubscription(channel, deadline, keys);
+                while (true) {
+                    if (interruptible && Thread.interrupted()) {
+                        throw new InterruptedException("Interrupted while waiting for lock '" + info.name() + "'");
+                    }
+                    grant = attempt(keys, owner, leaseArg);
+                    if (grant.granted) {
+                        return granted(info, keys, owner, grant, leaseMs, lease == null, start);
+                    }
+                    long remaining = wait == null ? Long.MAX_VALUE : deadline - System.nanoTime();
+                    if (remaining <= 0) {
+                        return timedOut(info, start);
+                    }
+                    // The holder's TTL bounds the sleep: a lost wake-up or a crashed holder cannot stall us.
+                    long ttl = TimeUnit.MILLISECONDS.toNanos(grant.ttlMs() > 0 ? grant.ttlMs() : watchdogLeaseMs);
+                    channel.await(Math.min(ttl, remaining), interruptible);
+                }
+            } finally {
+                hub.leave(channel);
+            }
+        } catch (InterruptedException | RuntimeException e) {
+            fire(l -> l.onAcquire(info, AcquireOutcome.ERROR, Duration.ofNanos(System.nanoTime() - start)));
+            throw e;
+        }
+    }
+
+    private void awaitSubscription(WaitChannel channel, long deadline, LockKeys keys) throws InterruptedException {
+        try {
+            channel.subscribed().get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+        } catch (TimeoutException | ExecutionException e) {
+            // Waiting still works without it: every sleep is bounded by the holder's TTL.
+            log.debug("Subscription to {} not confirmed: {}", keys.channel(), e.toString());
+        }
+    }
+
+    private Grant attempt(LockKeys keys, String owner, String leaseArg) {
+        List<Object> reply = await(scripts.array(LockScript.ACQUIRE, new String[] {keys.lock(), keys.fence()},
+                owner, leaseArg, fenceTtlArg), "acquiring", keys);
+        return new Grant((Long) reply.get(0) == 1L, (Long) reply.get(1), (Long) reply.get(2));
+    }
+
+    private Hold granted(LockInfo info, LockKeys keys, String owner, Grant grant, long leaseMs, boolean watchdog, long start) {
+        long now = System.nanoTime();
+        String id = holdId(keys, owner);
+        Hold existing = holds.get(id);
+        if (grant.count > 1 && existing != null && existing.token == grant.token() && !existing.released
+                && existing.lostReason() == null) {
+            existing.reentered(leaseMs, now);
+            return existing;
+        }
+        Hold hold = new Hold(info, keys, owner, grant.token(), (int) grant.count, leaseMs, watchdog, now);
+        holds.put(id, hold);
+        fire(l -> l.onAcquire(info, AcquireOutcome.ACQUIRED, Duration.ofNanos(now - start)));
+        return hold;
+    }
+
+    private Hold timedOut(LockInfo info, long start) {
+        fire(l -> l.onAcquire(info, AcquireOutcome.TIMEOUT, Duration.ofNanos(System.nanoTime() - start)));
+        return null;
+    }
+
+    /** The hold {@code owner} has on {@code keys} in this client, or {@code null}. */
+    Hold hold(LockKeys keys, String owner) {
+        return holds.get(holdId(keys, owner));
+    }
+
+    /**
+     * Releases one hold count.
+     *
+     * @throws LockLeaseExpiredException when the hold was lost or its lease ran out
+     */
+    void release(Hold hold) {
+        String lost = hold.lostReason();
+        int left = hold.exit();
+        if (left <= 0) {
+            // Before the script runs: a renewal reply that finds the lock gone must not count as a loss.
+            hold.released = true;
+            holds.remove(holdId(hold.keys, hold.owner), hold);
+        }
+        if (lost != null) {
+            if (left <= 0) {
+                releaseQuietly(hold);
+            }
+            throw new LockLeaseExpiredException(hold.info.name(), lost);
+        }
+        long result;
+        try {
+            result = await(scripts.integer(LockScript.RELEASE, new String[] {hold.keys.lock(), hold.keys.channel()},
+                    hold.owner, hub.message(false)), "releasing", hold.keys);
+        } catch (LockException e) {
+            hub.wakeLocal(hold.keys.channel(), false); // the release may have happened: let a waiter check
+            throw e;
+        }
+        if (result == 1) {
+            hold.released = true;
+            holds.remove(holdId(hold.keys, hold.owner), hold);
+            hub.wakeLocal(hold.keys.channel(), false);
+            Duration held = hold.heldFor(System.nanoTime());
+            fire(l -> l.onRelease(hold.info, held));
+        } else if (result < 0) {
+            hold.released = true;
+            holds.remove(holdId(hold.keys, hold.owner), hold);
+            String reason = hold.watchdog()
+                    ? "it was no longer in Redis when unlocking (expired or force-unlocked)"
+                    : "its explicit lease of " + hold.explicitLeaseMs + " ms ran out before unlock";
+            reportLost(hold, reason);
+            throw new LockLeaseExpiredException(hold.info.name(), hold.lostReason());
+        }
+    }
+
+    private void releaseQuietly(Hold hold) {
+        scripts.integer(LockScript.RELEASE, new String[] {hold.keys.lock(), hold.keys.channel()}, hold.owner, hub.message(false))
+                .whenComplete((r, e) -> hub.wakeLocal(hold.keys.channel(), false));
+    }
+
+    boolean forceRelease(LockKeys keys) {
+        long result = await(scripts.integer(LockScript.FORCE_RELEASE, new String[] {keys.lock(), keys.channel()},
+                hub.message(false)), "force-releasing", keys);
+        hub.wakeLocal(keys.channel(), false);
+        return result == 1;
+    }
+
+    boolean isLocked(LockKeys keys) {
+        return await(redis.keys.exists(keys.lock()).toCompletableFuture(), "checking", keys) > 0;
+    }
+
+    Duration remainingLease(LockKeys keys) {
+        long ttl = await(redis.keys.pttl(keys.lock()).toCompletableFuture(), "reading the lease of", keys);
+        return ttl > 0 ? Duration.ofMillis(ttl) : Duration.ZERO;
+    }
+
+    /** Holds of this client that are still valid. */
+    int activeHolds() {
+        long now = System.nanoTime();
+        return (int) holds.values().stream().filter(h -> h.isLive(now)).count();
+    }
+
+    int subscribedChannels() {
+        return hub.subscribedChannels();
+    }
+
+    private List<LeaseWatchdog.Lease> leases() {
+        return holds.values().stream().<LeaseWatchdog.Lease>map(WatchedHold::new).toList();
+    }
+
+    /** Adapts a hold to the watchdog: renews watchdog leases, reports explicit leases that ran out. */
+    private final class WatchedHold implements LeaseWatchdog.Lease {
+        private final Hold hold;
+
+        WatchedHold(Hold hold) {
+            this.hold = hold;
+        }
+
+        @Override
+        public boolean dueForRenewal(long now) {
+            if (hold.released || hold.lostReason() != null) {
+                return false;
+            }
+            if (!hold.watchdog()) {
+                if (now - hold.leaseEndNanos > 0) {
+                    reportLost(hold, "its explicit lease of " + hold.explicitLeaseMs + " ms ran out while it was still held");
+                }
+                return false;
+            }
+            return true;
+        }
+
+        @Override
+        public void renew(long sentAt) {
+            scripts.integer(LockScript.RENEW, new String[] {hold.keys.lock()}, hold.owner, watchdogLeaseArg)
+                    .whenComplete((result, error) -> renewed(hold, sentAt, result, error));
+        }
+    }
+
+    private void renewed(Hold hold, long sentAt, Long result, Throwable error) {
+        if (hold.released) {
+            return; // the reply raced with unlock: nothing was revived, nothing was lost
+        }
+        if (error != null) {
+            fire(l -> l.onRenewal(hold.info, RenewalOutcome.ERROR));
+            if (System.nanoTime() - hold.leaseEndNanos > 0) {
+                reportLost(hold, "Redis stayed unreachable for longer than the lease (" + error.getMessage() + ")");
+            } else {
+                log.warn("Renewing lock '{}' failed, retrying while the lease lasts: {}", hold.info.name(), error.toString());
+            }
+        } else if (result == 1L) {
+            hold.leaseEndNanos = sentAt + TimeUnit.MILLISECONDS.toNanos(watchdogLeaseMs);
+            fire(l -> l.onRenewal(hold.info, RenewalOutcome.RENEWED));
+        } else {
+            fire(l -> l.onRenewal(hold.info, RenewalOutcome.LOST));
+            reportLost(hold, "renewal found the lock gone or held by another owner");
+        }
+    }
+
+    private void reportLost(Hold hold, String reason) {
+        if (hold.markLost(reason)) {
+            log.warn("Lock '{}' was lost while held (owner {}, fencing token {}): {}", hold.info.name(), hold.owner, hold.token, reason);
+            fire(l -> l.onLeaseLost(hold.info, reason));
+        }
+    }
+
+    private void fire(Consumer<LockListener> event) {
+        for (LockListener listener : options.listeners()) {
+            try {
+                event.accept(listener);
+            } catch (RuntimeException e) {
+                log.warn("Lock listener {} failed", listener, e);
+            }
+        }
+    }
+
+    private static String holdId(LockKeys keys, String owner) {
+        return keys.lock() + '\n' + owner;
+    }
+
+    /** Waits for a Redis reply without being interruptible (a half-seen grant must not leak). */
+    static <T> T await(CompletableFuture<T> future, String doing, LockKeys keys) {
+        boolean interrupted = false;
+        try {
+            while (true) {
+                try {
+                    return future.get();
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                } catch (ExecutionException e) {
+                    Throwable cause = e.getCause();
+                    throw new LockException("Redis failed while " + doing + " lock " + keys.lock() + ": " + cause.getMessage(), cause);
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        watchdog.close();
+        redis.close();
+    }
+
+    private record Grant(boolean granted, long value, long count) {
+        long token() {
+            return value;
+        }
+
+        long ttlMs() {
+            return value;
+        }
+    }
+}

@@ -1,0 +1,72 @@
+package dev.distlock.core;
+
+import io.lettuce.core.AbstractRedisClient;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulConnection;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.async.RedisKeyAsyncCommands;
+import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+
+/** The two connections a client uses: one for commands (shared by all threads), one for pub/sub. */
+final class RedisConnections implements AutoCloseable {
+
+    final RedisScriptingAsyncCommands<String, String> scripting;
+    final RedisKeyAsyncCommands<String, String> keys;
+    final StatefulRedisPubSubConnection<String, String> pubSub;
+    private final StatefulConnection<String, String> commands;
+    private final AbstractRedisClient ownedClient;
+
+    private RedisConnections(StatefulConnection<String, String> commands, RedisScriptingAsyncCommands<String, String> scripting,
+            RedisKeyAsyncCommands<String, String> keys, StatefulRedisPubSubConnection<String, String> pubSub,
+            AbstractRedisClient ownedClient) {
+        this.commands = commands;
+        this.scripting = scripting;
+        this.keys = keys;
+        this.pubSub = pubSub;
+        this.ownedClient = ownedClient;
+    }
+
+    /**
+     * Opens the connections of a standalone/Sentinel {@link RedisClient} or a {@link RedisClusterClient}.
+     *
+     * @param owned whether closing this also shuts the client down
+     */
+    static RedisConnections open(AbstractRedisClient client, boolean owned) {
+        try {
+            if (client instanceof RedisClusterClient cluster) {
+                StatefulRedisClusterConnection<String, String> c = cluster.connect(StringCodec.UTF8);
+                return new RedisConnections(c, c.async(), c.async(), cluster.connectPubSub(StringCodec.UTF8), owned ? client : null);
+            }
+            if (client instanceof RedisClient standalone) {
+                StatefulRedisConnection<String, String> c = standalone.connect(StringCodec.UTF8);
+                try {
+                    return new RedisConnections(c, c.async(), c.async(), standalone.connectPubSub(StringCodec.UTF8), owned ? client : null);
+                } catch (RuntimeException e) {
+                    c.close();
+                    throw e;
+                }
+            }
+        } catch (RuntimeException e) {
+            if (owned) {
+                client.shutdown();
+            }
+            throw new LockException("Cannot connect to Redis for distributed locks: " + e.getMessage()
+                    + " (check host, port, password/ACL user and TLS settings)", e);
+        }
+        throw new IllegalArgumentException("Unsupported Lettuce client " + client.getClass().getName()
+                + ": use a RedisClient (standalone or Sentinel) or a RedisClusterClient");
+    }
+
+    @Override
+    public void close() {
+        pubSub.close();
+        commands.close();
+        if (ownedClient != null) {
+            ownedClient.shutdown();
+        }
+    }
+}

@@ -1,0 +1,106 @@
+package dev.distlock.core;
+
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.Lock;
+
+/**
+ * A reentrant lock shared by every process that uses the same Redis and lock name. Ownership is
+ * bound to the thread that acquired it, as with {@link java.util.concurrent.locks.ReentrantLock}.
+ *
+ * <p>Without an explicit lease the lock is held with the client's watchdog lease (30 s by default),
+ * renewed every third of it while the holder runs; a crashed process stops renewing, so its lock
+ * frees itself within one lease. With an explicit lease there is no renewal: the lock expires when
+ * the lease runs out, and a later {@link #unlock()} reports that with a
+ * {@link LockLeaseExpiredException}.
+ *
+ * <pre>{@code
+ * RedisLock lock = client.getLock("order:42");
+ * if (lock.tryLock(Duration.ofSeconds(2))) {
+ *     try {
+ *         long token = lock.currentFencingToken(); // pass to the store to reject stale writers
+ *         ...
+ *     } finally {
+ *         lock.unlock();
+ *     }
+ * }
+ * }</pre>
+ */
+public interface RedisLock extends Lock {
+
+    /** The lock name given to {@link LockClient#getLock(String)}. */
+    String getName();
+
+    /** Blocks until the lock is acquired, holding it for {@code lease} with no renewal. */
+    void lock(Duration lease);
+
+    /** Acquires the lock if it is free right now, with the watchdog lease. */
+    @Override
+    boolean tryLock();
+
+    /**
+     * Waits up to {@code waitTime} for the lock, holding it with the watchdog lease.
+     *
+     * @throws IllegalArgumentException when {@code waitTime} is negative
+     */
+    boolean tryLock(Duration waitTime) throws InterruptedException;
+
+    /**
+     * Waits up to {@code waitTime} for the lock and holds it for {@code lease} with no renewal;
+     * a {@code null} lease means the watchdog lease.
+     *
+     * @throws IllegalArgumentException when a duration is negative or the lease is zero
+     */
+    boolean tryLock(Duration waitTime, Duration lease) throws InterruptedException;
+
+    /** {@inheritDoc} A non-positive time means a single attempt, as the {@link Lock} contract says. */
+    @Override
+    boolean tryLock(long time, TimeUnit unit) throws InterruptedException;
+
+    /**
+     * Releases one hold of the current thread; the last one frees the lock and wakes a waiter.
+     *
+     * @throws IllegalMonitorStateException when the current thread does not hold the lock
+     * @throws LockLeaseExpiredException when the hold's lease ran out (or renewal failed) before
+     *         this call, so another owner may have held the lock meanwhile
+     */
+    @Override
+    void unlock();
+
+    /** Whether the current thread holds the lock and its lease has not been lost or run out. */
+    boolean isHeldByCurrentThread();
+
+    /** How many times the current thread holds the lock (0 when it does not). */
+    int getHoldCount();
+
+    /** Whether any owner holds the lock now (asks Redis). */
+    boolean isLocked();
+
+    /** The lease left on the lock, whoever holds it (asks Redis); {@link Duration#ZERO} when free. */
+    Duration remainingLease();
+
+    /**
+     * The fencing token of the current thread's hold: a number that grows with every grant of this
+     * lock, unchanged by re-entry. Pass it to the protected resource so it can refuse writes that
+     * carry a smaller token than one it has already seen.
+     *
+     * @throws IllegalMonitorStateException when the current thread does not hold the lock
+     */
+    long currentFencingToken();
+
+    /**
+     * Deletes the lock whoever holds it, for operators. A holder of another process learns of it
+     * at its next renewal (lease lost) or unlock.
+     *
+     * @return whether a lock was deleted
+     */
+    boolean forceUnlock();
+
+    /** Not supported: a Redis lock has no conditions. */
+    @Override
+    default Condition newCondition() {
+        throw new UnsupportedOperationException("RedisLock '" + getName()
+                + "' does not support conditions: use a separate signalling mechanism (for example a Redis list or pub/sub)");
+    }
+}

@@ -1,0 +1,145 @@
+package dev.distlock.core.pubsub;
+
+import io.lettuce.core.pubsub.RedisPubSubAdapter;
+import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+import io.lettuce.core.pubsub.api.async.RedisPubSubAsyncCommands;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Wakes threads that wait for a busy lock. One Redis subscription per lock channel, shared by all
+ * local waiters of that lock and dropped when the last one leaves. A release published by another
+ * client wakes one local waiter (all of them for a "wake all" message); a release done by this
+ * client wakes a local waiter directly, without waiting for its own message to come back.
+ * Internal: not part of the public API.
+ */
+public final class WakeupHub {
+
+    /** Suffix of a wake-up message that wakes every waiter instead of one. */
+    public static final String WAKE_ALL = ":all";
+
+    private final RedisPubSubAsyncCommands<String, String> commands;
+    private final String selfId;
+    private final ConcurrentHashMap<String, WaitChannel> channels = new ConcurrentHashMap<>();
+
+    public WakeupHub(StatefulRedisPubSubConnection<String, String> connection, String selfId) {
+        this.commands = connection.async();
+        this.selfId = selfId;
+        connection.addListener(new RedisPubSubAdapter<>() {
+            @Override
+            public void message(String channel, String message) {
+                onMessage(channel, message);
+            }
+        });
+    }
+
+    /** The message a release by this client publishes: other clients wake a waiter, this one ignores it. */
+    public String message(boolean wakeAll) {
+        return wakeAll ? selfId + WAKE_ALL : selfId;
+    }
+
+    /** Registers the caller as a waiter on {@code channel}, subscribing when it is the first. */
+    public WaitChannel join(String channel) {
+        return channels.compute(channel, (name, existing) -> {
+            WaitChannel c = existing != null ? existing : new WaitChannel(name, subscribe(name));
+            c.refs++;
+            c.waiting.incrementAndGet();
+            return c;
+        });
+    }
+
+    /** Unregisters a waiter; the last one to leave unsubscribes. */
+    public void leave(WaitChannel channel) {
+        channels.compute(channel.name, (name, existing) -> {
+            channel.waiting.decrementAndGet();
+            if (existing != channel || --channel.refs > 0) {
+                return existing;
+            }
+            commands.unsubscribe(name);
+            return null;
+        });
+    }
+
+    /** Wakes local waiters of {@code channel} after this client released its lock. */
+    public void wakeLocal(String channel, boolean all) {
+        WaitChannel c = channels.get(channel);
+        if (c != null) {
+            c.wake(all);
+        }
+    }
+
+    /** Number of channels subscribed right now (for tests and diagnostics). */
+    public int subscribedChannels() {
+        return channels.size();
+    }
+
+    private CompletableFuture<Void> subscribe(String channel) {
+        return commands.subscribe(channel).toCompletableFuture();
+    }
+
+    private void onMessage(String channel, String message) {
+        if (message.startsWith(selfId)) {
+            return; // woken locally already when the release returned
+        }
+        WaitChannel c = channels.get(channel);
+        if (c != null) {
+            c.wake(message.endsWith(WAKE_ALL));
+        }
+    }
+
+    /** A lock channel with the local threads waiting on it. */
+    public static final class WaitChannel {
+        private final String name;
+        private final CompletableFuture<Void> subscribed;
+        private final Semaphore permits = new Semaphore(0);
+        private final AtomicInteger waiting = new AtomicInteger();
+        private int refs; // guarded by the map's lock for this channel
+
+        WaitChannel(String name, CompletableFuture<Void> subscribed) {
+            this.name = name;
+            this.subscribed = subscribed;
+        }
+
+        /** Completes once Redis confirmed the subscription; a release after that is never missed. */
+        public CompletableFuture<Void> subscribed() {
+            return subscribed;
+        }
+
+        /**
+         * Sleeps until woken or {@code nanos} pass.
+         *
+         * @return whether a wake-up arrived
+         */
+        public boolean await(long nanos, boolean interruptible) throws InterruptedException {
+            if (interruptible) {
+                return permits.tryAcquire(nanos, TimeUnit.NANOSECONDS);
+            }
+            long deadline = System.nanoTime() + nanos;
+            boolean interrupted = false;
+            try {
+                while (true) {
+                    try {
+                        return permits.tryAcquire(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                    } catch (InterruptedException e) {
+                        interrupted = true;
+                    }
+                }
+            } finally {
+                if (interrupted) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        }
+
+        void wake(boolean all) {
+            // Never hand out more permits than there are waiters, so stale permits cannot pile up.
+            int missing = waiting.get() - permits.availablePermits();
+            if (missing > 0) {
+                permits.release(all ? missing : 1);
+            }
+        }
+    }
+}

@@ -1,0 +1,72 @@
+package dev.distlock.core.script;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+
+/**
+ * A Lua script loaded once from a {@code .lua} resource next to this class, with its SHA1 digest
+ * computed once for EVALSHA. Internal: not part of the public API.
+ */
+public final class LockScript {
+
+    /** Acquire or re-enter a reentrant lock. */
+    public static final LockScript ACQUIRE = load("acquire.lua");
+    /** Release one hold; the last one deletes the lock and publishes a wake-up. */
+    public static final LockScript RELEASE = load("release.lua");
+    /** Extend a lease while the owner holds it. */
+    public static final LockScript RENEW = load("renew.lua");
+    /** Delete a lock whoever holds it. */
+    public static final LockScript FORCE_RELEASE = load("force-release.lua");
+
+    private final String name;
+    private final String body;
+    private final String sha1;
+
+    private LockScript(String name, String body) {
+        this.name = name;
+        this.body = body;
+        this.sha1 = sha1(body);
+    }
+
+    /** Loads {@code resource} from this package. */
+    public static LockScript load(String resource) {
+        try (InputStream in = LockScript.class.getResourceAsStream(resource)) {
+            if (in == null) {
+                throw new IllegalStateException("Lua script " + resource + " missing from the classpath");
+            }
+            return new LockScript(resource, new String(in.readAllBytes(), StandardCharsets.UTF_8));
+        } catch (IOException e) {
+            throw new UncheckedIOException("Cannot read Lua script " + resource, e);
+        }
+    }
+
+    public String name() {
+        return name;
+    }
+
+    public String body() {
+        return body;
+    }
+
+    public String sha1() {
+        return sha1;
+    }
+
+    private static String sha1(String text) {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-1").digest(text.getBytes(StandardCharsets.UTF_8)));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-1 unavailable", e);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return name;
+    }
+}
