@@ -1,0 +1,61 @@
+package dev.distlock.spring.annotation;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+/**
+ * Runs the annotated method while holding a distributed lock, so that no two instances of the
+ * service run it for the same key at once. The lock wraps {@code @Transactional}: the transaction
+ * commits before the lock is released.
+ *
+ * <pre>{@code
+ * @DistributedLock(key = "'order:' + #orderId", waitTime = "2s")
+ * public Receipt pay(long orderId) { ... }
+ *
+ * @DistributedLock(onFailure = OnLockFailure.SKIP)   // one instance runs it, the others skip
+ * @Scheduled(cron = "0 0 2 * * *")
+ * public void nightlyReport() { ... }
+ * }</pre>
+ *
+ * Unsupported on methods returning {@code CompletionStage} or reactive types (rejected at start-up):
+ * the lock is bound to the calling thread.
+ */
+@Target(ElementType.METHOD)
+@Retention(RetentionPolicy.RUNTIME)
+@Documented
+public @interface DistributedLock {
+
+    /**
+     * The lock key. A key containing {@code #}, {@code @}, {@code '} or {@code (} is a SpEL expression
+     * evaluated once per call over the method's arguments ({@code #orderId}, {@code #p0},
+     * {@code #a0}), {@code #root.methodName}, {@code #root.targetClass} and beans ({@code @tenant.id()});
+     * any other key is used as written. Empty: the lock is named after {@link #name()}, so the method
+     * itself is the critical section. A key that evaluates to null or blank fails the call.
+     */
+    String key() default "";
+
+    /**
+     * A fixed name for metrics and logs; defaults to {@code SimpleClassName.method}. Metrics never use
+     * the resolved key, which may be unbounded (one per order).
+     */
+    String name() default "";
+
+    /**
+     * How long to wait for a busy lock: {@code 500ms}, {@code 2s}, {@code 1m}, ISO-8601 ({@code PT2S})
+     * or a {@code ${property}}; {@code 0} tries once. Empty: {@code distributed-lock.wait-time}.
+     */
+    String waitTime() default "";
+
+    /**
+     * A fixed lease after which the lock expires even if the method still runs, in the same formats
+     * as {@link #waitTime()}. Empty: {@code distributed-lock.lease-time}, and when that is unset too
+     * the watchdog lease, renewed while the method runs (recommended).
+     */
+    String leaseTime() default "";
+
+    /** What happens when the lock stays busy for the whole wait time. */
+    OnLockFailure onFailure() default OnLockFailure.THROW;
+}

@@ -1,0 +1,52 @@
+package dev.distlock.spring.aop;
+
+import dev.distlock.core.LockClient;
+import java.lang.reflect.Method;
+import java.time.Duration;
+import java.util.function.Supplier;
+import org.aopalliance.aop.Advice;
+import org.springframework.aop.Pointcut;
+import org.springframework.aop.support.AbstractPointcutAdvisor;
+import org.springframework.aop.support.StaticMethodMatcherPointcut;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.core.env.PropertyResolver;
+
+/**
+ * Applies {@link DistributedLockInterceptor} to every method annotated with
+ * {@code @DistributedLock}; its order decides whether the lock wraps other advice such as
+ * {@code @Transactional}.
+ */
+public final class DistributedLockAdvisor extends AbstractPointcutAdvisor {
+
+    private final transient LockAttributeSource attributes;
+    private final transient DistributedLockInterceptor interceptor;
+    private final transient Pointcut pointcut;
+
+    /**
+     * @param client the lock client, looked up on the first call
+     * @param defaultWait wait time of annotations that give none
+     * @param defaultLease lease of annotations that give none; {@code null} for the watchdog
+     */
+    public DistributedLockAdvisor(Supplier<LockClient> client, BeanFactory beanFactory, PropertyResolver properties,
+            Duration defaultWait, Duration defaultLease, int order) {
+        this.attributes = new LockAttributeSource(new LockAttributeParser(properties, defaultWait, defaultLease));
+        this.interceptor = new DistributedLockInterceptor(client, attributes, new LockKeyResolver(beanFactory));
+        this.pointcut = new StaticMethodMatcherPointcut() {
+            @Override
+            public boolean matches(Method method, Class<?> targetClass) {
+                return attributes.get(method, targetClass) != null;
+            }
+        };
+        setOrder(order);
+    }
+
+    @Override
+    public Pointcut getPointcut() {
+        return pointcut;
+    }
+
+    @Override
+    public Advice getAdvice() {
+        return interceptor;
+    }
+}

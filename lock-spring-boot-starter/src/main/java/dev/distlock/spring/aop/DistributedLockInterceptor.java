@@ -1,0 +1,92 @@
+package dev.distlock.spring.aop;
+
+import dev.distlock.core.LockAcquisitionException;
+import dev.distlock.core.LockClient;
+import dev.distlock.core.LockException;
+import dev.distlock.core.RedisLock;
+import dev.distlock.spring.annotation.OnLockFailure;
+import java.lang.reflect.Method;
+import java.util.Optional;
+import java.util.function.Supplier;
+import org.aopalliance.intercept.MethodInterceptor;
+import org.aopalliance.intercept.MethodInvocation;
+import org.springframework.aop.support.AopUtils;
+
+/** Runs a {@code @DistributedLock} method inside its lock. */
+final class DistributedLockInterceptor implements MethodInterceptor {
+
+    private final Supplier<LockClient> clientSupplier;
+    private final LockAttributeSource attributes;
+    private final LockKeyResolver keys;
+    private volatile LockClient client;
+
+    DistributedLockInterceptor(Supplier<LockClient> client, LockAttributeSource attributes, LockKeyResolver keys) {
+        this.clientSupplier = client;
+        this.attributes = attributes;
+        this.keys = keys;
+    }
+
+    @Override
+    public Object invoke(MethodInvocation invocation) throws Throwable {
+        Object target = invocation.getThis();
+        Class<?> targetClass = target != null ? AopUtils.getTargetClass(target) : invocation.getMethod().getDeclaringClass();
+        Method method = invocation.getMethod();
+        LockAttributes attrs = attributes.get(method, targetClass);
+        if (attrs == null) {
+            return invocation.proceed();
+        }
+        String key = keys.resolve(attrs, AopUtils.getMostSpecificMethod(method, targetClass), invocation.getArguments(), target, targetClass);
+        RedisLock lock = client().getLock(key, attrs.label());
+        if (!acquire(lock, attrs)) {
+            if (attrs.onFailure() == OnLockFailure.SKIP) {
+                return attrs.returnsOptional() ? Optional.empty() : null;
+            }
+            throw new LockAcquisitionException(key, attrs.waitTime(), "Lock '" + key + "' for " + attrs.method()
+                    + " is held elsewhere and was not released within " + attrs.waitTime().toMillis() + " ms", null);
+        }
+        Throwable failure = null;
+        try {
+            return invocation.proceed();
+        } catch (Throwable t) {
+            failure = t;
+            throw t;
+        } finally {
+            release(lock, failure);
+        }
+    }
+
+    /** Looked up on first use: advisors are created early, before the Redis connection should be. */
+    private LockClient client() {
+        LockClient c = client;
+        if (c == null) {
+            c = clientSupplier.get();
+            client = c;
+        }
+        return c;
+    }
+
+    private boolean acquire(RedisLock lock, LockAttributes attrs) {
+        try {
+            return lock.tryLock(attrs.waitTime(), attrs.leaseTime());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new LockAcquisitionException(lock.getName(), attrs.waitTime(),
+                    "Interrupted while waiting for lock '" + lock.getName() + "' for " + attrs.method(), e);
+        } catch (LockException e) {
+            throw new LockAcquisitionException(lock.getName(), attrs.waitTime(),
+                    "Redis failed while acquiring lock '" + lock.getName() + "' for " + attrs.method() + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** Releases after the method; a failure to release never hides the method's own exception. */
+    private static void release(RedisLock lock, Throwable failure) {
+        try {
+            lock.unlock();
+        } catch (RuntimeException e) {
+            if (failure == null) {
+                throw e;
+            }
+            failure.addSuppressed(e);
+        }
+    }
+}

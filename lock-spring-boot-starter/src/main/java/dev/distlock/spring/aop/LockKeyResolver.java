@@ -1,0 +1,102 @@
+package dev.distlock.spring.aop;
+
+import java.lang.reflect.Method;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.List;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.context.expression.BeanFactoryResolver;
+import org.springframework.context.expression.MethodBasedEvaluationContext;
+import org.springframework.core.DefaultParameterNameDiscoverer;
+import org.springframework.core.ParameterNameDiscoverer;
+import org.springframework.expression.EvaluationContext;
+import org.springframework.expression.EvaluationException;
+import org.springframework.expression.spel.SpelNode;
+import org.springframework.expression.spel.ast.VariableReference;
+import org.springframework.expression.spel.standard.SpelExpression;
+
+/** Evaluates a method's lock key once per call. */
+final class LockKeyResolver {
+
+    private final ParameterNameDiscoverer parameterNames = new DefaultParameterNameDiscoverer();
+    private final BeanFactoryResolver beans;
+
+    LockKeyResolver(BeanFactory beanFactory) {
+        this.beans = beanFactory != null ? new BeanFactoryResolver(beanFactory) : null;
+    }
+
+    String resolve(LockAttributes attributes, Method method, Object[] args, Object target, Class<?> targetClass) {
+        if (attributes.literalKey() != null) {
+            return attributes.literalKey();
+        }
+        MethodBasedEvaluationContext context = new MethodBasedEvaluationContext(new Root(method, args, target, targetClass),
+                method, args, parameterNames);
+        if (beans != null) {
+            context.setBeanResolver(beans);
+        }
+        Object value;
+        try {
+            value = attributes.keyExpression().getValue(context);
+        } catch (EvaluationException e) {
+            throw new IllegalArgumentException("@DistributedLock key \"" + attributes.keySource() + "\" on " + attributes.method()
+                    + " could not be evaluated: " + e.getMessage(), e);
+        }
+        String key = value == null ? null : value.toString();
+        if (key == null || key.isBlank()) {
+            throw new IllegalArgumentException("@DistributedLock key \"" + attributes.keySource() + "\" on " + attributes.method()
+                    + " evaluated to " + (key == null ? "null" : "a blank string")
+                    + ": a lock needs a key; check the arguments it uses or make the expression fall back to a value");
+        }
+        if (key.contains("null")) {
+            rejectNullVariables(attributes, context, key);
+        }
+        return key;
+    }
+
+    /** {@code 'order:' + #id} with a null id gives "order:null": refuse a key built from a null argument. */
+    private static void rejectNullVariables(LockAttributes attributes, EvaluationContext context, String key) {
+        if (attributes.keyExpression() instanceof SpelExpression spel) {
+            Deque<SpelNode> nodes = new ArrayDeque<>(List.of(spel.getAST()));
+            while (!nodes.isEmpty()) {
+                SpelNode node = nodes.pop();
+                if (node instanceof VariableReference) {
+                    String name = node.toStringAST().substring(1);
+                    if (!name.equals("root") && !name.equals("this") && context.lookupVariable(name) == null) {
+                        throw new IllegalArgumentException("@DistributedLock key \"" + attributes.keySource() + "\" on "
+                                + attributes.method() + " uses #" + name + ", which is null, so the key would be \"" + key
+                                + "\": pass a value or make the expression handle null (e.g. #" + name + " ?: 'none')");
+                    }
+                }
+                for (int i = 0; i < node.getChildCount(); i++) {
+                    nodes.push(node.getChild(i));
+                }
+            }
+        }
+    }
+
+    /**
+     * The SpEL root object: {@code #root.methodName}, {@code #root.method}, {@code #root.args},
+     * {@code #root.target}, {@code #root.targetClass}.
+     */
+    public record Root(Method method, Object[] args, Object target, Class<?> targetClass) {
+        public String getMethodName() {
+            return method.getName();
+        }
+
+        public Method getMethod() {
+            return method;
+        }
+
+        public Object[] getArgs() {
+            return args;
+        }
+
+        public Object getTarget() {
+            return target;
+        }
+
+        public Class<?> getTargetClass() {
+            return targetClass;
+        }
+    }
+}

@@ -1,0 +1,130 @@
+package dev.distlock.spring.autoconfigure;
+
+import dev.distlock.core.LockClient;
+import dev.distlock.core.LockClientOptions;
+import dev.distlock.core.LockException;
+import dev.distlock.core.LockListener;
+import dev.distlock.spring.aop.DistributedLockAdvisor;
+import java.time.Duration;
+import org.springframework.aop.config.AopConfigUtils;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.beans.factory.support.BeanDefinitionRegistry;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Import;
+import org.springframework.context.annotation.ImportBeanDefinitionRegistrar;
+import org.springframework.context.annotation.Role;
+import org.springframework.core.env.Environment;
+import org.springframework.core.type.AnnotationMetadata;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+/**
+ * Distributed locks on the application's own Redis connection: a {@link LockClient} built from the
+ * Lettuce client behind Spring Boot's {@link RedisConnectionFactory} (so every
+ * {@code spring.data.redis.*} setting applies), and the {@code @DistributedLock} advisor.
+ */
+@AutoConfiguration(afterName = "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration")
+@ConditionalOnClass({LockClient.class, LettuceConnectionFactory.class})
+@ConditionalOnBooleanProperty(name = "distributed-lock.enabled", matchIfMissing = true)
+@EnableConfigurationProperties(DistributedLockProperties.class)
+@Import(DistributedLockAutoConfiguration.AutoProxyRegistrar.class)
+public class DistributedLockAutoConfiguration {
+
+    @Bean(destroyMethod = "close")
+    @ConditionalOnMissingBean
+    LockClient distributedLockClient(ObjectProvider<RedisConnectionFactory> connectionFactory, DistributedLockProperties properties,
+            ObjectProvider<LockListener> listeners) {
+        LockClientOptions options = options(properties, listeners);
+        RedisConnectionFactory factory = connectionFactory.getIfAvailable();
+        if (factory == null) {
+            throw new DistributedLockConfigurationException("Distributed locks need Redis, but there is no RedisConnectionFactory bean",
+                    "Configure Redis with spring.data.redis.* (spring-boot-starter-data-redis is on the classpath), or set distributed-lock.enabled=false");
+        }
+        if (!(factory instanceof LettuceConnectionFactory lettuce)) {
+            throw new DistributedLockConfigurationException("Distributed locks need the Lettuce client, but the RedisConnectionFactory is a "
+                    + factory.getClass().getName(),
+                    "Use Lettuce, the default of spring-boot-starter-data-redis: remove Jedis or set spring.data.redis.client-type=lettuce");
+        }
+        if (!lettuce.isRunning()) {
+            lettuce.start();
+        }
+        try {
+            return LockClient.create(lettuce.getNativeClient(), options);
+        } catch (LockException e) {
+            throw new DistributedLockConfigurationException("Distributed locks could not connect to Redis (" + describe(lettuce) + "): "
+                    + rootMessage(e),
+                    "Check spring.data.redis.host/port (or url, sentinel.*, cluster.*), username/password and ssl, and that Redis is running;"
+                            + " or set distributed-lock.enabled=false", e);
+        }
+    }
+
+    @Bean
+    @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+    @ConditionalOnMissingBean
+    static DistributedLockAdvisor distributedLockAdvisor(ObjectProvider<LockClient> client, BeanFactory beanFactory, Environment environment) {
+        // Bound here rather than injected: advisors are created before most beans, and must not pull them in early.
+        DistributedLockProperties properties = Binder.get(environment).bindOrCreate("distributed-lock", DistributedLockProperties.class);
+        Duration wait = checked(properties.getWaitTime(), "distributed-lock.wait-time", false);
+        Duration lease = properties.getLeaseTime() == null ? null : checked(properties.getLeaseTime(), "distributed-lock.lease-time", true);
+        return new DistributedLockAdvisor(client::getObject, beanFactory, environment, wait, lease, properties.getAop().getOrder());
+    }
+
+    private static LockClientOptions options(DistributedLockProperties properties, ObjectProvider<LockListener> listeners) {
+        LockClientOptions.Builder builder = LockClientOptions.builder();
+        apply("distributed-lock.key-prefix", () -> builder.keyPrefix(properties.getKeyPrefix()));
+        apply("distributed-lock.watchdog-lease", () -> builder.watchdogLease(properties.getWatchdogLease()));
+        apply("distributed-lock.fencing-counter-ttl", () -> builder.fencingCounterTtl(properties.getFencingCounterTtl()));
+        listeners.orderedStream().forEach(builder::listener);
+        return builder.build();
+    }
+
+    private static void apply(String property, Runnable setter) {
+        try {
+            setter.run();
+        } catch (IllegalArgumentException | NullPointerException e) {
+            throw new DistributedLockConfigurationException("Invalid " + property + ": " + e.getMessage(), "Fix " + property + " in your configuration", e);
+        }
+    }
+
+    private static Duration checked(Duration value, String property, boolean positive) {
+        if (value == null || value.isNegative() || (positive && value.isZero())) {
+            throw new DistributedLockConfigurationException("Invalid " + property + ": " + value,
+                    "Set " + property + " to a " + (positive ? "positive" : "non-negative") + " duration such as 2s or 500ms");
+        }
+        return value;
+    }
+
+    private static String describe(LettuceConnectionFactory factory) {
+        if (factory.getClusterConfiguration() != null) {
+            return "cluster " + factory.getClusterConfiguration().getClusterNodes();
+        }
+        if (factory.getSentinelConfiguration() != null) {
+            return "sentinel master '" + factory.getSentinelConfiguration().getMaster() + "' via " + factory.getSentinelConfiguration().getSentinels();
+        }
+        return factory.getHostName() + ":" + factory.getPort();
+    }
+
+    private static String rootMessage(Throwable e) {
+        Throwable t = e;
+        while (t.getCause() != null && t.getCause() != t) {
+            t = t.getCause();
+        }
+        return t.getMessage() != null ? t.getMessage() : t.toString();
+    }
+
+    /** Makes sure advisors are applied even when Spring Boot's AOP auto-configuration is switched off. */
+    static class AutoProxyRegistrar implements ImportBeanDefinitionRegistrar {
+        @Override
+        public void registerBeanDefinitions(AnnotationMetadata metadata, BeanDefinitionRegistry registry) {
+            AopConfigUtils.registerAutoProxyCreatorIfNecessary(registry);
+        }
+    }
+}

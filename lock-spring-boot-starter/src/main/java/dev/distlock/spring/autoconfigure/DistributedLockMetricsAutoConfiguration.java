@@ -1,0 +1,38 @@
+package dev.distlock.spring.autoconfigure;
+
+import dev.distlock.core.LockClient;
+import dev.distlock.spring.metrics.LockMetrics;
+import dev.distlock.spring.metrics.MicrometerLockListener;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.MeterBinder;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.annotation.Bean;
+
+/** Micrometer metrics for distributed locks, when Micrometer and a {@link MeterRegistry} are present. */
+@AutoConfiguration(before = DistributedLockAutoConfiguration.class, afterName = {
+        "org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",
+        "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
+        "org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration" })
+@ConditionalOnClass({ MeterRegistry.class, LockClient.class })
+@ConditionalOnBean(MeterRegistry.class)
+@ConditionalOnBooleanProperty(name = { "distributed-lock.enabled", "distributed-lock.metrics.enabled" }, matchIfMissing = true)
+public class DistributedLockMetricsAutoConfiguration {
+
+    @Bean
+    @ConditionalOnMissingBean
+    MicrometerLockListener distributedLockMetricsListener(MeterRegistry registry) {
+        return new MicrometerLockListener(registry);
+    }
+
+    @Bean
+    MeterBinder distributedLockActiveGauge(ObjectProvider<LockClient> client) {
+        return registry -> client.ifAvailable(c -> Gauge.builder(LockMetrics.ACTIVE, c, LockClient::activeHolds)
+                .description("Distributed locks this instance holds now").register(registry));
+    }
+}

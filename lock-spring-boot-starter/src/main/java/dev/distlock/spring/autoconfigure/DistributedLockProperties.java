@@ -1,0 +1,122 @@
+package dev.distlock.spring.autoconfigure;
+
+import dev.distlock.core.LockClientOptions;
+import java.time.Duration;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.core.Ordered;
+
+/** Settings of distributed locks, under {@code distributed-lock.*}. */
+@ConfigurationProperties("distributed-lock")
+public class DistributedLockProperties {
+
+    /** Whether distributed locks are auto-configured. */
+    private boolean enabled = true;
+
+    /** Prefix of every Redis key and channel used for locks; must not contain braces. */
+    private String keyPrefix = LockClientOptions.DEFAULT_KEY_PREFIX;
+
+    /** How long @DistributedLock waits for a busy lock when the annotation gives no waitTime. */
+    private Duration waitTime = Duration.ofSeconds(3);
+
+    /** Fixed lease for @DistributedLock methods that give none; unset means the renewed watchdog lease. */
+    private Duration leaseTime;
+
+    /** Lease of locks held without a fixed lease; the watchdog renews it every third while held. */
+    private Duration watchdogLease = LockClientOptions.DEFAULT_WATCHDOG_LEASE;
+
+    /** How long a lock's fencing-token counter is kept in Redis after its last grant. */
+    private Duration fencingCounterTtl = LockClientOptions.DEFAULT_FENCING_COUNTER_TTL;
+
+    private final Aop aop = new Aop();
+
+    private final Metrics metrics = new Metrics();
+
+    public boolean isEnabled() {
+        return enabled;
+    }
+
+    public void setEnabled(boolean enabled) {
+        this.enabled = enabled;
+    }
+
+    public String getKeyPrefix() {
+        return keyPrefix;
+    }
+
+    public void setKeyPrefix(String keyPrefix) {
+        this.keyPrefix = keyPrefix;
+    }
+
+    public Duration getWaitTime() {
+        return waitTime;
+    }
+
+    public void setWaitTime(Duration waitTime) {
+        this.waitTime = waitTime;
+    }
+
+    public Duration getLeaseTime() {
+        return leaseTime;
+    }
+
+    public void setLeaseTime(Duration leaseTime) {
+        this.leaseTime = leaseTime;
+    }
+
+    public Duration getWatchdogLease() {
+        return watchdogLease;
+    }
+
+    public void setWatchdogLease(Duration watchdogLease) {
+        this.watchdogLease = watchdogLease;
+    }
+
+    public Duration getFencingCounterTtl() {
+        return fencingCounterTtl;
+    }
+
+    public void setFencingCounterTtl(Duration fencingCounterTtl) {
+        this.fencingCounterTtl = fencingCounterTtl;
+    }
+
+    public Aop getAop() {
+        return aop;
+    }
+
+    public Metrics getMetrics() {
+        return metrics;
+    }
+
+    /** Settings of the @DistributedLock advisor. */
+    public static class Aop {
+
+        /**
+         * Order of the @DistributedLock advisor; lower runs outside. The default runs outside
+         * {@code @Transactional} (whose order is the lowest precedence), so commit happens before release.
+         */
+        private int order = Ordered.LOWEST_PRECEDENCE - 100;
+
+        public int getOrder() {
+            return order;
+        }
+
+        public void setOrder(int order) {
+            this.order = order;
+        }
+    }
+
+    /** Settings of lock metrics. */
+    public static class Metrics {
+
+        /** Whether lock metrics are recorded when a MeterRegistry is present. */
+        private boolean enabled = true;
+
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+    }
+}

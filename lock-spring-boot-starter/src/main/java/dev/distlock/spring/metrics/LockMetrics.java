@@ -1,0 +1,26 @@
+package dev.distlock.spring.metrics;
+
+/** Names and tags of the Micrometer meters recorded for distributed locks. */
+public final class LockMetrics {
+
+    /** Timer of acquisition attempts; tags {@link #NAME}, {@link #TYPE}, {@link #OUTCOME} (acquired, timeout, error). */
+    public static final String ACQUIRE = "distributed.lock.acquire";
+    /** Timer of how long locks were held; tags {@link #NAME}, {@link #TYPE}. */
+    public static final String HELD = "distributed.lock.held";
+    /** Gauge of locks this instance holds now. */
+    public static final String ACTIVE = "distributed.lock.active";
+    /** Counter of watchdog renewals; tag {@link #OUTCOME} (renewed, lost, error). */
+    public static final String RENEWALS = "distributed.lock.renewals";
+    /** Counter of holds lost while held (lease ran out, renewal failed); tags {@link #NAME}, {@link #TYPE}. */
+    public static final String LOST = "distributed.lock.lost";
+
+    /** The lock's declared name (never the resolved key). */
+    public static final String NAME = "name";
+    /** The lock kind, e.g. reentrant. */
+    public static final String TYPE = "type";
+    /** How an attempt ended. */
+    public static final String OUTCOME = "outcome";
+
+    private LockMetrics() {
+    }
+}

@@ -1,0 +1,49 @@
+package dev.distlock.spring.metrics;
+
+import dev.distlock.core.LockInfo;
+import dev.distlock.core.LockListener;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import java.time.Duration;
+import java.util.Locale;
+
+/** Records lock events as Micrometer meters, tagged by the lock's label (declared name), never its key. */
+public final class MicrometerLockListener implements LockListener {
+
+    private final MeterRegistry registry;
+
+    public MicrometerLockListener(MeterRegistry registry) {
+        this.registry = registry;
+    }
+
+    @Override
+    public void onAcquire(LockInfo lock, AcquireOutcome outcome, Duration waited) {
+        Timer.builder(LockMetrics.ACQUIRE).description("Time spent acquiring distributed locks")
+                .tag(LockMetrics.NAME, lock.label()).tag(LockMetrics.TYPE, lock.kind()).tag(LockMetrics.OUTCOME, lower(outcome))
+                .register(registry).record(waited);
+    }
+
+    @Override
+    public void onRelease(LockInfo lock, Duration held) {
+        Timer.builder(LockMetrics.HELD).description("Time distributed locks were held")
+                .tag(LockMetrics.NAME, lock.label()).tag(LockMetrics.TYPE, lock.kind())
+                .register(registry).record(held);
+    }
+
+    @Override
+    public void onRenewal(LockInfo lock, RenewalOutcome outcome) {
+        Counter.builder(LockMetrics.RENEWALS).description("Watchdog lease renewals")
+                .tag(LockMetrics.OUTCOME, lower(outcome)).register(registry).increment();
+    }
+
+    @Override
+    public void onLeaseLost(LockInfo lock, String reason) {
+        Counter.builder(LockMetrics.LOST).description("Distributed locks lost while still held")
+                .tag(LockMetrics.NAME, lock.label()).tag(LockMetrics.TYPE, lock.kind()).register(registry).increment();
+    }
+
+    private static String lower(Enum<?> value) {
+        return value.name().toLowerCase(Locale.ROOT);
+    }
+}

@@ -1,0 +1,168 @@
+package dev.distlock.spring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.distlock.core.LockClient;
+import dev.distlock.core.LockListener;
+import dev.distlock.core.RedisLock;
+import dev.distlock.spring.aop.DistributedLockAdvisor;
+import dev.distlock.spring.autoconfigure.DistributedLockAutoConfiguration;
+import dev.distlock.spring.autoconfigure.DistributedLockConfigurationException;
+import dev.distlock.spring.autoconfigure.DistributedLockMetricsAutoConfiguration;
+import dev.distlock.spring.metrics.MicrometerLockListener;
+import dev.distlock.testsupport.RedisExtension;
+import dev.distlock.testsupport.RedisServer;
+import io.lettuce.core.RedisURI;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.lang.reflect.Proxy;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+
+class AutoConfigurationTest {
+
+    @RegisterExtension
+    static final RedisExtension redis = new RedisExtension();
+
+    private ApplicationContextRunner runner() {
+        return new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, DistributedLockAutoConfiguration.class,
+                        DistributedLockMetricsAutoConfiguration.class))
+                .withPropertyValues("spring.data.redis.host=127.0.0.1", "spring.data.redis.port=" + redis.server().port());
+    }
+
+    @Test
+    void buildsLockClientOnTheApplicationsRedisConnection() {
+        runner().run(context -> {
+            assertThat(context).hasSingleBean(LockClient.class).hasSingleBean(DistributedLockAdvisor.class);
+            RedisLock lock = context.getBean(LockClient.class).getLock("autoconfig-" + System.nanoTime());
+            assertThat(lock.tryLock()).isTrue();
+            assertThat(redis.server().command("EXISTS", "lock:{" + lock.getName() + "}")).isEqualTo(":1");
+            lock.unlock();
+        });
+    }
+
+    @Test
+    void appliesKeyPrefixAndDatabaseFromProperties() {
+        runner().withPropertyValues("distributed-lock.key-prefix=app:locks:", "spring.data.redis.database=3").run(context -> {
+            RedisLock lock = context.getBean(LockClient.class).getLock("prefixed");
+            lock.lock();
+            try {
+                assertThat(redis.server().command("EXISTS", "app:locks:{prefixed}")).isEqualTo(":0"); // database 0
+                RedisServer server = redis.server();
+                try (var client = io.lettuce.core.RedisClient.create(RedisURI.create(server.uri() + "/3"));
+                        var connection = client.connect()) {
+                    assertThat(connection.sync().exists("app:locks:{prefixed}")).isEqualTo(1L);
+                }
+            } finally {
+                lock.unlock();
+            }
+        });
+    }
+
+    @Test
+    void backsOffWhenDisabled() {
+        runner().withPropertyValues("distributed-lock.enabled=false")
+                .run(context -> assertThat(context).doesNotHaveBean(LockClient.class).doesNotHaveBean(DistributedLockAdvisor.class));
+    }
+
+    @Test
+    void backsOffForUserLockClient() {
+        runner().withUserConfiguration(OwnClient.class).run(context -> {
+            assertThat(context).hasSingleBean(LockClient.class);
+            assertThat(context.getBean(LockClient.class).options().keyPrefix()).isEqualTo("own:");
+        });
+    }
+
+    @Test
+    void registersMetricsListenerWhenMeterRegistryExists() {
+        runner().withBean(MeterRegistry.class, SimpleMeterRegistry::new).run(context -> {
+            assertThat(context).hasSingleBean(MicrometerLockListener.class);
+            assertThat(context.getBean(LockClient.class).options().listeners())
+                    .anySatisfy(l -> assertThat(l).isInstanceOf(MicrometerLockListener.class));
+        });
+    }
+
+    @Test
+    void noMetricsWithoutRegistryOrWithoutMicrometer() {
+        runner().run(context -> assertThat(context).doesNotHaveBean(MicrometerLockListener.class).hasSingleBean(LockClient.class));
+        runner().withBean(MeterRegistry.class, SimpleMeterRegistry::new).withPropertyValues("distributed-lock.metrics.enabled=false")
+                .run(context -> assertThat(context).doesNotHaveBean(MicrometerLockListener.class));
+        runner().withClassLoader(new FilteredClassLoader(MeterRegistry.class))
+                .run(context -> assertThat(context).doesNotHaveBean(MicrometerLockListener.class).hasSingleBean(LockClient.class));
+    }
+
+    @Test
+    void userListenersAreRegistered() {
+        LockListener listener = new LockListener() {
+        };
+        runner().withBean(LockListener.class, () -> listener)
+                .run(context -> assertThat(context.getBean(LockClient.class).options().listeners()).contains(listener));
+    }
+
+    @Test
+    void unreachableRedisFailsStartupWithAdvice() {
+        int closedPort = RedisServer.freePort();
+        runner().withPropertyValues("spring.data.redis.port=" + closedPort, "spring.data.redis.timeout=2s").run(context -> {
+            assertThat(context).hasFailed();
+            FailureAnalysis analysis = analyze(context.getStartupFailure());
+            assertThat(analysis.getDescription()).contains("could not connect to Redis").contains("127.0.0.1:" + closedPort);
+            assertThat(analysis.getAction()).contains("spring.data.redis.host");
+        });
+    }
+
+    @Test
+    void nonLettuceConnectionFactoryFailsStartup() {
+        runner().withBean(RedisConnectionFactory.class, () -> (RedisConnectionFactory) Proxy.newProxyInstance(getClass().getClassLoader(),
+                new Class<?>[] {RedisConnectionFactory.class}, (p, m, a) -> null)).run(context -> {
+                    assertThat(context).hasFailed();
+                    FailureAnalysis analysis = analyze(context.getStartupFailure());
+                    assertThat(analysis.getDescription()).contains("need the Lettuce client");
+                    assertThat(analysis.getAction()).contains("spring.data.redis.client-type=lettuce");
+                });
+    }
+
+    @Test
+    void invalidPropertiesFailStartupNamingTheProperty() {
+        runner().withPropertyValues("distributed-lock.key-prefix=bad{prefix").run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(analyze(context.getStartupFailure()).getDescription()).contains("distributed-lock.key-prefix").contains("'{'");
+        });
+        runner().withPropertyValues("distributed-lock.wait-time=-1s").run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(analyze(context.getStartupFailure()).getDescription()).contains("distributed-lock.wait-time");
+        });
+        runner().withPropertyValues("distributed-lock.watchdog-lease=5ms").run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(analyze(context.getStartupFailure()).getDescription()).contains("distributed-lock.watchdog-lease");
+        });
+    }
+
+    static FailureAnalysis analyze(Throwable failure) {
+        Throwable t = failure;
+        while (t != null && !(t instanceof DistributedLockConfigurationException)) {
+            t = t.getCause();
+        }
+        assertThat(t).as("a DistributedLockConfigurationException in the cause chain of %s", failure).isNotNull();
+        FailureAnalysis analysis = new dev.distlock.spring.autoconfigure.TestFailureAnalyzerAccess().analyze(failure);
+        assertThat(analysis).isNotNull();
+        return analysis;
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class OwnClient {
+        @Bean(destroyMethod = "close")
+        LockClient ownLockClient() {
+            return LockClient.create(RedisURI.create(redis.server().uri()),
+                    dev.distlock.core.LockClientOptions.builder().keyPrefix("own:").build());
+        }
+    }
+}

@@ -1,0 +1,239 @@
+package dev.distlock.spring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.distlock.core.LockAcquisitionException;
+import dev.distlock.core.LockClient;
+import dev.distlock.core.RedisLock;
+import dev.distlock.spring.annotation.DistributedLock;
+import dev.distlock.spring.annotation.OnLockFailure;
+import dev.distlock.spring.autoconfigure.DistributedLockAutoConfiguration;
+import dev.distlock.testsupport.RedisExtension;
+import io.lettuce.core.RedisURI;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Supplier;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+class DistributedLockAnnotationTest {
+
+    @RegisterExtension
+    static final RedisExtension redis = new RedisExtension();
+
+    /** A second, independent client: stands for another instance of the service. */
+    static LockClient otherInstance;
+
+    @BeforeAll
+    static void connectOtherInstance() {
+        otherInstance = LockClient.create(RedisURI.create(redis.server().uri()));
+    }
+
+    @AfterAll
+    static void closeOtherInstance() {
+        otherInstance.close();
+    }
+
+    private ApplicationContextRunner runner() {
+        return new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, DistributedLockAutoConfiguration.class))
+                .withPropertyValues("spring.data.redis.port=" + redis.server().port(), "distributed-lock.wait-time=200ms");
+    }
+
+    /** Runs {@code whileHeld} while another instance holds {@code key}. */
+    static <T> T whileHeldElsewhere(String key, Supplier<T> whileHeld) {
+        RedisLock lock = otherInstance.getLock(key);
+        CompletableFuture<Void> taken = new CompletableFuture<>();
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        Thread holder = new Thread(() -> {
+            lock.lock();
+            try {
+                taken.complete(null);
+                done.join();
+            } finally {
+                lock.unlock();
+            }
+        });
+        holder.start();
+        taken.join();
+        try {
+            return whileHeld.get();
+        } finally {
+            done.complete(null);
+            try {
+                holder.join();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    @Test
+    void locksOnTheSpelKeyWhileTheMethodRuns() {
+        runner().withUserConfiguration(Services.class).run(context -> {
+            Orders orders = context.getBean(Orders.class);
+            assertThat(orders.pay(42L)).isEqualTo("paid 42 holding true");
+            assertThat(otherInstance.getLock("order:42").isLocked()).isFalse();
+        });
+    }
+
+    @Test
+    void resolvesParameterIndexRootAndBeanReferences() {
+        runner().withUserConfiguration(Services.class).run(context -> {
+            Orders orders = context.getBean(Orders.class);
+            assertThat(orders.byIndex("x")).isTrue();
+            assertThat(orders.byRoot()).isTrue();
+            assertThat(orders.byBean(7)).isTrue();
+            assertThat(orders.literal()).isTrue();
+            assertThat(orders.methodNamed()).isTrue();
+        });
+    }
+
+    @Test
+    void throwsTypedExceptionWhenHeldElsewhere() {
+        runner().withUserConfiguration(Services.class).run(context -> {
+            Orders orders = context.getBean(Orders.class);
+            assertThatThrownBy(() -> whileHeldElsewhere("order:7", () -> orders.pay(7L)))
+                    .isInstanceOf(LockAcquisitionException.class)
+                    .hasMessageContaining("order:7").hasMessageContaining("Orders.pay(Long)").hasMessageContaining("200 ms");
+            assertThat(orders.calls()).doesNotContain("pay 7");
+        });
+    }
+
+    @Test
+    void skipReturnsNullOrEmptyOptionalWhenHeldElsewhere() {
+        runner().withUserConfiguration(Services.class).run(context -> {
+            Orders orders = context.getBean(Orders.class);
+            assertThat(whileHeldElsewhere("report", orders::report)).isNull();
+            assertThat(whileHeldElsewhere("report", orders::maybeReport)).isEmpty();
+            assertThat(orders.report()).isEqualTo("report");
+            assertThat(orders.maybeReport()).contains("report");
+        });
+    }
+
+    @Test
+    void releasesWhenTheMethodThrows() {
+        runner().withUserConfiguration(Services.class).run(context -> {
+            Orders orders = context.getBean(Orders.class);
+            assertThatThrownBy(() -> orders.fail(5)).isInstanceOf(IllegalStateException.class).hasMessage("boom");
+            assertThat(otherInstance.getLock("fail:5").isLocked()).isFalse();
+        });
+    }
+
+    @Test
+    void nullOrBlankKeyFailsTheCallNamingMethodAndExpression() {
+        runner().withUserConfiguration(Services.class).run(context -> {
+            Orders orders = context.getBean(Orders.class);
+            assertThatThrownBy(() -> orders.pay(null)).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("#orderId").hasMessageContaining("Orders.pay(Long)").hasMessageContaining("null");
+            assertThatThrownBy(() -> orders.byIndex(" ")).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("blank");
+        });
+    }
+
+    @Test
+    void reentrantCallsOnTheSameKeyDoNotDeadlock() {
+        runner().withUserConfiguration(Services.class).run(context -> {
+            Orders orders = context.getBean(Orders.class);
+            assertThat(orders.outer(3)).isEqualTo("inner 3");
+        });
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class Services {
+        @Bean
+        Orders orders(LockClient client) {
+            return new Orders(client);
+        }
+
+        @Bean
+        Tenant tenant() {
+            return new Tenant();
+        }
+    }
+
+    public static class Tenant {
+        public String id() {
+            return "acme";
+        }
+    }
+
+    public static class Orders {
+        final List<String> calls = new CopyOnWriteArrayList<>();
+        private final LockClient client;
+
+        public List<String> calls() {
+            return calls;
+        }
+
+        Orders(LockClient client) {
+            this.client = client;
+        }
+
+        @DistributedLock(key = "'order:' + #orderId")
+        public String pay(Long orderId) {
+            calls.add("pay " + orderId);
+            return "paid " + orderId + " holding " + client.getLock("order:" + orderId).isHeldByCurrentThread();
+        }
+
+        @DistributedLock(key = "#p0")
+        public boolean byIndex(String value) {
+            return client.getLock(value).isHeldByCurrentThread();
+        }
+
+        @DistributedLock(key = "'m:' + #root.methodName")
+        public boolean byRoot() {
+            return client.getLock("m:byRoot").isHeldByCurrentThread();
+        }
+
+        @DistributedLock(key = "@tenant.id() + ':' + #n")
+        public boolean byBean(int n) {
+            return client.getLock("acme:" + n).isHeldByCurrentThread();
+        }
+
+        @DistributedLock(key = "nightly-job")
+        public boolean literal() {
+            return client.getLock("nightly-job").isHeldByCurrentThread();
+        }
+
+        @DistributedLock(name = "Orders.named")
+        public boolean methodNamed() {
+            return client.getLock("Orders.named").isHeldByCurrentThread();
+        }
+
+        @DistributedLock(key = "report", onFailure = OnLockFailure.SKIP)
+        public String report() {
+            return "report";
+        }
+
+        @DistributedLock(key = "report", onFailure = OnLockFailure.SKIP)
+        public Optional<String> maybeReport() {
+            return Optional.of("report");
+        }
+
+        @DistributedLock(key = "'fail:' + #n")
+        public void fail(int n) {
+            throw new IllegalStateException("boom");
+        }
+
+        @DistributedLock(key = "'re:' + #n")
+        public String outer(int n) {
+            return inner(n);
+        }
+
+        @DistributedLock(key = "'re:' + #n", waitTime = "0")
+        public String inner(int n) {
+            return "inner " + n;
+        }
+    }
+}
