@@ -146,6 +146,13 @@ class AutoConfigurationTest {
         });
     }
 
+    @Test
+    void failureAnalyzerIsRegisteredForSpringBoot() {
+        assertThat(org.springframework.core.io.support.SpringFactoriesLoader.forDefaultResourceLocation()
+                .load(org.springframework.boot.diagnostics.FailureAnalyzer.class))
+                .anySatisfy(a -> assertThat(a.getClass().getName()).isEqualTo("dev.distlock.spring.autoconfigure.DistributedLockFailureAnalyzer"));
+    }
+
     static FailureAnalysis analyze(Throwable failure) {
         Throwable t = failure;
         while (t != null && !(t instanceof DistributedLockConfigurationException)) {

@@ -5,8 +5,6 @@ import dev.distlock.spring.metrics.LockMetrics;
 import dev.distlock.spring.metrics.MicrometerLockListener;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.binder.MeterBinder;
-import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -30,9 +28,10 @@ public class DistributedLockMetricsAutoConfiguration {
         return new MicrometerLockListener(registry);
     }
 
+    /** Registered directly (not as a MeterBinder) so it works without Spring Boot's metrics auto-configuration too. */
     @Bean
-    MeterBinder distributedLockActiveGauge(ObjectProvider<LockClient> client) {
-        return registry -> client.ifAvailable(c -> Gauge.builder(LockMetrics.ACTIVE, c, LockClient::activeHolds)
-                .description("Distributed locks this instance holds now").register(registry));
+    Gauge distributedLockActiveGauge(MeterRegistry registry, LockClient client) {
+        return Gauge.builder(LockMetrics.ACTIVE, client, LockClient::activeHolds)
+                .description("Distributed locks this instance holds now").register(registry);
     }
 }

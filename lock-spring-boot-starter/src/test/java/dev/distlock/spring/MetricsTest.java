@@ -1,0 +1,121 @@
+package dev.distlock.spring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.distlock.core.LockAcquisitionException;
+import dev.distlock.core.LockLeaseExpiredException;
+import dev.distlock.spring.annotation.DistributedLock;
+import dev.distlock.spring.autoconfigure.DistributedLockAutoConfiguration;
+import dev.distlock.spring.autoconfigure.DistributedLockMetricsAutoConfiguration;
+import dev.distlock.spring.metrics.LockMetrics;
+import dev.distlock.testsupport.RedisExtension;
+import io.lettuce.core.RedisURI;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tag;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.util.concurrent.CountDownLatch;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+class MetricsTest {
+
+    @RegisterExtension
+    static final RedisExtension redis = new RedisExtension();
+
+    private ApplicationContextRunner runner() {
+        return new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, DistributedLockAutoConfiguration.class,
+                        DistributedLockMetricsAutoConfiguration.class))
+                .withPropertyValues("spring.data.redis.port=" + redis.server().port(), "distributed-lock.wait-time=100ms",
+                        "distributed-lock.watchdog-lease=300ms")
+                .withBean(MeterRegistry.class, SimpleMeterRegistry::new)
+                .withBean(Payments.class);
+    }
+
+    @Test
+    void recordsAcquireHeldAndActiveTaggedByDeclaredNameNeverByKey() {
+        runner().run(context -> {
+            MeterRegistry registry = context.getBean(MeterRegistry.class);
+            Payments payments = context.getBean(Payments.class);
+            payments.pay(1, registry);
+            payments.pay(2, registry);
+            assertThat(registry.get(LockMetrics.ACQUIRE).tags("name", "payments", "outcome", "acquired", "type", "reentrant").timer().count())
+                    .isEqualTo(2);
+            assertThat(registry.get(LockMetrics.HELD).tags("name", "payments").timer().count()).isEqualTo(2);
+            assertThat(registry.find(LockMetrics.ACQUIRE).meters()).allSatisfy(m ->
+                    assertThat(m.getId().getTags()).doesNotContain(Tag.of("name", "pay:1")));
+            assertThat(payments.activeSeenInside()).isEqualTo(1.0);
+            assertThat(registry.get(LockMetrics.ACTIVE).gauge().value()).isZero();
+        });
+    }
+
+    @Test
+    void recordsTimeoutsWhenTheLockIsBusy() throws Exception {
+        try (var other = dev.distlock.core.LockClient.create(RedisURI.create(redis.server().uri()))) {
+            runner().run(context -> {
+                MeterRegistry registry = context.getBean(MeterRegistry.class);
+                var busy = other.getLock("pay:9");
+                CountDownLatch held = new CountDownLatch(1);
+                CountDownLatch done = new CountDownLatch(1);
+                Thread holder = new Thread(() -> {
+                    busy.lock();
+                    held.countDown();
+                    try {
+                        done.await();
+                    } catch (InterruptedException ignored) {
+                        Thread.currentThread().interrupt();
+                    } finally {
+                        busy.unlock();
+                    }
+                });
+                holder.start();
+                held.await();
+                assertThatThrownBy(() -> context.getBean(Payments.class).pay(9, registry)).isInstanceOf(LockAcquisitionException.class);
+                done.countDown();
+                holder.join();
+                assertThat(registry.get(LockMetrics.ACQUIRE).tags("name", "payments", "outcome", "timeout").timer().count()).isEqualTo(1);
+            });
+        }
+    }
+
+    @Test
+    void countsRenewalsAndLostLeases() {
+        runner().run(context -> {
+            MeterRegistry registry = context.getBean(MeterRegistry.class);
+            Payments payments = context.getBean(Payments.class);
+            payments.slowWithWatchdog(); // 300 ms lease, renewed every 100 ms while it runs 700 ms
+            assertThat(registry.get(LockMetrics.RENEWALS).tags("outcome", "renewed").counter().count()).isGreaterThanOrEqualTo(3);
+            // an explicit lease shorter than the work: the lock expires mid-work and is reported
+            assertThatThrownBy(payments::outlivesItsLease).isInstanceOf(LockLeaseExpiredException.class)
+                    .hasMessageContaining("short-lease");
+            assertThat(registry.get(LockMetrics.LOST).tags("name", "Payments.outlivesItsLease").counter().count()).isEqualTo(1);
+        });
+    }
+
+    public static class Payments {
+        private volatile double activeSeenInside;
+
+        public double activeSeenInside() {
+            return activeSeenInside;
+        }
+
+        @DistributedLock(key = "'pay:' + #id", name = "payments")
+        public void pay(int id, MeterRegistry registry) {
+            activeSeenInside = registry.get(LockMetrics.ACTIVE).gauge().value();
+        }
+
+        @DistributedLock(key = "slow")
+        public void slowWithWatchdog() throws InterruptedException {
+            Thread.sleep(700);
+        }
+
+        @DistributedLock(key = "short-lease", leaseTime = "100ms")
+        public void outlivesItsLease() throws InterruptedException {
+            Thread.sleep(400);
+        }
+    }
+}

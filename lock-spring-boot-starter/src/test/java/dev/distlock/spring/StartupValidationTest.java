@@ -1,0 +1,95 @@
+package dev.distlock.spring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.distlock.spring.annotation.DistributedLock;
+import dev.distlock.spring.annotation.OnLockFailure;
+import dev.distlock.spring.autoconfigure.DistributedLockAutoConfiguration;
+import dev.distlock.testsupport.RedisExtension;
+import java.util.concurrent.CompletableFuture;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+/** Every bad annotation fails start-up with a message naming the method, the attribute and the fix. */
+class StartupValidationTest {
+
+    @RegisterExtension
+    static final RedisExtension redis = new RedisExtension();
+
+    static Stream<Arguments> badAnnotations() {
+        return Stream.of(
+                Arguments.of(BadSpel.class, "BadSpel.run(Long)", "not a valid SpEL expression", "'order:' + #orderId"),
+                Arguments.of(BadWait.class, "BadWait.run()", "waitTime \"soon\", which is not a duration", "500ms"),
+                Arguments.of(NegativeWait.class, "NegativeWait.run()", "negative waitTime", "0 or more"),
+                Arguments.of(ZeroLease.class, "ZeroLease.run()", "leaseTime 0", "watchdog"),
+                Arguments.of(MissingProperty.class, "MissingProperty.run()", "${lock.wait}", "${property}"),
+                Arguments.of(SkipPrimitive.class, "SkipPrimitive.count()", "returns the primitive int", "onFailure = THROW"),
+                Arguments.of(AsyncResult.class, "AsyncResult.run()", "returns CompletableFuture", "synchronously"));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("badAnnotations")
+    void badAnnotationFailsStartup(Class<?> bean, String method, String problem, String advice) {
+        new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, DistributedLockAutoConfiguration.class))
+                .withPropertyValues("spring.data.redis.port=" + redis.server().port())
+                .withBean(bean)
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    FailureAnalysis analysis = AutoConfigurationTest.analyze(context.getStartupFailure());
+                    assertThat(analysis.getDescription()).contains(method).contains(problem);
+                    assertThat(analysis.getAction()).contains(advice);
+                });
+    }
+
+    public static class BadSpel {
+        @DistributedLock(key = "'order:' + #orderId +")
+        public void run(Long orderId) {
+        }
+    }
+
+    public static class BadWait {
+        @DistributedLock(key = "k", waitTime = "soon")
+        public void run() {
+        }
+    }
+
+    public static class NegativeWait {
+        @DistributedLock(key = "k", waitTime = "-1s")
+        public void run() {
+        }
+    }
+
+    public static class ZeroLease {
+        @DistributedLock(key = "k", leaseTime = "0s")
+        public void run() {
+        }
+    }
+
+    public static class MissingProperty {
+        @DistributedLock(key = "k", waitTime = "${lock.wait}")
+        public void run() {
+        }
+    }
+
+    public static class SkipPrimitive {
+        @DistributedLock(key = "k", onFailure = OnLockFailure.SKIP)
+        public int count() {
+            return 1;
+        }
+    }
+
+    public static class AsyncResult {
+        @DistributedLock(key = "k")
+        public CompletableFuture<String> run() {
+            return CompletableFuture.completedFuture("x");
+        }
+    }
+}
