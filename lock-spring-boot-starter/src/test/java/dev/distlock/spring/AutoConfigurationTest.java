@@ -69,6 +69,14 @@ class AutoConfigurationTest {
     }
 
     @Test
+    void propertyDefaultsMatchTheCoreDefaults() {
+        var properties = new dev.distlock.spring.autoconfigure.DistributedLockProperties();
+        assertThat(properties.getKeyPrefix()).isEqualTo(dev.distlock.core.LockClientOptions.DEFAULT_KEY_PREFIX);
+        assertThat(properties.getWatchdogLease()).isEqualTo(dev.distlock.core.LockClientOptions.DEFAULT_WATCHDOG_LEASE);
+        assertThat(properties.getFencingCounterTtl()).isEqualTo(dev.distlock.core.LockClientOptions.DEFAULT_FENCING_COUNTER_TTL);
+    }
+
+    @Test
     void backsOffWhenDisabled() {
         runner().withPropertyValues("distributed-lock.enabled=false")
                 .run(context -> assertThat(context).doesNotHaveBean(LockClient.class).doesNotHaveBean(DistributedLockAdvisor.class));

@@ -1,6 +1,5 @@
 package dev.distlock.spring.autoconfigure;
 
-import dev.distlock.core.LockClientOptions;
 import java.time.Duration;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.core.Ordered;
@@ -13,7 +12,7 @@ public class DistributedLockProperties {
     private boolean enabled = true;
 
     /** Prefix of every Redis key and channel used for locks; must not contain braces. */
-    private String keyPrefix = LockClientOptions.DEFAULT_KEY_PREFIX;
+    private String keyPrefix = "lock:";
 
     /** How long @DistributedLock waits for a busy lock when the annotation gives no waitTime. */
     private Duration waitTime = Duration.ofSeconds(3);
@@ -22,10 +21,10 @@ public class DistributedLockProperties {
     private Duration leaseTime;
 
     /** Lease of locks held without a fixed lease; the watchdog renews it every third while held. */
-    private Duration watchdogLease = LockClientOptions.DEFAULT_WATCHDOG_LEASE;
+    private Duration watchdogLease = Duration.ofSeconds(30);
 
     /** How long a lock's fencing-token counter is kept in Redis after its last grant. */
-    private Duration fencingCounterTtl = LockClientOptions.DEFAULT_FENCING_COUNTER_TTL;
+    private Duration fencingCounterTtl = Duration.ofDays(1);
 
     private final Aop aop = new Aop();
 
@@ -90,10 +89,7 @@ public class DistributedLockProperties {
     /** Settings of the @DistributedLock advisor. */
     public static class Aop {
 
-        /**
-         * Order of the @DistributedLock advisor; lower runs outside. The default runs outside
-         * {@code @Transactional} (whose order is the lowest precedence), so commit happens before release.
-         */
+        /** Order of the @DistributedLock advisor; lower runs outside, and the default wraps @Transactional. */
         private int order = Ordered.LOWEST_PRECEDENCE - 100;
 
         public int getOrder() {
