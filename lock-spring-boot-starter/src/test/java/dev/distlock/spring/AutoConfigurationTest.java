@@ -77,6 +77,22 @@ class AutoConfigurationTest {
     }
 
     @Test
+    void usesTheApplicationsRedisPasswordAndReportsAWrongOne() {
+        RedisServer secured = redis.startAnother("--requirepass", "s3cret");
+        runner().withPropertyValues("spring.data.redis.port=" + secured.port(), "spring.data.redis.password=s3cret").run(context -> {
+            RedisLock lock = context.getBean(LockClient.class).getLock("secured");
+            assertThat(lock.tryLock()).isTrue();
+            lock.unlock();
+        });
+        runner().withPropertyValues("spring.data.redis.port=" + secured.port(), "spring.data.redis.password=wrong").run(context -> {
+            assertThat(context).hasFailed();
+            FailureAnalysis analysis = analyze(context.getStartupFailure());
+            assertThat(analysis.getDescription()).contains("could not connect to Redis").containsIgnoringCase("WRONGPASS");
+            assertThat(analysis.getAction()).contains("username/password");
+        });
+    }
+
+    @Test
     void backsOffWhenDisabled() {
         runner().withPropertyValues("distributed-lock.enabled=false")
                 .run(context -> assertThat(context).doesNotHaveBean(LockClient.class).doesNotHaveBean(DistributedLockAdvisor.class));

@@ -178,7 +178,8 @@ public final class RedisServer implements AutoCloseable {
                 throw new IllegalStateException("redis-server on port " + port + " exited at start: " + log());
             }
             try {
-                if (command("PING").contains("PONG")) {
+                String reply = command("PING");
+                if (reply.contains("PONG") || reply.startsWith("-NOAUTH")) { // NOAUTH: up, but password-protected
                     return;
                 }
             } catch (UncheckedIOException notYet) {
