@@ -64,6 +64,14 @@ public class StockService {
         return value == null ? 0 : Long.parseLong(value);
     }
 
+    /**
+     * {@link #book} without the lock. Exists only so that the demo can show what the lock prevents:
+     * never expose this.
+     */
+    BookingResult bookWithoutLock(String sku) {
+        return takeOne(sku);
+    }
+
     private BookingResult takeOne(String sku) {
         long stock = stock(sku);                                            // GET
         if (stock <= 0) {
