@@ -4,6 +4,7 @@ import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import java.util.Objects;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Entry point: hands out distributed locks backed by one Redis (standalone, Sentinel or Cluster).
@@ -29,6 +30,7 @@ public final class LockClient implements AutoCloseable {
 
     private final LockEngine engine;
     private final LockClientOptions options;
+    private final AtomicBoolean closed = new AtomicBoolean();
 
     private LockClient(RedisConnections connections, LockClientOptions options) {
         this.options = options;
@@ -87,9 +89,14 @@ public final class LockClient implements AutoCloseable {
         return engine.activeHolds();
     }
 
-    /** Stops the watchdog and closes the connections; held locks expire within one lease. */
+    /**
+     * Stops the watchdog and closes the connections; held locks are not released (their holders may
+     * still run) and expire within one lease. Calling it again does nothing.
+     */
     @Override
     public void close() {
-        engine.close();
+        if (closed.compareAndSet(false, true)) {
+            engine.close();
+        }
     }
 }

@@ -93,6 +93,20 @@ class AutoConfigurationTest {
     }
 
     @Test
+    void closesTheLockClientBeforeTheConnectionFactoryStops() {
+        runner().run(context -> {
+            var factory = context.getBean(org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory.class);
+            var lifecycle = context.getBean("distributedLockClientLifecycle", org.springframework.context.SmartLifecycle.class);
+            // Spring stops higher phases first: the lock client must close while its shared Lettuce client still runs.
+            assertThat(lifecycle.getPhase()).isGreaterThan(factory.getPhase());
+            RedisLock lock = context.getBean(LockClient.class).getLock("lifecycle");
+            context.close();
+            assertThat(lifecycle.isRunning()).isFalse();
+            org.assertj.core.api.Assertions.assertThatThrownBy(lock::tryLock).isInstanceOf(RuntimeException.class);
+        });
+    }
+
+    @Test
     void backsOffWhenDisabled() {
         runner().withPropertyValues("distributed-lock.enabled=false")
                 .run(context -> assertThat(context).doesNotHaveBean(LockClient.class).doesNotHaveBean(DistributedLockAdvisor.class));

@@ -15,7 +15,7 @@ import java.lang.annotation.Target;
  * @DistributedLock(key = "'order:' + #orderId", waitTime = "2s")
  * public Receipt pay(long orderId) { ... }
  *
- * @DistributedLock(onFailure = OnLockFailure.SKIP)   // one instance runs it, the others skip
+ * @DistributedLock(waitTime = "0", onFailure = OnLockFailure.SKIP)   // one instance runs it, the others skip
  * @Scheduled(cron = "0 0 2 * * *")
  * public void nightlyReport() { ... }
  * }</pre>

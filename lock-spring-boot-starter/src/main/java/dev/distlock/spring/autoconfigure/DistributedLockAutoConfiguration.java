@@ -17,6 +17,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.context.SmartLifecycle;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.ImportBeanDefinitionRegistrar;
@@ -37,6 +38,9 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 @EnableConfigurationProperties(DistributedLockProperties.class)
 @Import(DistributedLockAutoConfiguration.AutoProxyRegistrar.class)
 public class DistributedLockAutoConfiguration {
+
+    /** Lifecycle phase of the lock client: above the connection factory's 0, far below executors and web servers. */
+    static final int LIFECYCLE_PHASE = 1024;
 
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
@@ -64,6 +68,38 @@ public class DistributedLockAutoConfiguration {
                     "Check spring.data.redis.host/port (or url, sentinel.*, cluster.*), username/password and ssl, and that Redis is running;"
                             + " or set distributed-lock.enabled=false", e);
         }
+    }
+
+    /**
+     * Closes the lock client before the connection factory stops (phase 0) and shuts down the Lettuce
+     * client it shares, but after web servers and task executors (higher phases) let running work end.
+     */
+    @Bean
+    SmartLifecycle distributedLockClientLifecycle(LockClient client) {
+        return new SmartLifecycle() {
+            private volatile boolean running = true;
+
+            @Override
+            public void start() {
+                running = true;
+            }
+
+            @Override
+            public void stop() {
+                running = false;
+                client.close();
+            }
+
+            @Override
+            public boolean isRunning() {
+                return running;
+            }
+
+            @Override
+            public int getPhase() {
+                return LIFECYCLE_PHASE;
+            }
+        };
     }
 
     @Bean
