@@ -91,7 +91,10 @@ final class LockEngine implements AutoCloseable {
                         return timedOut(info, start);
                     }
                     // The holder's TTL bounds the sleep: a lost wake-up or a crashed holder cannot stall us.
-                    long ttl = TimeUnit.MILLISECONDS.toNanos(grant.ttlMs() > 0 ? grant.ttlMs() : watchdogLeaseMs);
+                    // PTTL 0 is the lease's last millisecond (expiry publishes nothing): look again right after it.
+                    // Only a key without TTL (-1) falls back to a whole watchdog lease.
+                    long ttlMs = grant.ttlMs() >= 0 ? Math.max(1, grant.ttlMs()) : watchdogLeaseMs;
+                    long ttl = TimeUnit.MILLISECONDS.toNanos(ttlMs);
                     channel.await(Math.min(ttl, remaining), interruptible);
                 }
             } finally {
