@@ -77,7 +77,7 @@ final class LockEngine implements AutoCloseable {
             long deadline = wait == null ? Long.MAX_VALUE : start + wait.toNanos();
             WaitChannel channel = hub.join(keys.channel());
             try {
-                awaitSubscription(channel, deadline, keys);
+                awaitSubscription(channel, deadline, keys, interruptible);
                 while (true) {
                     if (interruptible && Thread.interrupted()) {
                         throw new InterruptedException("Interrupted while waiting for lock '" + info.name() + "'");
@@ -106,12 +106,29 @@ final class LockEngine implements AutoCloseable {
         }
     }
 
-    private void awaitSubscription(WaitChannel channel, long deadline, LockKeys keys) throws InterruptedException {
+    private void awaitSubscription(WaitChannel channel, long deadline, LockKeys keys, boolean interruptible)
+            throws InterruptedException {
+        boolean interrupted = false;
         try {
-            channel.subscribed().get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-        } catch (TimeoutException | ExecutionException e) {
-            // Waiting still works without it: every sleep is bounded by the holder's TTL.
-            log.debug("Subscription to {} not confirmed: {}", keys.channel(), e.toString());
+            while (true) {
+                try {
+                    channel.subscribed().get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                    return;
+                } catch (InterruptedException e) {
+                    if (interruptible) {
+                        throw e;
+                    }
+                    interrupted = true; // lock() is not interruptible: keep waiting, restore the flag after
+                } catch (TimeoutException | ExecutionException e) {
+                    // Waiting still works without it: every sleep is bounded by the holder's TTL.
+                    log.debug("Subscription to {} not confirmed: {}", keys.channel(), e.toString());
+                    return;
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 
