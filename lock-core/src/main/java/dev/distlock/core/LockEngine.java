@@ -67,6 +67,10 @@ final class LockEngine implements AutoCloseable {
         long leaseMs = lease == null ? watchdogLeaseMs : lease.toMillis();
         String leaseArg = lease == null ? watchdogLeaseArg : Long.toString(leaseMs);
         try {
+            // As java.util.concurrent.locks.Lock specifies: a pending interrupt fails even a free lock.
+            if (interruptible && Thread.interrupted()) {
+                throw new InterruptedException("Interrupted before acquiring lock '" + info.name() + "'");
+            }
             Grant grant = attempt(keys, owner, leaseArg);
             if (grant.granted) {
                 return granted(info, keys, owner, grant, leaseMs, lease == null, start);
