@@ -211,9 +211,20 @@ final class LockEngine implements AutoCloseable {
         }
     }
 
+    /**
+     * Best-effort release of a lost hold. Waits for the reply: the owner id is the same as that of the
+     * thread's next hold, and a release still in flight (re-sent with EVAL after NOSCRIPT) could reach
+     * Redis after the next acquire and delete the new hold.
+     */
     private void releaseQuietly(Hold hold) {
-        scripts.integer(LockScript.RELEASE, new String[] {hold.keys.lock(), hold.keys.channel()}, hold.owner, hub.message(false))
-                .whenComplete((r, e) -> hub.wakeLocal(hold.keys.channel(), false));
+        try {
+            await(scripts.integer(LockScript.RELEASE, new String[] {hold.keys.lock(), hold.keys.channel()}, hold.owner,
+                    hub.message(false)), "releasing lost", hold.keys);
+        } catch (LockException e) {
+            log.warn("Could not clean up lost lock '{}'; it expires with its lease: {}", hold.info.name(), e.toString());
+        } finally {
+            hub.wakeLocal(hold.keys.channel(), false);
+        }
     }
 
     boolean forceRelease(LockKeys keys) {
