@@ -89,6 +89,11 @@ public final class LockClient implements AutoCloseable {
         return engine.activeHolds();
     }
 
+    /** Lock channels this client is subscribed to right now; for tests and diagnostics, not API. */
+    int subscribedChannels() {
+        return engine.subscribedChannels();
+    }
+
     /**
      * Stops the watchdog and closes the connections; held locks are not released (their holders may
      * still run) and expire within one lease. Calling it again does nothing.

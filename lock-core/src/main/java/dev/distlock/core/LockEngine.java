@@ -67,6 +67,10 @@ final class LockEngine implements AutoCloseable {
         long leaseMs = lease == null ? watchdogLeaseMs : lease.toMillis();
         String leaseArg = lease == null ? watchdogLeaseArg : Long.toString(leaseMs);
         try {
+            // As java.util.concurrent.locks.Lock specifies: a pending interrupt fails even a free lock.
+            if (interruptible && Thread.interrupted()) {
+                throw new InterruptedException("Interrupted before acquiring lock '" + info.name() + "'");
+            }
             Grant grant = attempt(keys, owner, leaseArg);
             if (grant.granted) {
                 return granted(info, keys, owner, grant, leaseMs, lease == null, start);
@@ -77,7 +81,7 @@ final class LockEngine implements AutoCloseable {
             long deadline = wait == null ? Long.MAX_VALUE : start + wait.toNanos();
             WaitChannel channel = hub.join(keys.channel());
             try {
-                awaitSubscription(channel, deadline, keys);
+                awaitSubscription(channel, deadline, keys, interruptible);
                 while (true) {
                     if (interruptible && Thread.interrupted()) {
                         throw new InterruptedException("Interrupted while waiting for lock '" + info.name() + "'");
@@ -91,7 +95,10 @@ final class LockEngine implements AutoCloseable {
                         return timedOut(info, start);
                     }
                     // The holder's TTL bounds the sleep: a lost wake-up or a crashed holder cannot stall us.
-                    long ttl = TimeUnit.MILLISECONDS.toNanos(grant.ttlMs() > 0 ? grant.ttlMs() : watchdogLeaseMs);
+                    // PTTL 0 is the lease's last millisecond (expiry publishes nothing): look again right after it.
+                    // Only a key without TTL (-1) falls back to a whole watchdog lease.
+                    long ttlMs = grant.ttlMs() >= 0 ? Math.max(1, grant.ttlMs()) : watchdogLeaseMs;
+                    long ttl = TimeUnit.MILLISECONDS.toNanos(ttlMs);
                     channel.await(Math.min(ttl, remaining), interruptible);
                 }
             } finally {
@@ -103,12 +110,29 @@ final class LockEngine implements AutoCloseable {
         }
     }
 
-    private void awaitSubscription(WaitChannel channel, long deadline, LockKeys keys) throws InterruptedException {
+    private void awaitSubscription(WaitChannel channel, long deadline, LockKeys keys, boolean interruptible)
+            throws InterruptedException {
+        boolean interrupted = false;
         try {
-            channel.subscribed().get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-        } catch (TimeoutException | ExecutionException e) {
-            // Waiting still works without it: every sleep is bounded by the holder's TTL.
-            log.debug("Subscription to {} not confirmed: {}", keys.channel(), e.toString());
+            while (true) {
+                try {
+                    channel.subscribed().get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                    return;
+                } catch (InterruptedException e) {
+                    if (interruptible) {
+                        throw e;
+                    }
+                    interrupted = true; // lock() is not interruptible: keep waiting, restore the flag after
+                } catch (TimeoutException | ExecutionException e) {
+                    // Waiting still works without it: every sleep is bounded by the holder's TTL.
+                    log.debug("Subscription to {} not confirmed: {}", keys.channel(), e.toString());
+                    return;
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 
@@ -187,9 +211,20 @@ final class LockEngine implements AutoCloseable {
         }
     }
 
+    /**
+     * Best-effort release of a lost hold. Waits for the reply: the owner id is the same as that of the
+     * thread's next hold, and a release still in flight (re-sent with EVAL after NOSCRIPT) could reach
+     * Redis after the next acquire and delete the new hold.
+     */
     private void releaseQuietly(Hold hold) {
-        scripts.integer(LockScript.RELEASE, new String[] {hold.keys.lock(), hold.keys.channel()}, hold.owner, hub.message(false))
-                .whenComplete((r, e) -> hub.wakeLocal(hold.keys.channel(), false));
+        try {
+            await(scripts.integer(LockScript.RELEASE, new String[] {hold.keys.lock(), hold.keys.channel()}, hold.owner,
+                    hub.message(false)), "releasing lost", hold.keys);
+        } catch (LockException e) {
+            log.warn("Could not clean up lost lock '{}'; it expires with its lease: {}", hold.info.name(), e.toString());
+        } finally {
+            hub.wakeLocal(hold.keys.channel(), false);
+        }
     }
 
     boolean forceRelease(LockKeys keys) {

@@ -1,0 +1,160 @@
+package dev.distlock.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.distlock.core.LockListener.AcquireOutcome;
+import dev.distlock.core.LockListener.RenewalOutcome;
+import dev.distlock.testsupport.RedisExtension;
+import io.lettuce.core.RedisURI;
+import java.time.Duration;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/** The events a LockListener sees, with the durations they carry. */
+class LockListenerEventsTest {
+
+    @RegisterExtension
+    static final RedisExtension redis = new RedisExtension();
+
+    private final RecordingListener events = new RecordingListener();
+    private LockClient client;
+    private LockClient holderClient;
+    private String name;
+
+    @BeforeEach
+    void setUp() {
+        client = LockClient.create(RedisURI.create(redis.server().uri()),
+                LockClientOptions.builder().watchdogLease(Duration.ofMillis(300)).listener(events).build());
+        holderClient = LockClient.create(RedisURI.create(redis.server().uri()));
+        name = Names.fresh("events");
+    }
+
+    @AfterEach
+    void tearDown() {
+        client.close();
+        holderClient.close();
+    }
+
+    @Test
+    void acquiredIsReportedOnceWithTheTimeWaitedAndReentryIsNotReported() throws Exception {
+        RedisLock held = holderClient.getLock(name);
+        held.lock();
+        RedisLock lock = client.getLock(name);
+        OtherThread<Void> waiter = OtherThread.start(() -> {
+            lock.lock();
+            lock.lock();
+            lock.unlock();
+            lock.unlock();
+            return null;
+        });
+        await().atMost(Duration.ofSeconds(5)).until(() -> client.subscribedChannels() == 1);
+        long waitingSince = System.nanoTime(); // the waiter started before this
+        Thread.sleep(300); // the holder keeps the lock a while longer
+        Duration atLeastWaited = Duration.ofNanos(System.nanoTime() - waitingSince);
+
+        held.unlock();
+        waiter.get();
+
+        assertThat(events.acquires(name)).hasSize(1);
+        RecordingListener.Acquire acquired = events.acquires(name).get(0);
+        assertThat(acquired.outcome()).isEqualTo(AcquireOutcome.ACQUIRED);
+        assertThat(acquired.waited()).isGreaterThanOrEqualTo(atLeastWaited).isLessThan(Duration.ofSeconds(10));
+        assertThat(acquired.lock()).isEqualTo(new LockInfo(name, name, LockClient.REENTRANT));
+    }
+
+    @Test
+    void uncontendedAcquireReportsAShortWait() {
+        RedisLock lock = client.getLock(name);
+
+        lock.lock();
+        lock.unlock();
+
+        assertThat(events.acquires(name)).singleElement().satisfies(e -> {
+            assertThat(e.outcome()).isEqualTo(AcquireOutcome.ACQUIRED);
+            assertThat(e.waited()).isLessThan(Duration.ofSeconds(2));
+        });
+    }
+
+    @Test
+    void timeoutIsReportedWithTheTimeWaited() throws Exception {
+        holderClient.getLock(name).lock();
+
+        assertThat(client.getLock(name).tryLock(Duration.ofMillis(400))).isFalse();
+        assertThat(client.getLock(name).tryLock()).isFalse();
+
+        assertThat(events.acquires(name)).extracting(RecordingListener.Acquire::outcome)
+                .containsExactly(AcquireOutcome.TIMEOUT, AcquireOutcome.TIMEOUT);
+        assertThat(events.acquires(name).get(0).waited()).isGreaterThanOrEqualTo(Duration.ofMillis(400)).isLessThan(Duration.ofSeconds(5));
+    }
+
+    @Test
+    void releaseIsReportedOnceAtTheLastUnlockWithTheTimeHeld() throws Exception {
+        RedisLock lock = client.getLock(name);
+        long before = System.nanoTime();
+        lock.lock();
+        lock.lock();
+        lock.unlock();
+        assertThat(events.releases(name)).isEmpty();
+        Thread.sleep(250); // work while holding
+        lock.unlock();
+        Duration atMostHeld = Duration.ofNanos(System.nanoTime() - before);
+
+        assertThat(events.releases(name)).singleElement().satisfies(e ->
+                assertThat(e.held()).isGreaterThanOrEqualTo(Duration.ofMillis(250)).isLessThanOrEqualTo(atMostHeld));
+    }
+
+    @Test
+    void renewalsAreReportedWhileTheWatchdogKeepsTheLock() {
+        RedisLock lock = client.getLock(name);
+        lock.lock();
+
+        await().atMost(Duration.ofSeconds(5)).until(() -> events.renewals(name, RenewalOutcome.RENEWED).size() >= 3);
+        lock.unlock();
+
+        assertThat(events.renewals).extracting(RecordingListener.Renewal::outcome).containsOnly(RenewalOutcome.RENEWED);
+        assertThat(events.leaseLosses).isEmpty();
+    }
+
+    @Test
+    void eventsCarryTheLabelGivenForTheLock() {
+        RedisLock lock = client.getLock(name, "OrderService.pay");
+
+        lock.lock();
+        lock.unlock();
+
+        assertThat(events.acquires(name)).singleElement()
+                .satisfies(e -> assertThat(e.lock()).isEqualTo(new LockInfo(name, "OrderService.pay", LockClient.REENTRANT)));
+        assertThat(events.releases(name)).singleElement().satisfies(e -> assertThat(e.lock().label()).isEqualTo("OrderService.pay"));
+    }
+
+    @Test
+    void aFailingListenerDoesNotBreakLockingOrOtherListeners() {
+        RecordingListener after = new RecordingListener();
+        LockListener failing = new LockListener() {
+            @Override
+            public void onAcquire(LockInfo lock, AcquireOutcome outcome, Duration waited) {
+                throw new IllegalStateException("listener bug");
+            }
+
+            @Override
+            public void onRelease(LockInfo lock, Duration held) {
+                throw new IllegalStateException("listener bug");
+            }
+        };
+        try (LockClient withFailing = LockClient.create(RedisURI.create(redis.server().uri()),
+                LockClientOptions.builder().listener(failing).listener(after).build())) {
+            RedisLock lock = withFailing.getLock(name);
+
+            lock.lock();
+            assertThat(lock.isHeldByCurrentThread()).isTrue();
+            lock.unlock();
+
+            assertThat(lock.isLocked()).isFalse();
+            assertThat(after.acquires(name)).hasSize(1);
+            assertThat(after.releases(name)).hasSize(1);
+        }
+    }
+}

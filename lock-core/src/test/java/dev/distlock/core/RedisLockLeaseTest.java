@@ -1,0 +1,132 @@
+package dev.distlock.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.distlock.core.LockListener.RenewalOutcome;
+import dev.distlock.testsupport.RedisExtension;
+import io.lettuce.core.RedisURI;
+import java.time.Duration;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/** Leases: explicit ones expire on their own, watchdog ones live while the holder does and no longer. */
+class RedisLockLeaseTest {
+
+    @RegisterExtension
+    static final RedisExtension redis = new RedisExtension();
+
+    /** Short enough to see several renewals in a test, long enough for a loaded machine to renew on time. */
+    private static final Duration WATCHDOG_LEASE = Duration.ofMillis(600);
+
+    private final RecordingListener events = new RecordingListener();
+    private LockClient holderClient;
+    private LockClient otherClient;
+    private RedisProbe probe;
+    private String name;
+    private String key;
+
+    @BeforeEach
+    void setUp() {
+        holderClient = LockClient.create(RedisURI.create(redis.server().uri()),
+                LockClientOptions.builder().watchdogLease(WATCHDOG_LEASE).listener(events).build());
+        otherClient = LockClient.create(RedisURI.create(redis.server().uri()));
+        probe = RedisProbe.connect(redis.server());
+        name = Names.fresh("lease");
+        key = "lock:{" + name + "}";
+    }
+
+    @AfterEach
+    void tearDown() {
+        holderClient.close();
+        otherClient.close();
+        probe.close();
+    }
+
+    @Test
+    void explicitLeaseFreesTheLockWhenItsHolderVanishesWithoutUnlocking() throws Exception {
+        Duration lease = Duration.ofMillis(1500);
+        long start = System.nanoTime();
+        holderClient.getLock(name).lock(lease);
+
+        holderClient.close(); // the holder is gone without unlocking
+        RedisLock other = otherClient.getLock(name);
+        boolean acquired = other.tryLock(Duration.ofSeconds(10));
+        Duration sinceHolderLocked = Duration.ofNanos(System.nanoTime() - start);
+
+        assertThat(acquired).isTrue();
+        // Redis cannot expire the key before its lease: an earlier grant would mean close() released it
+        assertThat(sinceHolderLocked).isGreaterThanOrEqualTo(lease);
+        assertThat(sinceHolderLocked).isLessThan(Duration.ofSeconds(8));
+        other.unlock();
+    }
+
+    @Test
+    void watchdogLeaseFreesTheLockWithinALeaseOnceItsClientIsClosed() throws Exception {
+        holderClient.getLock(name).lock();
+        // prove the watchdog is renewing before the holder goes away
+        await().atMost(Duration.ofSeconds(5)).until(() -> events.renewals(name, RenewalOutcome.RENEWED).size() >= 2);
+
+        holderClient.close();
+        long closed = System.nanoTime();
+        RedisLock other = otherClient.getLock(name);
+        boolean acquired = other.tryLock(Duration.ofSeconds(10));
+
+        assertThat(acquired).isTrue();
+        assertThat(Duration.ofNanos(System.nanoTime() - closed)).isLessThan(Duration.ofSeconds(5));
+        other.unlock();
+    }
+
+    @Test
+    void watchdogKeepsTheLockPastThreeLeases() throws Exception {
+        RedisLock lock = holderClient.getLock(name);
+        RedisLock other = otherClient.getLock(name);
+        lock.lock();
+
+        Duration fourLeases = WATCHDOG_LEASE.multipliedBy(4);
+        await().during(fourLeases).atMost(fourLeases.plusSeconds(5)).pollInterval(Duration.ofMillis(100))
+                .until(() -> probe.sync().exists(key) == 1 && !other.tryLock());
+
+        assertThat(events.renewals(name, RenewalOutcome.RENEWED)).hasSizeGreaterThanOrEqualTo(3);
+        assertThat(lock.isHeldByCurrentThread()).isTrue();
+        assertThat(events.leaseLosses(name)).isEmpty();
+        lock.unlock(); // does not throw: the hold was never lost
+    }
+
+    @Test
+    void watchdogStopsAfterUnlockAndNothingRevivesTheLock() throws Exception {
+        RedisLock lock = holderClient.getLock(name);
+        lock.lock();
+        await().atMost(Duration.ofSeconds(5)).until(() -> events.renewals(name, RenewalOutcome.RENEWED).size() >= 1);
+
+        lock.unlock();
+        int renewalsAtUnlock = events.renewals.size();
+
+        Duration threeLeases = WATCHDOG_LEASE.multipliedBy(3);
+        await().during(threeLeases).atMost(threeLeases.plusSeconds(5)).pollInterval(Duration.ofMillis(50))
+                .until(() -> probe.sync().exists(key) == 0 && events.renewals.size() == renewalsAtUnlock);
+        assertThat(events.leaseLosses(name)).as("a released hold is not lost").isEmpty();
+    }
+
+    @Test
+    void explicitLeaseIsNeverRenewedByTheWatchdog() throws Exception {
+        RedisLock lock = holderClient.getLock(name);
+        lock.lock(Duration.ofMillis(800));
+
+        // the watchdog ticks every 200 ms: had it renewed this lease, the key would outlive the 5 s bound
+        await().atMost(Duration.ofSeconds(5)).until(() -> probe.sync().exists(key) == 0);
+        assertThat(events.renewals(name, RenewalOutcome.RENEWED)).isEmpty();
+        assertThat(lock.isHeldByCurrentThread()).isFalse();
+    }
+
+    @Test
+    void explicitLeaseIsWhatRedisHolds() {
+        RedisLock lock = holderClient.getLock(name);
+        lock.lock(Duration.ofSeconds(40));
+
+        assertThat(probe.sync().pttl(key)).isGreaterThan(30_000L).isLessThanOrEqualTo(40_000L);
+        lock.unlock();
+    }
+}

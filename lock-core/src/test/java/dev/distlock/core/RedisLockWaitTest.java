@@ -1,0 +1,238 @@
+package dev.distlock.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.distlock.testsupport.RedisExtension;
+import io.lettuce.core.RedisURI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Waiting for a busy lock: woken by the release (not by the TTL), bounded by the wait time, and
+ * never leaving a subscription behind. Holders use the default 30 s watchdog lease, so a waiter
+ * that only woke up on the TTL would blow every bound here.
+ */
+class RedisLockWaitTest {
+
+    @RegisterExtension
+    static final RedisExtension redis = new RedisExtension();
+
+    private static final Duration PROMPTLY = Duration.ofSeconds(3);
+
+    private LockClient holderClient;
+    private LockClient waiterClient;
+    private RedisProbe probe;
+    private String name;
+
+    @BeforeEach
+    void setUp() {
+        holderClient = LockClient.create(RedisURI.create(redis.server().uri()));
+        waiterClient = LockClient.create(RedisURI.create(redis.server().uri()));
+        probe = RedisProbe.connect(redis.server());
+        name = Names.fresh("wait");
+    }
+
+    @AfterEach
+    void tearDown() {
+        holderClient.close();
+        waiterClient.close();
+        probe.close();
+    }
+
+    @Test
+    void waiterInAnotherClientWakesLongBeforeTtlOnRelease() throws Exception {
+        RedisLock held = holderClient.getLock(name);
+        held.lock();
+        OtherThread<Long> waiter = OtherThread.start(() -> acquiredAt(waiterClient.getLock(name), Duration.ofSeconds(25)));
+        await().atMost(Duration.ofSeconds(5)).until(() -> waiterClient.subscribedChannels() == 1);
+
+        long released = System.nanoTime();
+        held.unlock();
+
+        assertThat(Duration.ofNanos(waiter.get() - released)).isLessThan(PROMPTLY);
+    }
+
+    @Test
+    void waiterInTheSameClientWakesLongBeforeTtlOnRelease() throws Exception {
+        // the client ignores its own release message, so this takes the local wake-up path
+        RedisLock lock = holderClient.getLock(name);
+        lock.lock();
+        OtherThread<Long> waiter = OtherThread.start(() -> acquiredAt(lock, Duration.ofSeconds(25)));
+        await().atMost(Duration.ofSeconds(5)).until(() -> holderClient.subscribedChannels() == 1);
+
+        long released = System.nanoTime();
+        lock.unlock();
+
+        assertThat(Duration.ofNanos(waiter.get() - released)).isLessThan(PROMPTLY);
+    }
+
+    @Test
+    void forceUnlockWakesAWaiterOfAnotherClient() throws Exception {
+        holderClient.getLock(name).lock();
+        OtherThread<Long> waiter = OtherThread.start(() -> acquiredAt(waiterClient.getLock(name), Duration.ofSeconds(25)));
+        await().atMost(Duration.ofSeconds(5)).until(() -> waiterClient.subscribedChannels() == 1);
+
+        long released = System.nanoTime();
+        try (LockClient operator = LockClient.create(RedisURI.create(redis.server().uri()))) {
+            assertThat(operator.getLock(name).forceUnlock()).isTrue();
+        }
+
+        assertThat(Duration.ofNanos(waiter.get() - released)).isLessThan(PROMPTLY);
+    }
+
+    @Test
+    void everyWaiterGetsTheLockInTurnWithoutWaitingForTtl() throws Exception {
+        RedisLock first = holderClient.getLock(name);
+        first.lock();
+        List<OtherThread<Long>> waiters = new ArrayList<>();
+        for (int i = 0; i < 6; i++) {
+            LockClient client = i % 2 == 0 ? holderClient : waiterClient;
+            waiters.add(OtherThread.start(() -> acquiredAt(client.getLock(name), Duration.ofSeconds(25))));
+        }
+        await().atMost(Duration.ofSeconds(5)).until(() -> holderClient.subscribedChannels() == 1 && waiterClient.subscribedChannels() == 1);
+
+        long released = System.nanoTime();
+        first.unlock();
+
+        for (OtherThread<Long> waiter : waiters) {
+            // each waiter holds only for a moment, so all six finish long before one TTL
+            assertThat(Duration.ofNanos(waiter.get() - released)).isLessThan(Duration.ofSeconds(10));
+        }
+    }
+
+    @Test
+    void waiterTakesALockWhoseLeaseRanOutPromptly() throws Exception {
+        // Expiry publishes nothing: the waiter must come back when the TTL it was told has passed,
+        // including when Redis reports the last millisecond of the lease as a PTTL of 0.
+        for (int i = 0; i < 40; i++) {
+            String lockName = name + "-" + i;
+            Duration lease = Duration.ofMillis(20 + i % 10);
+            holderClient.getLock(lockName).lock(lease);
+            RedisLock lock = waiterClient.getLock(lockName);
+
+            long start = System.nanoTime();
+            boolean acquired = lock.tryLock(Duration.ofSeconds(20));
+            Duration waited = Duration.ofNanos(System.nanoTime() - start);
+
+            assertThat(acquired).isTrue();
+            assertThat(waited).as("round %d, lease %s", i, lease).isLessThan(lease.plus(PROMPTLY));
+            lock.unlock();
+        }
+    }
+
+    @Test
+    void tryLockGivesUpAfterWaitTimeLongBeforeTheHoldersTtl() throws Exception {
+        holderClient.getLock(name).lock();
+        RedisLock lock = waiterClient.getLock(name);
+
+        long start = System.nanoTime();
+        boolean acquired = lock.tryLock(Duration.ofMillis(500));
+        Duration waited = Duration.ofNanos(System.nanoTime() - start);
+
+        assertThat(acquired).isFalse();
+        assertThat(waited).isGreaterThanOrEqualTo(Duration.ofMillis(500)).isLessThan(Duration.ofSeconds(5));
+        assertThat(lock.isHeldByCurrentThread()).isFalse();
+    }
+
+    @Test
+    void tryLockWithTimeUnitGivesUpAfterWaitTime() throws Exception {
+        holderClient.getLock(name).lock();
+        RedisLock lock = waiterClient.getLock(name);
+
+        long start = System.nanoTime();
+        boolean acquired = lock.tryLock(300, TimeUnit.MILLISECONDS);
+        Duration waited = Duration.ofNanos(System.nanoTime() - start);
+
+        assertThat(acquired).isFalse();
+        assertThat(waited).isGreaterThanOrEqualTo(Duration.ofMillis(300)).isLessThan(Duration.ofSeconds(5));
+    }
+
+    @Test
+    void tryLockWithoutWaitIsASingleAttempt() {
+        holderClient.getLock(name).lock();
+        RedisLock lock = waiterClient.getLock(name);
+
+        long start = System.nanoTime();
+        boolean acquired = lock.tryLock();
+
+        assertThat(acquired).isFalse();
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
+        assertThat(waiterClient.subscribedChannels()).as("a single attempt never subscribes").isZero();
+    }
+
+    @Test
+    void nonPositiveTimeUnitWaitIsASingleAttempt() throws Exception {
+        RedisLock lock = waiterClient.getLock(name);
+
+        assertThat(lock.tryLock(-5, TimeUnit.SECONDS)).isTrue();
+        lock.unlock();
+        holderClient.getLock(name).lock();
+        long start = System.nanoTime();
+        assertThat(lock.tryLock(0, TimeUnit.SECONDS)).isFalse();
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
+    }
+
+    @Test
+    void tryLockWithAnEndlessTimeUnitWaitWaitsForTheLock() throws Exception {
+        // tryLock(Long.MAX_VALUE, unit) is the usual "wait for ever" idiom of java.util.concurrent
+        RedisLock held = holderClient.getLock(name);
+        held.lock();
+        OtherThread<Boolean> waiter = OtherThread.start(() -> {
+            RedisLock lock = waiterClient.getLock(name);
+            boolean acquired = lock.tryLock(Long.MAX_VALUE, TimeUnit.MILLISECONDS);
+            if (acquired) {
+                lock.unlock();
+            }
+            return acquired;
+        });
+        await().atMost(Duration.ofSeconds(5)).until(() -> waiter.result.isDone() || waiterClient.subscribedChannels() == 1);
+
+        held.unlock();
+
+        assertThat(waiter.get()).isTrue();
+    }
+
+    @Test
+    void noChannelStaysSubscribedAfterWaitsEnd() throws Exception {
+        RedisLock held = holderClient.getLock(name);
+        held.lock();
+        RedisLock other = holderClient.getLock(name + "-other");
+        other.lock();
+
+        // waits that time out
+        List<OtherThread<Boolean>> timeouts = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            timeouts.add(OtherThread.start(() -> waiterClient.getLock(name).tryLock(Duration.ofMillis(300))));
+            timeouts.add(OtherThread.start(() -> waiterClient.getLock(name + "-other").tryLock(Duration.ofMillis(300))));
+        }
+        for (OtherThread<Boolean> t : timeouts) {
+            assertThat(t.get()).isFalse();
+        }
+        // waits that succeed
+        OtherThread<Long> success = OtherThread.start(() -> acquiredAt(waiterClient.getLock(name), Duration.ofSeconds(25)));
+        await().atMost(Duration.ofSeconds(5)).until(() -> waiterClient.subscribedChannels() == 1);
+        held.unlock();
+        success.get();
+        other.unlock();
+
+        assertThat(waiterClient.subscribedChannels()).isZero();
+        await().atMost(Duration.ofSeconds(5)).until(() -> probe.sync().pubsubChannels("lock:*").isEmpty());
+    }
+
+    /** Waits for {@code lock}, holds it very briefly and returns when it was granted. */
+    private static long acquiredAt(RedisLock lock, Duration wait) throws InterruptedException {
+        if (!lock.tryLock(wait)) {
+            throw new AssertionError("not acquired within " + wait);
+        }
+        long at = System.nanoTime();
+        lock.unlock();
+        return at;
+    }
+}

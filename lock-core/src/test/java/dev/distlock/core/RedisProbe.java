@@ -1,0 +1,71 @@
+package dev.distlock.core;
+
+import dev.distlock.core.script.ScriptRunner;
+import dev.distlock.testsupport.RedisServer;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.pubsub.RedisPubSubAdapter;
+import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+
+/**
+ * A plain Lettuce connection next to the client under test, to look at and poke the real Redis
+ * directly (TTLs, hash fields, DEL, SCRIPT FLUSH, pub/sub) without going through lock-core.
+ */
+final class RedisProbe implements AutoCloseable {
+
+    private final RedisClient client;
+    private final StatefulRedisConnection<String, String> connection;
+    private StatefulRedisPubSubConnection<String, String> pubSub;
+
+    private RedisProbe(RedisClient client) {
+        this.client = client;
+        this.connection = client.connect(StringCodec.UTF8);
+    }
+
+    static RedisProbe connect(RedisServer server) {
+        return new RedisProbe(RedisClient.create(server.uri()));
+    }
+
+    RedisCommands<String, String> sync() {
+        return connection.sync();
+    }
+
+    /** A script runner on this connection, as lock-core builds it. */
+    ScriptRunner scripts() {
+        return new ScriptRunner(connection.async());
+    }
+
+    /**
+     * Subscribes to {@code channel} and returns once Redis confirmed it; every message published
+     * on it afterwards lands in the returned queue.
+     */
+    BlockingQueue<String> subscribe(String channel) {
+        if (pubSub == null) {
+            pubSub = client.connectPubSub(StringCodec.UTF8);
+        }
+        BlockingQueue<String> messages = new LinkedBlockingQueue<>();
+        pubSub.addListener(new RedisPubSubAdapter<>() {
+            @Override
+            public void message(String ch, String message) {
+                if (ch.equals(channel)) {
+                    messages.add(message);
+                }
+            }
+        });
+        pubSub.sync().subscribe(channel);
+        return messages;
+    }
+
+    @Override
+    public void close() {
+        if (pubSub != null) {
+            pubSub.close();
+        }
+        connection.close();
+        client.shutdown();
+    }
+}
