@@ -16,6 +16,8 @@ import java.util.Properties;
  * {@code java -jar lock-benchmarks.jar warmup=2s measure=5s libraries=distlock,redisson scenarios=1,3}.
  *
  * @param warmup untimed running before each measured window (JIT, connection pools, script cache)
+ * @param processWarmup the same for scenario 4, whose child JVMs start cold: with two of them
+ *        compiling on a small machine, a few seconds leave them far from steady state
  * @param measure the measured window of each scenario and library
  * @param threads threads of scenarios 2 and 3
  * @param processes child JVMs of scenario 4
@@ -26,7 +28,7 @@ import java.util.Properties;
  *        example {@code -Xmx512m}; none by default, so children run as plain as this JVM
  * @param output where the Markdown report is written
  */
-record BenchmarkConfig(Duration warmup, Duration measure, int threads, int processes, int processThreads,
+record BenchmarkConfig(Duration warmup, Duration processWarmup, Duration measure, int threads, int processes, int processThreads,
         List<Library> libraries, List<Scenario> scenarios, List<String> childJvmOptions, Path output) {
 
     BenchmarkConfig {
@@ -37,8 +39,9 @@ record BenchmarkConfig(Duration warmup, Duration measure, int threads, int proce
 
     /** Names accepted as arguments / {@code bench.}-properties, with their defaults. */
     static final Map<String, String> DEFAULTS = Map.of(
-            // 12 runs of 3 s + 5 s plus client and JVM start-up: about two and a half minutes.
+            // 9 runs of 3 s + 5 s, 3 of 10 s + 5 s, plus client and JVM start-up: about three minutes.
             "warmup", "3s",
+            "processWarmup", "10s",
             "measure", "5s",
             "threads", "8",
             "processes", "2",
@@ -65,6 +68,7 @@ record BenchmarkConfig(Duration warmup, Duration measure, int threads, int proce
         }
         return new BenchmarkConfig(
                 duration(values.get("warmup"), "warmup"),
+                duration(values.get("processWarmup"), "processWarmup"),
                 duration(values.get("measure"), "measure"),
                 positive(values.get("threads"), "threads"),
                 positive(values.get("processes"), "processes"),

@@ -10,7 +10,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import java.util.Map;
 import java.util.stream.IntStream;
 
 /**
@@ -84,10 +83,9 @@ final class BenchmarkRunner implements AutoCloseable {
         };
         try (LockProvider provider = library.open(redis.host(), redis.port())) {
             Workload.prime(provider, "bench-prime");
-            Map<String, Long> before = CommandStats.snapshot(admin);
-            Workload.Outcome o = Workload.run(provider, keys, Occupancy.local(), config.warmup(), config.measure());
-            Map<String, Long> after = CommandStats.snapshot(admin);
-            return RunResult.of(scenario, library, o.opsPerSecond(), o, CommandStats.perOp(before, after, o.totalOps()));
+            Sampler redisCounters = new Sampler();
+            Workload.Outcome o = Workload.run(provider, keys, Occupancy.local(), config.warmup(), config.measure(), redisCounters);
+            return RunResult.of(scenario, library, o.opsPerSecond(), o, redisCounters.before, redisCounters.after);
         }
     }
 
@@ -97,7 +95,7 @@ final class BenchmarkRunner implements AutoCloseable {
      */
     private RunResult inChildren(Library library) throws InterruptedException {
         List<String> args = List.of("library=" + library.id, "host=" + redis.host(), "port=" + redis.port(),
-                "key=" + SHARED_KEY, "threads=" + config.processThreads(), "warmupMs=" + config.warmup().toMillis(),
+                "key=" + SHARED_KEY, "threads=" + config.processThreads(), "warmupMs=" + config.processWarmup().toMillis(),
                 "measureMs=" + config.measure().toMillis());
         List<ChildJvm> children = new ArrayList<>();
         try {
@@ -109,19 +107,23 @@ final class BenchmarkRunner implements AutoCloseable {
                 child.await(ChildProcess.READY, Duration.ofSeconds(120));
             }
             log.printf("[children ready after %.1f s] ", (System.nanoTime() - launched) / 1e9);
-            Map<String, Long> before = CommandStats.snapshot(admin);
             // All GOs back to back: the children's windows start within a few milliseconds.
             children.forEach(c -> c.send(ChildProcess.GO));
-            Duration resultTimeout = config.warmup().plus(config.measure()).plus(Workload.STUCK_AFTER).plusSeconds(60);
+            // Sample Redis when the children's windows open and close (to within a few milliseconds).
+            Thread.sleep(config.processWarmup().toMillis());
+            CommandStats.Snapshot before = CommandStats.snapshot(admin);
+            Thread.sleep(config.measure().toMillis());
+            CommandStats.Snapshot after = CommandStats.snapshot(admin);
+            Duration resultTimeout = Workload.STUCK_AFTER.plusSeconds(60);
             List<Workload.Outcome> outcomes = new ArrayList<>();
             for (ChildJvm child : children) {
                 outcomes.add(ChildProcess.decode(child.await(ChildProcess.RESULT, resultTimeout)));
             }
-            Map<String, Long> after = CommandStats.snapshot(admin);
             LatencyHistogram latency = new LatencyHistogram();
             long total = 0;
             long measured = 0;
             long violations = 0;
+            long cpu = 0;
             double opsPerSecond = 0;
             String error = null;
             for (Workload.Outcome o : outcomes) {
@@ -129,16 +131,33 @@ final class BenchmarkRunner implements AutoCloseable {
                 total += o.totalOps();
                 measured += o.measuredOps();
                 violations += o.violations();
+                cpu = cpu < 0 || o.cpuNanos() < 0 ? -1 : cpu + o.cpuNanos();
                 // Each child timed its own window; their rates add up.
                 opsPerSecond += o.opsPerSecond();
                 error = error != null ? error : o.error();
             }
-            Workload.Outcome merged = new Workload.Outcome(total, measured, violations, 0, latency, error);
-            return RunResult.of(Scenario.CONTENDED_PROCESSES, library, opsPerSecond, merged, CommandStats.perOp(before, after, total));
+            Workload.Outcome merged = new Workload.Outcome(total, measured, violations, 0, cpu, latency, error);
+            return RunResult.of(Scenario.CONTENDED_PROCESSES, library, opsPerSecond, merged, before, after);
         } finally {
             long closing = System.nanoTime();
             children.forEach(ChildJvm::close);
             log.printf("[children closed in %.1f s] ", (System.nanoTime() - closing) / 1e9);
+        }
+    }
+
+    /** Samples the Redis counters as the in-process window opens and closes. */
+    private final class Sampler implements Workload.Window {
+        private CommandStats.Snapshot before;
+        private CommandStats.Snapshot after;
+
+        @Override
+        public void opened() {
+            before = CommandStats.snapshot(admin);
+        }
+
+        @Override
+        public void closed() {
+            after = CommandStats.snapshot(admin);
         }
     }
 

@@ -74,7 +74,7 @@ final class ChildProcess {
             orphanGuard.start();
 
             Workload.Outcome o = Workload.run(provider, Collections.nCopies(threads, a.get("key")),
-                    Occupancy.redis(check.sync()), warmup, measure);
+                    Occupancy.redis(check.sync()), warmup, measure, Workload.Window.NONE);
             out.println(encode(o));
         } finally {
             plain.shutdown();
@@ -84,16 +84,16 @@ final class ChildProcess {
     static String encode(Workload.Outcome o) {
         // The error text is last because it may contain spaces.
         return String.join(" ", RESULT, Long.toString(o.totalOps()), Long.toString(o.measuredOps()),
-                Long.toString(o.violations()), Long.toString(o.windowNanos()), o.latency().encode(),
+                Long.toString(o.violations()), Long.toString(o.windowNanos()), Long.toString(o.cpuNanos()), o.latency().encode(),
                 o.error() == null ? "-" : o.error().replace('\n', ' '));
     }
 
     static Workload.Outcome decode(String line) {
-        String[] f = line.split(" ", 7);
-        if (f.length != 7 || !f[0].equals(RESULT)) {
+        String[] f = line.split(" ", 8);
+        if (f.length != 8 || !f[0].equals(RESULT)) {
             throw new IllegalArgumentException("Not a child result line: " + line);
         }
         return new Workload.Outcome(Long.parseLong(f[1]), Long.parseLong(f[2]), Long.parseLong(f[3]), Long.parseLong(f[4]),
-                LatencyHistogram.decode(f[5]), f[6].equals("-") ? null : f[6]);
+                Long.parseLong(f[5]), LatencyHistogram.decode(f[6]), f[7].equals("-") ? null : f[7]);
     }
 }

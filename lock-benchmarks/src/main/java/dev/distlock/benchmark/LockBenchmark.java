@@ -46,8 +46,8 @@ public final class LockBenchmark {
         try (RedisServer redis = RedisServer.start();
                 BenchmarkRunner runner = new BenchmarkRunner(config, redis, progress)) {
             String version = runner.redisVersion();
-            progress.printf("redis-server %s on port %d; warm-up %d ms, measured %d ms per run%n", version, redis.port(),
-                    config.warmup().toMillis(), config.measure().toMillis());
+            progress.printf("redis-server %s on port %d; warm-up %d ms (child JVMs %d ms), measured %d ms per run%n", version,
+                    redis.port(), config.warmup().toMillis(), config.processWarmup().toMillis(), config.measure().toMillis());
             List<RunResult> results = runner.runAll();
             String md = Report.markdown(config, version, results, Duration.ofNanos(System.nanoTime() - start));
             Report.write(config.output(), md);

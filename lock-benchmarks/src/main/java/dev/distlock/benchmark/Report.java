@@ -22,9 +22,10 @@ final class Report {
         StringBuilder md = new StringBuilder();
         md.append("# distlock benchmark\n\n");
         md.append(String.format(Locale.ROOT,
-                "Redis %s on 127.0.0.1 started by the benchmark; %d CPUs; Java %s; warm-up %s, measured %s per run; run took %.0f s.%n%n",
+                "Redis %s on 127.0.0.1 started by the benchmark; %d CPUs; Java %s; warm-up %s (scenario 4's fresh child JVMs: %s), "
+                        + "measured %s per run; run took %.0f s.%n%n",
                 redisVersion, Runtime.getRuntime().availableProcessors(), System.getProperty("java.version"),
-                seconds(config.warmup()), seconds(config.measure()), took.toMillis() / 1000.0));
+                seconds(config.warmup()), seconds(config.processWarmup()), seconds(config.measure()), took.toMillis() / 1000.0));
         md.append("Libraries, all with their defaults: distlock ").append(version("dev.distlock", "lock-core", "dev.distlock.core.LockClient"))
                 .append(" (RedisLock, watchdog lease), Redisson ").append(version("org.redisson", "redisson", "org.redisson.Redisson"))
                 .append(" (RLock.lock() without lease time), Spring Integration ")
@@ -69,11 +70,15 @@ final class Report {
             }
         }
 
-        md.append("\n## Redis commands per op\n\n");
-        md.append("INFO commandstats delta of the run divided by its ops (warm-up included). Redis also counts the commands "
-                + "a Lua script runs, so `evalsha` is the round trip and the commands after it are mostly its insides. "
-                + "The benchmark's own INFO/FLUSHALL/INCRBY/DECRBY are left out; rates below 0.005 are not shown.\n\n");
-        md.append("| scenario | library | commands/op | breakdown |\n|---|---|---:|---|\n");
+        md.append("\n## Cost per op\n\n");
+        md.append("Counters over the measured window divided by the ops of the window. Client CPU: the benchmark JVM, or both "
+                + "child JVMs in scenario 4 (all their threads: callers, event loops, schedulers, JIT). Redis CPU: user + system "
+                + "time of redis-server. Scenario 4 includes the occupancy check's two commands in both. Commands: INFO commandstats; "
+                + "Redis also counts the commands a Lua script runs, so `evalsha` is the round trip and most commands after it "
+                + "are its insides. The benchmark's own INFO/FLUSHALL/INCRBY/DECRBY are left out; rates below 0.005 are not "
+                + "shown.\n\n");
+        md.append("| scenario | library | client CPU µs/op | Redis CPU µs/op | commands/op | breakdown |\n");
+        md.append("|---|---|---:|---:|---:|---|\n");
         for (RunResult r : results) {
             if (!r.ok()) {
                 continue;
@@ -82,8 +87,8 @@ final class Report {
             String breakdown = r.commandsPerOp().entrySet().stream()
                     .map(e -> String.format(Locale.ROOT, "%s %.2f", e.getKey(), e.getValue()))
                     .collect(Collectors.joining(", "));
-            md.append(String.format(Locale.ROOT, "| %s | %s | %.2f | %s |%n", r.scenario().label(config), r.library().label,
-                    sum, breakdown));
+            md.append(String.format(Locale.ROOT, "| %s | %s | %s | %s | %.2f | %s |%n", r.scenario().label(config),
+                    r.library().label, micros(r.clientCpuMicrosPerOp()), micros(r.redisCpuMicrosPerOp()), sum, breakdown));
         }
         return md.toString();
     }
@@ -109,6 +114,10 @@ final class Report {
             return String.format(Locale.ROOT, "%.2f ms", ms);
         }
         return String.format(Locale.ROOT, "%.3f ms", ms);
+    }
+
+    private static String micros(double value) {
+        return value < 0 ? "n/a" : String.format(Locale.ROOT, "%.0f", value);
     }
 
     private static String seconds(Duration d) {

@@ -1,5 +1,6 @@
 package dev.distlock.benchmark;
 
+import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -27,9 +28,11 @@ final class Workload {
      * @param totalOps operations including warm-up (to turn Redis command counts into per-op figures)
      * @param measuredOps operations started inside the measured window
      * @param windowNanos actual length of the measured window
+     * @param cpuNanos CPU time this JVM used during the measured window (all its threads: callers,
+     *        I/O event loops, schedulers, JIT), or -1 when the JVM cannot tell
      * @param error first failure, or {@code null}
      */
-    record Outcome(long totalOps, long measuredOps, long violations, long windowNanos, LatencyHistogram latency,
+    record Outcome(long totalOps, long measuredOps, long violations, long windowNanos, long cpuNanos, LatencyHistogram latency,
             String error) {
 
         double opsPerSecond() {
@@ -42,16 +45,28 @@ final class Workload {
     private Workload() {
     }
 
+    /** Told when the measured window opens and closes, to sample outside counters at the same moments. */
+    interface Window {
+        Window NONE = new Window() {
+        };
+
+        default void opened() {
+        }
+
+        default void closed() {
+        }
+    }
+
     /**
      * @param keys one entry per thread: the key that thread locks (repeat a key to contend on it)
      */
-    static Outcome run(LockProvider provider, List<String> keys, Occupancy occupancy, Duration warmup, Duration measure)
-            throws InterruptedException {
-        return new Workload().execute(provider, keys, occupancy, warmup, measure);
+    static Outcome run(LockProvider provider, List<String> keys, Occupancy occupancy, Duration warmup, Duration measure,
+            Window window) throws InterruptedException {
+        return new Workload().execute(provider, keys, occupancy, warmup, measure, window);
     }
 
-    private Outcome execute(LockProvider provider, List<String> keys, Occupancy occupancy, Duration warmup, Duration measure)
-            throws InterruptedException {
+    private Outcome execute(LockProvider provider, List<String> keys, Occupancy occupancy, Duration warmup, Duration measure,
+            Window window) throws InterruptedException {
         int n = keys.size();
         long[] total = new long[n];
         long[] measured = new long[n];
@@ -114,13 +129,17 @@ final class Workload {
         ready.await();
         go.countDown();
         sleep(warmup);
+        window.opened();
+        long cpuStart = processCpuNanos();
         long windowStart = System.nanoTime();
         if (phase == WARMUP) {
             phase = MEASURE;
         }
         sleep(measure);
         long windowEnd = System.nanoTime();
+        long cpuEnd = processCpuNanos();
         phase = STOP;
+        window.closed();
         long deadline = System.nanoTime() + STUCK_AFTER.toNanos();
         int stuck = 0;
         for (Thread thread : threads) {
@@ -147,7 +166,8 @@ final class Workload {
                 latency.add(latencies[i]);
             }
         }
-        return new Outcome(totalOps, measuredOps, bad, windowEnd - windowStart, latency, error);
+        long cpu = cpuStart < 0 || cpuEnd < 0 ? -1 : cpuEnd - cpuStart;
+        return new Outcome(totalOps, measuredOps, bad, windowEnd - windowStart, cpu, latency, error);
     }
 
     /**
@@ -161,6 +181,17 @@ final class Workload {
             lock.lock();
             lock.unlock();
         }
+    }
+
+    /**
+     * CPU time of the whole JVM: on a small machine the client's CPU per op decides throughput as
+     * much as Redis round trips do, and it is where libraries differ most.
+     */
+    static long processCpuNanos() {
+        if (ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os) {
+            return os.getProcessCpuTime();
+        }
+        return -1;
     }
 
     private static void sleep(Duration d) throws InterruptedException {
