@@ -28,9 +28,11 @@ final class ChildJvm implements AutoCloseable {
     private final Process process;
     private final Writer stdin;
     private final BlockingQueue<String> stdout = new LinkedBlockingQueue<>();
+    private final PrintStream log;
 
     private ChildJvm(String name, Process process, PrintStream log) {
         this.name = name;
+        this.log = log;
         this.process = process;
         this.stdin = new OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8);
         pump(process.getInputStream(), line -> stdout.add(line), () -> stdout.add(EOF), name + "-out");
@@ -75,20 +77,26 @@ final class ChildJvm implements AutoCloseable {
         }
     }
 
-    /** The next stdout line starting with {@code prefix}; other lines are protocol errors. */
+    /**
+     * The next stdout line starting with {@code prefix}. Other lines are passed to the log: the
+     * JVM itself may print a warning on stdout before the child takes the stream over.
+     */
     String await(String prefix, Duration timeout) throws InterruptedException {
-        String line = stdout.poll(timeout.toMillis(), TimeUnit.MILLISECONDS);
-        if (line == null) {
-            throw new IllegalStateException(name + " sent no " + prefix + " within " + timeout.toSeconds() + " s");
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            String line = stdout.poll(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            if (line == null) {
+                throw new IllegalStateException(name + " sent no " + prefix + " within " + timeout.toSeconds() + " s");
+            }
+            if (line.equals(EOF)) {
+                stdout.add(EOF); // keep it for later callers
+                throw new IllegalStateException(name + " exited before " + prefix + " (see its stderr above)");
+            }
+            if (line.startsWith(prefix)) {
+                return line;
+            }
+            log.println("[" + name + " stdout] " + line);
         }
-        if (line.equals(EOF)) {
-            stdout.add(EOF); // keep it for later callers
-            throw new IllegalStateException(name + " exited before " + prefix + " (see its stderr above)");
-        }
-        if (!line.startsWith(prefix)) {
-            throw new IllegalStateException(name + " sent '" + line + "' where " + prefix + " was expected");
-        }
-        return line;
     }
 
     void send(String line) {
