@@ -1,0 +1,132 @@
+package dev.distlock.benchmark;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
+
+/**
+ * Settings of one benchmark run. Each can be given as a system property {@code -Dbench.NAME=VALUE}
+ * or as an argument {@code NAME=VALUE} (arguments win), for example
+ * {@code java -jar lock-benchmarks.jar warmup=2s measure=5s libraries=distlock,redisson scenarios=1,3}.
+ *
+ * @param warmup untimed running before each measured window (JIT, connection pools, script cache)
+ * @param processWarmup the same for scenario 4, whose child JVMs start cold: with two of them
+ *        compiling on a small machine, a few seconds leave them far from steady state
+ * @param measure the measured window of each scenario and library
+ * @param threads threads of scenarios 2 and 3
+ * @param processes child JVMs of scenario 4
+ * @param processThreads threads per child JVM in scenario 4
+ * @param libraries which libraries to run, in report order
+ * @param scenarios which scenarios to run
+ * @param childJvmOptions extra JVM options of the scenario-4 child JVMs (space separated), for
+ *        example {@code -Xmx512m}; none by default, so children run as plain as this JVM
+ * @param output where the Markdown report is written
+ */
+record BenchmarkConfig(Duration warmup, Duration processWarmup, Duration measure, int threads, int processes, int processThreads,
+        List<Library> libraries, List<Scenario> scenarios, List<String> childJvmOptions, Path output) {
+
+    BenchmarkConfig {
+        if (measure.isZero()) {
+            throw new IllegalArgumentException("measure must be longer than zero: it divides the op count");
+        }
+    }
+
+    /** Names accepted as arguments / {@code bench.}-properties, with their defaults. */
+    static final Map<String, String> DEFAULTS = Map.of(
+            // 9 runs of 3 s + 5 s, 3 of 10 s + 5 s, plus client and JVM start-up: about three minutes.
+            "warmup", "3s",
+            "processWarmup", "10s",
+            "measure", "5s",
+            "threads", "8",
+            "processes", "2",
+            "processThreads", "4",
+            "libraries", "distlock,redisson,spring",
+            "scenarios", "1,2,3,4",
+            "childJvmOptions", "");
+
+    static BenchmarkConfig fromSystemPropertiesAndArgs(String... args) {
+        Map<String, String> values = new HashMap<>(DEFAULTS);
+        Properties sys = System.getProperties();
+        for (String name : sys.stringPropertyNames()) {
+            if (name.startsWith("bench.")) {
+                values.put(known(name.substring("bench.".length())), sys.getProperty(name));
+            }
+        }
+        for (String arg : args) {
+            String a = arg.startsWith("--") ? arg.substring(2) : arg;
+            int eq = a.indexOf('=');
+            if (eq <= 0) {
+                throw new IllegalArgumentException("Argument '" + arg + "' is not NAME=VALUE; names: " + DEFAULTS.keySet() + ", output");
+            }
+            values.put(known(a.substring(0, eq)), a.substring(eq + 1));
+        }
+        return new BenchmarkConfig(
+                duration(values.get("warmup"), "warmup"),
+                duration(values.get("processWarmup"), "processWarmup"),
+                duration(values.get("measure"), "measure"),
+                positive(values.get("threads"), "threads"),
+                positive(values.get("processes"), "processes"),
+                positive(values.get("processThreads"), "processThreads"),
+                Arrays.stream(values.get("libraries").split(",")).map(Library::byId).distinct().toList(),
+                Arrays.stream(values.get("scenarios").split(",")).map(Scenario::byId).distinct().sorted().toList(),
+                Arrays.stream(values.get("childJvmOptions").trim().split("\\s+")).filter(o -> !o.isEmpty()).toList(),
+                values.containsKey("output") ? Path.of(values.get("output")) : defaultOutput());
+    }
+
+    /**
+     * {@code lock-benchmarks/target/benchmark-results.md} when started from the repository root
+     * (the documented command), {@code target/...} when started inside the module.
+     */
+    static Path defaultOutput() {
+        for (Path dir : List.of(Path.of("lock-benchmarks", "target"), Path.of("target"))) {
+            if (Files.isDirectory(dir)) {
+                return dir.resolve("benchmark-results.md");
+            }
+        }
+        return Path.of("benchmark-results.md");
+    }
+
+    private static String known(String name) {
+        if (!DEFAULTS.containsKey(name) && !name.equals("output")) {
+            throw new IllegalArgumentException("Unknown setting '" + name + "'; known: " + DEFAULTS.keySet() + ", output");
+        }
+        return name;
+    }
+
+    /** {@code 500ms}, {@code 3s}, {@code 1m} or an ISO-8601 duration such as {@code PT2S}. */
+    static Duration duration(String text, String name) {
+        String t = text.trim().toLowerCase(Locale.ROOT);
+        try {
+            Duration d;
+            if (t.endsWith("ms")) {
+                d = Duration.ofMillis(Long.parseLong(t.substring(0, t.length() - 2)));
+            } else if (t.endsWith("s")) {
+                d = Duration.ofMillis(Math.round(Double.parseDouble(t.substring(0, t.length() - 1)) * 1000));
+            } else if (t.endsWith("m")) {
+                d = Duration.ofSeconds(Long.parseLong(t.substring(0, t.length() - 1)) * 60);
+            } else {
+                d = Duration.parse(text.trim().toUpperCase(Locale.ROOT));
+            }
+            if (d.isNegative()) {
+                throw new IllegalArgumentException(name + " must not be negative: " + text);
+            }
+            return d;
+        } catch (RuntimeException e) {
+            throw new IllegalArgumentException(name + " '" + text + "' is not a duration like 500ms, 3s, 1m or PT2S", e);
+        }
+    }
+
+    private static int positive(String text, String name) {
+        int n = Integer.parseInt(text.trim());
+        if (n < 1) {
+            throw new IllegalArgumentException(name + " must be at least 1: " + text);
+        }
+        return n;
+    }
+}

@@ -1,0 +1,57 @@
+package dev.distlock.benchmark;
+
+import dev.distlock.testsupport.RedisServer;
+import java.io.PrintStream;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * Compares distlock's RedisLock with Redisson's RLock and Spring Integration's RedisLockRegistry
+ * on one redis-server that it starts itself. See {@link BenchmarkConfig} for the settings.
+ *
+ * <pre>
+ * ./mvnw -q -B -pl lock-benchmarks -am package -DskipTests &amp;&amp; java -jar lock-benchmarks/target/lock-benchmarks.jar
+ * </pre>
+ *
+ * Exits with 1 when a run failed or saw a mutual-exclusion violation, so scripts can rely on it.
+ */
+public final class LockBenchmark {
+
+    private LockBenchmark() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        if (args.length > 0 && args[0].equals(ChildProcess.FLAG)) {
+            ChildProcess.main(Arrays.copyOfRange(args, 1, args.length));
+            System.exit(0); // library threads (pools, schedulers) must not keep a finished child alive
+            return;
+        }
+        BenchmarkConfig config = BenchmarkConfig.fromSystemPropertiesAndArgs(args);
+        Outcome outcome = run(config, System.out);
+        System.out.println();
+        System.out.println(outcome.markdown());
+        System.out.println("Written to " + config.output().toAbsolutePath().normalize());
+        boolean clean = outcome.results().stream().allMatch(r -> r.ok() && r.violations() == 0);
+        System.exit(clean ? 0 : 1);
+    }
+
+    /** Everything one run produced. */
+    record Outcome(List<RunResult> results, String markdown) {
+    }
+
+    /** Runs the benchmark, writes the Markdown report to {@code config.output()} and returns it. */
+    static Outcome run(BenchmarkConfig config, PrintStream progress) throws Exception {
+        long start = System.nanoTime();
+        try (RedisServer redis = RedisServer.start();
+                BenchmarkRunner runner = new BenchmarkRunner(config, redis, progress)) {
+            String version = runner.redisVersion();
+            progress.printf("redis-server %s on port %d; warm-up %d ms (child JVMs %d ms), measured %d ms per run%n", version,
+                    redis.port(), config.warmup().toMillis(), config.processWarmup().toMillis(), config.measure().toMillis());
+            List<RunResult> results = runner.runAll();
+            String md = Report.markdown(config, version, results, Duration.ofNanos(System.nanoTime() - start));
+            Report.write(config.output(), md);
+            return new Outcome(results, md);
+        }
+    }
+}
