@@ -22,6 +22,10 @@ final class Hold {
     /** When the lease in Redis ends at the latest, as far as this client knows. */
     volatile long leaseEndNanos;
     volatile boolean released;
+    /** The local gate this hold took part in, until its last release; see {@link LocalGates}. */
+    volatile LocalGates.Gate gate;
+    /** Whether this hold owns its gate's permit (false when it went past an abandoned holder). */
+    volatile boolean ownsPermit;
 
     Hold(LockInfo info, LockKeys keys, String owner, long token, int count, long leaseMs, boolean watchdog, long nowNanos) {
         this.info = info;

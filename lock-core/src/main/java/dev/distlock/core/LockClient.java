@@ -94,6 +94,16 @@ public final class LockClient implements AutoCloseable {
         return engine.subscribedChannels();
     }
 
+    /** Lock names with a local gate in use; for tests and diagnostics, not API. */
+    int localGates() {
+        return engine.localGates();
+    }
+
+    /** Threads queued at local gates, in front of Redis; for tests and diagnostics, not API. */
+    int localWaiters() {
+        return engine.localWaiters();
+    }
+
     /**
      * Stops the watchdog and closes the connections; held locks are not released (their holders may
      * still run) and expire within one lease. Calling it again does nothing.

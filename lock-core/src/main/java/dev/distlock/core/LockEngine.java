@@ -34,7 +34,10 @@ final class LockEngine implements AutoCloseable {
     private final ScriptRunner scripts;
     private final WakeupHub hub;
     private final LeaseWatchdog watchdog;
+    private static final Duration FOREVER = Duration.ofDays(365L * 100);
+
     private final ConcurrentHashMap<String, Hold> holds = new ConcurrentHashMap<>();
+    private final LocalGates gates = new LocalGates();
     private final long watchdogLeaseMs;
     private final String watchdogLeaseArg;
     private final String fenceTtlArg;
@@ -64,6 +67,7 @@ final class LockEngine implements AutoCloseable {
     Hold acquire(LockInfo info, LockKeys keys, String owner, Duration wait, Duration lease, boolean interruptible)
             throws InterruptedException {
         long start = System.nanoTime();
+        long deadline = deadline(start, wait);
         long leaseMs = lease == null ? watchdogLeaseMs : lease.toMillis();
         String leaseArg = lease == null ? watchdogLeaseArg : Long.toString(leaseMs);
         try {
@@ -71,43 +75,84 @@ final class LockEngine implements AutoCloseable {
             if (interruptible && Thread.interrupted()) {
                 throw new InterruptedException("Interrupted before acquiring lock '" + info.name() + "'");
             }
-            Grant grant = attempt(keys, owner, leaseArg);
-            if (grant.granted) {
-                return granted(info, keys, owner, grant, leaseMs, lease == null, start);
+            Hold current = holds.get(holdId(keys, owner));
+            if (current != null && current.isLive(start)) {
+                // Re-entry: the owner already passed the local gate.
+                return acquireInRedis(info, keys, owner, deadline, leaseMs, leaseArg, lease == null, start, interruptible);
             }
-            if (wait != null && wait.isZero()) {
-                return timedOut(info, start);
-            }
-            long deadline = wait == null ? Long.MAX_VALUE : start + wait.toNanos();
-            WaitChannel channel = hub.join(keys.channel());
+            LocalGates.Gate gate = gates.join(keys.lock());
+            LocalGates.Pass pass = LocalGates.Pass.TIMEOUT;
+            Hold hold = null;
             try {
-                awaitSubscription(channel, deadline, keys, interruptible);
-                while (true) {
-                    if (interruptible && Thread.interrupted()) {
-                        throw new InterruptedException("Interrupted while waiting for lock '" + info.name() + "'");
-                    }
-                    grant = attempt(keys, owner, leaseArg);
-                    if (grant.granted) {
-                        return granted(info, keys, owner, grant, leaseMs, lease == null, start);
-                    }
-                    long remaining = wait == null ? Long.MAX_VALUE : deadline - System.nanoTime();
-                    if (remaining <= 0) {
-                        return timedOut(info, start);
-                    }
-                    // The holder's TTL bounds the sleep: a lost wake-up or a crashed holder cannot stall us.
-                    // PTTL 0 is the lease's last millisecond (expiry publishes nothing): look again right after it.
-                    // Only a key without TTL (-1) falls back to a whole watchdog lease.
-                    long ttlMs = grant.ttlMs() >= 0 ? Math.max(1, grant.ttlMs()) : watchdogLeaseMs;
-                    long ttl = TimeUnit.MILLISECONDS.toNanos(ttlMs);
-                    channel.await(Math.min(ttl, remaining), interruptible);
+                pass = gate.enter(deadline, interruptible);
+                if (pass == LocalGates.Pass.TIMEOUT) {
+                    return timedOut(info, start);
                 }
+                hold = acquireInRedis(info, keys, owner, deadline, leaseMs, leaseArg, lease == null, start, interruptible);
+                return hold;
             } finally {
-                hub.leave(channel);
+                if (hold != null && hold.gate == null) {
+                    hold.ownsPermit = pass == LocalGates.Pass.PERMIT;
+                    hold.gate = gate;
+                    if (hold.ownsPermit) {
+                        gate.holder = hold;
+                    }
+                } else {
+                    if (pass == LocalGates.Pass.PERMIT) {
+                        gate.exit();
+                    }
+                    gates.leave(keys.lock(), gate);
+                }
             }
         } catch (InterruptedException | RuntimeException e) {
             fire(l -> l.onAcquire(info, AcquireOutcome.ERROR, Duration.ofNanos(System.nanoTime() - start)));
             throw e;
         }
+    }
+
+    /** Tries in Redis, then waits for wake-ups (each sleep bounded by the holder's TTL) until {@code deadline}. */
+    private Hold acquireInRedis(LockInfo info, LockKeys keys, String owner, long deadline, long leaseMs, String leaseArg,
+            boolean watchdog, long start, boolean interruptible) throws InterruptedException {
+        Grant grant = attempt(keys, owner, leaseArg);
+        if (grant.granted) {
+            return granted(info, keys, owner, grant, leaseMs, watchdog, start);
+        }
+        if (deadline - System.nanoTime() <= 0) {
+            return timedOut(info, start);
+        }
+        WaitChannel channel = hub.join(keys.channel());
+        try {
+            awaitSubscription(channel, deadline, keys, interruptible);
+            while (true) {
+                if (interruptible && Thread.interrupted()) {
+                    throw new InterruptedException("Interrupted while waiting for lock '" + info.name() + "'");
+                }
+                grant = attempt(keys, owner, leaseArg);
+                if (grant.granted) {
+                    return granted(info, keys, owner, grant, leaseMs, watchdog, start);
+                }
+                long remaining = deadline - System.nanoTime();
+                if (remaining <= 0) {
+                    return timedOut(info, start);
+                }
+                // The holder's TTL bounds the sleep: a lost wake-up or a crashed holder cannot stall us.
+                // PTTL 0 is the lease's last millisecond (expiry publishes nothing): look again right after it.
+                // Only a key without TTL (-1) falls back to a whole watchdog lease.
+                long ttlMs = grant.ttlMs() >= 0 ? Math.max(1, grant.ttlMs()) : watchdogLeaseMs;
+                long ttl = TimeUnit.MILLISECONDS.toNanos(ttlMs);
+                channel.await(Math.min(ttl, remaining), interruptible);
+            }
+        } finally {
+            hub.leave(channel);
+        }
+    }
+
+    /** {@code null} or a wait too long to count in nanoseconds waits for ever. */
+    private static long deadline(long start, Duration wait) {
+        if (wait == null || wait.compareTo(FOREVER) >= 0) {
+            return start + Long.MAX_VALUE / 2;
+        }
+        return start + wait.toNanos();
     }
 
     private void awaitSubscription(WaitChannel channel, long deadline, LockKeys keys, boolean interruptible)
@@ -152,6 +197,20 @@ final class LockEngine implements AutoCloseable {
             return existing;
         }
         Hold hold = new Hold(info, keys, owner, grant.token(), (int) grant.count, leaseMs, watchdog, now);
+        if (existing != null && !existing.released) {
+            // Redis granted afresh although this owner had a hold: that hold expired there. It is superseded;
+            // the new hold takes over its place in the local gate.
+            if (existing.lostReason() == null) {
+                reportLost(existing, "its lease had already run out in Redis when its owner locked again");
+            }
+            existing.released = true;
+            hold.ownsPermit = existing.ownsPermit;
+            hold.gate = existing.gate;
+            existing.gate = null;
+            if (hold.gate != null && hold.ownsPermit) {
+                hold.gate.holder = hold;
+            }
+        }
         holds.put(id, hold);
         fire(l -> l.onAcquire(info, AcquireOutcome.ACQUIRED, Duration.ofNanos(now - start)));
         return hold;
@@ -180,34 +239,55 @@ final class LockEngine implements AutoCloseable {
             hold.released = true;
             holds.remove(holdId(hold.keys, hold.owner), hold);
         }
-        if (lost != null) {
-            if (left <= 0) {
-                releaseQuietly(hold);
-            }
-            throw new LockLeaseExpiredException(hold.info.name(), lost);
-        }
-        long result;
         try {
-            result = await(scripts.integer(LockScript.RELEASE, new String[] {hold.keys.lock(), hold.keys.channel()},
-                    hold.owner, hub.message(false)), "releasing", hold.keys);
-        } catch (LockException e) {
-            hub.wakeLocal(hold.keys.channel(), false); // the release may have happened: let a waiter check
-            throw e;
+            if (lost != null) {
+                if (left <= 0) {
+                    releaseQuietly(hold);
+                }
+                throw new LockLeaseExpiredException(hold.info.name(), lost);
+            }
+            long result;
+            try {
+                result = await(scripts.integer(LockScript.RELEASE, new String[] {hold.keys.lock(), hold.keys.channel()},
+                        hold.owner, hub.message(false)), "releasing", hold.keys);
+            } catch (LockException e) {
+                hub.wakeLocal(hold.keys.channel(), false); // the release may have happened: let a waiter check
+                throw e;
+            }
+            if (result == 1) {
+                hold.released = true;
+                holds.remove(holdId(hold.keys, hold.owner), hold);
+                left = 0;
+                exitGate(hold);
+                hub.wakeLocal(hold.keys.channel(), false);
+                Duration held = hold.heldFor(System.nanoTime());
+                fire(l -> l.onRelease(hold.info, held));
+            } else if (result < 0) {
+                hold.released = true;
+                holds.remove(holdId(hold.keys, hold.owner), hold);
+                left = 0;
+                String reason = hold.watchdog()
+                        ? "it was no longer in Redis when unlocking (expired or force-unlocked)"
+                        : "its explicit lease of " + hold.explicitLeaseMs + " ms ran out before unlock";
+                reportLost(hold, reason);
+                throw new LockLeaseExpiredException(hold.info.name(), hold.lostReason());
+            }
+        } finally {
+            if (left <= 0) {
+                exitGate(hold);
+            }
         }
-        if (result == 1) {
-            hold.released = true;
-            holds.remove(holdId(hold.keys, hold.owner), hold);
-            hub.wakeLocal(hold.keys.channel(), false);
-            Duration held = hold.heldFor(System.nanoTime());
-            fire(l -> l.onRelease(hold.info, held));
-        } else if (result < 0) {
-            hold.released = true;
-            holds.remove(holdId(hold.keys, hold.owner), hold);
-            String reason = hold.watchdog()
-                    ? "it was no longer in Redis when unlocking (expired or force-unlocked)"
-                    : "its explicit lease of " + hold.explicitLeaseMs + " ms ran out before unlock";
-            reportLost(hold, reason);
-            throw new LockLeaseExpiredException(hold.info.name(), hold.lostReason());
+    }
+
+    /** After a hold's last release in Redis: the next local waiter may try. Runs once per hold. */
+    private void exitGate(Hold hold) {
+        LocalGates.Gate gate = hold.gate;
+        if (gate != null) {
+            hold.gate = null;
+            if (hold.ownsPermit) {
+                gate.exit();
+            }
+            gates.leave(hold.keys.lock(), gate);
         }
     }
 
@@ -251,6 +331,16 @@ final class LockEngine implements AutoCloseable {
 
     int subscribedChannels() {
         return hub.subscribedChannels();
+    }
+
+    /** Lock names with a local gate in use (for tests). */
+    int localGates() {
+        return gates.size();
+    }
+
+    /** Threads queued in front of Redis at a local gate (for tests). */
+    int localWaiters() {
+        return gates.waiting();
     }
 
     private List<LeaseWatchdog.Lease> leases() {

@@ -61,11 +61,12 @@ class RedisLockWaitTest {
 
     @Test
     void waiterInTheSameClientWakesLongBeforeTtlOnRelease() throws Exception {
-        // the client ignores its own release message, so this takes the local wake-up path
+        // a waiter of the same client queues at the local gate, without subscribing, and is handed the turn on release
         RedisLock lock = holderClient.getLock(name);
         lock.lock();
         OtherThread<Long> waiter = OtherThread.start(() -> acquiredAt(lock, Duration.ofSeconds(25)));
-        await().atMost(Duration.ofSeconds(5)).until(() -> holderClient.subscribedChannels() == 1);
+        await().atMost(Duration.ofSeconds(5)).until(() -> holderClient.localWaiters() == 1);
+        assertThat(holderClient.subscribedChannels()).isZero();
 
         long released = System.nanoTime();
         lock.unlock();
@@ -96,7 +97,9 @@ class RedisLockWaitTest {
             LockClient client = i % 2 == 0 ? holderClient : waiterClient;
             waiters.add(OtherThread.start(() -> acquiredAt(client.getLock(name), Duration.ofSeconds(25))));
         }
-        await().atMost(Duration.ofSeconds(5)).until(() -> holderClient.subscribedChannels() == 1 && waiterClient.subscribedChannels() == 1);
+        // holderClient's three queue locally behind the holder; waiterClient's first waits in Redis, two queue locally
+        await().atMost(Duration.ofSeconds(5)).until(() -> holderClient.localWaiters() == 3
+                && waiterClient.subscribedChannels() == 1 && waiterClient.localWaiters() == 2);
 
         long released = System.nanoTime();
         first.unlock();

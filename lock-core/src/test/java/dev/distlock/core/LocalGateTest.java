@@ -1,0 +1,133 @@
+package dev.distlock.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.distlock.testsupport.RedisExtension;
+import dev.distlock.testsupport.RedisServer;
+import io.lettuce.core.RedisURI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/** Threads of one client contend at a local gate, so only one of them at a time goes to Redis. */
+class LocalGateTest {
+
+    @RegisterExtension
+    static final RedisExtension redis = new RedisExtension();
+
+    @Test
+    void contendingThreadsOfOneClientCostTwoScriptCallsPerLockAndUnlock() throws Exception {
+        RedisServer server = redis.startAnother(); // its own server: the script counts are ours alone
+        try (LockClient client = LockClient.create(RedisURI.create(server.uri()))) {
+            RedisLock lock = client.getLock(Names.fresh("gate"));
+            lock.lock(); // first call loads the script; counts start after it
+            lock.unlock();
+            long before = scriptCalls(server);
+            AtomicInteger inside = new AtomicInteger();
+            AtomicInteger overlaps = new AtomicInteger();
+            int threads = 8;
+            int rounds = 50;
+            List<OtherThread<Void>> workers = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                workers.add(OtherThread.start(() -> {
+                    for (int i = 0; i < rounds; i++) {
+                        lock.lock();
+                        try {
+                            if (inside.incrementAndGet() != 1) {
+                                overlaps.incrementAndGet();
+                            }
+                            inside.decrementAndGet();
+                        } finally {
+                            lock.unlock();
+                        }
+                    }
+                    return null;
+                }));
+            }
+            for (OtherThread<Void> worker : workers) {
+                worker.get();
+            }
+            assertThat(overlaps).hasValue(0);
+            // one acquire and one release each: no failed attempts, no polling, no subscriptions
+            assertThat(scriptCalls(server) - before).isEqualTo(2L * threads * rounds);
+            assertThat(client.localGates()).isZero();
+            assertThat(client.subscribedChannels()).isZero();
+        }
+    }
+
+    @Test
+    void anAbandonedHoldWithAnExplicitLeaseDoesNotBlockLocalThreadsLongerThanItsLease() throws Exception {
+        try (LockClient client = LockClient.create(RedisURI.create(redis.server().uri()))) {
+            RedisLock lock = client.getLock(Names.fresh("abandoned"));
+            // a thread takes the lock for 500 ms and ends without unlocking
+            OtherThread.call(() -> {
+                lock.lock(Duration.ofMillis(500));
+                return null;
+            });
+            long start = System.nanoTime();
+            assertThat(lock.tryLock(Duration.ofSeconds(10))).isTrue();
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofMillis(500 + 2000));
+            lock.unlock();
+        }
+    }
+
+    @Test
+    void aLostHoldDoesNotBlockLocalThreads() throws Exception {
+        LockClientOptions options = LockClientOptions.builder().watchdogLease(Duration.ofMillis(600)).build();
+        try (LockClient client = LockClient.create(RedisURI.create(redis.server().uri()), options);
+                LockClient operator = LockClient.create(RedisURI.create(redis.server().uri()))) {
+            String name = Names.fresh("lost");
+            RedisLock lock = client.getLock(name);
+            OtherThread.call(() -> {
+                lock.lock(); // watchdog hold, never unlocked: its thread ends
+                return null;
+            });
+            assertThat(operator.getLock(name).forceUnlock()).isTrue(); // the watchdog will find it gone
+            long start = System.nanoTime();
+            assertThat(lock.tryLock(Duration.ofSeconds(10))).isTrue();
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofMillis(600 + 2000));
+            lock.unlock();
+        }
+    }
+
+    @Test
+    void tryLockWithoutWaitFailsAtOnceWhileAnotherLocalThreadHolds() throws Exception {
+        try (LockClient client = LockClient.create(RedisURI.create(redis.server().uri()))) {
+            RedisLock lock = client.getLock(Names.fresh("busy"));
+            lock.lock();
+            try {
+                assertThat(OtherThread.<Boolean>call(() -> lock.tryLock())).isFalse();
+                assertThat(OtherThread.call(() -> lock.tryLock(Duration.ofMillis(200)))).isFalse();
+            } finally {
+                lock.unlock();
+            }
+            assertThat(OtherThread.call(() -> {
+                boolean got = lock.tryLock();
+                lock.unlock();
+                return got;
+            })).isTrue();
+            await().atMost(Duration.ofSeconds(5)).until(() -> client.localGates() == 0);
+        }
+    }
+
+    private static long scriptCalls(RedisServer server) {
+        try (RedisProbe probe = RedisProbe.connect(server)) {
+            String stats = probe.sync().info("commandstats");
+            return calls(stats, "cmdstat_evalsha:") + calls(stats, "cmdstat_eval:");
+        }
+    }
+
+    private static long calls(String stats, String prefix) {
+        for (String line : stats.split("\r?\n")) {
+            if (line.startsWith(prefix)) {
+                String count = line.substring(line.indexOf("calls=") + 6);
+                return Long.parseLong(count.substring(0, count.indexOf(',')));
+            }
+        }
+        return 0;
+    }
+}
