@@ -48,7 +48,8 @@ final class Hold {
 
     void reentered(long leaseMs, long nowNanos) {
         count.incrementAndGet();
-        leaseEndNanos = Math.max(leaseEndNanos, nowNanos + Duration.ofMillis(leaseMs).toNanos());
+        // The acquire script sets the TTL to this lease, even when it is shorter than the one before.
+        leaseEndNanos = nowNanos + Duration.ofMillis(leaseMs).toNanos();
     }
 
     /** Drops one local hold; returns the holds left. */

@@ -27,7 +27,7 @@ class LockListenerEventsTest {
     @BeforeEach
     void setUp() {
         client = LockClient.create(RedisURI.create(redis.server().uri()),
-                LockClientOptions.builder().watchdogLease(Duration.ofMillis(300)).listener(events).build());
+                LockClientOptions.builder().watchdogLease(Duration.ofMillis(600)).listener(events).build());
         holderClient = LockClient.create(RedisURI.create(redis.server().uri()));
         name = Names.fresh("events");
     }

@@ -69,7 +69,7 @@ class RedisLockRecoveryTest {
     void watchdogRenewsAfterScriptFlush() {
         RecordingListener events = new RecordingListener();
         try (LockClient watched = LockClient.create(RedisURI.create(redis.server().uri()),
-                LockClientOptions.builder().watchdogLease(Duration.ofMillis(300)).listener(events).build())) {
+                LockClientOptions.builder().watchdogLease(Duration.ofMillis(600)).listener(events).build())) {
             RedisLock lock = watched.getLock(name);
             lock.lock();
             redis.server().command("SCRIPT", "FLUSH");
