@@ -19,6 +19,8 @@ import java.util.Properties;
  * @param processWarmup the same for scenario 4, whose child JVMs start cold: with two of them
  *        compiling on a small machine, a few seconds leave them far from steady state
  * @param measure the measured window of each scenario and library
+ * @param rounds how often every scenario and library is run, libraries interleaved; the report
+ *        shows each one's median run, so one noisy moment on a shared machine cannot decide a ratio
  * @param threads threads of scenarios 2 and 3
  * @param processes child JVMs of scenario 4
  * @param processThreads threads per child JVM in scenario 4
@@ -28,7 +30,7 @@ import java.util.Properties;
  *        example {@code -Xmx512m}; none by default, so children run as plain as this JVM
  * @param output where the Markdown report is written
  */
-record BenchmarkConfig(Duration warmup, Duration processWarmup, Duration measure, int threads, int processes, int processThreads,
+record BenchmarkConfig(Duration warmup, Duration processWarmup, Duration measure, int rounds, int threads, int processes, int processThreads,
         List<Library> libraries, List<Scenario> scenarios, List<String> childJvmOptions, Path output) {
 
     BenchmarkConfig {
@@ -39,10 +41,11 @@ record BenchmarkConfig(Duration warmup, Duration processWarmup, Duration measure
 
     /** Names accepted as arguments / {@code bench.}-properties, with their defaults. */
     static final Map<String, String> DEFAULTS = Map.of(
-            // 9 runs of 3 s + 5 s, 3 of 10 s + 5 s, plus client and JVM start-up: about three minutes.
-            "warmup", "3s",
+            // 3 rounds of 9 runs of 2 s + 4 s and 3 of 10 s + 4 s, plus client and JVM start-up: about six minutes.
+            "warmup", "2s",
             "processWarmup", "10s",
-            "measure", "5s",
+            "measure", "4s",
+            "rounds", "3",
             "threads", "8",
             "processes", "2",
             "processThreads", "4",
@@ -70,6 +73,7 @@ record BenchmarkConfig(Duration warmup, Duration processWarmup, Duration measure
                 duration(values.get("warmup"), "warmup"),
                 duration(values.get("processWarmup"), "processWarmup"),
                 duration(values.get("measure"), "measure"),
+                positive(values.get("rounds"), "rounds"),
                 positive(values.get("threads"), "threads"),
                 positive(values.get("processes"), "processes"),
                 positive(values.get("processThreads"), "processThreads"),

@@ -9,6 +9,9 @@ import java.io.PrintStream;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.List;
 import java.util.stream.IntStream;
 
@@ -46,20 +49,36 @@ final class BenchmarkRunner implements AutoCloseable {
         return "?";
     }
 
+    /**
+     * Runs every scenario and library {@code rounds} times, libraries interleaved within a round, and
+     * returns each pair's median run (a failed run wins, so failures are never hidden).
+     */
     List<RunResult> runAll() {
-        List<RunResult> results = new ArrayList<>();
-        for (Scenario scenario : config.scenarios()) {
-            for (Library library : config.libraries()) {
-                log.printf("%-45s %-18s ... ", scenario.label(config), library.label);
-                long start = System.nanoTime();
-                RunResult r = run(scenario, library);
-                log.printf("%,.0f ops/s, p50 %s, p99 %s, %d violations%s (%.1f s)%n", r.opsPerSecond(),
-                        Report.millis(r.p50Nanos()), Report.millis(r.p99Nanos()), r.violations(),
-                        r.ok() ? "" : ", FAILED: " + r.error(), (System.nanoTime() - start) / 1e9);
-                results.add(r);
+        Map<String, List<RunResult>> runs = new LinkedHashMap<>();
+        for (int round = 1; round <= config.rounds(); round++) {
+            for (Scenario scenario : config.scenarios()) {
+                for (Library library : config.libraries()) {
+                    log.printf("[%d/%d] %-45s %-18s ... ", round, config.rounds(), scenario.label(config), library.label);
+                    long start = System.nanoTime();
+                    RunResult r = run(scenario, library);
+                    log.printf("%,.0f ops/s, p50 %s, p99 %s, %d violations%s (%.1f s)%n", r.opsPerSecond(),
+                            Report.millis(r.p50Nanos()), Report.millis(r.p99Nanos()), r.violations(),
+                            r.ok() ? "" : ", FAILED: " + r.error(), (System.nanoTime() - start) / 1e9);
+                    runs.computeIfAbsent(scenario.name() + "/" + library.id, k -> new ArrayList<>()).add(r);
+                }
             }
         }
+        List<RunResult> results = new ArrayList<>();
+        for (List<RunResult> pair : runs.values()) {
+            results.add(pair.stream().filter(r -> !r.ok() || r.violations() > 0).findFirst().orElseGet(() -> median(pair)));
+        }
         return results;
+    }
+
+    private static RunResult median(List<RunResult> runs) {
+        List<RunResult> sorted = new ArrayList<>(runs);
+        sorted.sort(Comparator.comparingDouble(RunResult::opsPerSecond));
+        return sorted.get((sorted.size() - 1) / 2);
     }
 
     RunResult run(Scenario scenario, Library library) {

@@ -23,9 +23,9 @@ final class Report {
         md.append("# distlock benchmark\n\n");
         md.append(String.format(Locale.ROOT,
                 "Redis %s on 127.0.0.1 started by the benchmark; %d CPUs; Java %s; warm-up %s (scenario 4's fresh child JVMs: %s), "
-                        + "measured %s per run; run took %.0f s.%n%n",
+                        + "measured %s per run; each figure is the median of %d runs, libraries interleaved; run took %.0f s.%n%n",
                 redisVersion, Runtime.getRuntime().availableProcessors(), System.getProperty("java.version"),
-                seconds(config.warmup()), seconds(config.processWarmup()), seconds(config.measure()), took.toMillis() / 1000.0));
+                seconds(config.warmup()), seconds(config.processWarmup()), seconds(config.measure()), config.rounds(), took.toMillis() / 1000.0));
         md.append("Libraries, all with their defaults: distlock ").append(version("dev.distlock", "lock-core", "dev.distlock.core.LockClient"))
                 .append(" (RedisLock, watchdog lease), Redisson ").append(version("org.redisson", "redisson", "org.redisson.Redisson"))
                 .append(" (RLock.lock() without lease time), Spring Integration ")
