@@ -4,7 +4,6 @@ import dev.distlock.core.LockClient;
 import io.lettuce.core.RedisURI;
 import java.util.Arrays;
 import java.util.Locale;
-import java.util.concurrent.locks.Lock;
 import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
@@ -23,17 +22,7 @@ enum Library {
         LockProvider open(String host, int port) {
             // Defaults: 30 s watchdog lease, one shared command connection plus one pub/sub connection.
             LockClient client = LockClient.create(RedisURI.create(host, port));
-            return new LockProvider() {
-                @Override
-                public Lock lock(String key) {
-                    return client.getLock(key);
-                }
-
-                @Override
-                public void close() {
-                    client.close();
-                }
-            };
+            return LockProvider.of(client::getLock, client::close);
         }
     },
 
@@ -44,17 +33,7 @@ enum Library {
             Config config = new Config();
             config.useSingleServer().setAddress("redis://" + host + ":" + port);
             RedissonClient client = Redisson.create(config);
-            return new LockProvider() {
-                @Override
-                public Lock lock(String key) {
-                    return client.getLock(key);
-                }
-
-                @Override
-                public void close() {
-                    client.shutdown();
-                }
-            };
+            return LockProvider.of(client::getLock, client::shutdown);
         }
     },
 
@@ -67,18 +46,10 @@ enum Library {
             factory.afterPropertiesSet();
             factory.start();
             RedisLockRegistry registry = new RedisLockRegistry(factory, "bench-registry");
-            return new LockProvider() {
-                @Override
-                public Lock lock(String key) {
-                    return registry.obtain(key);
-                }
-
-                @Override
-                public void close() {
-                    registry.destroy();
-                    factory.destroy();
-                }
-            };
+            return LockProvider.of(registry::obtain, () -> {
+                registry.destroy();
+                factory.destroy();
+            });
         }
     };
 

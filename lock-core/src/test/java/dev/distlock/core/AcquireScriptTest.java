@@ -4,45 +4,22 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.distlock.core.script.LockScript;
-import dev.distlock.core.script.ScriptRunner;
-import dev.distlock.testsupport.RedisExtension;
-import io.lettuce.core.api.sync.RedisCommands;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** acquire.lua run directly against a real Redis: grant, re-entry, busy, expiry and fencing tokens. */
-class AcquireScriptTest {
+class AcquireScriptTest extends ScriptTestSupport {
 
-    @RegisterExtension
-    static final RedisExtension redis = new RedisExtension();
+    AcquireScriptTest() {
+        super("acquire");
+    }
 
     private static final String FENCE_TTL_MS = Long.toString(Duration.ofDays(1).toMillis());
     private static final String OWNER_A = "client-a:1";
     private static final String OWNER_B = "client-b:1";
-
-    private RedisProbe probe;
-    private RedisCommands<String, String> sync;
-    private ScriptRunner scripts;
-    private LockKeys keys;
-
-    @BeforeEach
-    void connect() {
-        probe = RedisProbe.connect(redis.server());
-        sync = probe.sync();
-        scripts = probe.scripts();
-        keys = LockKeys.of("lock:", Names.fresh("acquire"));
-    }
-
-    @AfterEach
-    void close() {
-        probe.close();
-    }
 
     @Test
     void freshGrantReturnsTokenAndCountOneAndSetsLease() throws Exception {

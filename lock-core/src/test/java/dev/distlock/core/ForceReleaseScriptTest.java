@@ -3,40 +3,17 @@ package dev.distlock.core;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.distlock.core.script.LockScript;
-import dev.distlock.core.script.ScriptRunner;
-import dev.distlock.testsupport.RedisExtension;
-import io.lettuce.core.api.sync.RedisCommands;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** force-release.lua run directly against a real Redis: deletes whoever holds, publishes only then. */
-class ForceReleaseScriptTest {
+class ForceReleaseScriptTest extends ScriptTestSupport {
 
-    @RegisterExtension
-    static final RedisExtension redis = new RedisExtension();
-
-    private RedisProbe probe;
-    private RedisCommands<String, String> sync;
-    private ScriptRunner scripts;
-    private LockKeys keys;
-
-    @BeforeEach
-    void connect() {
-        probe = RedisProbe.connect(redis.server());
-        sync = probe.sync();
-        scripts = probe.scripts();
-        keys = LockKeys.of("lock:", Names.fresh("force"));
-    }
-
-    @AfterEach
-    void close() {
-        probe.close();
+    ForceReleaseScriptTest() {
+        super("force");
     }
 
     @Test

@@ -3,42 +3,19 @@ package dev.distlock.core;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.distlock.core.script.LockScript;
-import dev.distlock.core.script.ScriptRunner;
-import dev.distlock.testsupport.RedisExtension;
-import io.lettuce.core.api.sync.RedisCommands;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** renew.lua run directly against a real Redis: only the owner extends, nothing is ever recreated. */
-class RenewScriptTest {
+class RenewScriptTest extends ScriptTestSupport {
 
-    @RegisterExtension
-    static final RedisExtension redis = new RedisExtension();
+    RenewScriptTest() {
+        super("renew");
+    }
 
     private static final String OWNER_A = "client-a:1";
     private static final String OWNER_B = "client-b:1";
-
-    private RedisProbe probe;
-    private RedisCommands<String, String> sync;
-    private ScriptRunner scripts;
-    private LockKeys keys;
-
-    @BeforeEach
-    void connect() {
-        probe = RedisProbe.connect(redis.server());
-        sync = probe.sync();
-        scripts = probe.scripts();
-        keys = LockKeys.of("lock:", Names.fresh("renew"));
-    }
-
-    @AfterEach
-    void close() {
-        probe.close();
-    }
 
     @Test
     void ownerRenewalReturnsOneAndResetsTtl() throws Exception {

@@ -5,38 +5,16 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.distlock.core.script.LockScript;
 import dev.distlock.core.script.ScriptRunner;
-import dev.distlock.testsupport.RedisExtension;
 import io.lettuce.core.RedisCommandExecutionException;
-import io.lettuce.core.api.sync.RedisCommands;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** ScriptRunner against a real Redis: EVALSHA first, one EVAL after NOSCRIPT, other errors passed on. */
-class ScriptRunnerTest {
+class ScriptRunnerTest extends ScriptTestSupport {
 
-    @RegisterExtension
-    static final RedisExtension redis = new RedisExtension();
-
-    private RedisProbe probe;
-    private RedisCommands<String, String> sync;
-    private ScriptRunner scripts;
-    private LockKeys keys;
-
-    @BeforeEach
-    void connect() {
-        probe = RedisProbe.connect(redis.server());
-        sync = probe.sync();
-        scripts = probe.scripts();
-        keys = LockKeys.of("lock:", Names.fresh("runner"));
-    }
-
-    @AfterEach
-    void close() {
-        probe.close();
+    ScriptRunnerTest() {
+        super("runner");
     }
 
     @Test
