@@ -10,6 +10,7 @@ import java.util.concurrent.atomic.AtomicReference;
  */
 final class Hold {
 
+    final LockKind kind;
     final LockInfo info;
     final LockKeys keys;
     final String owner;
@@ -27,7 +28,8 @@ final class Hold {
     /** Whether this hold owns its gate's permit (false when it went past an abandoned holder). */
     volatile boolean ownsPermit;
 
-    Hold(LockInfo info, LockKeys keys, String owner, long token, int count, long leaseMs, boolean watchdog, long nowNanos) {
+    Hold(LockKind kind, LockInfo info, LockKeys keys, String owner, long token, int count, long leaseMs, boolean watchdog, long nowNanos) {
+        this.kind = kind;
         this.info = info;
         this.keys = keys;
         this.owner = owner;

@@ -64,7 +64,7 @@ final class LockEngine implements AutoCloseable {
      * @param lease explicit lease, or {@code null} for the watchdog lease
      * @return the hold, or {@code null} when the wait ran out
      */
-    Hold acquire(LockInfo info, LockKeys keys, String owner, Duration wait, Duration lease, boolean interruptible)
+    Hold acquire(LockKind kind, LockInfo info, LockKeys keys, String owner, Duration wait, Duration lease, boolean interruptible)
             throws InterruptedException {
         long start = System.nanoTime();
         long deadline = deadline(start, wait);
@@ -75,12 +75,14 @@ final class LockEngine implements AutoCloseable {
             if (interruptible && Thread.interrupted()) {
                 throw new InterruptedException("Interrupted before acquiring lock '" + info.name() + "'");
             }
-            Hold current = holds.get(holdId(keys, owner));
-            if (current != null && current.isLive(start)) {
-                // Re-entry: the owner already passed the local gate.
-                return acquireInRedis(info, keys, owner, deadline, leaseMs, leaseArg, lease == null, start, interruptible);
+            String id = holdId(kind, keys, owner);
+            Hold current = holds.get(id);
+            if (!kind.localQueue() || (current != null && current.isLive(start))) {
+                // Shared kinds never queue locally; re-entry already passed the local gate.
+                return acquireInRedis(kind, info, keys, owner, deadline, leaseMs, leaseArg, lease == null, start, interruptible);
             }
-            LocalGates.Gate gate = gates.join(keys.lock());
+            String gateId = gateId(kind, keys);
+            LocalGates.Gate gate = gates.join(gateId);
             LocalGates.Pass pass = LocalGates.Pass.TIMEOUT;
             Hold hold = null;
             try {
@@ -88,7 +90,7 @@ final class LockEngine implements AutoCloseable {
                 if (pass == LocalGates.Pass.TIMEOUT) {
                     return timedOut(info, start);
                 }
-                hold = acquireInRedis(info, keys, owner, deadline, leaseMs, leaseArg, lease == null, start, interruptible);
+                hold = acquireInRedis(kind, info, keys, owner, deadline, leaseMs, leaseArg, lease == null, start, interruptible);
                 return hold;
             } finally {
                 if (hold != null && hold.gate == null) {
@@ -101,7 +103,7 @@ final class LockEngine implements AutoCloseable {
                     if (pass == LocalGates.Pass.PERMIT) {
                         gate.exit();
                     }
-                    gates.leave(keys.lock(), gate);
+                    gates.leave(gateId, gate);
                 }
             }
         } catch (InterruptedException | RuntimeException e) {
@@ -111,25 +113,28 @@ final class LockEngine implements AutoCloseable {
     }
 
     /** Tries in Redis, then waits for wake-ups (each sleep bounded by the holder's TTL) until {@code deadline}. */
-    private Hold acquireInRedis(LockInfo info, LockKeys keys, String owner, long deadline, long leaseMs, String leaseArg,
-            boolean watchdog, long start, boolean interruptible) throws InterruptedException {
-        Grant grant = attempt(keys, owner, leaseArg);
+    private Hold acquireInRedis(LockKind kind, LockInfo info, LockKeys keys, String owner, long deadline, long leaseMs,
+            String leaseArg, boolean watchdog, long start, boolean interruptible) throws InterruptedException {
+        Grant grant = attempt(kind, keys, owner, leaseArg, deadline);
         if (grant.granted) {
-            return granted(info, keys, owner, grant, leaseMs, watchdog, start);
+            return granted(kind, info, keys, owner, grant, leaseMs, watchdog, start);
         }
         if (deadline - System.nanoTime() <= 0) {
+            kind.gaveUp(scripts, keys, owner);
             return timedOut(info, start);
         }
-        WaitChannel channel = hub.join(keys.channel());
+        WaitChannel channel = hub.join(kind.waitChannel(keys, owner));
+        boolean acquired = false;
         try {
             awaitSubscription(channel, deadline, keys, interruptible);
             while (true) {
                 if (interruptible && Thread.interrupted()) {
                     throw new InterruptedException("Interrupted while waiting for lock '" + info.name() + "'");
                 }
-                grant = attempt(keys, owner, leaseArg);
+                grant = attempt(kind, keys, owner, leaseArg, deadline);
                 if (grant.granted) {
-                    return granted(info, keys, owner, grant, leaseMs, watchdog, start);
+                    acquired = true;
+                    return granted(kind, info, keys, owner, grant, leaseMs, watchdog, start);
                 }
                 long remaining = deadline - System.nanoTime();
                 if (remaining <= 0) {
@@ -144,6 +149,9 @@ final class LockEngine implements AutoCloseable {
             }
         } finally {
             hub.leave(channel);
+            if (!acquired) {
+                kind.gaveUp(scripts, keys, owner);
+            }
         }
     }
 
@@ -181,22 +189,23 @@ final class LockEngine implements AutoCloseable {
         }
     }
 
-    private Grant attempt(LockKeys keys, String owner, String leaseArg) {
-        List<Object> reply = await(scripts.array(LockScript.ACQUIRE, new String[] {keys.lock(), keys.fence()},
-                owner, leaseArg, fenceTtlArg), "acquiring", keys);
+    private Grant attempt(LockKind kind, LockKeys keys, String owner, String leaseArg, long deadline) {
+        long waitMs = Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()));
+        List<Object> reply = await(kind.acquire(scripts, keys, owner, leaseArg, fenceTtlArg, waitMs), "acquiring", keys);
         return new Grant((Long) reply.get(0) == 1L, (Long) reply.get(1), (Long) reply.get(2));
     }
 
-    private Hold granted(LockInfo info, LockKeys keys, String owner, Grant grant, long leaseMs, boolean watchdog, long start) {
+    private Hold granted(LockKind kind, LockInfo info, LockKeys keys, String owner, Grant grant, long leaseMs, boolean watchdog,
+            long start) {
         long now = System.nanoTime();
-        String id = holdId(keys, owner);
+        String id = holdId(kind, keys, owner);
         Hold existing = holds.get(id);
         if (grant.count > 1 && existing != null && existing.token == grant.token() && !existing.released
                 && existing.lostReason() == null) {
             existing.reentered(leaseMs, now);
             return existing;
         }
-        Hold hold = new Hold(info, keys, owner, grant.token(), (int) grant.count, leaseMs, watchdog, now);
+        Hold hold = new Hold(kind, info, keys, owner, grant.token(), (int) grant.count, leaseMs, watchdog, now);
         if (existing != null && !existing.released) {
             // Redis granted afresh although this owner had a hold: that hold expired there. It is superseded;
             // the new hold takes over its place in the local gate.
@@ -222,8 +231,8 @@ final class LockEngine implements AutoCloseable {
     }
 
     /** The hold {@code owner} has on {@code keys} in this client, or {@code null}. */
-    Hold hold(LockKeys keys, String owner) {
-        return holds.get(holdId(keys, owner));
+    Hold hold(LockKind kind, LockKeys keys, String owner) {
+        return holds.get(holdId(kind, keys, owner));
     }
 
     /**
@@ -237,7 +246,7 @@ final class LockEngine implements AutoCloseable {
         if (left <= 0) {
             // Before the script runs: a renewal reply that finds the lock gone must not count as a loss.
             hold.released = true;
-            holds.remove(holdId(hold.keys, hold.owner), hold);
+            holds.remove(holdId(hold), hold);
         }
         try {
             if (lost != null) {
@@ -248,15 +257,14 @@ final class LockEngine implements AutoCloseable {
             }
             long result;
             try {
-                result = await(scripts.integer(LockScript.RELEASE, new String[] {hold.keys.lock(), hold.keys.channel()},
-                        hold.owner, hub.message(false)), "releasing", hold.keys);
+                result = await(hold.kind.release(scripts, hold.keys, hold.owner, hub.message(false)), "releasing", hold.keys);
             } catch (LockException e) {
                 hub.wakeLocal(hold.keys.channel(), false); // the release may have happened: let a waiter check
                 throw e;
             }
             if (result == 1) {
                 hold.released = true;
-                holds.remove(holdId(hold.keys, hold.owner), hold);
+                holds.remove(holdId(hold), hold);
                 left = 0;
                 exitGate(hold);
                 hub.wakeLocal(hold.keys.channel(), false);
@@ -264,7 +272,7 @@ final class LockEngine implements AutoCloseable {
                 fire(l -> l.onRelease(hold.info, held));
             } else if (result < 0) {
                 hold.released = true;
-                holds.remove(holdId(hold.keys, hold.owner), hold);
+                holds.remove(holdId(hold), hold);
                 left = 0;
                 String reason = hold.watchdog()
                         ? "it was no longer in Redis when unlocking (expired or force-unlocked)"
@@ -287,7 +295,7 @@ final class LockEngine implements AutoCloseable {
             if (hold.ownsPermit) {
                 gate.exit();
             }
-            gates.leave(hold.keys.lock(), gate);
+            gates.leave(gateId(hold.kind, hold.keys), gate);
         }
     }
 
@@ -298,8 +306,7 @@ final class LockEngine implements AutoCloseable {
      */
     private void releaseQuietly(Hold hold) {
         try {
-            await(scripts.integer(LockScript.RELEASE, new String[] {hold.keys.lock(), hold.keys.channel()}, hold.owner,
-                    hub.message(false)), "releasing lost", hold.keys);
+            await(hold.kind.release(scripts, hold.keys, hold.owner, hub.message(false)), "releasing lost", hold.keys);
         } catch (LockException e) {
             log.warn("Could not clean up lost lock '{}'; it expires with its lease: {}", hold.info.name(), e.toString());
         } finally {
@@ -371,7 +378,7 @@ final class LockEngine implements AutoCloseable {
 
         @Override
         public void renew(long sentAt) {
-            scripts.integer(LockScript.RENEW, new String[] {hold.keys.lock()}, hold.owner, watchdogLeaseArg)
+            hold.kind.renew(scripts, hold.keys, hold.owner, watchdogLeaseArg)
                     .whenComplete((result, error) -> renewed(hold, sentAt, result, error));
         }
     }
@@ -413,8 +420,18 @@ final class LockEngine implements AutoCloseable {
         }
     }
 
-    private static String holdId(LockKeys keys, String owner) {
-        return keys.lock() + '\n' + owner;
+    private static String holdId(Hold hold) {
+        return holdId(hold.kind, hold.keys, hold.owner);
+    }
+
+    /** The local queue of one kind of lock on one name, shared by all owners of this client. */
+    private static String gateId(LockKind kind, LockKeys keys) {
+        return keys.lock() + '\n' + kind.name;
+    }
+
+    /** One owner's hold of one kind on one lock (a write holder may also hold the read lock of the same name). */
+    private static String holdId(LockKind kind, LockKeys keys, String owner) {
+        return keys.lock() + '\n' + kind.name + '\n' + owner;
     }
 
     /** Waits for a Redis reply without being interruptible (a half-seen grant must not leak). */

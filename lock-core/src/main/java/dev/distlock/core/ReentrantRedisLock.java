@@ -33,7 +33,7 @@ final class ReentrantRedisLock implements RedisLock {
 
     private void acquireUninterruptibly(Duration lease) {
         try {
-            engine.acquire(info, keys, owner(), null, lease, false);
+            engine.acquire(ReentrantKind.INSTANCE, info, keys, owner(), null, lease, false);
         } catch (InterruptedException e) {
             throw new IllegalStateException("unreachable: uninterruptible acquire was interrupted", e);
         }
@@ -41,13 +41,13 @@ final class ReentrantRedisLock implements RedisLock {
 
     @Override
     public void lockInterruptibly() throws InterruptedException {
-        engine.acquire(info, keys, owner(), null, null, true);
+        engine.acquire(ReentrantKind.INSTANCE, info, keys, owner(), null, null, true);
     }
 
     @Override
     public boolean tryLock() {
         try {
-            return engine.acquire(info, keys, owner(), Duration.ZERO, null, false) != null;
+            return engine.acquire(ReentrantKind.INSTANCE, info, keys, owner(), Duration.ZERO, null, false) != null;
         } catch (InterruptedException e) {
             throw new IllegalStateException("unreachable: a single attempt does not wait", e);
         }
@@ -62,7 +62,7 @@ final class ReentrantRedisLock implements RedisLock {
     public boolean tryLock(Duration waitTime, Duration lease) throws InterruptedException {
         Durations.requireNonNegative(waitTime, "waitTime of lock '" + info.name() + "'");
         Durations.requireLease(lease, info.name());
-        return engine.acquire(info, keys, owner(), waitTime, lease, true) != null;
+        return engine.acquire(ReentrantKind.INSTANCE, info, keys, owner(), waitTime, lease, true) != null;
     }
 
     @Override
@@ -72,7 +72,7 @@ final class ReentrantRedisLock implements RedisLock {
 
     @Override
     public void unlock() {
-        Hold hold = engine.hold(keys, owner());
+        Hold hold = engine.hold(ReentrantKind.INSTANCE, keys, owner());
         if (hold == null) {
             throw new IllegalMonitorStateException("Lock '" + info.name() + "' is not held by the current thread ("
                     + Thread.currentThread().getName() + "): only the owner can unlock it");
@@ -82,13 +82,13 @@ final class ReentrantRedisLock implements RedisLock {
 
     @Override
     public boolean isHeldByCurrentThread() {
-        Hold hold = engine.hold(keys, owner());
+        Hold hold = engine.hold(ReentrantKind.INSTANCE, keys, owner());
         return hold != null && hold.isLive(System.nanoTime());
     }
 
     @Override
     public int getHoldCount() {
-        Hold hold = engine.hold(keys, owner());
+        Hold hold = engine.hold(ReentrantKind.INSTANCE, keys, owner());
         return hold != null && hold.isLive(System.nanoTime()) ? hold.count() : 0;
     }
 
@@ -104,7 +104,7 @@ final class ReentrantRedisLock implements RedisLock {
 
     @Override
     public long currentFencingToken() {
-        Hold hold = engine.hold(keys, owner());
+        Hold hold = engine.hold(ReentrantKind.INSTANCE, keys, owner());
         if (hold == null || !hold.isLive(System.nanoTime())) {
             throw new IllegalMonitorStateException("Lock '" + info.name() + "' is not held by the current thread: no fencing token");
         }

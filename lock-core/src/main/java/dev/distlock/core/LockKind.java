@@ -1,0 +1,57 @@
+package dev.distlock.core;
+
+import dev.distlock.core.script.ScriptRunner;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The Redis side of one kind of lock: which scripts acquire, release and renew it, which channel a
+ * waiter listens on, and whether local threads queue in front of Redis. {@link LockEngine} does
+ * the rest (waiting, watchdog, local holds, events) the same way for every kind.
+ */
+abstract class LockKind {
+
+    /** The kind's name in events and metrics, e.g. {@code reentrant}. */
+    final String name;
+
+    LockKind(String name) {
+        this.name = name;
+    }
+
+    /**
+     * One attempt. The reply is {@code {1, fencing token, hold count}} when granted and
+     * {@code {0, ms to wait at most, 0}} when busy.
+     *
+     * @param waitMs how long the caller is still prepared to wait (fair locks keep its queue place that long)
+     */
+    abstract CompletableFuture<List<Object>> acquire(ScriptRunner scripts, LockKeys keys, String owner, String leaseMs,
+            String fenceTtlMs, long waitMs);
+
+    /** Releases one hold: 1 released, 0 still held, -1 not held by {@code owner}. */
+    abstract CompletableFuture<Long> release(ScriptRunner scripts, LockKeys keys, String owner, String wakeMessage);
+
+    /** Extends the lease while {@code owner} holds it: 1 renewed, 0 not held. */
+    abstract CompletableFuture<Long> renew(ScriptRunner scripts, LockKeys keys, String owner, String leaseMs);
+
+    /** The channel whose messages wake {@code owner} while it waits. */
+    String waitChannel(LockKeys keys, String owner) {
+        return keys.channel();
+    }
+
+    /** Called when {@code owner} stops waiting without the lock (timeout, interrupt, error). */
+    void gaveUp(ScriptRunner scripts, LockKeys keys, String owner) {
+    }
+
+    /**
+     * Whether threads of one JVM queue locally so that one at a time tries in Redis. True for
+     * exclusive kinds; a shared kind (read locks) must let every local reader try.
+     */
+    boolean localQueue() {
+        return true;
+    }
+
+    @Override
+    public String toString() {
+        return name;
+    }
+}
