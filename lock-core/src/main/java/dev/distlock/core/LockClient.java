@@ -71,7 +71,7 @@ public final class LockClient implements AutoCloseable {
      */
     public RedisLock getLock(String name, String label) {
         LockKeys.requireName(name);
-        return new ReentrantRedisLock(engine, new LockInfo(name, label == null ? name : label, REENTRANT));
+        return new ThreadBoundLock(engine, ReentrantKind.INSTANCE, new LockInfo(name, label == null ? name : label, REENTRANT));
     }
 
     /** Unique id of this client; part of every owner id it writes to Redis. */

@@ -3,15 +3,20 @@ package dev.distlock.core;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
-/** The thread-bound reentrant lock: the owner is this client's id plus the current thread's id. */
-final class ReentrantRedisLock implements RedisLock {
+/**
+ * A thread-bound, reentrant lock of any {@link LockKind}: the owner is this client's id plus the
+ * current thread's id.
+ */
+final class ThreadBoundLock implements RedisLock {
 
     private final LockEngine engine;
+    private final LockKind kind;
     private final LockInfo info;
     private final LockKeys keys;
 
-    ReentrantRedisLock(LockEngine engine, LockInfo info) {
+    ThreadBoundLock(LockEngine engine, LockKind kind, LockInfo info) {
         this.engine = engine;
+        this.kind = kind;
         this.info = info;
         this.keys = engine.keys(info.name());
     }
@@ -33,7 +38,7 @@ final class ReentrantRedisLock implements RedisLock {
 
     private void acquireUninterruptibly(Duration lease) {
         try {
-            engine.acquire(ReentrantKind.INSTANCE, info, keys, owner(), null, lease, false);
+            engine.acquire(kind, info, keys, owner(), null, lease, false);
         } catch (InterruptedException e) {
             throw new IllegalStateException("unreachable: uninterruptible acquire was interrupted", e);
         }
@@ -41,13 +46,13 @@ final class ReentrantRedisLock implements RedisLock {
 
     @Override
     public void lockInterruptibly() throws InterruptedException {
-        engine.acquire(ReentrantKind.INSTANCE, info, keys, owner(), null, null, true);
+        engine.acquire(kind, info, keys, owner(), null, null, true);
     }
 
     @Override
     public boolean tryLock() {
         try {
-            return engine.acquire(ReentrantKind.INSTANCE, info, keys, owner(), Duration.ZERO, null, false) != null;
+            return engine.acquire(kind, info, keys, owner(), Duration.ZERO, null, false) != null;
         } catch (InterruptedException e) {
             throw new IllegalStateException("unreachable: a single attempt does not wait", e);
         }
@@ -62,7 +67,7 @@ final class ReentrantRedisLock implements RedisLock {
     public boolean tryLock(Duration waitTime, Duration lease) throws InterruptedException {
         Durations.requireNonNegative(waitTime, "waitTime of lock '" + info.name() + "'");
         Durations.requireLease(lease, info.name());
-        return engine.acquire(ReentrantKind.INSTANCE, info, keys, owner(), waitTime, lease, true) != null;
+        return engine.acquire(kind, info, keys, owner(), waitTime, lease, true) != null;
     }
 
     @Override
@@ -72,7 +77,7 @@ final class ReentrantRedisLock implements RedisLock {
 
     @Override
     public void unlock() {
-        Hold hold = engine.hold(ReentrantKind.INSTANCE, keys, owner());
+        Hold hold = engine.hold(kind, keys, owner());
         if (hold == null) {
             throw new IllegalMonitorStateException("Lock '" + info.name() + "' is not held by the current thread ("
                     + Thread.currentThread().getName() + "): only the owner can unlock it");
@@ -82,13 +87,13 @@ final class ReentrantRedisLock implements RedisLock {
 
     @Override
     public boolean isHeldByCurrentThread() {
-        Hold hold = engine.hold(ReentrantKind.INSTANCE, keys, owner());
+        Hold hold = engine.hold(kind, keys, owner());
         return hold != null && hold.isLive(System.nanoTime());
     }
 
     @Override
     public int getHoldCount() {
-        Hold hold = engine.hold(ReentrantKind.INSTANCE, keys, owner());
+        Hold hold = engine.hold(kind, keys, owner());
         return hold != null && hold.isLive(System.nanoTime()) ? hold.count() : 0;
     }
 
@@ -104,7 +109,7 @@ final class ReentrantRedisLock implements RedisLock {
 
     @Override
     public long currentFencingToken() {
-        Hold hold = engine.hold(ReentrantKind.INSTANCE, keys, owner());
+        Hold hold = engine.hold(kind, keys, owner());
         if (hold == null || !hold.isLive(System.nanoTime())) {
             throw new IllegalMonitorStateException("Lock '" + info.name() + "' is not held by the current thread: no fencing token");
         }
