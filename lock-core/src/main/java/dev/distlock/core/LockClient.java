@@ -3,6 +3,9 @@ package dev.distlock.core;
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -72,6 +75,26 @@ public final class LockClient implements AutoCloseable {
     public RedisLock getLock(String name, String label) {
         LockKeys.requireName(name);
         return new ThreadBoundLock(engine, ReentrantKind.INSTANCE, new LockInfo(name, label == null ? name : label, REENTRANT));
+    }
+
+    /**
+     * Several locks taken as one, all or nothing, in sorted name order (no deadlock between callers
+     * naming them in different orders). Duplicate names count once.
+     *
+     * @throws IllegalArgumentException when no name is given or a name is null or blank
+     */
+    public RedisMultiLock getMultiLock(String... names) {
+        return getMultiLock(names == null ? null : Arrays.asList(names), null);
+    }
+
+    /** {@link #getMultiLock(String...)} with every lock reported in events under {@code label}. */
+    public RedisMultiLock getMultiLock(Collection<String> names, String label) {
+        if (names == null || names.isEmpty()) {
+            throw new IllegalArgumentException("a multi-lock needs at least one lock name");
+        }
+        List<String> sorted = names.stream().map(LockKeys::requireName).distinct().sorted().toList();
+        List<RedisLock> locks = sorted.stream().map(n -> getLock(n, label)).toList();
+        return new MultiLock(sorted, locks);
     }
 
     /** Unique id of this client; part of every owner id it writes to Redis. */

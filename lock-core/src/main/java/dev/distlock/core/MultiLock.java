@@ -1,0 +1,207 @@
+package dev.distlock.core;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/** All-or-nothing lock over several thread-bound locks, taken in sorted name order. */
+final class MultiLock implements RedisMultiLock {
+
+    private final String name;
+    private final List<String> names;
+    private final List<RedisLock> locks;
+
+    MultiLock(List<String> sortedNames, List<RedisLock> locks) {
+        this.names = List.copyOf(sortedNames);
+        this.locks = List.copyOf(locks);
+        this.name = String.join("+", sortedNames);
+    }
+
+    @Override
+    public String getName() {
+        return name;
+    }
+
+    @Override
+    public List<String> names() {
+        return names;
+    }
+
+    /** Sorted order: waiting for ever cannot deadlock with another multi-lock. */
+    @Override
+    public void lock() {
+        lockAll(null);
+    }
+
+    @Override
+    public void lock(Duration lease) {
+        lockAll(Durations.requireLease(lease, name));
+    }
+
+    private void lockAll(Duration lease) {
+        List<RedisLock> taken = new ArrayList<>();
+        try {
+            for (RedisLock lock : locks) {
+                if (lease == null) {
+                    lock.lock();
+                } else {
+                    lock.lock(lease);
+                }
+                taken.add(lock);
+            }
+        } catch (RuntimeException e) {
+            releaseAll(taken, e);
+            throw e;
+        }
+    }
+
+    @Override
+    public void lockInterruptibly() throws InterruptedException {
+        List<RedisLock> taken = new ArrayList<>();
+        try {
+            for (RedisLock lock : locks) {
+                lock.lockInterruptibly();
+                taken.add(lock);
+            }
+        } catch (InterruptedException | RuntimeException e) {
+            releaseAll(taken, e);
+            throw e;
+        }
+    }
+
+    @Override
+    public boolean tryLock() {
+        List<RedisLock> taken = new ArrayList<>();
+        try {
+            for (RedisLock lock : locks) {
+                if (!lock.tryLock()) {
+                    releaseAll(taken, null);
+                    return false;
+                }
+                taken.add(lock);
+            }
+            return true;
+        } catch (RuntimeException e) {
+            releaseAll(taken, e);
+            throw e;
+        }
+    }
+
+    @Override
+    public boolean tryLock(Duration waitTime) throws InterruptedException {
+        return tryLock(waitTime, null);
+    }
+
+    @Override
+    public boolean tryLock(Duration waitTime, Duration lease) throws InterruptedException {
+        Durations.requireNonNegative(waitTime, "waitTime of multi-lock '" + name + "'");
+        long deadline = System.nanoTime() + Math.min(waitTime.toNanos(), Long.MAX_VALUE / 4);
+        List<RedisLock> taken = new ArrayList<>();
+        try {
+            for (RedisLock lock : locks) {
+                Duration left = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
+                if (!lock.tryLock(left, lease)) {
+                    releaseAll(taken, null); // all or nothing
+                    return false;
+                }
+                taken.add(lock);
+            }
+            return true;
+        } catch (InterruptedException | RuntimeException e) {
+            releaseAll(taken, e);
+            throw e;
+        }
+    }
+
+    @Override
+    public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
+        return tryLock(Duration.ofNanos(Math.max(0, unit.toNanos(time))), null);
+    }
+
+    /** Releases every lock, in reverse order; the first failure is thrown after all were tried. */
+    @Override
+    public void unlock() {
+        RuntimeException first = null;
+        for (int i = locks.size() - 1; i >= 0; i--) {
+            try {
+                locks.get(i).unlock();
+            } catch (RuntimeException e) {
+                if (first == null) {
+                    first = e;
+                } else {
+                    first.addSuppressed(e);
+                }
+            }
+        }
+        if (first != null) {
+            throw first;
+        }
+    }
+
+    private static void releaseAll(List<RedisLock> taken, Throwable cause) {
+        for (int i = taken.size() - 1; i >= 0; i--) {
+            try {
+                taken.get(i).unlock();
+            } catch (RuntimeException e) {
+                if (cause != null) {
+                    cause.addSuppressed(e);
+                }
+                // otherwise the partial hold expires with its lease; the caller learns nothing it can act on
+            }
+        }
+    }
+
+    @Override
+    public boolean isHeldByCurrentThread() {
+        return locks.stream().allMatch(RedisLock::isHeldByCurrentThread);
+    }
+
+    @Override
+    public int getHoldCount() {
+        return isHeldByCurrentThread() ? locks.stream().mapToInt(RedisLock::getHoldCount).min().orElse(0) : 0;
+    }
+
+    /** Whether any of the names is held by anyone. */
+    @Override
+    public boolean isLocked() {
+        return locks.stream().anyMatch(RedisLock::isLocked);
+    }
+
+    /** The shortest lease left among the names. */
+    @Override
+    public Duration remainingLease() {
+        return locks.stream().map(RedisLock::remainingLease).min(Duration::compareTo).orElse(Duration.ZERO);
+    }
+
+    @Override
+    public Map<String, Long> fencingTokens() {
+        Map<String, Long> tokens = new LinkedHashMap<>();
+        for (int i = 0; i < locks.size(); i++) {
+            tokens.put(names.get(i), locks.get(i).currentFencingToken());
+        }
+        return tokens;
+    }
+
+    @Override
+    public long currentFencingToken() {
+        return fencingTokens().values().stream().mapToLong(Long::longValue).max().orElseThrow();
+    }
+
+    /** Deletes every one of the locks, whoever holds them; true when any was deleted. */
+    @Override
+    public boolean forceUnlock() {
+        boolean any = false;
+        for (RedisLock lock : locks) {
+            any |= lock.forceUnlock();
+        }
+        return any;
+    }
+
+    @Override
+    public String toString() {
+        return "RedisMultiLock" + names;
+    }
+}

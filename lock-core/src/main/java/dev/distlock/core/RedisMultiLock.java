@@ -1,0 +1,36 @@
+package dev.distlock.core;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Several locks taken as one, all or nothing. Names are locked in sorted order, so two callers
+ * locking {@code {a, b}} and {@code {b, a}} can never deadlock; when one lock cannot be had within
+ * the wait time, the ones already taken are released and the attempt fails.
+ *
+ * <pre>{@code
+ * RedisMultiLock transfer = client.getMultiLock("account:" + from, "account:" + to);
+ * if (transfer.tryLock(Duration.ofSeconds(2))) {
+ *     try { ... } finally { transfer.unlock(); }
+ * }
+ * }</pre>
+ */
+public interface RedisMultiLock extends RedisLock {
+
+    /** The distinct lock names, in the order they are locked. */
+    List<String> names();
+
+    /**
+     * Each name's fencing token for the current thread's hold, in locking order.
+     *
+     * @throws IllegalMonitorStateException when the current thread does not hold the locks
+     */
+    Map<String, Long> fencingTokens();
+
+    /**
+     * The largest of the held locks' tokens. Each protected resource should check the token of its
+     * own name ({@link #fencingTokens()}); this is for a resource that all the names guard together.
+     */
+    @Override
+    long currentFencingToken();
+}

@@ -1,0 +1,133 @@
+package dev.distlock.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.distlock.testsupport.RedisExtension;
+import io.lettuce.core.RedisURI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+class MultiLockTest {
+
+    @RegisterExtension
+    static final RedisExtension redis = new RedisExtension();
+
+    private LockClient client;
+    private LockClient other;
+
+    @BeforeEach
+    void connect() {
+        client = LockClient.create(RedisURI.create(redis.server().uri()));
+        other = LockClient.create(RedisURI.create(redis.server().uri()));
+    }
+
+    @AfterEach
+    void close() {
+        client.close();
+        other.close();
+    }
+
+    @Test
+    void takesEveryLockInSortedOrderAndReleasesThemAll() throws Exception {
+        String a = Names.fresh("a");
+        String b = Names.fresh("b");
+        RedisMultiLock multi = client.getMultiLock(b, a, b);
+        assertThat(multi.names()).containsExactly(a, b);
+        assertThat(multi.tryLock(Duration.ofSeconds(1))).isTrue();
+        assertThat(multi.isHeldByCurrentThread()).isTrue();
+        assertThat(other.getLock(a).isLocked()).isTrue();
+        assertThat(other.getLock(b).isLocked()).isTrue();
+        assertThat(multi.fencingTokens()).containsOnlyKeys(a, b);
+        assertThat(multi.currentFencingToken()).isEqualTo(multi.fencingTokens().values().stream().max(Long::compare).orElseThrow());
+        multi.unlock();
+        assertThat(other.getLock(a).isLocked()).isFalse();
+        assertThat(other.getLock(b).isLocked()).isFalse();
+    }
+
+    @Test
+    void allOrNothingWhenOneNameIsHeldElsewhere() throws Exception {
+        String a = Names.fresh("a");
+        String b = Names.fresh("b");
+        String c = Names.fresh("c");
+        RedisLock held = other.getLock(b);
+        OtherThread.call(() -> {
+            held.lock();
+            return null;
+        });
+        long start = System.nanoTime();
+        RedisMultiLock multi = client.getMultiLock(a, b, c);
+        assertThat(multi.tryLock(Duration.ofMillis(300))).isFalse();
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(Duration.ofMillis(300));
+        // the name taken before the busy one was given back, the one after it never taken
+        assertThat(other.getLock(a).isLocked()).isFalse();
+        assertThat(other.getLock(c).isLocked()).isFalse();
+        assertThat(multi.isHeldByCurrentThread()).isFalse();
+        assertThat(multi.tryLock()).isFalse();
+        assertThat(other.getLock(a).isLocked()).isFalse();
+    }
+
+    @Test
+    void unlockByAThreadThatDoesNotHoldItFails() throws Exception {
+        RedisMultiLock multi = client.getMultiLock(Names.fresh("x"), Names.fresh("y"));
+        multi.lock();
+        try {
+            assertThat(OtherThread.failure(() -> {
+                multi.unlock();
+                return null;
+            })).isInstanceOf(IllegalMonitorStateException.class);
+        } finally {
+            multi.unlock();
+        }
+    }
+
+    @Test
+    void rejectsAnEmptyOrBlankNameList() {
+        assertThatThrownBy(() -> client.getMultiLock()).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("at least one");
+        assertThatThrownBy(() -> client.getMultiLock("a", " ")).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("blank");
+    }
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void twoProcessesLockingCrossedOrdersInALoopNeverDeadlock() throws Exception {
+        String a = Names.fresh("a");
+        String b = Names.fresh("b");
+        String counter = Names.fresh("counter");
+        int iterations = 200;
+        List<Process> children = new ArrayList<>();
+        List<Path> outputs = new ArrayList<>();
+        try {
+            for (String[] order : new String[][] {{a, b}, {b, a}}) {
+                Path output = dir.resolve("child-" + children.size() + ".out");
+                outputs.add(output);
+                List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                        "-Xmx256m", "-XX:TieredStopAtLevel=1", "-cp",
+                        System.getProperty("surefire.test.class.path", System.getProperty("java.class.path")),
+                        MultiLockWorker.class.getName(), redis.server().uri(), counter, Integer.toString(iterations)));
+                command.addAll(List.of(order));
+                children.add(new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output.toFile()).start());
+            }
+            for (int i = 0; i < children.size(); i++) {
+                assertThat(children.get(i).waitFor(90, TimeUnit.SECONDS)).as("child %d finished (no deadlock)", i).isTrue();
+                assertThat(children.get(i).exitValue()).as("child %d exit code; output:%n%s", i, Files.readString(outputs.get(i)))
+                        .isZero();
+            }
+            try (RedisProbe probe = RedisProbe.connect(redis.server())) {
+                assertThat(probe.sync().get(counter)).as("every increment under the multi-lock kept").isEqualTo(Integer.toString(2 * iterations));
+            }
+        } finally {
+            children.forEach(Process::destroyForcibly);
+        }
+    }
+}
