@@ -149,6 +149,34 @@ class DistributedLockAnnotationTest {
         });
     }
 
+    @Test
+    void keysLockSeveralNamesTogetherAndExposeEachToken() {
+        runner().withUserConfiguration(Services.class).run(context -> {
+            Orders orders = context.getBean(Orders.class);
+            java.util.Map<String, Long> tokens = orders.transfer(1, 2);
+            assertThat(tokens).containsOnlyKeys("account:1", "account:2");
+            assertThat(otherInstance.getLock("account:1").isLocked()).isFalse();
+            // all or nothing: one of the two held elsewhere means the method does not run
+            assertThatThrownBy(() -> whileHeldElsewhere("account:4", () -> orders.transfer(3, 4)))
+                    .isInstanceOf(LockAcquisitionException.class).hasMessageContaining("account:3, account:4");
+            assertThat(otherInstance.getLock("account:3").isLocked()).isFalse();
+        });
+    }
+
+    @Test
+    void lockContextGivesTheFencingTokenOfTheInnermostLock() {
+        runner().withUserConfiguration(Services.class).run(context -> {
+            Orders orders = context.getBean(Orders.class);
+            long[] seen = orders.tokens(5);
+            assertThat(seen[1]).as("inner lock's token").isPositive().isNotEqualTo(seen[0]);
+            assertThat(seen[2]).as("outer token restored after the inner method returned").isEqualTo(seen[0]);
+            long next = orders.tokens(5)[0];
+            assertThat(next).as("a later grant of the same lock gets a larger token").isGreaterThan(seen[0]);
+            assertThatThrownBy(dev.distlock.spring.LockContext::currentToken).isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("No @DistributedLock method is running");
+        });
+    }
+
     @Configuration(proxyBeanMethods = false)
     static class Services {
         @Bean
@@ -171,6 +199,9 @@ class DistributedLockAnnotationTest {
     public static class Orders {
         final List<String> calls = new CopyOnWriteArrayList<>();
         private final LockClient client;
+        @org.springframework.beans.factory.annotation.Autowired
+        @org.springframework.context.annotation.Lazy
+        Orders self;
 
         public List<String> calls() {
             return calls;
@@ -224,6 +255,23 @@ class DistributedLockAnnotationTest {
         @DistributedLock(key = "'fail:' + #n")
         public void fail(int n) {
             throw new IllegalStateException("boom");
+        }
+
+        @DistributedLock(keys = {"'account:' + #to", "'account:' + #from"}, waitTime = "100ms")
+        public java.util.Map<String, Long> transfer(long from, long to) {
+            return dev.distlock.spring.LockContext.currentTokens();
+        }
+
+        @DistributedLock(key = "'tok:' + #n")
+        public long[] tokens(int n) {
+            long outer = dev.distlock.spring.LockContext.currentToken();
+            long inner = self.innerToken(n);
+            return new long[] {outer, inner, dev.distlock.spring.LockContext.currentToken()};
+        }
+
+        @DistributedLock(key = "'tok-inner:' + #n")
+        public long innerToken(int n) {
+            return dev.distlock.spring.LockContext.currentToken();
         }
 
         @DistributedLock(key = "'re:' + #n")

@@ -31,6 +31,8 @@ class StartupValidationTest {
                 Arguments.of(ZeroLease.class, "ZeroLease.run()", "leaseTime 0", "watchdog"),
                 Arguments.of(MissingProperty.class, "MissingProperty.run()", "${lock.wait}", "${property}"),
                 Arguments.of(SkipPrimitive.class, "SkipPrimitive.count()", "returns the primitive int", "onFailure = THROW"),
+                Arguments.of(KeyAndKeys.class, "KeyAndKeys.run()", "sets both key and keys", "keys for several"),
+                Arguments.of(EmptyKeysEntry.class, "EmptyKeysEntry.run()", "empty entry in keys", "Give every key a value"),
                 Arguments.of(AsyncResult.class, "AsyncResult.run()", "returns CompletableFuture", "synchronously"));
     }
 
@@ -83,6 +85,18 @@ class StartupValidationTest {
         @DistributedLock(key = "k", onFailure = OnLockFailure.SKIP)
         public int count() {
             return 1;
+        }
+    }
+
+    public static class KeyAndKeys {
+        @DistributedLock(key = "a", keys = {"b", "c"})
+        public void run() {
+        }
+    }
+
+    public static class EmptyKeysEntry {
+        @DistributedLock(keys = {"a", " "})
+        public void run() {
         }
     }
 

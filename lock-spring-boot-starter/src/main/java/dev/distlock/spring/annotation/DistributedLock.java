@@ -38,6 +38,18 @@ public @interface DistributedLock {
     String key() default "";
 
     /**
+     * Several keys, each in the same form as {@link #key()}, locked together as one multi-lock: all
+     * or nothing, in sorted order, so methods naming the same keys in different orders cannot
+     * deadlock. Use either {@code key} or {@code keys}.
+     *
+     * <pre>{@code
+     * @DistributedLock(keys = {"'account:' + #from", "'account:' + #to"})
+     * public void transfer(long from, long to, BigDecimal amount) { ... }
+     * }</pre>
+     */
+    String[] keys() default {};
+
+    /**
      * A fixed name for metrics and logs; defaults to {@code SimpleClassName.method}. Metrics never use
      * the resolved key, which may be unbounded (one per order).
      */

@@ -4,8 +4,12 @@ import dev.distlock.core.LockAcquisitionException;
 import dev.distlock.core.LockClient;
 import dev.distlock.core.LockException;
 import dev.distlock.core.RedisLock;
+import dev.distlock.core.RedisMultiLock;
+import dev.distlock.spring.LockContext;
 import dev.distlock.spring.annotation.OnLockFailure;
 import java.lang.reflect.Method;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.function.Supplier;
 import org.aopalliance.intercept.MethodInterceptor;
@@ -35,8 +39,10 @@ final class DistributedLockInterceptor implements MethodInterceptor {
         if (attrs == null) {
             return invocation.proceed();
         }
-        String key = keys.resolve(attrs, AopUtils.getMostSpecificMethod(method, targetClass), invocation.getArguments(), target, targetClass);
-        RedisLock lock = client().getLock(key, attrs.label());
+        List<String> resolved = keys.resolve(attrs, AopUtils.getMostSpecificMethod(method, targetClass), invocation.getArguments(),
+                target, targetClass);
+        RedisLock lock = attrs.multi() ? client().getMultiLock(resolved, attrs.label()) : client().getLock(resolved.get(0), attrs.label());
+        String key = lock instanceof RedisMultiLock multi ? String.join(", ", multi.names()) : resolved.get(0);
         if (!acquire(lock, attrs)) {
             if (attrs.onFailure() == OnLockFailure.SKIP) {
                 return attrs.returnsOptional() ? Optional.empty() : null;
@@ -44,13 +50,22 @@ final class DistributedLockInterceptor implements MethodInterceptor {
             throw new LockAcquisitionException(key, attrs.waitTime(), "Lock '" + key + "' for " + attrs.method()
                     + " is held elsewhere and was not released within " + attrs.waitTime().toMillis() + " ms", null);
         }
+        Map<String, Long> tokens;
+        try {
+            tokens = lock instanceof RedisMultiLock multi ? multi.fencingTokens() : Map.of(key, lock.currentFencingToken());
+        } catch (RuntimeException e) { // the hold was lost already: give it back, say so
+            release(lock, e);
+            throw e;
+        }
         Throwable failure = null;
+        LockContext.enter(tokens);
         try {
             return invocation.proceed();
         } catch (Throwable t) {
             failure = t;
             throw t;
         } finally {
+            LockContext.exit();
             release(lock, failure);
         }
     }

@@ -6,6 +6,7 @@ import dev.distlock.spring.autoconfigure.DistributedLockConfigurationException;
 import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Future;
 import java.util.concurrent.CompletionStage;
@@ -34,22 +35,15 @@ final class LockAttributeParser {
         String where = describe(method, targetClass);
         rejectAsync(method, where);
         String label = annotation.name().isBlank() ? targetClass.getSimpleName() + "." + method.getName() : annotation.name().trim();
-        String key = annotation.key().trim();
-        String literal = null;
-        org.springframework.expression.Expression expression = null;
-        if (key.isEmpty()) {
-            literal = label;
-        } else if (isExpression(key)) {
-            try {
-                expression = PARSER.parseExpression(key);
-            } catch (ParseException e) {
-                throw new DistributedLockConfigurationException("@DistributedLock on " + where + " has key \"" + key
-                        + "\", which is not a valid SpEL expression: " + e.getSimpleMessage(),
-                        "Fix the expression, e.g. key = \"'order:' + #orderId\"; a key without #, @, quotes or parentheses is used as a literal", e);
-            }
-        } else {
-            literal = key;
+        String single = annotation.key().trim();
+        String[] several = annotation.keys();
+        if (!single.isEmpty() && several.length > 0) {
+            throw new DistributedLockConfigurationException("@DistributedLock on " + where + " sets both key and keys",
+                    "Use key for one lock, or keys for several locked together");
         }
+        List<LockAttributes.Key> keys = several.length > 0
+                ? Arrays.stream(several).map(k -> key(k.trim(), "keys", where)).toList()
+                : List.of(single.isEmpty() ? new LockAttributes.Key(label, null) : key(single, "key", where));
         Duration wait = duration(annotation.waitTime(), "waitTime", where, defaultWait);
         Duration lease = duration(annotation.leaseTime(), "leaseTime", where, defaultLease);
         if (lease != null && lease.isZero()) {
@@ -62,7 +56,24 @@ final class LockAttributeParser {
                     + " returns the primitive " + returnType.getName() + ", which cannot be skipped (there is no value to return)",
                     "Return a wrapper type or Optional, or use onFailure = THROW");
         }
-        return new LockAttributes(where, label, literal, expression, wait, lease, annotation.onFailure(), returnType == Optional.class);
+        return new LockAttributes(where, label, keys, several.length > 0, wait, lease, annotation.onFailure(), returnType == Optional.class);
+    }
+
+    private static LockAttributes.Key key(String key, String attribute, String where) {
+        if (key.isEmpty()) {
+            throw new DistributedLockConfigurationException("@DistributedLock on " + where + " has an empty entry in " + attribute,
+                    "Give every key a value, e.g. keys = {\"'account:' + #from\", \"'account:' + #to\"}");
+        }
+        if (!isExpression(key)) {
+            return new LockAttributes.Key(key, null);
+        }
+        try {
+            return new LockAttributes.Key(null, PARSER.parseExpression(key));
+        } catch (ParseException e) {
+            throw new DistributedLockConfigurationException("@DistributedLock on " + where + " has " + attribute + " \"" + key
+                    + "\", which is not a valid SpEL expression: " + e.getSimpleMessage(),
+                    "Fix the expression, e.g. key = \"'order:' + #orderId\"; a key without #, @, quotes or parentheses is used as a literal", e);
+        }
     }
 
     /** A key is SpEL when it uses a variable, a bean, a string literal or a call; otherwise it is taken as written. */

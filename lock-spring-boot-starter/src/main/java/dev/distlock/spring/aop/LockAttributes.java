@@ -2,6 +2,7 @@ package dev.distlock.spring.aop;
 
 import dev.distlock.spring.annotation.OnLockFailure;
 import java.time.Duration;
+import java.util.List;
 import org.springframework.expression.Expression;
 
 /**
@@ -9,17 +10,20 @@ import org.springframework.expression.Expression;
  *
  * @param method how errors name the method, e.g. {@code OrderService.pay(long)}
  * @param label the fixed name used in metrics
- * @param literalKey the key when it is not an expression, else {@code null}
- * @param keyExpression the parsed SpEL key, else {@code null}
+ * @param keys the key or keys, each a literal or a parsed SpEL expression
+ * @param multi whether the keys are locked together as one multi-lock ({@code keys} attribute)
  * @param waitTime how long to wait
  * @param leaseTime fixed lease, or {@code null} for the watchdog
  * @param onFailure what to do when the lock stays busy
  * @param returnsOptional whether SKIP returns {@code Optional.empty()} instead of {@code null}
  */
-record LockAttributes(String method, String label, String literalKey, Expression keyExpression, Duration waitTime,
-        Duration leaseTime, OnLockFailure onFailure, boolean returnsOptional) {
+record LockAttributes(String method, String label, List<Key> keys, boolean multi, Duration waitTime, Duration leaseTime,
+        OnLockFailure onFailure, boolean returnsOptional) {
 
-    String keySource() {
-        return literalKey != null ? literalKey : keyExpression.getExpressionString();
+    /** One key: a literal, or a SpEL expression evaluated per call. */
+    record Key(String literal, Expression expression) {
+        String source() {
+            return literal != null ? literal : expression.getExpressionString();
+        }
     }
 }

@@ -2,6 +2,7 @@ package dev.distlock.spring.aop;
 
 import java.lang.reflect.Method;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
 import org.springframework.beans.factory.BeanFactory;
@@ -25,44 +26,54 @@ final class LockKeyResolver {
         this.beans = beanFactory != null ? new BeanFactoryResolver(beanFactory) : null;
     }
 
-    String resolve(LockAttributes attributes, Method method, Object[] args, Object target, Class<?> targetClass) {
-        if (attributes.literalKey() != null) {
-            return attributes.literalKey();
+    /** The method's keys for this call, in declaration order. */
+    List<String> resolve(LockAttributes attributes, Method method, Object[] args, Object target, Class<?> targetClass) {
+        if (attributes.keys().size() == 1 && attributes.keys().get(0).literal() != null) {
+            return List.of(attributes.keys().get(0).literal());
         }
         MethodBasedEvaluationContext context = new MethodBasedEvaluationContext(new Root(method, args, target, targetClass),
                 method, args, parameterNames);
         if (beans != null) {
             context.setBeanResolver(beans);
         }
+        List<String> keys = new ArrayList<>(attributes.keys().size());
+        for (LockAttributes.Key key : attributes.keys()) {
+            keys.add(key.literal() != null ? key.literal() : evaluate(attributes, key, context));
+        }
+        return keys;
+    }
+
+    private static String evaluate(LockAttributes attributes, LockAttributes.Key source, EvaluationContext context) {
         Object value;
         try {
-            value = attributes.keyExpression().getValue(context);
+            value = source.expression().getValue(context);
         } catch (EvaluationException e) {
-            throw new IllegalArgumentException("@DistributedLock key \"" + attributes.keySource() + "\" on " + attributes.method()
+            throw new IllegalArgumentException("@DistributedLock key \"" + source.source() + "\" on " + attributes.method()
                     + " could not be evaluated: " + e.getMessage(), e);
         }
         String key = value == null ? null : value.toString();
         if (key == null || key.isBlank()) {
-            throw new IllegalArgumentException("@DistributedLock key \"" + attributes.keySource() + "\" on " + attributes.method()
+            throw new IllegalArgumentException("@DistributedLock key \"" + source.source() + "\" on " + attributes.method()
                     + " evaluated to " + (key == null ? "null" : "a blank string")
                     + ": a lock needs a key; check the arguments it uses or make the expression fall back to a value");
         }
         if (key.contains("null")) {
-            rejectNullVariables(attributes, context, key);
+            rejectNullVariables(attributes, source, context, key);
         }
         return key;
     }
 
     /** {@code 'order:' + #id} with a null id gives "order:null": refuse a key built from a null argument. */
-    private static void rejectNullVariables(LockAttributes attributes, EvaluationContext context, String key) {
-        if (attributes.keyExpression() instanceof SpelExpression spel) {
+    private static void rejectNullVariables(LockAttributes attributes, LockAttributes.Key source, EvaluationContext context,
+            String key) {
+        if (source.expression() instanceof SpelExpression spel) {
             Deque<SpelNode> nodes = new ArrayDeque<>(List.of(spel.getAST()));
             while (!nodes.isEmpty()) {
                 SpelNode node = nodes.pop();
                 if (node instanceof VariableReference) {
                     String name = node.toStringAST().substring(1);
                     if (!name.equals("root") && !name.equals("this") && context.lookupVariable(name) == null) {
-                        throw new IllegalArgumentException("@DistributedLock key \"" + attributes.keySource() + "\" on "
+                        throw new IllegalArgumentException("@DistributedLock key \"" + source.source() + "\" on "
                                 + attributes.method() + " uses #" + name + ", which is null, so the key would be \"" + key
                                 + "\": pass a value or make the expression handle null (e.g. #" + name + " ?: 'none')");
                     }
