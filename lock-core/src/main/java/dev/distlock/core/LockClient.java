@@ -31,6 +31,9 @@ public final class LockClient implements AutoCloseable {
     /** The lock kind reported in events for {@link #getLock}. */
     public static final String REENTRANT = "reentrant";
 
+    /** The lock kind reported in events for {@link #getFairLock}. */
+    public static final String FAIR = "fair";
+
     private final LockEngine engine;
     private final LockClientOptions options;
     private final AtomicBoolean closed = new AtomicBoolean();
@@ -73,8 +76,39 @@ public final class LockClient implements AutoCloseable {
      * (for example {@code OrderService.pay}) when names are per entity, to keep metrics small.
      */
     public RedisLock getLock(String name, String label) {
+        return getLock(ReentrantKind.INSTANCE, name, label);
+    }
+
+    /**
+     * A fair lock named {@code name}; cheap, no Redis call. Threads get it in the order they first
+     * asked, across all clients: a waiting thread keeps its place in a queue in Redis and is woken
+     * alone when its turn comes. A waiter that disappears without giving up (a crashed process)
+     * holds up the queue for a few seconds at most. Use either the fair or the plain lock for a
+     * given name, never both: the plain one would not queue.
+     *
+     * <pre>{@code
+     * RedisLock lock = client.getFairLock("invoice-numbers");
+     * lock.lock();
+     * try {
+     *     ...
+     * } finally {
+     *     lock.unlock();
+     * }
+     * }</pre>
+     */
+    public RedisLock getFairLock(String name) {
+        return getFairLock(name, name);
+    }
+
+    /** A fair lock named {@code name}, reported in events under {@code label}; see {@link #getFairLock(String)}. */
+    public RedisLock getFairLock(String name, String label) {
+        return getLock(FairKind.INSTANCE, name, label);
+    }
+
+    /** A thread-bound lock of any kind; tests use it for kinds with other timings. */
+    RedisLock getLock(LockKind kind, String name, String label) {
         LockKeys.requireName(name);
-        return new ThreadBoundLock(engine, ReentrantKind.INSTANCE, new LockInfo(name, label == null ? name : label, REENTRANT));
+        return new ThreadBoundLock(engine, kind, new LockInfo(name, label == null ? name : label, kind.name));
     }
 
     /**

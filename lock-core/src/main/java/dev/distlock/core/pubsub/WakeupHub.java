@@ -13,13 +13,20 @@ import java.util.concurrent.atomic.AtomicInteger;
  * Wakes threads that wait for a busy lock. One Redis subscription per lock channel, shared by all
  * local waiters of that lock and dropped when the last one leaves. A release published by another
  * client wakes one local waiter (all of them for a "wake all" message); a release done by this
- * client wakes a local waiter directly, without waiting for its own message to come back.
+ * client wakes a local waiter directly, without waiting for its own message to come back, except
+ * for a message addressed to one waiter's own channel, which only the message itself wakes.
  * Internal: not part of the public API.
  */
 public final class WakeupHub {
 
     /** Suffix of a wake-up message that wakes every waiter instead of one. */
     public static final String WAKE_ALL = ":all";
+
+    /**
+     * Suffix of a wake-up message addressed to one waiter's own channel (fair locks). No local
+     * wake-up preceded it, so it wakes a waiter even in the client that published it.
+     */
+    public static final String DIRECTED = ":directed";
 
     private final RedisPubSubAsyncCommands<String, String> commands;
     private final String selfId;
@@ -39,6 +46,11 @@ public final class WakeupHub {
     /** The message a release by this client publishes: other clients wake a waiter, this one ignores it. */
     public String message(boolean wakeAll) {
         return wakeAll ? selfId + WAKE_ALL : selfId;
+    }
+
+    /** {@code message} marked as addressed to one waiter, see {@link #DIRECTED}. */
+    public static String directed(String message) {
+        return message + DIRECTED;
     }
 
     /** Registers the caller as a waiter on {@code channel}, subscribing when it is the first. */
@@ -81,7 +93,7 @@ public final class WakeupHub {
     }
 
     private void onMessage(String channel, String message) {
-        if (message.startsWith(selfId)) {
+        if (message.startsWith(selfId) && !message.endsWith(DIRECTED)) {
             return; // woken locally already when the release returned
         }
         WaitChannel c = channels.get(channel);

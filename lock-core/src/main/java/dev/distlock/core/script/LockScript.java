@@ -22,6 +22,12 @@ public final class LockScript {
     public static final LockScript RENEW = load("renew.lua");
     /** Delete a lock whoever holds it. */
     public static final LockScript FORCE_RELEASE = load("force-release.lua");
+    /** Acquire or re-enter a fair lock in arrival order, queueing the caller when it must wait. */
+    public static final LockScript FAIR_ACQUIRE = load("fair-acquire.lua");
+    /** Release one hold of a fair lock; the last one wakes only the next waiter. */
+    public static final LockScript FAIR_RELEASE = load("fair-release.lua");
+    /** Remove a waiter that gave up from a fair lock's queue. */
+    public static final LockScript FAIR_LEAVE = load("fair-leave.lua");
 
     private final String name;
     private final String body;

@@ -1,0 +1,277 @@
+package dev.distlock.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import dev.distlock.core.LockListener.RenewalOutcome;
+import dev.distlock.testsupport.RedisExtension;
+import io.lettuce.core.RedisURI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * The fair lock through the public API, threads of one and of two clients: arrival order, prompt
+ * handoff to the next waiter only, no queue entries left behind, and the contract every lock keeps
+ * (owner-only release, watchdog renewal, lease loss reported).
+ */
+class FairLockTest {
+
+    @RegisterExtension
+    static final RedisExtension redis = new RedisExtension();
+
+    /** Waiters that never re-check on their own within a test: only a wake-up message can move them. */
+    private static final FairKind SLEEPY = new FairKind(Duration.ofSeconds(60), Duration.ofSeconds(60));
+    private static final Duration WATCHDOG_LEASE = Duration.ofMillis(600);
+
+    private final RecordingListener events = new RecordingListener();
+    private LockClient client;
+    private LockClient otherClient;
+    private RedisProbe probe;
+    private String name;
+    private LockKeys keys;
+
+    @BeforeEach
+    void setUp() {
+        client = LockClient.create(RedisURI.create(redis.server().uri()), LockClientOptions.builder().listener(events).build());
+        otherClient = LockClient.create(RedisURI.create(redis.server().uri()));
+        probe = RedisProbe.connect(redis.server());
+        name = Names.fresh("fair");
+        keys = LockKeys.of("lock:", name);
+    }
+
+    @AfterEach
+    void tearDown() {
+        client.close();
+        otherClient.close();
+        probe.close();
+    }
+
+    @Test
+    void threadsOfTwoClientsGetTheLockInTheOrderTheyQueued() throws Exception {
+        RedisLock held = client.getFairLock(name);
+        held.lock();
+        List<Integer> order = new CopyOnWriteArrayList<>();
+        List<OtherThread<Void>> waiters = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            int id = i;
+            RedisLock lock = (i % 2 == 0 ? otherClient : client).getFairLock(name);
+            waiters.add(OtherThread.start(() -> {
+                lock.lock();
+                try {
+                    order.add(id);
+                } finally {
+                    lock.unlock();
+                }
+                return null;
+            }));
+            // the next one starts only once this one has its place in Redis
+            await().atMost(Duration.ofSeconds(10)).until(() -> queue().size() == id + 1);
+        }
+        assertThat(client.localWaiters()).as("fair waiters never queue locally").isZero();
+
+        held.unlock();
+
+        for (OtherThread<Void> waiter : waiters) {
+            waiter.get();
+        }
+        assertThat(order).containsExactly(0, 1, 2, 3, 4);
+        assertNoQueueLeft();
+    }
+
+    @Test
+    void nextWaiterInTheSameClientIsWokenByTheRelease() throws Exception {
+        assertReleaseWakesTheNextWaiter(client);
+    }
+
+    @Test
+    void nextWaiterInAnotherClientIsWokenByTheRelease() throws Exception {
+        assertReleaseWakesTheNextWaiter(otherClient);
+    }
+
+    /** The holder keeps a 30 s lease and the waiter never re-checks on its own: only the release can wake it in time. */
+    private void assertReleaseWakesTheNextWaiter(LockClient waiterClient) throws Exception {
+        RedisLock held = client.getFairLock(name);
+        held.lock();
+        OtherThread<Long> waiter = OtherThread.start(() -> {
+            RedisLock lock = waiterClient.getLock(SLEEPY, name, name);
+            if (!lock.tryLock(Duration.ofSeconds(25))) {
+                throw new AssertionError("not acquired");
+            }
+            long at = System.nanoTime();
+            lock.unlock();
+            return at;
+        });
+        await().atMost(Duration.ofSeconds(10)).until(() -> queue().size() == 1 && waiterClient.subscribedChannels() == 1);
+
+        long released = System.nanoTime();
+        held.unlock();
+
+        assertThat(Duration.ofNanos(waiter.get() - released)).isLessThan(Duration.ofSeconds(5));
+        assertNoQueueLeft();
+    }
+
+    @Test
+    void releaseWakesOnlyTheNextWaiterAndTheOthersStayAsleep() throws Exception {
+        RedisLock held = client.getFairLock(name);
+        held.lock();
+        CountDownLatch finish = new CountDownLatch(1);
+        List<OtherThread<Void>> waiters = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            int id = i;
+            LockClient waiterClient = i == 1 ? client : otherClient;
+            waiters.add(OtherThread.start(() -> {
+                RedisLock lock = waiterClient.getLock(SLEEPY, name, name);
+                lock.lock();
+                try {
+                    finish.await(20, TimeUnit.SECONDS);
+                } finally {
+                    lock.unlock();
+                }
+                return null;
+            }));
+            await().atMost(Duration.ofSeconds(10)).until(() -> queue().size() == id + 1);
+        }
+        List<String> queued = queue();
+        // each attempt of a waiter refreshes its deadline: unchanged deadlines mean the later waiters never woke
+        Map<String, Double> deadlinesBefore = deadlines(queued.subList(1, 3));
+
+        held.unlock();
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> probe.sync().hexists(keys.lock(), queued.get(0)));
+        await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(5))
+                .until(() -> deadlines(queued.subList(1, 3)).equals(deadlinesBefore));
+        assertThat(queue()).containsExactlyElementsOf(queued.subList(1, 3));
+        finish.countDown();
+        for (OtherThread<Void> waiter : waiters) {
+            waiter.get();
+        }
+        assertNoQueueLeft();
+    }
+
+    @Test
+    void waitersThatTimeOutOrAreInterruptedLeaveNothingInRedis() throws Exception {
+        RedisLock held = client.getFairLock(name);
+        held.lock();
+        List<OtherThread<Boolean>> timeouts = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            LockClient waiterClient = i % 2 == 0 ? client : otherClient;
+            timeouts.add(OtherThread.start(() -> waiterClient.getFairLock(name).tryLock(Duration.ofMillis(400))));
+        }
+        OtherThread<Boolean> interrupted = OtherThread.start(() -> otherClient.getFairLock(name).tryLock(Duration.ofSeconds(20)));
+        await().atMost(Duration.ofSeconds(10)).until(() -> queue().contains(otherClient.clientId() + ":" + interrupted.thread.getId()));
+
+        interrupted.thread.interrupt();
+
+        assertThat(interrupted.failure()).isInstanceOf(InterruptedException.class);
+        for (OtherThread<Boolean> t : timeouts) {
+            assertThat(t.get()).isFalse();
+        }
+        assertNoQueueLeft();
+        held.unlock();
+        assertThat(client.subscribedChannels()).isZero();
+        assertThat(otherClient.subscribedChannels()).isZero();
+    }
+
+    @Test
+    void tryLockWithoutWaitNeitherQueuesNorPassesQueuedWaiters() throws Exception {
+        RedisLock held = client.getFairLock(name);
+        held.lock();
+        OtherThread<Boolean> waiter = OtherThread.start(() -> {
+            RedisLock lock = otherClient.getLock(SLEEPY, name, name);
+            boolean acquired = lock.tryLock(Duration.ofSeconds(20));
+            lock.unlock();
+            return acquired;
+        });
+        await().atMost(Duration.ofSeconds(10)).until(() -> queue().size() == 1);
+
+        assertThat(OtherThread.call(() -> client.getFairLock(name).tryLock())).isFalse();
+        assertThat(queue()).hasSize(1);
+        held.unlock();
+        assertThat(waiter.get()).isTrue();
+        assertNoQueueLeft();
+    }
+
+    @Test
+    void releasesOnlyForOwnerAndReentryKeepsTheFencingToken() throws Exception {
+        RedisLock lock = client.getFairLock(name);
+        lock.lock();
+        long token = lock.currentFencingToken();
+        lock.lock();
+
+        Throwable error = OtherThread.failure(() -> {
+            lock.unlock();
+            return null;
+        });
+
+        assertThat(error).isInstanceOf(IllegalMonitorStateException.class).hasMessageContaining(name);
+        assertThat(lock.getHoldCount()).isEqualTo(2);
+        assertThat(lock.currentFencingToken()).isEqualTo(token);
+        lock.unlock();
+        assertThat(lock.isLocked()).isTrue();
+        lock.unlock();
+        assertThat(lock.isLocked()).isFalse();
+        lock.lock();
+        assertThat(lock.currentFencingToken()).isGreaterThan(token);
+        lock.unlock();
+        assertThat(events.acquires(name)).allSatisfy(e -> assertThat(e.lock().kind()).isEqualTo(LockClient.FAIR));
+    }
+
+    @Test
+    void watchdogKeepsAFairLockWhileItsHolderRuns() throws Exception {
+        try (LockClient fast = LockClient.create(RedisURI.create(redis.server().uri()),
+                LockClientOptions.builder().watchdogLease(WATCHDOG_LEASE).listener(events).build())) {
+            RedisLock lock = fast.getFairLock(name);
+            lock.lock();
+
+            await().atMost(Duration.ofSeconds(10)).until(() -> events.renewals(name, RenewalOutcome.RENEWED).size() >= 4);
+
+            assertThat(lock.isLocked()).isTrue();
+            assertThat(lock.isHeldByCurrentThread()).isTrue();
+            assertThat(events.leaseLosses(name)).isEmpty();
+            lock.unlock();
+        }
+    }
+
+    @Test
+    void lostFairLockIsReportedAndUnlockSaysSo() throws Exception {
+        try (LockClient fast = LockClient.create(RedisURI.create(redis.server().uri()),
+                LockClientOptions.builder().watchdogLease(WATCHDOG_LEASE).listener(events).build())) {
+            RedisLock lock = fast.getFairLock(name);
+            lock.lock();
+
+            assertThat(otherClient.getFairLock(name).forceUnlock()).isTrue();
+
+            await().atMost(Duration.ofSeconds(5)).until(() -> events.leaseLosses(name).size() == 1);
+            assertThat(lock.isHeldByCurrentThread()).isFalse();
+            assertThatThrownBy(lock::unlock).isInstanceOf(LockLeaseExpiredException.class).hasMessageContaining(name);
+            lock.lock();
+            lock.unlock();
+        }
+    }
+
+    private List<String> queue() {
+        return probe.sync().lrange(keys.queue(), 0, -1);
+    }
+
+    private Map<String, Double> deadlines(List<String> owners) {
+        Map<String, Double> result = new java.util.HashMap<>();
+        for (String owner : owners) {
+            result.put(owner, probe.sync().zscore(keys.timeouts(), owner));
+        }
+        return result;
+    }
+
+    private void assertNoQueueLeft() {
+        assertThat(probe.sync().exists(keys.queue(), keys.timeouts())).as("queue and timeouts keys").isZero();
+    }
+}
