@@ -164,6 +164,16 @@ class DistributedLockAnnotationTest {
     }
 
     @Test
+    void typeFairTakesTheFairLockOfTheKey() {
+        runner().withUserConfiguration(Services.class).run(context -> {
+            Orders orders = context.getBean(Orders.class);
+            assertThat(orders.fair(8)).as("held as a fair lock while the method runs").isTrue();
+            assertThat(otherInstance.getFairLock("fair:8").isLocked()).isFalse();
+            assertThatThrownBy(() -> whileHeldElsewhere("fair:9", () -> orders.fair(9))).isInstanceOf(LockAcquisitionException.class);
+        });
+    }
+
+    @Test
     void lockContextGivesTheFencingTokenOfTheInnermostLock() {
         runner().withUserConfiguration(Services.class).run(context -> {
             Orders orders = context.getBean(Orders.class);
@@ -260,6 +270,11 @@ class DistributedLockAnnotationTest {
         @DistributedLock(keys = {"'account:' + #to", "'account:' + #from"}, waitTime = "100ms")
         public java.util.Map<String, Long> transfer(long from, long to) {
             return dev.distlock.spring.LockContext.currentTokens();
+        }
+
+        @DistributedLock(key = "'fair:' + #n", type = dev.distlock.spring.annotation.LockType.FAIR, waitTime = "100ms")
+        public boolean fair(int n) {
+            return client.getFairLock("fair:" + n).isHeldByCurrentThread();
         }
 
         @DistributedLock(key = "'tok:' + #n")

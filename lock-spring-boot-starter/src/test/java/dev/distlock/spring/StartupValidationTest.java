@@ -33,6 +33,7 @@ class StartupValidationTest {
                 Arguments.of(SkipPrimitive.class, "SkipPrimitive.count()", "returns the primitive int", "onFailure = THROW"),
                 Arguments.of(KeyAndKeys.class, "KeyAndKeys.run()", "sets both key and keys", "keys for several"),
                 Arguments.of(EmptyKeysEntry.class, "EmptyKeysEntry.run()", "empty entry in keys", "Give every key a value"),
+                Arguments.of(KeysWithFair.class, "KeysWithFair.run()", "combines keys with type = FAIR", "type = REENTRANT with keys"),
                 Arguments.of(AsyncResult.class, "AsyncResult.run()", "returns CompletableFuture", "synchronously"));
     }
 
@@ -96,6 +97,12 @@ class StartupValidationTest {
 
     public static class EmptyKeysEntry {
         @DistributedLock(keys = {"a", " "})
+        public void run() {
+        }
+    }
+
+    public static class KeysWithFair {
+        @DistributedLock(keys = {"a", "b"}, type = dev.distlock.spring.annotation.LockType.FAIR)
         public void run() {
         }
     }

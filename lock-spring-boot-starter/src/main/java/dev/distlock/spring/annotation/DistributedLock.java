@@ -68,6 +68,9 @@ public @interface DistributedLock {
      */
     String leaseTime() default "";
 
+    /** The kind of lock: {@link LockType#REENTRANT} (default) or {@link LockType#FAIR}. */
+    LockType type() default LockType.REENTRANT;
+
     /** What happens when the lock stays busy for the whole wait time. */
     OnLockFailure onFailure() default OnLockFailure.THROW;
 }

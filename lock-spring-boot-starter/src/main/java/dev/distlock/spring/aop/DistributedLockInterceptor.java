@@ -41,7 +41,7 @@ final class DistributedLockInterceptor implements MethodInterceptor {
         }
         List<String> resolved = keys.resolve(attrs, AopUtils.getMostSpecificMethod(method, targetClass), invocation.getArguments(),
                 target, targetClass);
-        RedisLock lock = attrs.multi() ? client().getMultiLock(resolved, attrs.label()) : client().getLock(resolved.get(0), attrs.label());
+        RedisLock lock = attrs.multi() ? client().getMultiLock(resolved, attrs.label()) : lock(attrs, resolved.get(0));
         String key = lock instanceof RedisMultiLock multi ? String.join(", ", multi.names()) : resolved.get(0);
         if (!acquire(lock, attrs)) {
             if (attrs.onFailure() == OnLockFailure.SKIP) {
@@ -68,6 +68,14 @@ final class DistributedLockInterceptor implements MethodInterceptor {
             LockContext.exit();
             release(lock, failure);
         }
+    }
+
+    private RedisLock lock(LockAttributes attrs, String key) {
+        LockClient c = client();
+        return switch (attrs.type()) {
+            case REENTRANT -> c.getLock(key, attrs.label());
+            case FAIR -> c.getFairLock(key, attrs.label());
+        };
     }
 
     /** Looked up on first use: advisors are created early, before the Redis connection should be. */

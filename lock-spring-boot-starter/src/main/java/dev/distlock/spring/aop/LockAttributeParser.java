@@ -1,6 +1,7 @@
 package dev.distlock.spring.aop;
 
 import dev.distlock.spring.annotation.DistributedLock;
+import dev.distlock.spring.annotation.LockType;
 import dev.distlock.spring.annotation.OnLockFailure;
 import dev.distlock.spring.autoconfigure.DistributedLockConfigurationException;
 import java.lang.reflect.Method;
@@ -56,7 +57,12 @@ final class LockAttributeParser {
                     + " returns the primitive " + returnType.getName() + ", which cannot be skipped (there is no value to return)",
                     "Return a wrapper type or Optional, or use onFailure = THROW");
         }
-        return new LockAttributes(where, label, keys, several.length > 0, wait, lease, annotation.onFailure(), returnType == Optional.class);
+        if (several.length > 0 && annotation.type() != LockType.REENTRANT) {
+            throw new DistributedLockConfigurationException("@DistributedLock on " + where + " combines keys with type = "
+                    + annotation.type() + ", which multi-key locks do not support",
+                    "Use type = REENTRANT with keys, or a single key with type = " + annotation.type());
+        }
+        return new LockAttributes(where, label, annotation.type(), keys, several.length > 0, wait, lease, annotation.onFailure(), returnType == Optional.class);
     }
 
     private static LockAttributes.Key key(String key, String attribute, String where) {

@@ -1,5 +1,6 @@
 package dev.distlock.spring.aop;
 
+import dev.distlock.spring.annotation.LockType;
 import dev.distlock.spring.annotation.OnLockFailure;
 import java.time.Duration;
 import java.util.List;
@@ -10,6 +11,7 @@ import org.springframework.expression.Expression;
  *
  * @param method how errors name the method, e.g. {@code OrderService.pay(long)}
  * @param label the fixed name used in metrics
+ * @param type the kind of lock
  * @param keys the key or keys, each a literal or a parsed SpEL expression
  * @param multi whether the keys are locked together as one multi-lock ({@code keys} attribute)
  * @param waitTime how long to wait
@@ -17,7 +19,7 @@ import org.springframework.expression.Expression;
  * @param onFailure what to do when the lock stays busy
  * @param returnsOptional whether SKIP returns {@code Optional.empty()} instead of {@code null}
  */
-record LockAttributes(String method, String label, List<Key> keys, boolean multi, Duration waitTime, Duration leaseTime,
+record LockAttributes(String method, String label, LockType type, List<Key> keys, boolean multi, Duration waitTime, Duration leaseTime,
         OnLockFailure onFailure, boolean returnsOptional) {
 
     /** One key: a literal, or a SpEL expression evaluated per call. */

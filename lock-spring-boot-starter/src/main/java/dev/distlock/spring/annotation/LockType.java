@@ -1,0 +1,11 @@
+package dev.distlock.spring.annotation;
+
+/** The kind of lock a {@link DistributedLock} method takes. */
+public enum LockType {
+
+    /** Exclusive and reentrant; waiters are woken as the holder releases, in no fixed order. */
+    REENTRANT,
+
+    /** Exclusive and reentrant, granted in arrival order across threads and instances. */
+    FAIR
+}
