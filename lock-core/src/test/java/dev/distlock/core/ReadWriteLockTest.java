@@ -3,6 +3,7 @@ package dev.distlock.core;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.distlock.core.script.LockScript;
 import dev.distlock.testsupport.RedisExtension;
 import io.lettuce.core.RedisURI;
 import java.time.Duration;
@@ -140,6 +141,25 @@ class ReadWriteLockTest {
         rw.readLock().unlock();
         rw.writeLock().lock(); // no read hold left: the write lock is free for this thread
         rw.writeLock().unlock();
+    }
+
+    @Test
+    @SuppressWarnings("deprecation") // Thread.getId, as the owner id uses on Java 17
+    void readHoldKnownOnlyToRedisStillRefusesTheUpgradeAtOnce() throws Exception {
+        // the script guards too: a read hold this client does not know of (here written behind its back)
+        String owner = client.clientId() + ':' + Thread.currentThread().getId();
+        try (RedisProbe probe = RedisProbe.connect(redis.server())) {
+            LockKeys keys = LockKeys.of("lock:", name);
+            probe.scripts().array(LockScript.RW_READ_ACQUIRE, new String[] {keys.lock(), keys.fence()},
+                    owner, "10000", "60000").get(5, TimeUnit.SECONDS);
+
+            long start = System.nanoTime();
+            assertThatThrownBy(() -> client.getReadWriteLock(name).writeLock().tryLock(Duration.ofSeconds(20)))
+                    .isInstanceOf(IllegalStateException.class).hasMessageContaining("upgrade");
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(2));
+            assertThat(client.localGates()).isZero();
+            assertThat(client.subscribedChannels()).isZero();
+        }
     }
 
     @Test

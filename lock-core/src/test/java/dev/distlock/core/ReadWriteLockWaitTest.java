@@ -69,8 +69,8 @@ class ReadWriteLockWaitTest {
         }
         // readers never queue locally: every one of them waits in Redis on the shared channel
         await().atMost(Duration.ofSeconds(5)).until(() -> holderClient.subscribedChannels() == 1
-                && waiterClient.subscribedChannels() == 1);
-        Thread.sleep(200); // let the last waiters reach their wait after subscribing
+                && waiterClient.subscribedChannels() == 1
+                && waiters.stream().allMatch(w -> w.thread.getState() == Thread.State.TIMED_WAITING));
         assertThat(holderClient.localWaiters() + waiterClient.localWaiters()).isZero();
 
         long released = System.nanoTime();
