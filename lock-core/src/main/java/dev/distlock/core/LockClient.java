@@ -30,6 +30,10 @@ public final class LockClient implements AutoCloseable {
 
     /** The lock kind reported in events for {@link #getLock}. */
     public static final String REENTRANT = "reentrant";
+    /** The lock kind reported in events for the read lock of {@link #getReadWriteLock}. */
+    public static final String READ = "read";
+    /** The lock kind reported in events for the write lock of {@link #getReadWriteLock}. */
+    public static final String WRITE = "write";
 
     /** The lock kind reported in events for {@link #getFairLock}. */
     public static final String FAIR = "fair";
@@ -109,6 +113,23 @@ public final class LockClient implements AutoCloseable {
     RedisLock getLock(LockKind kind, String name, String label) {
         LockKeys.requireName(name);
         return new ThreadBoundLock(engine, kind, new LockInfo(name, label == null ? name : label, kind.name));
+    }
+
+    /** A read/write lock named {@code name}; cheap, no Redis call. */
+    public RedisReadWriteLock getReadWriteLock(String name) {
+        return getReadWriteLock(name, name);
+    }
+
+    /**
+     * A read/write lock named {@code name}, its read and write locks reported in events under
+     * {@code label} with kinds {@value #READ} and {@value #WRITE}.
+     */
+    public RedisReadWriteLock getReadWriteLock(String name, String label) {
+        LockKeys.requireName(name);
+        String shownAs = label == null ? name : label;
+        return new ThreadBoundReadWriteLock(name,
+                new ThreadBoundLock(engine, ReadWriteKind.READ, new LockInfo(name, shownAs, READ)),
+                new ThreadBoundLock(engine, ReadWriteKind.WRITE, new LockInfo(name, shownAs, WRITE)));
     }
 
     /**

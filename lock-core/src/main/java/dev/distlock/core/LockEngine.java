@@ -71,6 +71,7 @@ final class LockEngine implements AutoCloseable {
         long leaseMs = lease == null ? watchdogLeaseMs : lease.toMillis();
         String leaseArg = lease == null ? watchdogLeaseArg : Long.toString(leaseMs);
         try {
+            kind.checkAcquire(this, info, keys, owner);
             // As java.util.concurrent.locks.Lock specifies: a pending interrupt fails even a free lock.
             if (interruptible && Thread.interrupted()) {
                 throw new InterruptedException("Interrupted before acquiring lock '" + info.name() + "'");
@@ -257,9 +258,10 @@ final class LockEngine implements AutoCloseable {
             }
             long result;
             try {
-                result = await(hold.kind.release(scripts, hold.keys, hold.owner, hub.message(false)), "releasing", hold.keys);
+                result = await(hold.kind.release(scripts, hold.keys, hold.owner, hub.message(hold.kind.wakesAllOnRelease())),
+                        "releasing", hold.keys);
             } catch (LockException e) {
-                hub.wakeLocal(hold.keys.channel(), false); // the release may have happened: let a waiter check
+                hub.wakeLocal(hold.keys.channel(), hold.kind.wakesAllOnRelease()); // the release may have happened: let a waiter check
                 throw e;
             }
             if (result == 1) {
@@ -267,7 +269,7 @@ final class LockEngine implements AutoCloseable {
                 holds.remove(holdId(hold), hold);
                 left = 0;
                 exitGate(hold);
-                hub.wakeLocal(hold.keys.channel(), false);
+                hub.wakeLocal(hold.keys.channel(), hold.kind.wakesAllOnRelease());
                 Duration held = hold.heldFor(System.nanoTime());
                 fire(l -> l.onRelease(hold.info, held));
             } else if (result < 0) {
@@ -306,18 +308,19 @@ final class LockEngine implements AutoCloseable {
      */
     private void releaseQuietly(Hold hold) {
         try {
-            await(hold.kind.release(scripts, hold.keys, hold.owner, hub.message(false)), "releasing lost", hold.keys);
+            await(hold.kind.release(scripts, hold.keys, hold.owner, hub.message(hold.kind.wakesAllOnRelease())), "releasing lost",
+                    hold.keys);
         } catch (LockException e) {
             log.warn("Could not clean up lost lock '{}'; it expires with its lease: {}", hold.info.name(), e.toString());
         } finally {
-            hub.wakeLocal(hold.keys.channel(), false);
+            hub.wakeLocal(hold.keys.channel(), hold.kind.wakesAllOnRelease());
         }
     }
 
-    boolean forceRelease(LockKeys keys) {
+    boolean forceRelease(LockKeys keys, boolean wakeAll) {
         long result = await(scripts.integer(LockScript.FORCE_RELEASE, new String[] {keys.lock(), keys.channel()},
-                hub.message(false)), "force-releasing", keys);
-        hub.wakeLocal(keys.channel(), false);
+                hub.message(wakeAll)), "force-releasing", keys);
+        hub.wakeLocal(keys.channel(), wakeAll);
         return result == 1;
     }
 
@@ -445,6 +448,9 @@ final class LockEngine implements AutoCloseable {
                     interrupted = true;
                 } catch (ExecutionException e) {
                     Throwable cause = e.getCause();
+                    if (cause instanceof LockUpgradeException refused) {
+                        throw new LockUpgradeException(refused.getMessage(), refused); // a refusal, not a Redis failure
+                    }
                     throw new LockException("Redis failed while " + doing + " lock " + keys.lock() + ": " + cause.getMessage(), cause);
                 }
             }

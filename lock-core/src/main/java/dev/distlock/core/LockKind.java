@@ -50,6 +50,21 @@ abstract class LockKind {
         return true;
     }
 
+    /**
+     * Whether a release should wake every waiter rather than one: true for shared kinds, where one
+     * release can let several readers (or readers and a writer) try at once.
+     */
+    boolean wakesAllOnRelease() {
+        return false;
+    }
+
+    /**
+     * Refuses an acquire that could never succeed for {@code owner} (for example a read holder asking
+     * for the write lock, which would wait for itself); called before any wait.
+     */
+    void checkAcquire(LockEngine engine, LockInfo info, LockKeys keys, String owner) {
+    }
+
     @Override
     public String toString() {
         return name;

@@ -118,7 +118,7 @@ final class ThreadBoundLock implements RedisLock {
 
     @Override
     public boolean forceUnlock() {
-        return engine.forceRelease(keys);
+        return engine.forceRelease(keys, kind.wakesAllOnRelease());
     }
 
     @SuppressWarnings("deprecation") // Thread.getId: threadId() needs Java 19, we run on 17

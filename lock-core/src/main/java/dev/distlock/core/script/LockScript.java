@@ -20,6 +20,14 @@ public final class LockScript {
     public static final LockScript RELEASE = load("release.lua");
     /** Extend a lease while the owner holds it. */
     public static final LockScript RENEW = load("renew.lua");
+    /** Acquire or re-enter a read hold of a read/write lock. */
+    public static final LockScript RW_READ_ACQUIRE = load("rw-read-acquire.lua");
+    /** Acquire or re-enter the write hold of a read/write lock. */
+    public static final LockScript RW_WRITE_ACQUIRE = load("rw-write-acquire.lua");
+    /** Release one read or write hold; a release that lets waiters in publishes a wake-up. */
+    public static final LockScript RW_RELEASE = load("rw-release.lua");
+    /** Extend one read or write hold's own lease and the hash TTL. */
+    public static final LockScript RW_RENEW = load("rw-renew.lua");
     /** Delete a lock whoever holds it. */
     public static final LockScript FORCE_RELEASE = load("force-release.lua");
     /** Acquire or re-enter a fair lock in arrival order, queueing the caller when it must wait. */

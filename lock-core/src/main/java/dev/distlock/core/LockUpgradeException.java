@@ -1,0 +1,20 @@
+package dev.distlock.core;
+
+/**
+ * A read holder asked for the write lock of the same name: it would wait for its own read hold for
+ * ever, so it is refused at once. Callers see an {@link IllegalStateException}.
+ */
+final class LockUpgradeException extends IllegalStateException {
+
+    private static final long serialVersionUID = 1L;
+
+    LockUpgradeException(String lockName) {
+        super("Lock '" + lockName + "': the current owner holds the read lock and cannot upgrade to the write lock"
+                + " (it would wait for itself); release every read hold first, or take the write lock first and"
+                + " downgrade");
+    }
+
+    LockUpgradeException(String message, Throwable cause) {
+        super(message, cause);
+    }
+}

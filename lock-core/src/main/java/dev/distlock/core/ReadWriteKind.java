@@ -1,0 +1,74 @@
+package dev.distlock.core;
+
+import dev.distlock.core.script.LockScript;
+import dev.distlock.core.script.ScriptRunner;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The two kinds of a read/write lock, sharing one hash per name: a {@code mode} field plus, per
+ * hold, a count, a fencing token and its own lease end, so one crashed reader cannot keep the lock
+ * (see the rw-*.lua scripts). Readers share and never queue locally; a writer excludes everyone but
+ * may take read holds itself (downgrade); a reader cannot upgrade.
+ */
+final class ReadWriteKind extends LockKind {
+
+    static final ReadWriteKind READ = new ReadWriteKind(LockClient.READ, "r", LockScript.RW_READ_ACQUIRE);
+    static final ReadWriteKind WRITE = new ReadWriteKind(LockClient.WRITE, "w", LockScript.RW_WRITE_ACQUIRE);
+
+    /** The hold's field prefix in the hash ({@code r} or {@code w}). */
+    private final String field;
+    private final LockScript acquireScript;
+
+    private ReadWriteKind(String name, String field, LockScript acquireScript) {
+        super(name);
+        this.field = field;
+        this.acquireScript = acquireScript;
+    }
+
+    @Override
+    CompletableFuture<List<Object>> acquire(ScriptRunner scripts, LockKeys keys, String owner, String leaseMs, String fenceTtlMs,
+            long waitMs) {
+        return scripts.array(acquireScript, new String[] {keys.lock(), keys.fence()}, owner, leaseMs, fenceTtlMs)
+                .thenApply(reply -> {
+                    if ((Long) reply.get(0) == -1L) {
+                        // Redis knows of a read hold this client had forgotten: refuse rather than wait for ever.
+                        throw new LockUpgradeException(keys.lock());
+                    }
+                    return reply;
+                });
+    }
+
+    @Override
+    CompletableFuture<Long> release(ScriptRunner scripts, LockKeys keys, String owner, String wakeMessage) {
+        return scripts.integer(LockScript.RW_RELEASE, new String[] {keys.lock(), keys.channel()}, field, owner, wakeMessage);
+    }
+
+    @Override
+    CompletableFuture<Long> renew(ScriptRunner scripts, LockKeys keys, String owner, String leaseMs) {
+        return scripts.integer(LockScript.RW_RENEW, new String[] {keys.lock()}, field, owner, leaseMs);
+    }
+
+    @Override
+    boolean localQueue() {
+        return this == WRITE;
+    }
+
+    @Override
+    boolean wakesAllOnRelease() {
+        return true;
+    }
+
+    @Override
+    void checkAcquire(LockEngine engine, LockInfo info, LockKeys keys, String owner) {
+        if (this != WRITE) {
+            return;
+        }
+        long now = System.nanoTime();
+        Hold read = engine.hold(READ, keys, owner);
+        Hold write = engine.hold(WRITE, keys, owner);
+        if (read != null && read.isLive(now) && (write == null || !write.isLive(now))) {
+            throw new LockUpgradeException(info.name());
+        }
+    }
+}

@@ -1,0 +1,35 @@
+package dev.distlock.core;
+
+import java.util.concurrent.locks.ReadWriteLock;
+
+/**
+ * A distributed read/write lock: any number of readers at once, or one writer. Both locks are
+ * thread-bound and reentrant, with their own fencing tokens and leases (renewed by the watchdog
+ * unless an explicit lease is given); each read hold expires on its own, so a crashed reader
+ * cannot keep the lock. The write holder may also take the read lock and then release the write
+ * lock (downgrade); a read holder asking for the write lock gets an {@link IllegalStateException}
+ * at once, since it would wait for itself.
+ *
+ * <pre>{@code
+ * RedisReadWriteLock prices = client.getReadWriteLock("prices");
+ * prices.readLock().lock();
+ * try {
+ *     ... read ...
+ * } finally {
+ *     prices.readLock().unlock();
+ * }
+ * }</pre>
+ */
+public interface RedisReadWriteLock extends ReadWriteLock {
+
+    /** The lock name. */
+    String getName();
+
+    /** The shared lock; {@link RedisLock#isLocked()} and {@link RedisLock#forceUnlock()} act on the whole name. */
+    @Override
+    RedisLock readLock();
+
+    /** The exclusive lock; {@link RedisLock#isLocked()} and {@link RedisLock#forceUnlock()} act on the whole name. */
+    @Override
+    RedisLock writeLock();
+}
