@@ -174,6 +174,47 @@ class DistributedLockAnnotationTest {
     }
 
     @Test
+    void readersShareWritersExcludeAndUpgradeFailsAtOnce() {
+        runner().withUserConfiguration(Services.class).run(context -> {
+            Orders orders = context.getBean(Orders.class);
+            var rw = otherInstance.getReadWriteLock("catalog:1");
+            // another instance reading does not keep this one from reading ...
+            assertThat(whileReadHeldElsewhere(rw, () -> orders.read(1))).isTrue();
+            // ... but keeps it from writing
+            assertThatThrownBy(() -> whileReadHeldElsewhere(rw, () -> orders.write(1))).isInstanceOf(LockAcquisitionException.class);
+            assertThat(orders.write(1)).isTrue();
+            assertThatThrownBy(() -> orders.readThenWrite(1)).isInstanceOf(IllegalStateException.class);
+            assertThat(orders.writeThenRead(1)).as("downgrade: a writer may read").isTrue();
+        });
+    }
+
+    static <T> T whileReadHeldElsewhere(dev.distlock.core.RedisReadWriteLock rw, Supplier<T> whileHeld) {
+        CompletableFuture<Void> taken = new CompletableFuture<>();
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        Thread holder = new Thread(() -> {
+            rw.readLock().lock();
+            try {
+                taken.complete(null);
+                done.join();
+            } finally {
+                rw.readLock().unlock();
+            }
+        });
+        holder.start();
+        taken.join();
+        try {
+            return whileHeld.get();
+        } finally {
+            done.complete(null);
+            try {
+                holder.join();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    @Test
     void lockContextGivesTheFencingTokenOfTheInnermostLock() {
         runner().withUserConfiguration(Services.class).run(context -> {
             Orders orders = context.getBean(Orders.class);
@@ -275,6 +316,26 @@ class DistributedLockAnnotationTest {
         @DistributedLock(key = "'fair:' + #n", type = dev.distlock.spring.annotation.LockType.FAIR, waitTime = "100ms")
         public boolean fair(int n) {
             return client.getFairLock("fair:" + n).isHeldByCurrentThread();
+        }
+
+        @DistributedLock(key = "'catalog:' + #n", type = dev.distlock.spring.annotation.LockType.READ, waitTime = "100ms")
+        public boolean read(int n) {
+            return client.getReadWriteLock("catalog:" + n).readLock().isHeldByCurrentThread();
+        }
+
+        @DistributedLock(key = "'catalog:' + #n", type = dev.distlock.spring.annotation.LockType.WRITE, waitTime = "100ms")
+        public boolean write(int n) {
+            return client.getReadWriteLock("catalog:" + n).writeLock().isHeldByCurrentThread();
+        }
+
+        @DistributedLock(key = "'catalog:' + #n", type = dev.distlock.spring.annotation.LockType.READ)
+        public boolean readThenWrite(int n) {
+            return self.write(n);
+        }
+
+        @DistributedLock(key = "'catalog:' + #n", type = dev.distlock.spring.annotation.LockType.WRITE)
+        public boolean writeThenRead(int n) {
+            return self.read(n);
         }
 
         @DistributedLock(key = "'tok:' + #n")

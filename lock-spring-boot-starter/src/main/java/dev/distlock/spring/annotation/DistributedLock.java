@@ -68,7 +68,11 @@ public @interface DistributedLock {
      */
     String leaseTime() default "";
 
-    /** The kind of lock: {@link LockType#REENTRANT} (default) or {@link LockType#FAIR}. */
+    /**
+     * The kind of lock: {@link LockType#REENTRANT} (default), {@link LockType#FAIR}, or the
+     * {@link LockType#READ} / {@link LockType#WRITE} side of a read/write lock on the key. A READ
+     * method that calls a WRITE method on the same key fails at once (no upgrade, no self-deadlock).
+     */
     LockType type() default LockType.REENTRANT;
 
     /** What happens when the lock stays busy for the whole wait time. */

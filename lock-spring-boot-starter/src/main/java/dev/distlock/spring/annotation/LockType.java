@@ -7,5 +7,11 @@ public enum LockType {
     REENTRANT,
 
     /** Exclusive and reentrant, granted in arrival order across threads and instances. */
-    FAIR
+    FAIR,
+
+    /** The read side of a read/write lock on the key: shared with other readers, excluded by a writer. */
+    READ,
+
+    /** The write side of a read/write lock on the key: excludes readers and writers; may take READ inside (downgrade). */
+    WRITE
 }

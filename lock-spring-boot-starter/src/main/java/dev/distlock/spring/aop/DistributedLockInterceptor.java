@@ -75,6 +75,8 @@ final class DistributedLockInterceptor implements MethodInterceptor {
         return switch (attrs.type()) {
             case REENTRANT -> c.getLock(key, attrs.label());
             case FAIR -> c.getFairLock(key, attrs.label());
+            case READ -> c.getReadWriteLock(key, attrs.label()).readLock();
+            case WRITE -> c.getReadWriteLock(key, attrs.label()).writeLock();
         };
     }
 
