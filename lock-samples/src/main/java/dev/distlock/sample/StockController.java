@@ -44,6 +44,11 @@ class StockController {
         return new StockLevel(sku, stock.restock(sku, quantity));
     }
 
+    @PostMapping("/stock/{from}/transfer/{to}")
+    StockService.Transfer transfer(@PathVariable String from, @PathVariable String to, @RequestParam long quantity) {
+        return stock.transfer(from, to, quantity);
+    }
+
     @GetMapping("/stock/{sku}")
     StockLevel stock(@PathVariable String sku) {
         return new StockLevel(sku, stock.stock(sku));

@@ -1,7 +1,9 @@
 package dev.distlock.sample;
 
+import dev.distlock.spring.LockContext;
 import dev.distlock.spring.annotation.DistributedLock;
 import java.time.Duration;
+import java.util.Map;
 import java.util.regex.Pattern;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.data.redis.core.StringRedisTemplate;
@@ -56,6 +58,34 @@ public class StockService {
         Long stock = redis.opsForValue().increment(stockKey(sku), quantity);
         redis.opsForSet().add(SKUS_KEY, sku);
         return stock;
+    }
+
+    /**
+     * Moves units from one SKU to another. Both SKUs' locks are taken together ({@code keys}): all or
+     * nothing, in sorted order, so a transfer a->b and a transfer b->a at the same moment cannot
+     * deadlock. The bookings of either SKU wait meanwhile, as they take the same keys. Each key has a
+     * fencing token ({@link LockContext#currentTokens()}), which a database would check before writing.
+     */
+    @DistributedLock(keys = {"'stock:' + #from", "'stock:' + #to"}, waitTime = "2s")
+    public Transfer transfer(String from, String to, long quantity) {
+        if (quantity <= 0) {
+            throw new IllegalArgumentException("quantity must be positive, was " + quantity);
+        }
+        if (from.equals(to)) {
+            throw new IllegalArgumentException("cannot transfer from " + from + " to itself");
+        }
+        long available = stock(from);                                       // GET
+        if (available < quantity) {
+            return new Transfer(from, to, 0, available, stock(to), LockContext.currentTokens());
+        }
+        redis.opsForValue().set(stockKey(from), Long.toString(available - quantity)); // SET
+        long target = redis.opsForValue().increment(stockKey(to), quantity);
+        redis.opsForSet().add(SKUS_KEY, to);
+        return new Transfer(from, to, quantity, available - quantity, target, LockContext.currentTokens());
+    }
+
+    /** What a transfer did; {@code moved} is 0 when the source had too few units. */
+    public record Transfer(String from, String to, long moved, long fromStock, long toStock, Map<String, Long> fencingTokens) {
     }
 
     /** Units in stock; no lock needed to read one value. */

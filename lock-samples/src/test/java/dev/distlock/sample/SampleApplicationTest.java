@@ -130,6 +130,27 @@ class SampleApplicationTest {
     }
 
     @Test
+    void crossedTransfersLockBothSkusTogetherWithoutDeadlockAndKeepEveryUnit() throws Exception {
+        stock.restock("left", 50);
+        stock.restock("right", 50);
+        List<Future<StockService.Transfer>> transfers = new ArrayList<>();
+        var pool = java.util.concurrent.Executors.newFixedThreadPool(8);
+        try {
+            for (int i = 0; i < 40; i++) {
+                boolean leftToRight = i % 2 == 0;
+                transfers.add(pool.submit(() -> leftToRight ? stock.transfer("left", "right", 1) : stock.transfer("right", "left", 1)));
+            }
+            for (Future<StockService.Transfer> t : transfers) {
+                assertThat(t.get(30, java.util.concurrent.TimeUnit.SECONDS).fencingTokens()).containsOnlyKeys("stock:left", "stock:right");
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        assertThat(stock.stock("left") + stock.stock("right")).as("no unit lost or made up").isEqualTo(100);
+        assertThat(post("/stock/left/transfer/right?quantity=1")).satisfies(ok("\"moved\":1"));
+    }
+
+    @Test
     void badInputIsABadRequest() throws Exception {
         assertThat(post("/stock/bad-input?quantity=0").statusCode()).isEqualTo(400);
         assertThat(post("/bookings/not%20a%20sku").statusCode()).isEqualTo(400);
