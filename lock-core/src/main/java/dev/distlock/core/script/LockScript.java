@@ -22,6 +22,8 @@ public final class LockScript {
     public static final LockScript RENEW = load("renew.lua");
     /** Delete a lock whoever holds it. */
     public static final LockScript FORCE_RELEASE = load("force-release.lua");
+    /** Raise a lock's fencing counter to a token while the owner holds the lock (RedLock). */
+    public static final LockScript RAISE_FENCE = load("raise-fence.lua");
 
     private final String name;
     private final String body;
