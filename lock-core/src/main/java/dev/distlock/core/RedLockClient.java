@@ -24,6 +24,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * throws {@link LockLeaseExpiredException}). Re-entry is counted locally and keeps the first
  * hold's lease and fencing token.
  *
+ * <p>The fencing token of a grant is the largest of the granting nodes' tokens, written back to
+ * their counters before the grant is reported, so every later grant draws a larger one. Nodes
+ * without persistence that restart empty should stay out for one lease before rejoining
+ * ("delayed restart"): two such restarts within a lease can otherwise hand the lock out twice.
+ *
  * <pre>{@code
  * try (RedLockClient redLock = RedLockClient.connect(List.of(
  *         RedisURI.create("redis://redis-a:6379"),

@@ -188,14 +188,17 @@ class RedLockTest {
     void tokensStillIncreaseWhenTheNodeWithTheHighestCounterLeavesTheMajority() throws Exception {
         String name = Names.fresh("fence-skew");
         RedisLock lock = nodes.connect(3).getLock(name);
-        // Node 0's counter runs far ahead of the others (say its clock was years ahead when the counter was seeded).
+        // Node 0's counter runs far ahead of the others (say its clock was years ahead when the counter
+        // was seeded). The first grant's majority is {0, 1}, the second's {1, 2}.
         nodes.server(0).command("SET", "lock:{" + name + "}:fence", "4000000000000000");
+        nodes.server(2).stop();
         lock.lock();
         long first = lock.currentFencingToken();
         lock.unlock();
+        nodes.server(2).restart();
         nodes.server(0).stop();
 
-        lock.lock();
+        await().atMost(Duration.ofSeconds(10)).pollInSameThread().ignoreExceptions().until(lock::tryLock); // once node 2 is reconnected
         long second = lock.currentFencingToken();
         lock.unlock();
 

@@ -91,7 +91,7 @@ class RedLockWatchdogTest {
         RedisLock lock = lock("explicit");
         assertThat(lock.tryLock(Duration.ZERO, Duration.ofMillis(300))).isTrue();
 
-        await().atMost(Duration.ofSeconds(5)).until(() -> !lock.isHeldByCurrentThread());
+        await().atMost(Duration.ofSeconds(5)).pollInSameThread().until(() -> !lock.isHeldByCurrentThread());
 
         await().atMost(Duration.ofSeconds(5)).until(() -> !lock.isLocked());
         assertThatThrownBy(lock::unlock).isInstanceOf(LockLeaseExpiredException.class).hasMessageContaining("300 ms");
