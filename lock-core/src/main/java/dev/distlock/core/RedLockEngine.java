@@ -116,10 +116,8 @@ final class RedLockEngine implements AutoCloseable {
         }
     }
 
-    private record Attempt(long token, long validUntilNanos, int answered, Throwable error) {
-        boolean granted() {
-            return validUntilNanos != 0;
-        }
+    /** One round's outcome: a grant (token, valid until), or how many nodes answered and the first error. */
+    private record Attempt(boolean granted, long token, long validUntilNanos, int answered, Throwable error) {
     }
 
     /** One RedLock round: all nodes in parallel, then the fence raise on the granting nodes. */
@@ -149,13 +147,13 @@ final class RedLockEngine implements AutoCloseable {
                     j -> nodes.get(granted.get(j)).raiseFenceOnce(keys.get(granted.get(j)), owner, grantToken), timeout);
             long validUntil = start + TimeUnit.MILLISECONDS.toNanos(leaseMs) - driftNanos(leaseMs);
             if (NodeCalls.count(raised, 1L) >= quorum && System.nanoTime() - validUntil < 0) {
-                return new Attempt(grantToken, validUntil, NodeCalls.answered(replies), null);
+                return new Attempt(true, grantToken, validUntil, NodeCalls.answered(replies), null);
             }
         }
         // Release on every node, also those that seemed to refuse: their grant may have been lost on the
         // way back. Waited for, so that it reaches each node before this owner's next attempt.
         releaseEverywhere(keys, owner, leaseMs);
-        return new Attempt(0, 0, NodeCalls.answered(replies), NodeCalls.firstError(replies));
+        return new Attempt(false, 0, 0, NodeCalls.answered(replies), NodeCalls.firstError(replies));
     }
 
     private static boolean grant(Reply<List<Object>> reply) {
