@@ -5,8 +5,6 @@ import dev.distlock.core.LockListener.RenewalOutcome;
 import dev.distlock.core.NodeCalls.Reply;
 import dev.distlock.core.watchdog.LeaseWatchdog;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
@@ -19,9 +17,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The RedLock algorithm over the engines of N independent masters: acquire on all nodes in
- * parallel, grant on a majority within the lease, release everywhere, renew from one watchdog
- * thread. Holds are kept here; the node engines only run single script attempts.
+ * The RedLock client side over N independent masters: holds, retries with back-off, renewal and
+ * events, with the majority rule in {@link RedLockQuorum}. Renewals of all holds run from one watchdog
+ * thread; the node engines only run single script attempts.
  */
 final class RedLockEngine implements AutoCloseable {
 
@@ -29,7 +27,7 @@ final class RedLockEngine implements AutoCloseable {
     private static final Duration FOREVER = Duration.ofDays(365L * 100);
 
     final String clientId = UUID.randomUUID().toString();
-    private final List<LockEngine> nodes;
+    private final RedLockQuorum nodes;
     final int quorum;
     private final LockClientOptions options;
     private final long watchdogLeaseMs;
@@ -40,8 +38,8 @@ final class RedLockEngine implements AutoCloseable {
     private final Condition released = wakeLock.newCondition();
 
     RedLockEngine(List<LockEngine> nodes, LockClientOptions options) {
-        this.nodes = List.copyOf(nodes);
-        this.quorum = nodes.size() / 2 + 1;
+        this.nodes = new RedLockQuorum(nodes);
+        this.quorum = this.nodes.majority;
         this.options = options;
         this.watchdogLeaseMs = options.watchdogLease().toMillis();
         this.watchdog = new LeaseWatchdog(clientId, options.watchdogLease(), this::leases);
@@ -52,7 +50,7 @@ final class RedLockEngine implements AutoCloseable {
     }
 
     List<LockKeys> keys(String name) {
-        return nodes.stream().map(n -> n.keys(name)).toList();
+        return nodes.keys(name);
     }
 
     RedLockHold hold(String name, String owner) {
@@ -85,18 +83,18 @@ final class RedLockEngine implements AutoCloseable {
                 supersede(current);
             }
             while (true) {
-                Attempt attempt = attempt(keys, owner, leaseMs);
+                RedLockQuorum.Attempt attempt = nodes.acquire(keys, owner, leaseMs);
                 if (attempt.granted()) {
-                    RedLockHold hold = new RedLockHold(info, keys, owner, attempt.token, lease == null ? 0 : leaseMs, start,
-                            attempt.validUntilNanos);
+                    RedLockHold hold = new RedLockHold(info, keys, owner, attempt.token(), lease == null ? 0 : leaseMs, start,
+                            attempt.validUntilNanos());
                     holds.put(holdId(info.name(), owner), hold);
                     fire(l -> l.onAcquire(info, AcquireOutcome.ACQUIRED, Duration.ofNanos(System.nanoTime() - start)));
                     return hold;
                 }
-                if (attempt.answered < quorum) {
-                    throw new LockException("RedLock '" + info.name() + "': only " + attempt.answered + " of " + nodes.size()
+                if (attempt.answered() < quorum) {
+                    throw new LockException("RedLock '" + info.name() + "': only " + attempt.answered() + " of " + nodes.size()
                             + " Redis nodes answered, a majority of " + quorum + " is needed; check that the nodes are up"
-                            + " and reachable", attempt.error);
+                            + " and reachable", attempt.error());
                 }
                 long remaining = deadline - System.nanoTime();
                 if (remaining <= 0) {
@@ -114,56 +112,6 @@ final class RedLockEngine implements AutoCloseable {
                 Thread.currentThread().interrupt(); // lock() is not interruptible: restore the flag for the caller
             }
         }
-    }
-
-    /** One round's outcome: a grant (token, valid until), or how many nodes answered and the first error. */
-    private record Attempt(boolean granted, long token, long validUntilNanos, int answered, Throwable error) {
-    }
-
-    /** One RedLock round: all nodes in parallel, then the fence raise on the granting nodes. */
-    private Attempt attempt(List<LockKeys> keys, String owner, long leaseMs) {
-        long start = System.nanoTime();
-        long timeout = nodeTimeoutNanos(leaseMs);
-        List<Reply<List<Object>>> replies = NodeCalls.awaitUntil(nodes.size(),
-                i -> nodes.get(i).acquireOnce(keys.get(i), owner, leaseMs), timeout, RedLockEngine::grant, quorum);
-        List<Integer> granted = new ArrayList<>();
-        long token = Long.MIN_VALUE;
-        for (int i = 0; i < replies.size(); i++) {
-            Reply<List<Object>> r = replies.get(i);
-            if (grant(r)) {
-                granted.add(i);
-                token = Math.max(token, (Long) r.value().get(1));
-            }
-        }
-        if (granted.size() >= quorum) {
-            // The token is the largest of the granting nodes' tokens, written back to their counters
-            // while we hold the lock there. Any later grant needs a majority too, and two majorities
-            // share at least one node; on that node the later grant came after ours ended, so its INCR
-            // starts from at least our token and yields more, and its maximum is larger than ours.
-            // Without the write-back the maximum alone would not do: a node with a high counter that
-            // is in our majority but not in the next could make our token the larger one.
-            long grantToken = token;
-            List<Reply<Long>> raised = NodeCalls.await(granted.size(),
-                    j -> nodes.get(granted.get(j)).raiseFenceOnce(keys.get(granted.get(j)), owner, grantToken), timeout);
-            long validUntil = start + TimeUnit.MILLISECONDS.toNanos(leaseMs) - driftNanos(leaseMs);
-            if (NodeCalls.count(raised, 1L) >= quorum && System.nanoTime() - validUntil < 0) {
-                return new Attempt(true, grantToken, validUntil, NodeCalls.answered(replies), null);
-            }
-        }
-        // Release on every node, also those that seemed to refuse: their grant may have been lost on the
-        // way back. Waited for, so that it reaches each node before this owner's next attempt.
-        releaseEverywhere(keys, owner, leaseMs);
-        return new Attempt(false, 0, 0, NodeCalls.answered(replies), NodeCalls.firstError(replies));
-    }
-
-    private static boolean grant(Reply<List<Object>> reply) {
-        return reply.answered() && (Long) reply.value().get(0) == 1L;
-    }
-
-    /** Releases on every node; returns once a majority released (or still holds a count), else once all answered. */
-    private List<Reply<Long>> releaseEverywhere(List<LockKeys> keys, String owner, long leaseMs) {
-        return NodeCalls.awaitUntil(nodes.size(), i -> nodes.get(i).releaseOnce(keys.get(i), owner), nodeTimeoutNanos(leaseMs),
-                r -> r.answered() && r.value() >= 0, quorum);
     }
 
     /** Sleeps until the back-off ends or this client releases a lock; returns whether an ignored interrupt came. */
@@ -187,7 +135,7 @@ final class RedLockEngine implements AutoCloseable {
         reportLost(stale, "its lease had already run out when its owner locked again");
         stale.released = true;
         holds.remove(holdId(stale.info.name(), stale.owner), stale);
-        releaseEverywhere(stale.keys, stale.owner, leaseMs(stale));
+        nodes.release(stale.keys, stale.owner, leaseMs(stale));
     }
 
     /**
@@ -214,7 +162,7 @@ final class RedLockEngine implements AutoCloseable {
         hold.released = true;
         holds.remove(holdId(hold.info.name(), hold.owner), hold);
         try {
-            List<Reply<Long>> replies = releaseEverywhere(hold.keys, hold.owner, leaseMs(hold));
+            List<Reply<Long>> replies = nodes.release(hold.keys, hold.owner, leaseMs(hold));
             if (lost != null) {
                 throw new LockLeaseExpiredException(hold.info.name(), lost);
             }
@@ -244,29 +192,14 @@ final class RedLockEngine implements AutoCloseable {
     }
 
     boolean forceRelease(List<LockKeys> keys) {
-        List<Reply<Long>> replies = NodeCalls.await(nodes.size(), i -> nodes.get(i).forceReleaseOnce(keys.get(i)),
-                nodeTimeoutNanos(watchdogLeaseMs));
-        requireMajority(replies, "force-unlocking", keys);
+        boolean deleted = nodes.forceRelease(keys, watchdogLeaseMs);
         wakeLocalWaiters();
-        return NodeCalls.count(replies, 1L) > 0;
+        return deleted;
     }
 
     /** The PTTL (ms) that a majority of nodes still exceed, or -1 when fewer than a majority hold the key. */
     long majorityTtl(List<LockKeys> keys) {
-        List<Reply<Long>> replies = NodeCalls.await(nodes.size(), i -> nodes.get(i).pttlOnce(keys.get(i)),
-                nodeTimeoutNanos(watchdogLeaseMs));
-        requireMajority(replies, "reading", keys);
-        List<Long> ttls = replies.stream().filter(r -> r.answered() && r.value() >= 0).map(Reply::value)
-                .sorted(Comparator.reverseOrder()).toList();
-        return ttls.size() >= quorum ? ttls.get(quorum - 1) : -1;
-    }
-
-    private void requireMajority(List<? extends Reply<?>> replies, String doing, List<LockKeys> keys) {
-        int answered = NodeCalls.answered(replies);
-        if (answered < quorum) {
-            throw new LockException("RedLock " + keys.get(0).lock() + ": only " + answered + " of " + nodes.size()
-                    + " Redis nodes answered while " + doing + ", a majority of " + quorum + " is needed", NodeCalls.firstError(replies));
-        }
+        return nodes.majorityTtl(keys, watchdogLeaseMs);
     }
 
     int activeHolds() {
@@ -302,8 +235,7 @@ final class RedLockEngine implements AutoCloseable {
 
         @Override
         public void renew(long sentAt) {
-            NodeCalls.until(nodes.size(), i -> nodes.get(i).renewOnce(hold.keys.get(i), hold.owner, watchdogLeaseMs),
-                    nodeTimeoutNanos(watchdogLeaseMs), r -> r.answered() && r.value() == 1L, quorum).thenAccept(replies -> renewed(hold, sentAt, replies));
+            nodes.renew(hold.keys, hold.owner, watchdogLeaseMs).thenAccept(replies -> renewed(hold, sentAt, replies));
         }
     }
 
@@ -314,7 +246,7 @@ final class RedLockEngine implements AutoCloseable {
         int renewed = NodeCalls.count(replies, 1L);
         int gone = NodeCalls.count(replies, 0L);
         if (renewed >= quorum) {
-            hold.validUntilNanos = sentAt + TimeUnit.MILLISECONDS.toNanos(watchdogLeaseMs) - driftNanos(watchdogLeaseMs);
+            hold.validUntilNanos = sentAt + TimeUnit.MILLISECONDS.toNanos(watchdogLeaseMs) - RedLockQuorum.driftNanos(watchdogLeaseMs);
             fire(l -> l.onRenewal(hold.info, RenewalOutcome.RENEWED));
         } else if (nodes.size() - gone < quorum) {
             fire(l -> l.onRenewal(hold.info, RenewalOutcome.LOST));
@@ -352,20 +284,6 @@ final class RedLockEngine implements AutoCloseable {
 
     private long leaseMs(RedLockHold hold) {
         return hold.watchdog() ? watchdogLeaseMs : hold.explicitLeaseMs;
-    }
-
-    /**
-     * Each node gets a hundredth of the lease, 50 to 500 ms, and never more than a third of it: well
-     * below the lease, so that a slow node cannot eat the validity of a grant.
-     */
-    static long nodeTimeoutNanos(long leaseMs) {
-        long ms = Math.min(leaseMs / 3, Math.min(500, Math.max(50, leaseMs / 100)));
-        return TimeUnit.MILLISECONDS.toNanos(Math.max(1, ms));
-    }
-
-    /** Clock drift allowance: 1% of the lease plus 2 ms, as the RedLock description suggests. */
-    static long driftNanos(long leaseMs) {
-        return TimeUnit.MILLISECONDS.toNanos(leaseMs / 100 + 2);
     }
 
     private static String holdId(String name, String owner) {
