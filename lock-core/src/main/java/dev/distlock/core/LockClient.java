@@ -162,6 +162,11 @@ public final class LockClient implements AutoCloseable {
         return options;
     }
 
+    /** The engine, for {@link RedLockClient}, which runs single attempts on each node's engine. */
+    LockEngine engine() {
+        return engine;
+    }
+
     /** How many locks this client holds right now (valid holds only). */
     public int activeHolds() {
         return engine.activeHolds();

@@ -333,6 +333,35 @@ final class LockEngine implements AutoCloseable {
         return ttl > 0 ? Duration.ofMillis(ttl) : Duration.ZERO;
     }
 
+    // Single attempts for RedLockClient, which spans several engines and keeps its own holds: one
+    // script run each, no waiting, no local hold, no events. Replies as documented on LockKind.
+
+    CompletableFuture<List<Object>> acquireOnce(LockKeys keys, String owner, long leaseMs) {
+        return ReentrantKind.INSTANCE.acquire(scripts, keys, owner, Long.toString(leaseMs), fenceTtlArg, 0);
+    }
+
+    CompletableFuture<Long> releaseOnce(LockKeys keys, String owner) {
+        return ReentrantKind.INSTANCE.release(scripts, keys, owner, hub.message(false));
+    }
+
+    CompletableFuture<Long> renewOnce(LockKeys keys, String owner, long leaseMs) {
+        return ReentrantKind.INSTANCE.renew(scripts, keys, owner, Long.toString(leaseMs));
+    }
+
+    /** Raises the fencing counter of {@code keys} to at least {@code token} while {@code owner} holds it: 1, else 0. */
+    CompletableFuture<Long> raiseFenceOnce(LockKeys keys, String owner, long token) {
+        return scripts.integer(LockScript.RAISE_FENCE, new String[] {keys.lock(), keys.fence()}, owner, Long.toString(token), fenceTtlArg);
+    }
+
+    CompletableFuture<Long> forceReleaseOnce(LockKeys keys) {
+        return scripts.integer(LockScript.FORCE_RELEASE, new String[] {keys.lock(), keys.channel()}, hub.message(false));
+    }
+
+    /** PTTL of the lock key: -2 when absent. */
+    CompletableFuture<Long> pttlOnce(LockKeys keys) {
+        return redis.keys.pttl(keys.lock()).toCompletableFuture();
+    }
+
     /** Holds of this client that are still valid. */
     int activeHolds() {
         long now = System.nanoTime();

@@ -36,6 +36,8 @@ public final class LockScript {
     public static final LockScript FAIR_RELEASE = load("fair-release.lua");
     /** Remove a waiter that gave up from a fair lock's queue. */
     public static final LockScript FAIR_LEAVE = load("fair-leave.lua");
+    /** Raise a lock's fencing counter to a token while the owner holds the lock (RedLock). */
+    public static final LockScript RAISE_FENCE = load("raise-fence.lua");
 
     private final String name;
     private final String body;

@@ -1,0 +1,184 @@
+package dev.distlock.core;
+
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * Hands out RedLocks: locks held on a majority of N independent Redis masters (no replication
+ * between them), so that the lock survives the loss of a minority of nodes. Use at least 3 nodes,
+ * preferably an odd number (5 tolerates two failed nodes).
+ *
+ * <p>Each acquisition tries the same lock (same name, same owner) on every node in parallel, each
+ * node bounded by a short timeout, and is granted only when a majority granted within the lease;
+ * the lease left is the lease minus the time taken minus a clock-drift allowance (1% + 2 ms). A
+ * failed round is released on every node and retried after a short random back-off until the wait
+ * time is spent. When fewer than a majority of nodes answer at all, acquisition fails at once with a
+ * {@link LockException} that says how many answered. Locks held without an explicit lease are
+ * renewed on every node every third of the watchdog lease, from one thread per client; when fewer
+ * than a majority renew, the hold is lost ({@link LockListener#onLeaseLost}, and {@code unlock}
+ * throws {@link LockLeaseExpiredException}). Re-entry is counted locally and keeps the first
+ * hold's lease and fencing token.
+ *
+ * <p>The fencing token of a grant is the largest of the granting nodes' tokens, written back to
+ * their counters before the grant is reported, so every later grant draws a larger one. Nodes
+ * without persistence that restart empty should stay out for one lease before rejoining
+ * ("delayed restart"): two such restarts within a lease can otherwise hand the lock out twice.
+ *
+ * <pre>{@code
+ * try (RedLockClient redLock = RedLockClient.connect(List.of(
+ *         RedisURI.create("redis://redis-a:6379"),
+ *         RedisURI.create("redis://redis-b:6379"),
+ *         RedisURI.create("redis://redis-c:6379")), LockClientOptions.defaults())) {
+ *     RedisLock lock = redLock.getLock("nightly-report");
+ *     if (lock.tryLock(Duration.ofSeconds(2))) {
+ *         try {
+ *             long token = lock.currentFencingToken();
+ *             ...
+ *         } finally {
+ *             lock.unlock();
+ *         }
+ *     }
+ * }
+ * }</pre>
+ */
+public final class RedLockClient implements AutoCloseable {
+
+    /** The lock kind reported in events for RedLocks. */
+    public static final String REDLOCK = "redlock";
+    /** The fewest nodes a RedLock accepts. */
+    public static final int MIN_NODES = 3;
+
+    private final RedLockEngine engine;
+    private final LockClientOptions options;
+    private final List<LockClient> ownedNodes;
+    private final List<RedisClient> ownedRedisClients;
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    private RedLockClient(List<LockClient> nodes, LockClientOptions options, List<LockClient> ownedNodes,
+            List<RedisClient> ownedRedisClients) {
+        this.options = options;
+        this.ownedNodes = ownedNodes;
+        this.ownedRedisClients = ownedRedisClients;
+        this.engine = new RedLockEngine(nodes.stream().map(LockClient::engine).toList(), options);
+    }
+
+    /**
+     * A RedLock over existing clients, one per Redis master, with default options. The nodes are
+     * not closed by {@link #close()}; each node uses its own key prefix and fencing counter TTL.
+     *
+     * @throws IllegalArgumentException with fewer than {@value #MIN_NODES} nodes
+     */
+    public static RedLockClient of(LockClient... nodes) {
+        return of(List.of(nodes), LockClientOptions.defaults());
+    }
+
+    /**
+     * A RedLock over existing clients, one per independent Redis master. From {@code options} it
+     * takes the watchdog lease and the listeners; the nodes keep their own key prefix and fencing
+     * counter TTL, and are not closed by {@link #close()}. Configure node clients with
+     * {@code DisconnectedBehavior.REJECT_COMMANDS} so that a down node answers at once instead of
+     * after the per-node timeout (and queues nothing).
+     *
+     * @throws IllegalArgumentException with fewer than {@value #MIN_NODES} nodes
+     */
+    public static RedLockClient of(List<LockClient> nodes, LockClientOptions options) {
+        Objects.requireNonNull(nodes, "nodes must not be null");
+        Objects.requireNonNull(options, "options must not be null");
+        requireEnoughNodes(nodes.size());
+        nodes.forEach(n -> Objects.requireNonNull(n, "nodes must not contain null"));
+        if (nodes.stream().distinct().count() != nodes.size()) {
+            throw new IllegalArgumentException("RedLock nodes must be distinct clients, one per independent Redis master");
+        }
+        return new RedLockClient(nodes, options, List.of(), List.of());
+    }
+
+    /**
+     * Connects to each of {@code uris}, independent Redis masters, and owns (and closes) the
+     * connections. Every node must be reachable now; later, a minority may fail. Commands to a
+     * disconnected node are rejected at once rather than queued.
+     *
+     * @throws IllegalArgumentException with fewer than {@value #MIN_NODES} URIs
+     * @throws LockException when a node cannot be reached
+     */
+    public static RedLockClient connect(List<RedisURI> uris, LockClientOptions options) {
+        Objects.requireNonNull(uris, "uris must not be null");
+        Objects.requireNonNull(options, "options must not be null");
+        requireEnoughNodes(uris.size());
+        List<RedisClient> redisClients = new ArrayList<>();
+        List<LockClient> nodes = new ArrayList<>();
+        try {
+            for (RedisURI uri : uris) {
+                RedisClient redis = RedisClient.create(Objects.requireNonNull(uri, "uris must not contain null"));
+                redisClients.add(redis);
+                redis.setOptions(ClientOptions.builder().disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS).build());
+                nodes.add(LockClient.create(redis, options));
+            }
+        } catch (RuntimeException e) {
+            nodes.forEach(LockClient::close);
+            redisClients.forEach(RedisClient::shutdown);
+            throw e;
+        }
+        return new RedLockClient(nodes, options, List.copyOf(nodes), List.copyOf(redisClients));
+    }
+
+    private static void requireEnoughNodes(int count) {
+        if (count < MIN_NODES) {
+            throw new IllegalArgumentException("RedLock needs at least " + MIN_NODES + " independent Redis masters, got " + count
+                    + ": add nodes (an odd number such as 3 or 5), or use a single LockClient when one Redis is enough");
+        }
+    }
+
+    /** A reentrant RedLock named {@code name}; cheap, no Redis call. */
+    public RedisLock getLock(String name) {
+        return getLock(name, name);
+    }
+
+    /** A reentrant RedLock named {@code name}, reported in events under {@code label} (see {@link LockClient#getLock(String, String)}). */
+    public RedisLock getLock(String name, String label) {
+        LockKeys.requireName(name);
+        return new ThreadBoundRedLock(engine, new LockInfo(name, label == null ? name : label, REDLOCK));
+    }
+
+    /** Unique id of this client; part of the owner id it writes to every node. */
+    public String clientId() {
+        return engine.clientId;
+    }
+
+    /** How many nodes the lock spans. */
+    public int nodeCount() {
+        return engine.size();
+    }
+
+    /** How many nodes must grant a lock: a majority, {@code nodeCount() / 2 + 1}. */
+    public int quorum() {
+        return engine.quorum;
+    }
+
+    /** The options this client was built with. */
+    public LockClientOptions options() {
+        return options;
+    }
+
+    /** How many RedLocks this client holds right now (valid holds only). */
+    public int activeHolds() {
+        return engine.activeHolds();
+    }
+
+    /**
+     * Stops the watchdog and closes the node connections this client opened; held locks are not
+     * released and expire within one lease. Calling it again does nothing.
+     */
+    @Override
+    public void close() {
+        if (closed.compareAndSet(false, true)) {
+            engine.close();
+            ownedNodes.forEach(LockClient::close);
+            ownedRedisClients.forEach(RedisClient::shutdown);
+        }
+    }
+}

@@ -1,0 +1,128 @@
+package dev.distlock.core;
+
+import dev.distlock.core.NodeCalls.Reply;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The N independent nodes of a RedLock and the majority rule: each operation runs on every node at
+ * once, each node bounded by a timeout well below the lease, and returns as soon as a majority
+ * decided. Holds, waiting and events are {@link RedLockEngine}'s.
+ */
+final class RedLockQuorum {
+
+    private final List<LockEngine> nodes;
+    /** How many nodes must agree: a majority, N/2+1. */
+    final int majority;
+
+    RedLockQuorum(List<LockEngine> nodes) {
+        this.nodes = List.copyOf(nodes);
+        this.majority = nodes.size() / 2 + 1;
+    }
+
+    int size() {
+        return nodes.size();
+    }
+
+    List<LockKeys> keys(String name) {
+        return nodes.stream().map(n -> n.keys(name)).toList();
+    }
+
+    /** One round's outcome: a grant (token, valid until), or how many nodes answered and the first error. */
+    record Attempt(boolean granted, long token, long validUntilNanos, int answered, Throwable error) {
+    }
+
+    /** One RedLock round: all nodes in parallel, then the fence raise on the granting nodes; released everywhere when refused. */
+    Attempt acquire(List<LockKeys> keys, String owner, long leaseMs) {
+        long start = System.nanoTime();
+        long timeout = nodeTimeoutNanos(leaseMs);
+        List<Reply<List<Object>>> replies = NodeCalls.awaitUntil(nodes.size(),
+                i -> nodes.get(i).acquireOnce(keys.get(i), owner, leaseMs), timeout, RedLockQuorum::grant, majority);
+        List<Integer> granted = new ArrayList<>();
+        long token = Long.MIN_VALUE;
+        for (int i = 0; i < replies.size(); i++) {
+            Reply<List<Object>> r = replies.get(i);
+            if (grant(r)) {
+                granted.add(i);
+                token = Math.max(token, (Long) r.value().get(1));
+            }
+        }
+        if (granted.size() >= majority) {
+            // The token is the largest of the granting nodes' tokens, written back to their counters
+            // while we hold the lock there. Any later grant needs a majority too, and two majorities
+            // share at least one node; on that node the later grant came after ours ended, so its INCR
+            // starts from at least our token and yields more, and its maximum is larger than ours.
+            // Without the write-back the maximum alone would not do: a node with a high counter that
+            // is in our majority but not in the next could make our token the larger one.
+            long grantToken = token;
+            List<Reply<Long>> raised = NodeCalls.await(granted.size(),
+                    j -> nodes.get(granted.get(j)).raiseFenceOnce(keys.get(granted.get(j)), owner, grantToken), timeout);
+            long validUntil = start + TimeUnit.MILLISECONDS.toNanos(leaseMs) - driftNanos(leaseMs);
+            if (NodeCalls.count(raised, 1L) >= majority && System.nanoTime() - validUntil < 0) {
+                return new Attempt(true, grantToken, validUntil, NodeCalls.answered(replies), null);
+            }
+        }
+        // Release on every node, also those that seemed to refuse: their grant may have been lost on the
+        // way back. Waited for, so that it reaches each node before this owner's next attempt.
+        release(keys, owner, leaseMs);
+        return new Attempt(false, 0, 0, NodeCalls.answered(replies), NodeCalls.firstError(replies));
+    }
+
+    private static boolean grant(Reply<List<Object>> reply) {
+        return reply.answered() && (Long) reply.value().get(0) == 1L;
+    }
+
+    /** Releases on every node; returns once a majority released (or still holds a count), else once all answered. */
+    List<Reply<Long>> release(List<LockKeys> keys, String owner, long leaseMs) {
+        return NodeCalls.awaitUntil(nodes.size(), i -> nodes.get(i).releaseOnce(keys.get(i), owner), nodeTimeoutNanos(leaseMs),
+                r -> r.answered() && r.value() >= 0, majority);
+    }
+
+    /** Renews on every node; completes once a majority renewed, else once all answered. */
+    CompletableFuture<List<Reply<Long>>> renew(List<LockKeys> keys, String owner, long leaseMs) {
+        return NodeCalls.until(nodes.size(), i -> nodes.get(i).renewOnce(keys.get(i), owner, leaseMs), nodeTimeoutNanos(leaseMs),
+                r -> r.answered() && r.value() == 1L, majority);
+    }
+
+    /** Deletes the lock on every node; whether any node had it. */
+    boolean forceRelease(List<LockKeys> keys, long leaseMs) {
+        List<Reply<Long>> replies = NodeCalls.await(nodes.size(), i -> nodes.get(i).forceReleaseOnce(keys.get(i)),
+                nodeTimeoutNanos(leaseMs));
+        requireMajority(replies, "force-unlocking", keys);
+        return NodeCalls.count(replies, 1L) > 0;
+    }
+
+    /** The PTTL (ms) that a majority of nodes still exceed, or -1 when fewer than a majority hold the key. */
+    long majorityTtl(List<LockKeys> keys, long leaseMs) {
+        List<Reply<Long>> replies = NodeCalls.await(nodes.size(), i -> nodes.get(i).pttlOnce(keys.get(i)), nodeTimeoutNanos(leaseMs));
+        requireMajority(replies, "reading", keys);
+        List<Long> ttls = replies.stream().filter(r -> r.answered() && r.value() >= 0).map(Reply::value)
+                .sorted(Comparator.reverseOrder()).toList();
+        return ttls.size() >= majority ? ttls.get(majority - 1) : -1;
+    }
+
+    private void requireMajority(List<? extends Reply<?>> replies, String doing, List<LockKeys> keys) {
+        int answered = NodeCalls.answered(replies);
+        if (answered < majority) {
+            throw new LockException("RedLock " + keys.get(0).lock() + ": only " + answered + " of " + nodes.size()
+                    + " Redis nodes answered while " + doing + ", a majority of " + majority + " is needed", NodeCalls.firstError(replies));
+        }
+    }
+
+    /**
+     * Each node gets a hundredth of the lease, 50 to 500 ms, and never more than a third of it: well
+     * below the lease, so that a slow node cannot eat the validity of a grant.
+     */
+    static long nodeTimeoutNanos(long leaseMs) {
+        long ms = Math.min(leaseMs / 3, Math.min(500, Math.max(50, leaseMs / 100)));
+        return TimeUnit.MILLISECONDS.toNanos(Math.max(1, ms));
+    }
+
+    /** Clock drift allowance: 1% of the lease plus 2 ms, as the RedLock description suggests. */
+    static long driftNanos(long leaseMs) {
+        return TimeUnit.MILLISECONDS.toNanos(leaseMs / 100 + 2);
+    }
+}

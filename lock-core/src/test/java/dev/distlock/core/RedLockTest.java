@@ -1,0 +1,240 @@
+package dev.distlock.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import dev.distlock.testsupport.RedisExtension;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** RedLock over 3 and 5 real, independent Redis servers: grants, owners, failed nodes, fencing. */
+class RedLockTest {
+
+    @RegisterExtension
+    static final RedisExtension redis = new RedisExtension();
+
+    private RedLockNodes nodes;
+
+    @BeforeEach
+    void startNodes() {
+        nodes = new RedLockNodes(redis);
+    }
+
+    @AfterEach
+    void closeClients() throws Exception {
+        nodes.close();
+    }
+
+    @ParameterizedTest(name = "{0} nodes")
+    @ValueSource(ints = {3, 5})
+    void acquiresOnEveryNodeAndReleasesEverywhere(int n) throws Exception {
+        RedisLock lock = nodes.connect(n).getLock(Names.fresh("basic"));
+
+        assertThat(lock.tryLock(Duration.ofSeconds(1))).isTrue();
+
+        assertThat(lock.isHeldByCurrentThread()).isTrue();
+        assertThat(lock.isLocked()).isTrue();
+        assertThat(lock.remainingLease()).isPositive();
+        for (int i = 0; i < n; i++) {
+            assertThat(nodes.hasKey(i, lock.getName())).as("node %d holds the key", i).isTrue();
+        }
+        lock.unlock();
+        assertThat(lock.isHeldByCurrentThread()).isFalse();
+        assertThat(lock.isLocked()).isFalse();
+        for (int i = 0; i < n; i++) {
+            assertThat(nodes.hasKey(i, lock.getName())).as("node %d released", i).isFalse();
+        }
+    }
+
+    @ParameterizedTest(name = "{0} nodes")
+    @ValueSource(ints = {3, 5})
+    void reentersAndFreesOnlyAtTheLastUnlock(int n) throws Exception {
+        RedisLock lock = nodes.connect(n).getLock(Names.fresh("reentry"));
+        lock.lock();
+        long token = lock.currentFencingToken();
+
+        lock.lock();
+
+        assertThat(lock.getHoldCount()).isEqualTo(2);
+        assertThat(lock.currentFencingToken()).as("re-entry keeps the token").isEqualTo(token);
+        lock.unlock();
+        assertThat(lock.isLocked()).isTrue();
+        assertThat(lock.getHoldCount()).isEqualTo(1);
+        lock.unlock();
+        assertThat(lock.isLocked()).isFalse();
+    }
+
+    @ParameterizedTest(name = "{0} nodes")
+    @ValueSource(ints = {3, 5})
+    void releasesOnlyForOwnerAndExcludesOtherThreadsAndClients(int n) throws Exception {
+        RedisLock lock = nodes.connect(n).getLock(Names.fresh("owner"));
+        RedisLock sameLockOtherClient = nodes.connect(n).getLock(lock.getName());
+        lock.lock();
+
+        assertThat(OtherThread.<Boolean>call(() -> lock.tryLock())).as("another thread of the same client").isFalse();
+        assertThat(OtherThread.<Boolean>call(() -> sameLockOtherClient.tryLock())).as("another client").isFalse();
+        assertThat(sameLockOtherClient.tryLock()).as("the same thread id through another client").isFalse();
+        assertThat(OtherThread.failure(() -> {
+            lock.unlock();
+            return null;
+        })).isInstanceOf(IllegalMonitorStateException.class).hasMessageContaining("only the owner can unlock");
+        assertThatThrownBy(sameLockOtherClient::unlock).isInstanceOf(IllegalMonitorStateException.class);
+        assertThat(lock.isHeldByCurrentThread()).isTrue();
+
+        lock.unlock();
+        assertThat(OtherThread.call(() -> sameLockOtherClient.tryLock(Duration.ofSeconds(2)))).isTrue();
+    }
+
+    @Test
+    void waiterOfTheSameClientGetsTheLockSoonAfterRelease() throws Exception {
+        RedisLock lock = nodes.connect(3).getLock(Names.fresh("wake"));
+        lock.lock();
+        OtherThread<Boolean> waiter = OtherThread.start(() -> {
+            boolean got = lock.tryLock(Duration.ofSeconds(10));
+            lock.unlock();
+            return got;
+        });
+
+        lock.unlock();
+
+        assertThat(waiter.get()).isTrue();
+    }
+
+    @ParameterizedTest(name = "{0} nodes")
+    @ValueSource(ints = {3, 5})
+    void acquiresWithOneNodeDown(int n) throws Exception {
+        RedisLock lock = nodes.connect(n).getLock(Names.fresh("one-down"));
+        nodes.server(0).stop();
+
+        assertThat(lock.tryLock(Duration.ofSeconds(2))).isTrue();
+
+        assertThat(lock.isHeldByCurrentThread()).isTrue();
+        assertThat(nodes.hasKey(1, lock.getName())).isTrue();
+        lock.unlock();
+        assertThat(nodes.hasKey(1, lock.getName())).isFalse();
+    }
+
+    @Test
+    void acquiresWithOneNodeDownWhenItsClientQueuesCommandsUntilTheNodeTimeout() throws Exception {
+        RedisLock lock = nodes.closeLater(RedLockClient.of(nodes.nodeClients(3, false), LockClientOptions.defaults()))
+                .getLock(Names.fresh("one-down-queued"));
+        nodes.server(2).stop();
+
+        long start = System.nanoTime();
+        assertThat(lock.tryLock(Duration.ofSeconds(5))).isTrue();
+
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(3));
+        lock.unlock();
+    }
+
+    @ParameterizedTest(name = "{0} nodes")
+    @ValueSource(ints = {3, 5})
+    void failsFastNamingHowManyNodesAnsweredWhenAMajorityIsDown(int n) {
+        RedisLock lock = nodes.connect(n).getLock(Names.fresh("majority-down"));
+        int down = n / 2 + 1;
+        for (int i = 0; i < down; i++) {
+            nodes.server(i).stop();
+        }
+
+        long start = System.nanoTime();
+        assertThatThrownBy(() -> lock.tryLock(Duration.ofSeconds(30)))
+                .isInstanceOf(LockException.class)
+                .hasMessageContaining("only " + (n - down) + " of " + n + " Redis nodes answered")
+                .hasMessageContaining("majority of " + (n / 2 + 1));
+
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
+        assertThat(lock.isHeldByCurrentThread()).isFalse();
+    }
+
+    @Test
+    void failsFastAlsoWhenDownNodesOnlyTimeOut() {
+        RedisLock lock = nodes.closeLater(RedLockClient.of(nodes.nodeClients(5, false), LockClientOptions.defaults()))
+                .getLock(Names.fresh("majority-down-queued"));
+        for (int i = 0; i < 3; i++) {
+            nodes.server(i).stop();
+        }
+
+        long start = System.nanoTime();
+        assertThatThrownBy(lock::lock).isInstanceOf(LockException.class).hasMessageContaining("only 2 of 5 Redis nodes answered");
+
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
+    }
+
+    @ParameterizedTest(name = "{0} nodes")
+    @ValueSource(ints = {3, 5})
+    void fencingTokensStrictlyIncreaseAcrossGrantsAndClients(int n) throws Exception {
+        List<RedisLock> locks = List.of(nodes.connect(n).getLock("fenced"), nodes.connect(n).getLock("fenced"));
+        List<Long> tokens = new ArrayList<>();
+
+        for (int i = 0; i < 10; i++) {
+            RedisLock lock = locks.get(i % 2);
+            lock.lock();
+            tokens.add(lock.currentFencingToken());
+            lock.unlock();
+        }
+
+        assertThat(tokens).isSorted().doesNotHaveDuplicates();
+    }
+
+    @Test
+    void tokensStillIncreaseWhenTheNodeWithTheHighestCounterLeavesTheMajority() throws Exception {
+        String name = Names.fresh("fence-skew");
+        RedisLock lock = nodes.connect(3).getLock(name);
+        // Node 0's counter runs far ahead of the others (say its clock was years ahead when the counter
+        // was seeded). The first grant's majority is {0, 1}, the second's {1, 2}.
+        nodes.server(0).command("SET", "lock:{" + name + "}:fence", "4000000000000000");
+        nodes.server(2).stop();
+        lock.lock();
+        long first = lock.currentFencingToken();
+        lock.unlock();
+        nodes.server(2).restart();
+        nodes.server(0).stop();
+
+        await().atMost(Duration.ofSeconds(10)).pollInSameThread().ignoreExceptions().until(lock::tryLock); // once node 2 is reconnected
+        long second = lock.currentFencingToken();
+        lock.unlock();
+
+        assertThat(first).isEqualTo(4000000000000001L);
+        assertThat(second).isGreaterThan(first);
+    }
+
+    @Test
+    void rejectsFewerThanThreeNodesSayingHowToFixIt() {
+        List<LockClient> two = nodes.nodeClients(2, true);
+
+        assertThatThrownBy(() -> RedLockClient.of(two.get(0), two.get(1)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("at least 3")
+                .hasMessageContaining("got 2")
+                .hasMessageContaining("add nodes");
+        assertThatThrownBy(() -> RedLockClient.connect(nodes.uris(1), LockClientOptions.defaults()))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("got 1");
+    }
+
+    @Test
+    void conditionsAreNotSupported() {
+        RedisLock lock = nodes.connect(3).getLock(Names.fresh("condition"));
+
+        assertThatThrownBy(lock::newCondition).isInstanceOf(UnsupportedOperationException.class);
+    }
+
+    @Test
+    void forceUnlockDeletesTheLockOnEveryNode() throws Exception {
+        RedisLock lock = nodes.connect(3).getLock(Names.fresh("force"));
+        lock.lock();
+
+        assertThat(OtherThread.<Boolean>call(() -> lock.forceUnlock())).isTrue();
+
+        await().atMost(Duration.ofSeconds(5)).until(() -> !lock.isLocked());
+        assertThat(nodes.hasKey(0, lock.getName())).isFalse();
+    }
+}

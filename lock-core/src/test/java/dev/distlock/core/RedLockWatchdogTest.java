@@ -1,0 +1,100 @@
+package dev.distlock.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import dev.distlock.core.LockListener.RenewalOutcome;
+import dev.distlock.testsupport.RedisExtension;
+import java.time.Duration;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/** The RedLock watchdog: renews on every node, and reports loss when a majority loses the key. */
+class RedLockWatchdogTest {
+
+    private static final Duration LEASE = Duration.ofMillis(600);
+
+    @RegisterExtension
+    static final RedisExtension redis = new RedisExtension();
+
+    private RedLockNodes nodes;
+    private final RecordingListener events = new RecordingListener();
+
+    @BeforeEach
+    void startNodes() {
+        nodes = new RedLockNodes(redis);
+    }
+
+    @AfterEach
+    void closeClients() throws Exception {
+        nodes.close();
+    }
+
+    private RedisLock lock(String hint) {
+        return nodes.connect(3, LockClientOptions.builder().watchdogLease(LEASE).listener(events).build()).getLock(Names.fresh(hint));
+    }
+
+    @Test
+    void keepsTheLockPastThreeLeasesOnEveryNode() throws Exception {
+        RedisLock lock = lock("kept");
+        lock.lock();
+        long start = System.nanoTime();
+
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> System.nanoTime() - start > LEASE.multipliedBy(3).toNanos()
+                        && events.renewals(lock.getName(), RenewalOutcome.RENEWED).size() >= 6);
+
+        assertThat(lock.isHeldByCurrentThread()).isTrue();
+        for (int i = 0; i < 3; i++) {
+            assertThat(nodes.hasKey(i, lock.getName())).as("node %d still holds the key", i).isTrue();
+        }
+        assertThat(events.leaseLosses(lock.getName())).isEmpty();
+        lock.unlock();
+        assertThat(lock.isLocked()).isFalse();
+    }
+
+    @Test
+    void keepsTheLockWhileOneNodeIsDown() throws Exception {
+        RedisLock lock = lock("minority-down");
+        lock.lock();
+        nodes.server(2).stop();
+        long start = System.nanoTime();
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> System.nanoTime() - start > LEASE.multipliedBy(3).toNanos());
+
+        assertThat(lock.isHeldByCurrentThread()).isTrue();
+        assertThat(events.leaseLosses(lock.getName())).isEmpty();
+        lock.unlock();
+    }
+
+    @Test
+    void reportsLossOnceWhenAMajorityLosesTheKey() throws Exception {
+        RedisLock lock = lock("lost");
+        lock.lock();
+
+        nodes.server(0).command("FLUSHALL");
+        nodes.server(1).command("FLUSHALL");
+
+        await().atMost(Duration.ofSeconds(5)).until(() -> !events.leaseLosses(lock.getName()).isEmpty());
+        assertThat(lock.isHeldByCurrentThread()).isFalse();
+        assertThat(events.leaseLosses(lock.getName()).get(0).reason()).contains("1 of 3 nodes");
+        assertThatThrownBy(lock::unlock).isInstanceOf(LockLeaseExpiredException.class).hasMessageContaining(lock.getName());
+        assertThat(events.leaseLosses(lock.getName())).hasSize(1);
+        assertThat(nodes.hasKey(2, lock.getName())).as("the lost hold is cleaned up on the node that still had it").isFalse();
+    }
+
+    @Test
+    void explicitLeaseIsNotRenewedAndUnlockAfterItRanOutSaysSo() throws Exception {
+        RedisLock lock = lock("explicit");
+        assertThat(lock.tryLock(Duration.ZERO, Duration.ofMillis(300))).isTrue();
+
+        await().atMost(Duration.ofSeconds(5)).pollInSameThread().until(() -> !lock.isHeldByCurrentThread());
+
+        await().atMost(Duration.ofSeconds(5)).until(() -> !lock.isLocked());
+        assertThatThrownBy(lock::unlock).isInstanceOf(LockLeaseExpiredException.class).hasMessageContaining("300 ms");
+        assertThat(events.leaseLosses(lock.getName())).hasSize(1);
+    }
+}
