@@ -75,6 +75,13 @@ public @interface DistributedLock {
      */
     LockType type() default LockType.REENTRANT;
 
+    /**
+     * Take the lock as a RedLock on the independent Redis masters listed in
+     * {@code distributed-lock.redlock.nodes} (a majority must grant it) instead of on the
+     * application's Redis. Only with the default {@code type} and a single {@code key}.
+     */
+    boolean redlock() default false;
+
     /** What happens when the lock stays busy for the whole wait time. */
     OnLockFailure onFailure() default OnLockFailure.THROW;
 }

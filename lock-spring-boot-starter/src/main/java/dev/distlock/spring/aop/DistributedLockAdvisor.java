@@ -1,6 +1,7 @@
 package dev.distlock.spring.aop;
 
 import dev.distlock.core.LockClient;
+import dev.distlock.core.RedLockClient;
 import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.function.Supplier;
@@ -24,13 +25,15 @@ public final class DistributedLockAdvisor extends AbstractPointcutAdvisor {
 
     /**
      * @param client the lock client, looked up on the first call
+     * @param redLockClient the RedLock client, looked up on the first redlock call
+     * @param redlockConfigured whether distributed-lock.redlock.nodes is set
      * @param defaultWait wait time of annotations that give none
      * @param defaultLease lease of annotations that give none; {@code null} for the watchdog
      */
-    public DistributedLockAdvisor(Supplier<LockClient> client, BeanFactory beanFactory, PropertyResolver properties,
-            Duration defaultWait, Duration defaultLease, int order) {
-        this.attributes = new LockAttributeSource(new LockAttributeParser(properties, defaultWait, defaultLease));
-        this.interceptor = new DistributedLockInterceptor(client, attributes, new LockKeyResolver(beanFactory));
+    public DistributedLockAdvisor(Supplier<LockClient> client, Supplier<RedLockClient> redLockClient, BeanFactory beanFactory,
+            PropertyResolver properties, Duration defaultWait, Duration defaultLease, boolean redlockConfigured, int order) {
+        this.attributes = new LockAttributeSource(new LockAttributeParser(properties, defaultWait, defaultLease, redlockConfigured));
+        this.interceptor = new DistributedLockInterceptor(client, redLockClient, attributes, new LockKeyResolver(beanFactory));
         this.pointcut = new StaticMethodMatcherPointcut() {
             @Override
             public boolean matches(Method method, Class<?> targetClass) {

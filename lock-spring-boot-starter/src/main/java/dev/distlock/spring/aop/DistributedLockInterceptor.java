@@ -3,6 +3,7 @@ package dev.distlock.spring.aop;
 import dev.distlock.core.LockAcquisitionException;
 import dev.distlock.core.LockClient;
 import dev.distlock.core.LockException;
+import dev.distlock.core.RedLockClient;
 import dev.distlock.core.RedisLock;
 import dev.distlock.core.RedisMultiLock;
 import dev.distlock.spring.LockContext;
@@ -20,12 +21,15 @@ import org.springframework.aop.support.AopUtils;
 final class DistributedLockInterceptor implements MethodInterceptor {
 
     private final Supplier<LockClient> clientSupplier;
+    private final Supplier<RedLockClient> redLockSupplier;
     private final LockAttributeSource attributes;
     private final LockKeyResolver keys;
     private volatile LockClient client;
 
-    DistributedLockInterceptor(Supplier<LockClient> client, LockAttributeSource attributes, LockKeyResolver keys) {
+    DistributedLockInterceptor(Supplier<LockClient> client, Supplier<RedLockClient> redLockClient, LockAttributeSource attributes,
+            LockKeyResolver keys) {
         this.clientSupplier = client;
+        this.redLockSupplier = redLockClient;
         this.attributes = attributes;
         this.keys = keys;
     }
@@ -71,6 +75,9 @@ final class DistributedLockInterceptor implements MethodInterceptor {
     }
 
     private RedisLock lock(LockAttributes attrs, String key) {
+        if (attrs.redlock()) {
+            return redLockSupplier.get().getLock(key, attrs.label());
+        }
         LockClient c = client();
         return switch (attrs.type()) {
             case REENTRANT -> c.getLock(key, attrs.label());

@@ -25,11 +25,13 @@ final class LockAttributeParser {
     private final PropertyResolver properties;
     private final Duration defaultWait;
     private final Duration defaultLease;
+    private final boolean redlockConfigured;
 
-    LockAttributeParser(PropertyResolver properties, Duration defaultWait, Duration defaultLease) {
+    LockAttributeParser(PropertyResolver properties, Duration defaultWait, Duration defaultLease, boolean redlockConfigured) {
         this.properties = properties;
         this.defaultWait = defaultWait;
         this.defaultLease = defaultLease;
+        this.redlockConfigured = redlockConfigured;
     }
 
     LockAttributes parse(DistributedLock annotation, Method method, Class<?> targetClass) {
@@ -62,7 +64,19 @@ final class LockAttributeParser {
                     + annotation.type() + ", which multi-key locks do not support",
                     "Use type = REENTRANT with keys, or a single key with type = " + annotation.type());
         }
-        return new LockAttributes(where, label, annotation.type(), keys, several.length > 0, wait, lease, annotation.onFailure(), returnType == Optional.class);
+        if (annotation.redlock()) {
+            if (!redlockConfigured) {
+                throw new DistributedLockConfigurationException("@DistributedLock(redlock = true) on " + where
+                        + " needs RedLock nodes, but distributed-lock.redlock.nodes is not set",
+                        "List at least 3 independent Redis masters in distributed-lock.redlock.nodes, or remove redlock = true");
+            }
+            if (several.length > 0 || annotation.type() != LockType.REENTRANT) {
+                throw new DistributedLockConfigurationException("@DistributedLock(redlock = true) on " + where + " combines RedLock with "
+                        + (several.length > 0 ? "keys" : "type = " + annotation.type()) + ", which RedLock does not support",
+                        "Use redlock = true with a single key and the default type");
+            }
+        }
+        return new LockAttributes(where, label, annotation.type(), annotation.redlock(), keys, several.length > 0, wait, lease, annotation.onFailure(), returnType == Optional.class);
     }
 
     private static LockAttributes.Key key(String key, String attribute, String where) {

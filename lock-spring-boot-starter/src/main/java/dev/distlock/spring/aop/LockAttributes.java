@@ -12,6 +12,7 @@ import org.springframework.expression.Expression;
  * @param method how errors name the method, e.g. {@code OrderService.pay(long)}
  * @param label the fixed name used in metrics
  * @param type the kind of lock
+ * @param redlock whether the lock is a RedLock over distributed-lock.redlock.nodes
  * @param keys the key or keys, each a literal or a parsed SpEL expression
  * @param multi whether the keys are locked together as one multi-lock ({@code keys} attribute)
  * @param waitTime how long to wait
@@ -19,7 +20,7 @@ import org.springframework.expression.Expression;
  * @param onFailure what to do when the lock stays busy
  * @param returnsOptional whether SKIP returns {@code Optional.empty()} instead of {@code null}
  */
-record LockAttributes(String method, String label, LockType type, List<Key> keys, boolean multi, Duration waitTime, Duration leaseTime,
+record LockAttributes(String method, String label, LockType type, boolean redlock, List<Key> keys, boolean multi, Duration waitTime, Duration leaseTime,
         OnLockFailure onFailure, boolean returnsOptional) {
 
     /** One key: a literal, or a SpEL expression evaluated per call. */

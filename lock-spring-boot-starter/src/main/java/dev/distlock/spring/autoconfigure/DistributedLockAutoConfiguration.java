@@ -4,8 +4,12 @@ import dev.distlock.core.LockClient;
 import dev.distlock.core.LockClientOptions;
 import dev.distlock.core.LockException;
 import dev.distlock.core.LockListener;
+import dev.distlock.core.RedLockClient;
+import io.lettuce.core.RedisURI;
 import dev.distlock.spring.aop.DistributedLockAdvisor;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import org.springframework.aop.config.AopConfigUtils;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -16,7 +20,13 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProp
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
+import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
+import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.context.annotation.Conditional;
+import org.springframework.context.annotation.ConditionContext;
+import org.springframework.core.type.AnnotatedTypeMetadata;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
@@ -102,15 +112,56 @@ public class DistributedLockAutoConfiguration {
         };
     }
 
+    /** A RedLock client over distributed-lock.redlock.nodes, for {@code @DistributedLock(redlock = true)}. */
+    @Bean(destroyMethod = "close")
+    @ConditionalOnMissingBean
+    @Conditional(RedLockNodesConfigured.class)
+    RedLockClient distributedRedLockClient(DistributedLockProperties properties, ObjectProvider<LockListener> listeners) {
+        List<String> nodes = properties.getRedlock().getNodes();
+        if (nodes.size() < RedLockClient.MIN_NODES) {
+            throw new DistributedLockConfigurationException("distributed-lock.redlock.nodes lists " + nodes.size()
+                    + " node(s), but a RedLock needs at least " + RedLockClient.MIN_NODES + " independent Redis masters",
+                    "List 3 or more (an odd number, such as 3 or 5) redis:// or rediss:// URIs of masters that do not replicate each other");
+        }
+        List<RedisURI> uris = new ArrayList<>();
+        for (String node : nodes) {
+            try {
+                uris.add(RedisURI.create(node.trim()));
+            } catch (RuntimeException e) {
+                throw new DistributedLockConfigurationException("distributed-lock.redlock.nodes has \"" + node + "\", which is not a Redis URI: "
+                        + e.getMessage(), "Write each node as redis://[user:password@]host:port or rediss://... for TLS", e);
+            }
+        }
+        try {
+            return RedLockClient.connect(uris, options(properties, listeners));
+        } catch (RuntimeException e) {
+            throw new DistributedLockConfigurationException("The RedLock client could not start on distributed-lock.redlock.nodes "
+                    + nodes + ": " + rootMessage(e), "Check that the nodes are running and reachable, and their passwords/TLS settings", e);
+        }
+    }
+
     @Bean
     @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
     @ConditionalOnMissingBean
-    static DistributedLockAdvisor distributedLockAdvisor(ObjectProvider<LockClient> client, BeanFactory beanFactory, Environment environment) {
+    static DistributedLockAdvisor distributedLockAdvisor(ObjectProvider<LockClient> client, ObjectProvider<RedLockClient> redLockClient,
+            BeanFactory beanFactory, Environment environment) {
         // Bound here rather than injected: advisors are created before most beans, and must not pull them in early.
         DistributedLockProperties properties = Binder.get(environment).bindOrCreate("distributed-lock", DistributedLockProperties.class);
         Duration wait = checked(properties.getWaitTime(), "distributed-lock.wait-time", false);
         Duration lease = properties.getLeaseTime() == null ? null : checked(properties.getLeaseTime(), "distributed-lock.lease-time", true);
-        return new DistributedLockAdvisor(client::getObject, beanFactory, environment, wait, lease, properties.getAop().getOrder());
+        return new DistributedLockAdvisor(client::getObject, redLockClient::getObject, beanFactory, environment, wait, lease,
+                !properties.getRedlock().getNodes().isEmpty(), properties.getAop().getOrder());
+    }
+
+    /** Whether distributed-lock.redlock.nodes lists any node (as a YAML list or comma-separated). */
+    static class RedLockNodesConfigured extends SpringBootCondition {
+        @Override
+        public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
+            boolean set = Binder.get(context.getEnvironment()).bind("distributed-lock.redlock.nodes", Bindable.listOf(String.class))
+                    .map(nodes -> !nodes.isEmpty()).orElse(false);
+            return set ? ConditionOutcome.match("distributed-lock.redlock.nodes is set")
+                    : ConditionOutcome.noMatch("distributed-lock.redlock.nodes is not set");
+        }
     }
 
     private static LockClientOptions options(DistributedLockProperties properties, ObjectProvider<LockListener> listeners) {

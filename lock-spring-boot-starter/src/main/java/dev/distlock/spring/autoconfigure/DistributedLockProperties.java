@@ -1,6 +1,8 @@
 package dev.distlock.spring.autoconfigure;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.core.Ordered;
 
@@ -27,6 +29,8 @@ public class DistributedLockProperties {
     private Duration fencingCounterTtl = Duration.ofDays(1);
 
     private final Aop aop = new Aop();
+
+    private final Redlock redlock = new Redlock();
 
     private final Metrics metrics = new Metrics();
 
@@ -84,6 +88,25 @@ public class DistributedLockProperties {
 
     public Metrics getMetrics() {
         return metrics;
+    }
+
+    public Redlock getRedlock() {
+        return redlock;
+    }
+
+    /** Settings of the RedLock client used by {@code @DistributedLock(redlock = true)}. */
+    public static class Redlock {
+
+        /** Independent Redis masters (redis:// or rediss:// URIs, at least 3) that a RedLock must win a majority of. */
+        private List<String> nodes = new ArrayList<>();
+
+        public List<String> getNodes() {
+            return nodes;
+        }
+
+        public void setNodes(List<String> nodes) {
+            this.nodes = nodes;
+        }
     }
 
     /** Settings of the @DistributedLock advisor. */

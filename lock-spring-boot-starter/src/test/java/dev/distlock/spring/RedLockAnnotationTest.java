@@ -1,0 +1,85 @@
+package dev.distlock.spring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.distlock.core.RedLockClient;
+import dev.distlock.spring.annotation.DistributedLock;
+import dev.distlock.spring.autoconfigure.DistributedLockAutoConfiguration;
+import dev.distlock.testsupport.RedisExtension;
+import dev.distlock.testsupport.RedisServer;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+/** {@code @DistributedLock(redlock = true)} over distributed-lock.redlock.nodes. */
+class RedLockAnnotationTest {
+
+    @RegisterExtension
+    static final RedisExtension redis = new RedisExtension();
+
+    private ApplicationContextRunner runner() {
+        return new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, DistributedLockAutoConfiguration.class))
+                .withPropertyValues("spring.data.redis.port=" + redis.server().port());
+    }
+
+    @Test
+    void redlockMethodsHoldTheLockOnAMajorityOfTheNodes() {
+        List<RedisServer> nodes = List.of(redis.startAnother(), redis.startAnother(), redis.startAnother());
+        runner().withPropertyValues("distributed-lock.redlock.nodes=" + String.join(",", nodes.stream().map(RedisServer::uri).toList()))
+                .withBean(Payouts.class)
+                .run(context -> {
+                    assertThat(context).hasSingleBean(RedLockClient.class);
+                    Payouts payouts = context.getBean(Payouts.class);
+                    long holding = payouts.pay(7, nodes);
+                    assertThat(holding).as("nodes holding the key during the method").isGreaterThanOrEqualTo(2);
+                    assertThat(nodes).allSatisfy(n -> assertThat(n.command("EXISTS", "lock:{payout:7}")).isEqualTo(":0"));
+                    assertThat(redis.server().command("EXISTS", "lock:{payout:7}")).as("not on the application's Redis").isEqualTo(":0");
+                });
+    }
+
+    static Stream<Arguments> badRedlockSetups() {
+        return Stream.of(
+                Arguments.of(List.of(), Payouts.class, "distributed-lock.redlock.nodes is not set", "at least 3 independent"),
+                Arguments.of(List.of("redis://127.0.0.1:1", "redis://127.0.0.1:2"), Payouts.class, "lists 2 node(s)", "3 or more"),
+                Arguments.of(List.of("redis://a:1", "not a uri", "redis://b:1"), Payouts.class, "not a Redis URI", "redis://"),
+                Arguments.of(List.of("redis://127.0.0.1:1", "redis://127.0.0.1:2", "redis://127.0.0.1:3"), RedlockWithKeys.class,
+                        "combines RedLock with keys", "single key"));
+    }
+
+    @ParameterizedTest(name = "{2}")
+    @MethodSource("badRedlockSetups")
+    void badRedlockSetupFailsStartup(List<String> nodes, Class<?> bean, String problem, String advice) {
+        ApplicationContextRunner runner = runner().withBean(bean);
+        if (!nodes.isEmpty()) {
+            runner = runner.withPropertyValues("distributed-lock.redlock.nodes=" + String.join(",", nodes));
+        }
+        runner.run(context -> {
+            assertThat(context).hasFailed();
+            FailureAnalysis analysis = AutoConfigurationTest.analyze(context.getStartupFailure());
+            assertThat(analysis.getDescription()).contains(problem);
+            assertThat(analysis.getAction()).contains(advice);
+        });
+    }
+
+    public static class Payouts {
+        @DistributedLock(key = "'payout:' + #n", redlock = true)
+        public long pay(int n, List<RedisServer> nodes) {
+            return nodes.stream().filter(node -> node.command("EXISTS", "lock:{payout:" + n + "}").equals(":1")).count();
+        }
+    }
+
+    public static class RedlockWithKeys {
+        @DistributedLock(keys = {"a", "b"}, redlock = true)
+        public void run() {
+        }
+    }
+}
