@@ -15,7 +15,8 @@ import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Child process of {@link MutualExclusionAcrossProcessesTest}: several threads increment a plain
- * Redis counter with GET then SET (a lost update shows any overlap) under one RedisLock.
+ * Redis counter with GET then SET (a lost update shows any overlap) under one RedisLock, and append
+ * each hold's fencing token to the list {@code <counter>:tokens}.
  *
  * <p>Arguments: redis URI, lock name, counter key, threads, run time in ms. Prints {@code READY},
  * waits for {@code GO} on stdin (so both processes start together), then prints
@@ -56,6 +57,8 @@ public final class CounterWorker {
                             try {
                                 String value = commands.get(counterKey);
                                 commands.set(counterKey, Long.toString(value == null ? 1 : Long.parseLong(value) + 1));
+                                // grant order = order of this list, since every push happens under the lock
+                                commands.rpush(counterKey + ":tokens", Long.toString(lock.currentFencingToken()));
                             } finally {
                                 lock.unlock();
                             }

@@ -22,7 +22,8 @@ import org.junit.jupiter.api.io.TempDir;
  * Mutual exclusion across JVMs: two child processes ({@link CounterWorker}) with 8 threads each
  * increment one Redis counter by GET then SET under the same RedisLock for a few seconds. Any
  * overlap of two critical sections loses an update, so the counter would fall short of the sum of
- * the increments the children report.
+ * the increments the children report. The fencing tokens the holders saw, in grant order, must
+ * strictly increase.
  */
 class MutualExclusionAcrossProcessesTest {
 
@@ -68,6 +69,11 @@ class MutualExclusionAcrossProcessesTest {
 
             try (RedisProbe probe = RedisProbe.connect(redis.server())) {
                 assertThat(Long.parseLong(probe.sync().get(counterKey))).as("no increment was lost").isEqualTo(reported);
+                List<Long> tokens = probe.sync().lrange(counterKey + ":tokens", 0, -1).stream().map(Long::parseLong).toList();
+                assertThat(tokens).as("one token per hold").hasSize((int) reported);
+                for (int i = 1; i < tokens.size(); i++) {
+                    assertThat(tokens.get(i)).as("token of grant %d", i).isGreaterThan(tokens.get(i - 1));
+                }
             }
         } finally {
             children.forEach(Process::destroyForcibly);
