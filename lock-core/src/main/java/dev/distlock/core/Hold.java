@@ -11,6 +11,8 @@ import java.util.concurrent.atomic.AtomicReference;
 final class Hold {
 
     final LockKind kind;
+    /** The thread that acquired the hold (its owner for thread-bound locks). */
+    final Thread thread = Thread.currentThread();
     final LockInfo info;
     final LockKeys keys;
     final String owner;

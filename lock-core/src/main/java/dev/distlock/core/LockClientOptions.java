@@ -28,12 +28,14 @@ public final class LockClientOptions {
     private final String keyPrefix;
     private final Duration watchdogLease;
     private final Duration fencingCounterTtl;
+    private final boolean interruptOnLeaseLost;
     private final List<LockListener> listeners;
 
     private LockClientOptions(Builder b) {
         this.keyPrefix = b.keyPrefix;
         this.watchdogLease = b.watchdogLease;
         this.fencingCounterTtl = b.fencingCounterTtl;
+        this.interruptOnLeaseLost = b.interruptOnLeaseLost;
         this.listeners = List.copyOf(b.listeners);
     }
 
@@ -58,6 +60,11 @@ public final class LockClientOptions {
         return fencingCounterTtl;
     }
 
+    /** Whether a holder's thread is interrupted when its hold is lost. */
+    public boolean interruptOnLeaseLost() {
+        return interruptOnLeaseLost;
+    }
+
     public List<LockListener> listeners() {
         return listeners;
     }
@@ -68,8 +75,20 @@ public final class LockClientOptions {
         private Duration watchdogLease = DEFAULT_WATCHDOG_LEASE;
         private Duration fencingCounterTtl = DEFAULT_FENCING_COUNTER_TTL;
         private final List<LockListener> listeners = new ArrayList<>();
+        private boolean interruptOnLeaseLost;
 
         private Builder() {
+        }
+
+        /**
+         * Interrupt the thread that acquired a lock when its hold is lost (default false: only report
+         * it). Code that checks for interruption (blocking I/O, sleeps, loops testing
+         * {@code Thread.interrupted()}) then stops instead of running on without the lock; code that
+         * ignores interrupts is unaffected.
+         */
+        public Builder interruptOnLeaseLost(boolean interrupt) {
+            this.interruptOnLeaseLost = interrupt;
+            return this;
         }
 
         /** Prefix of every key; must not contain '{' or '}' (the lock name is the hash tag). */

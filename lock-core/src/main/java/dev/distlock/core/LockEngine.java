@@ -405,6 +405,12 @@ final class LockEngine implements AutoCloseable {
                 }
                 return false;
             }
+            if (now - hold.leaseEndNanos > 0) {
+                // No renewal confirmed for a whole lease: Redis may have let the key expire. Do not wait for
+                // the client's command time-out to say so.
+                reportLost(hold, "no renewal was confirmed within the " + watchdogLeaseMs + " ms lease (Redis unreachable or stalled)");
+                return false;
+            }
             return true;
         }
 
@@ -439,6 +445,9 @@ final class LockEngine implements AutoCloseable {
         if (hold.markLost(reason)) {
             log.warn("Lock '{}' was lost while held (owner {}, fencing token {}): {}", hold.info.name(), hold.owner, hold.token, reason);
             fire(l -> l.onLeaseLost(hold.info, reason));
+            if (options.interruptOnLeaseLost() && hold.thread != null && !hold.released) {
+                hold.thread.interrupt(); // the holder asked to be stopped rather than run on unprotected
+            }
         }
     }
 

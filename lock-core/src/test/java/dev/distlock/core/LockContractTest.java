@@ -126,7 +126,7 @@ class LockContractTest {
         RedisLock lock = locks.apply(client, name);
         lock.lock();
         assertThat(locks.apply(operator, name).forceUnlock()).isTrue();
-        await().atMost(Duration.ofSeconds(5)).until(() -> !lock.isHeldByCurrentThread());
+        await().pollInSameThread().atMost(Duration.ofSeconds(5)).until(() -> !lock.isHeldByCurrentThread());
         assertThatThrownBy(lock::unlock).isInstanceOf(LockLeaseExpiredException.class);
         assertThat(events.leaseLosses.stream().filter(l -> l.lock().name().startsWith(name)).count())
                 .as("once per lock name held").isEqualTo(lock instanceof RedisMultiLock m ? m.names().size() : 1);

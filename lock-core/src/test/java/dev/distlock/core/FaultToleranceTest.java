@@ -1,0 +1,185 @@
+package dev.distlock.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import dev.distlock.testsupport.RedisExtension;
+import dev.distlock.testsupport.RedisServer;
+import io.lettuce.core.RedisURI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Faults injected on purpose: a holder killed, Redis paused, Redis restarted under load. */
+class FaultToleranceTest {
+
+    @RegisterExtension
+    static final RedisExtension redis = new RedisExtension();
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void aHolderKilledWithSigkillFreesItsLockWithinOneLeasePlusTwoSeconds() throws Exception {
+        String name = Names.fresh("killed");
+        long leaseMs = 2000;
+        Path output = dir.resolve("holder.out");
+        Process holder = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx128m",
+                "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("surefire.test.class.path", System.getProperty("java.class.path")),
+                HolderWorker.class.getName(), redis.server().uri(), name, Long.toString(leaseMs))
+                .redirectErrorStream(true).redirectOutput(output.toFile()).start();
+        try (LockClient client = LockClient.create(RedisURI.create(redis.server().uri()))) {
+            await().atMost(Duration.ofSeconds(30)).until(() -> Files.readString(output).contains("HELD"));
+            RedisLock lock = client.getLock(name);
+            // renewed while the holder lives: still held after more than a lease
+            Thread.sleep(leaseMs + 500);
+            assertThat(lock.tryLock()).isFalse();
+            holder.destroyForcibly(); // SIGKILL: no unlock, no shutdown hook
+            assertThat(holder.waitFor(10, TimeUnit.SECONDS)).isTrue();
+            long killed = System.nanoTime();
+            assertThat(lock.tryLock(Duration.ofMillis(leaseMs + 2000))).isTrue();
+            assertThat(Duration.ofNanos(System.nanoTime() - killed)).isLessThanOrEqualTo(Duration.ofMillis(leaseMs + 2000));
+            lock.unlock();
+        } finally {
+            holder.destroyForcibly();
+        }
+    }
+
+    @Test
+    void redisPausedLongerThanTheLeaseMakesTheHolderReportTheLossAndNoOneOverlaps() throws Exception {
+        RedisServer server = redis.startAnother();
+        RecordingListener events = new RecordingListener();
+        LockClientOptions options = LockClientOptions.builder().watchdogLease(Duration.ofMillis(600)).listener(events).build();
+        String name = Names.fresh("paused");
+        try (LockClient holderClient = LockClient.create(RedisURI.create(server.uri()), options);
+                LockClient other = LockClient.create(RedisURI.create(server.uri()))) {
+            RedisLock lock = holderClient.getLock(name);
+            lock.lock();
+            server.pause();
+            try {
+                await().atMost(Duration.ofSeconds(5)).until(() -> !events.leaseLosses(name).isEmpty());
+                assertThat(lock.isHeldByCurrentThread()).isFalse();
+                assertThat(events.leaseLosses(name)).hasSize(1);
+                assertThat(events.leaseLosses(name).get(0).reason()).contains("no renewal was confirmed");
+            } finally {
+                server.resume();
+            }
+            // after the pause the key has expired: another owner may take it, and the old holder knows it lost it
+            RedisLock otherLock = other.getLock(name);
+            assertThat(otherLock.tryLock(Duration.ofSeconds(5))).isTrue();
+            assertThatThrownBy(lock::unlock).isInstanceOf(LockLeaseExpiredException.class);
+            assertThat(otherLock.isHeldByCurrentThread()).as("the stale unlock did not release the new holder").isTrue();
+            otherLock.unlock();
+        }
+    }
+
+    @Test
+    void aPauseShorterThanTheLeaseKeepsTheHold() throws Exception {
+        RedisServer server = redis.startAnother();
+        RecordingListener events = new RecordingListener();
+        LockClientOptions options = LockClientOptions.builder().watchdogLease(Duration.ofMillis(3000)).listener(events).build();
+        String name = Names.fresh("blip");
+        try (LockClient client = LockClient.create(RedisURI.create(server.uri()), options)) {
+            RedisLock lock = client.getLock(name);
+            lock.lock();
+            server.pause();
+            Thread.sleep(1200); // more than one renewal period (1 s), well under the lease
+            server.resume();
+            await().atMost(Duration.ofSeconds(5)).until(() -> !events.renewals(name, LockListener.RenewalOutcome.RENEWED).isEmpty());
+            assertThat(lock.isHeldByCurrentThread()).isTrue();
+            assertThat(events.leaseLosses(name)).isEmpty();
+            lock.unlock();
+        }
+    }
+
+    @Test
+    void interruptOnLeaseLostStopsTheHoldersThread() throws Exception {
+        LockClientOptions options = LockClientOptions.builder().watchdogLease(Duration.ofMillis(600)).interruptOnLeaseLost(true).build();
+        String name = Names.fresh("interrupt");
+        try (LockClient client = LockClient.create(RedisURI.create(redis.server().uri()), options);
+                LockClient operator = LockClient.create(RedisURI.create(redis.server().uri()))) {
+            RedisLock lock = client.getLock(name);
+            CountDownLatch holding = new CountDownLatch(1);
+            OtherThread<Throwable> worker = OtherThread.start(() -> {
+                lock.lock();
+                try {
+                    holding.countDown();
+                    Thread.sleep(30_000);
+                    return null;
+                } catch (InterruptedException e) {
+                    return e;
+                } finally {
+                    try {
+                        lock.unlock();
+                    } catch (LockLeaseExpiredException expected) {
+                        // reported again at unlock, as documented
+                    }
+                }
+            });
+            holding.await();
+            assertThat(operator.getLock(name).forceUnlock()).isTrue();
+            assertThat(worker.get()).isInstanceOf(InterruptedException.class);
+        }
+    }
+
+    @Test
+    void redisRestartedUnderLoadRecoversWithoutHungThreads() throws Exception {
+        RedisServer server = redis.startAnother();
+        LockClientOptions options = LockClientOptions.builder().watchdogLease(Duration.ofMillis(1500)).build();
+        String name = Names.fresh("restart");
+        AtomicBoolean stop = new AtomicBoolean();
+        AtomicLong afterRestart = new AtomicLong();
+        AtomicBoolean restarted = new AtomicBoolean();
+        AtomicInteger inside = new AtomicInteger();
+        AtomicInteger overlaps = new AtomicInteger();
+        try (LockClient client = LockClient.create(RedisURI.create(server.uri()), options)) {
+            List<OtherThread<Void>> workers = new ArrayList<>();
+            for (int t = 0; t < 4; t++) {
+                workers.add(OtherThread.start(() -> {
+                    RedisLock lock = client.getLock(name);
+                    while (!stop.get()) {
+                        try {
+                            if (lock.tryLock(Duration.ofSeconds(1))) {
+                                try {
+                                    if (inside.incrementAndGet() != 1) {
+                                        overlaps.incrementAndGet();
+                                    }
+                                    Thread.sleep(2);
+                                    inside.decrementAndGet();
+                                } finally {
+                                    lock.unlock();
+                                }
+                                if (restarted.get()) {
+                                    afterRestart.incrementAndGet();
+                                }
+                            }
+                        } catch (LockException | LockLeaseExpiredException e) {
+                            inside.set(0); // the restart cut this hold short: expected, and reported
+                        }
+                    }
+                    return null;
+                }));
+            }
+            Thread.sleep(500);
+            server.restart(); // SIGKILL, then a fresh empty server on the same port: no scripts, no keys
+            restarted.set(true);
+            await().atMost(Duration.ofSeconds(30)).until(() -> afterRestart.get() >= 20);
+            stop.set(true);
+            for (OtherThread<Void> worker : workers) {
+                worker.get(); // bounded: a hung thread fails the test
+            }
+            assertThat(overlaps).hasValue(0);
+        }
+    }
+}
