@@ -27,13 +27,17 @@ public final class DistributedLockAdvisor extends AbstractPointcutAdvisor {
      * @param client the lock client, looked up on the first call
      * @param redLockClient the RedLock client, looked up on the first redlock call
      * @param redlockConfigured whether distributed-lock.redlock.nodes is set
+     * @param throwOnLeaseLost whether a method whose lock was lost throws LockLeaseExpiredException on return
+     * @param interruptOnLeaseLost whether the lock client interrupts holders (then the flag is cleared on return)
      * @param defaultWait wait time of annotations that give none
      * @param defaultLease lease of annotations that give none; {@code null} for the watchdog
      */
     public DistributedLockAdvisor(Supplier<LockClient> client, Supplier<RedLockClient> redLockClient, BeanFactory beanFactory,
-            PropertyResolver properties, Duration defaultWait, Duration defaultLease, boolean redlockConfigured, int order) {
+            PropertyResolver properties, Duration defaultWait, Duration defaultLease, boolean redlockConfigured, boolean throwOnLeaseLost,
+            boolean interruptOnLeaseLost, int order) {
         this.attributes = new LockAttributeSource(new LockAttributeParser(properties, defaultWait, defaultLease, redlockConfigured));
-        this.interceptor = new DistributedLockInterceptor(client, redLockClient, attributes, new LockKeyResolver(beanFactory));
+        this.interceptor = new DistributedLockInterceptor(client, redLockClient, attributes, new LockKeyResolver(beanFactory),
+                throwOnLeaseLost, interruptOnLeaseLost);
         this.pointcut = new StaticMethodMatcherPointcut() {
             @Override
             public boolean matches(Method method, Class<?> targetClass) {

@@ -3,6 +3,7 @@ package dev.distlock.spring.aop;
 import dev.distlock.core.LockAcquisitionException;
 import dev.distlock.core.LockClient;
 import dev.distlock.core.LockException;
+import dev.distlock.core.LockLeaseExpiredException;
 import dev.distlock.core.RedLockClient;
 import dev.distlock.core.RedisLock;
 import dev.distlock.core.RedisMultiLock;
@@ -24,12 +25,16 @@ final class DistributedLockInterceptor implements MethodInterceptor {
     private final Supplier<RedLockClient> redLockSupplier;
     private final LockAttributeSource attributes;
     private final LockKeyResolver keys;
+    private final boolean throwOnLeaseLost;
+    private final boolean interruptOnLeaseLost;
     private volatile LockClient client;
 
     DistributedLockInterceptor(Supplier<LockClient> client, Supplier<RedLockClient> redLockClient, LockAttributeSource attributes,
-            LockKeyResolver keys) {
+            LockKeyResolver keys, boolean throwOnLeaseLost, boolean interruptOnLeaseLost) {
         this.clientSupplier = client;
         this.redLockSupplier = redLockClient;
+        this.throwOnLeaseLost = throwOnLeaseLost;
+        this.interruptOnLeaseLost = interruptOnLeaseLost;
         this.attributes = attributes;
         this.keys = keys;
     }
@@ -111,9 +116,19 @@ final class DistributedLockInterceptor implements MethodInterceptor {
     }
 
     /** Releases after the method; a failure to release never hides the method's own exception. */
-    private static void release(RedisLock lock, Throwable failure) {
+    private void release(RedisLock lock, Throwable failure) {
         try {
             lock.unlock();
+        } catch (LockLeaseExpiredException e) {
+            if (interruptOnLeaseLost) {
+                Thread.interrupted(); // the interrupt was ours, to stop the method: do not leak it to the caller's thread
+            }
+            if (failure != null) {
+                failure.addSuppressed(e);
+            } else if (throwOnLeaseLost) {
+                throw e;
+            }
+            // else: reported already (WARN, distributed.lock.lost, listeners); the caller gets the result
         } catch (RuntimeException e) {
             if (failure == null) {
                 throw e;

@@ -150,7 +150,8 @@ public class DistributedLockAutoConfiguration {
         Duration wait = checked(properties.getWaitTime(), "distributed-lock.wait-time", false);
         Duration lease = properties.getLeaseTime() == null ? null : checked(properties.getLeaseTime(), "distributed-lock.lease-time", true);
         return new DistributedLockAdvisor(client::getObject, redLockClient::getObject, beanFactory, environment, wait, lease,
-                !properties.getRedlock().getNodes().isEmpty(), properties.getAop().getOrder());
+                !properties.getRedlock().getNodes().isEmpty(), properties.isThrowOnLeaseLost(),
+                properties.getOnLeaseLost() == DistributedLockProperties.OnLeaseLost.INTERRUPT, properties.getAop().getOrder());
     }
 
     /** Whether distributed-lock.redlock.nodes lists any node (as a YAML list or comma-separated). */
@@ -169,6 +170,7 @@ public class DistributedLockAutoConfiguration {
         apply("distributed-lock.key-prefix", () -> builder.keyPrefix(properties.getKeyPrefix()));
         apply("distributed-lock.watchdog-lease", () -> builder.watchdogLease(properties.getWatchdogLease()));
         apply("distributed-lock.fencing-counter-ttl", () -> builder.fencingCounterTtl(properties.getFencingCounterTtl()));
+        builder.interruptOnLeaseLost(properties.getOnLeaseLost() == DistributedLockProperties.OnLeaseLost.INTERRUPT);
         listeners.orderedStream().forEach(builder::listener);
         return builder.build();
     }

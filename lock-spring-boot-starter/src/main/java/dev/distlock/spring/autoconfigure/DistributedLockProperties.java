@@ -28,6 +28,12 @@ public class DistributedLockProperties {
     /** How long a lock's fencing-token counter is kept in Redis after its last grant. */
     private Duration fencingCounterTtl = Duration.ofDays(1);
 
+    /** What happens to a method whose lock is lost while it runs: LOG (report only) or INTERRUPT its thread. */
+    private OnLeaseLost onLeaseLost = OnLeaseLost.LOG;
+
+    /** Whether a @DistributedLock method whose lock was lost while it ran throws LockLeaseExpiredException to its caller. */
+    private boolean throwOnLeaseLost = true;
+
     private final Aop aop = new Aop();
 
     private final Redlock redlock = new Redlock();
@@ -80,6 +86,33 @@ public class DistributedLockProperties {
 
     public void setFencingCounterTtl(Duration fencingCounterTtl) {
         this.fencingCounterTtl = fencingCounterTtl;
+    }
+
+    public OnLeaseLost getOnLeaseLost() {
+        return onLeaseLost;
+    }
+
+    public void setOnLeaseLost(OnLeaseLost onLeaseLost) {
+        this.onLeaseLost = onLeaseLost;
+    }
+
+    public boolean isThrowOnLeaseLost() {
+        return throwOnLeaseLost;
+    }
+
+    public void setThrowOnLeaseLost(boolean throwOnLeaseLost) {
+        this.throwOnLeaseLost = throwOnLeaseLost;
+    }
+
+    /** What happens to a method whose lock is lost (lease ran out, renewal failed) while it still runs. */
+    public enum OnLeaseLost {
+        /** Report it (WARN log, distributed.lock.lost, listeners) and let the method run on. */
+        LOG,
+        /**
+         * Also interrupt the method's thread, so code that honours interruption stops instead of
+         * running on unprotected. The interrupt flag is cleared when the method returns.
+         */
+        INTERRUPT
     }
 
     public Aop getAop() {

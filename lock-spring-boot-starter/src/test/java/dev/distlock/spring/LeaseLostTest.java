@@ -1,0 +1,89 @@
+package dev.distlock.spring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.distlock.core.LockClient;
+import dev.distlock.core.LockLeaseExpiredException;
+import dev.distlock.spring.annotation.DistributedLock;
+import dev.distlock.spring.autoconfigure.DistributedLockAutoConfiguration;
+import dev.distlock.spring.autoconfigure.DistributedLockMetricsAutoConfiguration;
+import dev.distlock.spring.metrics.LockMetrics;
+import dev.distlock.testsupport.RedisExtension;
+import io.lettuce.core.RedisURI;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+/** distributed-lock.on-lease-lost and throw-on-lease-lost: what an annotated method's caller sees when the lock is lost mid-run. */
+class LeaseLostTest {
+
+    @RegisterExtension
+    static final RedisExtension redis = new RedisExtension();
+
+    private ApplicationContextRunner runner() {
+        return new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, DistributedLockAutoConfiguration.class,
+                        DistributedLockMetricsAutoConfiguration.class))
+                .withPropertyValues("spring.data.redis.port=" + redis.server().port(), "distributed-lock.watchdog-lease=600ms")
+                .withBean(MeterRegistry.class, SimpleMeterRegistry::new)
+                .withBean(Job.class);
+    }
+
+    @Test
+    void byDefaultTheMethodRunsOnAndItsCallerGetsTheSpecificException() {
+        runner().run(context -> {
+            Job job = context.getBean(Job.class);
+            assertThatThrownBy(() -> job.run("log")).isInstanceOf(LockLeaseExpiredException.class).hasMessageContaining("job:log");
+            assertThat(job.outcome()).isEqualTo("finished");
+            assertThat(context.getBean(MeterRegistry.class).get(LockMetrics.LOST).counter().count()).isEqualTo(1);
+        });
+    }
+
+    @Test
+    void interruptStopsTheMethodAndDoesNotLeakTheInterruptToTheCaller() {
+        runner().withPropertyValues("distributed-lock.on-lease-lost=interrupt").run(context -> {
+            Job job = context.getBean(Job.class);
+            assertThatThrownBy(() -> job.run("interrupt")).isInstanceOf(LockLeaseExpiredException.class);
+            assertThat(job.outcome()).isEqualTo("interrupted");
+            assertThat(Thread.currentThread().isInterrupted()).isFalse();
+        });
+    }
+
+    @Test
+    void throwOnLeaseLostFalseReturnsTheResultButStillCountsTheLoss() {
+        runner().withPropertyValues("distributed-lock.throw-on-lease-lost=false").run(context -> {
+            Job job = context.getBean(Job.class);
+            assertThat(job.run("quiet")).isEqualTo("finished");
+            assertThat(context.getBean(MeterRegistry.class).get(LockMetrics.LOST).counter().count()).isEqualTo(1);
+        });
+    }
+
+    public static class Job {
+        private final AtomicReference<String> outcome = new AtomicReference<>();
+
+        public String outcome() {
+            return outcome.get();
+        }
+
+        /** Deletes its own lock from another client (as an operator would), then works on for three leases. */
+        @DistributedLock(key = "'job:' + #name")
+        public String run(String name) {
+            try (LockClient operator = LockClient.create(RedisURI.create(redis.server().uri()))) {
+                operator.getLock("job:" + name).forceUnlock();
+            }
+            try {
+                Thread.sleep(1800);
+                outcome.set("finished");
+            } catch (InterruptedException e) {
+                outcome.set("interrupted");
+            }
+            return outcome.get();
+        }
+    }
+}
