@@ -43,6 +43,11 @@ final class LockEngine implements AutoCloseable {
     private final String fenceTtlArg;
 
     LockEngine(RedisConnections redis, LockClientOptions options) {
+        if (options.replicaAcks() > 0 && redis.base == null) {
+            redis.close();
+            throw new IllegalArgumentException("replicaAcks needs a standalone or Sentinel Redis: on Redis Cluster, WAIT cannot"
+                    + " target the node that holds each lock; set replicaAcks to 0");
+        }
         this.options = options;
         this.redis = redis;
         this.scripts = new ScriptRunner(redis.scripting);
@@ -193,7 +198,22 @@ final class LockEngine implements AutoCloseable {
     private Grant attempt(LockKind kind, LockKeys keys, String owner, String leaseArg, long deadline) {
         long waitMs = Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()));
         List<Object> reply = await(kind.acquire(scripts, keys, owner, leaseArg, fenceTtlArg, waitMs), "acquiring", keys);
+        if ((Long) reply.get(0) == 1L && (Long) reply.get(2) == 1L && options.replicaAcks() > 0) {
+            confirmReplicated(kind, keys, owner);
+        }
         return new Grant((Long) reply.get(0) == 1L, (Long) reply.get(1), (Long) reply.get(2));
+    }
+
+    /** WAIT for the configured replicas after a new grant; give the grant back when too few acknowledge. */
+    private void confirmReplicated(LockKind kind, LockKeys keys, String owner) {
+        long acked = await(redis.base.waitForReplication(options.replicaAcks(), options.replicaAckTimeout().toMillis())
+                .toCompletableFuture(), "waiting for replicas of", keys);
+        if (acked < options.replicaAcks()) {
+            await(kind.release(scripts, keys, owner, hub.message(kind.wakesAllOnRelease())), "giving back", keys);
+            throw new LockException("Lock " + keys.lock() + " was granted but only " + acked + " of " + options.replicaAcks()
+                    + " replica(s) acknowledged it within " + options.replicaAckTimeout().toMillis()
+                    + " ms, so it was given back: check the replicas, or lower replicaAcks", null);
+        }
     }
 
     private Hold granted(LockKind kind, LockInfo info, LockKeys keys, String owner, Grant grant, long leaseMs, boolean watchdog,

@@ -4,6 +4,7 @@ import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.async.BaseRedisAsyncCommands;
 import io.lettuce.core.api.async.RedisKeyAsyncCommands;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
 import io.lettuce.core.cluster.RedisClusterClient;
@@ -16,13 +17,16 @@ final class RedisConnections implements AutoCloseable {
 
     final RedisScriptingAsyncCommands<String, String> scripting;
     final RedisKeyAsyncCommands<String, String> keys;
+    /** For WAIT; {@code null} on Redis Cluster, where WAIT would not reach the node that holds a given key. */
+    final BaseRedisAsyncCommands<String, String> base;
     final StatefulRedisPubSubConnection<String, String> pubSub;
     private final StatefulConnection<String, String> commands;
     private final AbstractRedisClient ownedClient;
 
     private RedisConnections(StatefulConnection<String, String> commands, RedisScriptingAsyncCommands<String, String> scripting,
-            RedisKeyAsyncCommands<String, String> keys, StatefulRedisPubSubConnection<String, String> pubSub,
-            AbstractRedisClient ownedClient) {
+            RedisKeyAsyncCommands<String, String> keys, BaseRedisAsyncCommands<String, String> base,
+            StatefulRedisPubSubConnection<String, String> pubSub, AbstractRedisClient ownedClient) {
+        this.base = base;
         this.commands = commands;
         this.scripting = scripting;
         this.keys = keys;
@@ -39,12 +43,13 @@ final class RedisConnections implements AutoCloseable {
         try {
             if (client instanceof RedisClusterClient cluster) {
                 StatefulRedisClusterConnection<String, String> c = cluster.connect(StringCodec.UTF8);
-                return new RedisConnections(c, c.async(), c.async(), cluster.connectPubSub(StringCodec.UTF8), owned ? client : null);
+                return new RedisConnections(c, c.async(), c.async(), null, cluster.connectPubSub(StringCodec.UTF8), owned ? client : null);
             }
             if (client instanceof RedisClient standalone) {
                 StatefulRedisConnection<String, String> c = standalone.connect(StringCodec.UTF8);
                 try {
-                    return new RedisConnections(c, c.async(), c.async(), standalone.connectPubSub(StringCodec.UTF8), owned ? client : null);
+                    return new RedisConnections(c, c.async(), c.async(), c.async(), standalone.connectPubSub(StringCodec.UTF8),
+                            owned ? client : null);
                 } catch (RuntimeException e) {
                     c.close();
                     throw e;

@@ -170,6 +170,9 @@ public class DistributedLockAutoConfiguration {
         apply("distributed-lock.key-prefix", () -> builder.keyPrefix(properties.getKeyPrefix()));
         apply("distributed-lock.watchdog-lease", () -> builder.watchdogLease(properties.getWatchdogLease()));
         apply("distributed-lock.fencing-counter-ttl", () -> builder.fencingCounterTtl(properties.getFencingCounterTtl()));
+        if (properties.getReplicaAcks() != 0) {
+            apply("distributed-lock.replica-acks", () -> builder.replicaAcks(properties.getReplicaAcks(), properties.getReplicaAckTimeout()));
+        }
         builder.interruptOnLeaseLost(properties.getOnLeaseLost() == DistributedLockProperties.OnLeaseLost.INTERRUPT);
         listeners.orderedStream().forEach(builder::listener);
         return builder.build();

@@ -34,6 +34,12 @@ public class DistributedLockProperties {
     /** Whether a @DistributedLock method whose lock was lost while it ran throws LockLeaseExpiredException to its caller. */
     private boolean throwOnLeaseLost = true;
 
+    /** Replicas that must acknowledge each new grant (Redis WAIT) before it counts; 0 turns the check off. */
+    private int replicaAcks = 0;
+
+    /** How long a new grant waits for replica-acks acknowledgements before it is given back. */
+    private Duration replicaAckTimeout = Duration.ofMillis(200);
+
     private final Aop aop = new Aop();
 
     private final Redlock redlock = new Redlock();
@@ -86,6 +92,22 @@ public class DistributedLockProperties {
 
     public void setFencingCounterTtl(Duration fencingCounterTtl) {
         this.fencingCounterTtl = fencingCounterTtl;
+    }
+
+    public int getReplicaAcks() {
+        return replicaAcks;
+    }
+
+    public void setReplicaAcks(int replicaAcks) {
+        this.replicaAcks = replicaAcks;
+    }
+
+    public Duration getReplicaAckTimeout() {
+        return replicaAckTimeout;
+    }
+
+    public void setReplicaAckTimeout(Duration replicaAckTimeout) {
+        this.replicaAckTimeout = replicaAckTimeout;
     }
 
     public OnLeaseLost getOnLeaseLost() {
