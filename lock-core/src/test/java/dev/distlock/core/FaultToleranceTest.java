@@ -134,6 +134,24 @@ class FaultToleranceTest {
     }
 
     @Test
+    void aHolderIsToldItsLockIsGoneWhenRedisRestartsEmpty() throws Exception {
+        RedisServer server = redis.startAnother();
+        RecordingListener events = new RecordingListener();
+        LockClientOptions options = LockClientOptions.builder().watchdogLease(Duration.ofMillis(900)).listener(events).build();
+        String name = Names.fresh("restarted");
+        try (LockClient client = LockClient.create(RedisURI.create(server.uri()), options)) {
+            RedisLock lock = client.getLock(name);
+            lock.lock();
+            server.restart(); // no persistence: the lock, the scripts and the fencing counter are gone
+            await().atMost(Duration.ofSeconds(10)).until(() -> !events.leaseLosses(name).isEmpty());
+            assertThat(events.leaseLosses(name)).hasSize(1);
+            assertThatThrownBy(lock::unlock).isInstanceOf(LockLeaseExpiredException.class);
+            assertThat(lock.tryLock(Duration.ofSeconds(5))).as("scripts load again, new acquisitions succeed").isTrue();
+            lock.unlock();
+        }
+    }
+
+    @Test
     void redisRestartedUnderLoadRecoversWithoutHungThreads() throws Exception {
         RedisServer server = redis.startAnother();
         LockClientOptions options = LockClientOptions.builder().watchdogLease(Duration.ofMillis(1500)).build();
