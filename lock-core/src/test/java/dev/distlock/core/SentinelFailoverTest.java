@@ -19,6 +19,8 @@ import org.junit.jupiter.api.Test;
 class SentinelFailoverTest {
 
     private static final Duration FAILOVER_BOUND = Duration.ofSeconds(30);
+    /** Longer than a failover takes here (~5 s), renewed every 5 s. */
+    private static final Duration WATCHDOG_LEASE = Duration.ofSeconds(15);
 
     private RedisSentinelSetup sentinel;
     private RedisClient redis;
@@ -30,7 +32,7 @@ class SentinelFailoverTest {
         RedisURI.Builder uri = RedisURI.Builder.sentinel("127.0.0.1", sentinel.sentinelPorts().get(0), sentinel.masterName());
         sentinel.sentinelPorts().subList(1, 3).forEach(port -> uri.withSentinel("127.0.0.1", port));
         redis = RedisClient.create(uri.withTimeout(Duration.ofSeconds(5)).build());
-        client = LockClient.create(redis, LockClientOptions.defaults());
+        client = LockClient.create(redis, LockClientOptions.builder().watchdogLease(WATCHDOG_LEASE).build());
     }
 
     @AfterEach
@@ -52,6 +54,11 @@ class SentinelFailoverTest {
         assertThat(before.tryLock()).isTrue();
         before.unlock();
         int oldMaster = sentinel.masterPort();
+        // held across the failover: once the replica has the key, the promoted replica keeps the lock
+        RedisLock held = client.getLock(Names.fresh("held"));
+        held.lock();
+        String heldKey = "lock:{" + held.getName() + "}";
+        await().atMost(Duration.ofSeconds(5)).until(() -> sentinel.replica().command("EXISTS", heldKey).equals(":1"));
 
         sentinel.killMaster();
         long killed = System.nanoTime();
@@ -84,5 +91,13 @@ class SentinelFailoverTest {
         rw.writeLock().unlock();
         assertThat(sentinel.master().command("EXISTS", "lock:{" + name + "}")).isEqualTo(":0");
         assertThat(recovered).isLessThan(FAILOVER_BOUND);
+
+        // the watchdog renews the held lock on the new master (its TTL only grows by a renewal), and it releases cleanly
+        assertThat(held.isHeldByCurrentThread()).isTrue();
+        long ttl = Long.parseLong(sentinel.master().command("PTTL", heldKey).substring(1));
+        assertThat(ttl).as("the promoted replica has the held lock").isPositive();
+        await().atMost(WATCHDOG_LEASE).until(() -> Long.parseLong(sentinel.master().command("PTTL", heldKey).substring(1)) > ttl + 500);
+        held.unlock();
+        assertThat(sentinel.master().command("EXISTS", heldKey)).isEqualTo(":0");
     }
 }
