@@ -43,10 +43,14 @@ class LockContractTest {
 
     @BeforeEach
     void connect() {
-        String uri = redis.server().uri();
-        client = LockClient.create(RedisURI.create(uri), LockClientOptions.builder().watchdogLease(LEASE).listener(events).build());
-        other = LockClient.create(RedisURI.create(uri));
-        operator = LockClient.create(RedisURI.create(uri));
+        client = open(LockClientOptions.builder().watchdogLease(LEASE).listener(events).build());
+        other = open(LockClientOptions.defaults());
+        operator = open(LockClientOptions.defaults());
+    }
+
+    /** A client on the topology under test: standalone here, overridden for Redis Cluster. */
+    LockClient open(LockClientOptions options) {
+        return LockClient.create(RedisURI.create(redis.server().uri()), options);
     }
 
     @AfterEach
@@ -102,7 +106,7 @@ class LockContractTest {
     void aWaiterOfAnotherClientWakesOnReleaseLongBeforeTheLease(String kind, BiFunction<LockClient, String, RedisLock> locks)
             throws Exception {
         String name = Names.fresh(kind);
-        try (LockClient longLease = LockClient.create(RedisURI.create(redis.server().uri()))) { // 30 s watchdog lease
+        try (LockClient longLease = open(LockClientOptions.defaults())) { // 30 s watchdog lease
             RedisLock held = locks.apply(longLease, name);
             held.lock();
             OtherThread<Long> waiter = OtherThread.start(() -> {

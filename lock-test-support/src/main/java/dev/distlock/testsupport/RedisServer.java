@@ -36,11 +36,17 @@ public final class RedisServer implements AutoCloseable {
     private final int port;
     private final List<String> extraArgs;
     private final Path dir;
+    private final List<String> configLines;
     private volatile Process process;
 
     private RedisServer(int port, List<String> extraArgs) {
+        this(port, extraArgs, null);
+    }
+
+    private RedisServer(int port, List<String> extraArgs, List<String> configLines) {
         this.port = port;
         this.extraArgs = List.copyOf(extraArgs);
+        this.configLines = configLines == null ? null : List.copyOf(configLines);
         try {
             this.dir = Files.createTempDirectory("distlock-redis-" + port + "-");
         } catch (IOException e) {
@@ -58,6 +64,26 @@ public final class RedisServer implements AutoCloseable {
                 return server;
             } catch (IllegalStateException e) {
                 // the port may have been taken between probing and binding: try another one
+                last = e;
+                server.close();
+            }
+        }
+        throw last;
+    }
+
+    /**
+     * Starts a Sentinel ({@code redis-server <config> --sentinel}) on a free port. The lines are
+     * written to a config file in the server's own temp directory, which Sentinel rewrites as it
+     * learns about replicas, other sentinels and failovers.
+     */
+    public static RedisServer startSentinel(List<String> configLines) {
+        IllegalStateException last = null;
+        for (int attempt = 0; attempt < 5; attempt++) {
+            RedisServer server = new RedisServer(freePort(), List.of("--sentinel"), configLines);
+            try {
+                server.launch();
+                return server;
+            } catch (IllegalStateException e) {
                 last = e;
                 server.close();
             }
@@ -149,6 +175,84 @@ public final class RedisServer implements AutoCloseable {
         }
     }
 
+    /**
+     * Sends one command and returns the whole reply as text: a bulk string in full, an array as its
+     * elements one per line (nested arrays flattened), {@code +OK}, {@code :1} and {@code -ERR ...}
+     * as written. For set-up and probes that read {@code INFO}, {@code CLUSTER INFO} or
+     * {@code SENTINEL} replies.
+     */
+    public String query(String... args) {
+        try (Socket socket = new Socket(host(), port)) {
+            socket.setSoTimeout(5000);
+            OutputStream out = socket.getOutputStream();
+            out.write(encode(args));
+            out.flush();
+            StringBuilder sb = new StringBuilder();
+            readReply(new java.io.BufferedInputStream(socket.getInputStream()), sb);
+            return sb.toString();
+        } catch (IOException e) {
+            throw new UncheckedIOException("Redis on port " + port + " did not answer " + String.join(" ", args), e);
+        }
+    }
+
+    private static byte[] encode(String... args) {
+        java.io.ByteArrayOutputStream req = new java.io.ByteArrayOutputStream();
+        req.writeBytes(("*" + args.length + "\r\n").getBytes(StandardCharsets.UTF_8));
+        for (String a : args) {
+            byte[] bytes = a.getBytes(StandardCharsets.UTF_8);
+            req.writeBytes(("$" + bytes.length + "\r\n").getBytes(StandardCharsets.UTF_8));
+            req.writeBytes(bytes);
+            req.writeBytes("\r\n".getBytes(StandardCharsets.UTF_8));
+        }
+        return req.toByteArray();
+    }
+
+    private static void readReply(InputStream in, StringBuilder sb) throws IOException {
+        String line = readRawLine(in);
+        if (line.isEmpty()) {
+            throw new IOException("empty reply");
+        }
+        switch (line.charAt(0)) {
+            case '$' -> {
+                int len = Integer.parseInt(line.substring(1));
+                if (len < 0) {
+                    sb.append("(nil)");
+                    return;
+                }
+                byte[] data = in.readNBytes(len + 2);
+                sb.append(new String(data, 0, len, StandardCharsets.UTF_8));
+            }
+            case '*' -> {
+                int n = Integer.parseInt(line.substring(1));
+                for (int i = 0; i < n; i++) {
+                    if (i > 0) {
+                        sb.append('\n');
+                    }
+                    readReply(in, sb);
+                }
+            }
+            default -> sb.append(line);
+        }
+    }
+
+    private static String readRawLine(InputStream in) throws IOException {
+        StringBuilder sb = new StringBuilder();
+        int c;
+        while ((c = in.read()) != -1) {
+            if (c == '\r') {
+                in.read();
+                break;
+            }
+            sb.append((char) c);
+        }
+        return sb.toString();
+    }
+
+    /** The server's log so far (the last 2000 characters), for failure messages. */
+    public String logTail() {
+        return log();
+    }
+
     @Override
     public void close() {
         kill();
@@ -159,6 +263,18 @@ public final class RedisServer implements AutoCloseable {
     private void launch() {
         List<String> cmd = new ArrayList<>();
         cmd.add(RedisBinary.path().toString());
+        if (configLines != null) {
+            // redis-server wants the config file as its first argument; written once, then Sentinel owns it
+            Path conf = dir.resolve("sentinel.conf");
+            try {
+                if (!Files.exists(conf)) {
+                    Files.write(conf, configLines);
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+            cmd.add(conf.toString());
+        }
         cmd.addAll(List.of("--port", String.valueOf(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
                 "--daemonize", "no", "--protected-mode", "no", "--dir", dir.toString(), "--logfile", dir.resolve("redis.log").toString()));
         cmd.addAll(extraArgs);

@@ -1,0 +1,208 @@
+package dev.distlock.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.distlock.testsupport.RedisClusterSetup;
+import dev.distlock.testsupport.RedisServer;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.cluster.RedisClusterClient;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.BiFunction;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Every lock kind on a real three-master Redis Cluster through a Lettuce {@link RedisClusterClient}:
+ * names spread over all nodes, multi-locks across slots, and wake-ups published on one node reaching
+ * a waiter subscribed on another.
+ */
+class ClusterTopologyTest {
+
+    private static final Duration PROMPTLY = Duration.ofSeconds(5);
+    private static final Duration LONG_LEASE = Duration.ofSeconds(30);
+
+    private static RedisClusterSetup cluster;
+    private static RedisClusterClient redisA;
+    private static RedisClusterClient redisB;
+
+    private LockClient client;
+    private LockClient other;
+
+    @BeforeAll
+    static void startCluster() {
+        cluster = RedisClusterSetup.start();
+        List<RedisURI> seeds = cluster.uris().stream().map(RedisURI::create).toList();
+        redisA = RedisClusterClient.create(seeds);
+        redisB = RedisClusterClient.create(seeds);
+    }
+
+    @AfterAll
+    static void stopCluster() {
+        if (redisA != null) {
+            redisA.shutdown();
+        }
+        if (redisB != null) {
+            redisB.shutdown();
+        }
+        if (cluster != null) {
+            cluster.close();
+        }
+    }
+
+    @BeforeEach
+    void connect() {
+        client = LockClient.create(redisA, LockClientOptions.defaults());
+        other = LockClient.create(redisB, LockClientOptions.defaults());
+    }
+
+    @AfterEach
+    void close() {
+        client.close();
+        other.close();
+    }
+
+    static Map<String, BiFunction<LockClient, String, RedisLock>> kinds() {
+        Map<String, BiFunction<LockClient, String, RedisLock>> kinds = new LinkedHashMap<>();
+        kinds.put("reentrant", LockClient::getLock);
+        kinds.put("fair", LockClient::getFairLock);
+        kinds.put("read", (c, n) -> c.getReadWriteLock(n).readLock());
+        kinds.put("write", (c, n) -> c.getReadWriteLock(n).writeLock());
+        return kinds;
+    }
+
+    /** Names whose lock keys land on every node of the cluster. */
+    private static List<String> namesOnEveryNode(String hint, int count) {
+        List<String> names = new ArrayList<>();
+        Set<Integer> nodes = new HashSet<>();
+        for (int i = 0; i < count; i++) {
+            String name = Names.fresh(hint);
+            names.add(name);
+            nodes.add(cluster.nodeFor(LockKeys.of(LockClientOptions.DEFAULT_KEY_PREFIX, name).lock()).port());
+        }
+        assertThat(nodes).as("the names cover every master").hasSize(cluster.nodes().size());
+        return names;
+    }
+
+    @Test
+    void everyKindLocksReentersAndReleasesNamesOnEveryNode() throws Exception {
+        for (var kind : kinds().entrySet()) {
+            for (String name : namesOnEveryNode(kind.getKey(), 24)) {
+                RedisLock lock = kind.getValue().apply(client, name);
+                assertThat(lock.tryLock(Duration.ofSeconds(2))).as("%s %s", kind.getKey(), name).isTrue();
+                long token = lock.currentFencingToken();
+                assertThat(token).isPositive();
+                assertThat(lock.tryLock()).isTrue();
+                assertThat(lock.getHoldCount()).isEqualTo(2);
+                assertThat(lock.currentFencingToken()).isEqualTo(token);
+                String key = LockKeys.of(LockClientOptions.DEFAULT_KEY_PREFIX, name).lock();
+                assertThat(cluster.nodeFor(key).command("EXISTS", key)).as("key on its own node").isEqualTo(":1");
+                if (!kind.getKey().equals("read")) {
+                    assertThat(OtherThread.call(() -> kind.getValue().apply(other, name).tryLock())).as("other owner kept out").isFalse();
+                }
+                lock.unlock();
+                lock.unlock();
+                assertThat(lock.isHeldByCurrentThread()).isFalse();
+                assertThat(lock.isLocked()).isFalse();
+                // the next grant of the same name gets a larger token
+                assertThat(lock.tryLock()).isTrue();
+                assertThat(lock.currentFencingToken()).isGreaterThan(token);
+                lock.unlock();
+            }
+        }
+    }
+
+    @Test
+    void readersShareAndAWriterExcludesThemOnEveryNode() throws Exception {
+        for (String name : namesOnEveryNode("rw", 12)) {
+            RedisReadWriteLock mine = client.getReadWriteLock(name);
+            RedisReadWriteLock theirs = other.getReadWriteLock(name);
+            mine.readLock().lock();
+            assertThat(OtherThread.call(() -> {
+                boolean read = theirs.readLock().tryLock();
+                if (read) {
+                    theirs.readLock().unlock();
+                }
+                return read;
+            })).isTrue();
+            assertThat(OtherThread.call(() -> theirs.writeLock().tryLock())).isFalse();
+            mine.readLock().unlock();
+            assertThat(OtherThread.call(() -> {
+                boolean write = theirs.writeLock().tryLock();
+                if (write) {
+                    theirs.writeLock().unlock();
+                }
+                return write;
+            })).isTrue();
+        }
+    }
+
+    @Test
+    void multiLockTakesNamesInDifferentSlotsOnDifferentNodes() throws Exception {
+        List<String> names = namesOnEveryNode("multi", 12);
+        Set<Integer> slots = new HashSet<>();
+        names.forEach(n -> slots.add(cluster.slotOf(LockKeys.of(LockClientOptions.DEFAULT_KEY_PREFIX, n).lock())));
+        assertThat(slots).hasSizeGreaterThan(1);
+
+        RedisMultiLock multi = client.getMultiLock(names.toArray(String[]::new));
+        assertThat(multi.tryLock(Duration.ofSeconds(2))).isTrue();
+        assertThat(multi.fencingTokens()).containsOnlyKeys(names);
+        for (String name : names) {
+            assertThat(other.getLock(name).isLocked()).isTrue();
+        }
+        assertThat(OtherThread.call(() -> other.getMultiLock(names.get(0), names.get(names.size() - 1)).tryLock())).isFalse();
+        multi.lock(); // re-entry
+        multi.unlock();
+        assertThat(multi.isHeldByCurrentThread()).isTrue();
+        multi.unlock();
+        for (String name : names) {
+            assertThat(other.getLock(name).isLocked()).isFalse();
+        }
+    }
+
+    @Test
+    void aReleaseWakesAWaiterOfAnotherClientPromptlyOnEveryNode() throws Exception {
+        for (var kind : kinds().entrySet()) {
+            if (kind.getKey().equals("read")) {
+                continue; // readers do not wait for readers
+            }
+            // one name per node: the release publishes there, the waiter's subscription may sit on any node
+            Map<Integer, String> oneNamePerNode = new LinkedHashMap<>();
+            for (String name : namesOnEveryNode(kind.getKey(), 24)) {
+                RedisServer node = cluster.nodeFor(LockKeys.of(LockClientOptions.DEFAULT_KEY_PREFIX, name).lock());
+                oneNamePerNode.putIfAbsent(node.port(), name);
+            }
+            for (String name : oneNamePerNode.values()) {
+                RedisLock held = kind.getValue().apply(client, name);
+                held.lock(LONG_LEASE);
+                OtherThread<Long> waiter = OtherThread.start(() -> {
+                    RedisLock lock = kind.getValue().apply(other, name);
+                    if (!lock.tryLock(Duration.ofSeconds(25))) {
+                        return -1L;
+                    }
+                    long at = System.nanoTime();
+                    lock.unlock();
+                    return at;
+                });
+                await().atMost(Duration.ofSeconds(5)).until(() -> other.subscribedChannels() == 1);
+
+                long released = System.nanoTime();
+                held.unlock();
+
+                long acquired = waiter.get();
+                assertThat(acquired).as("%s %s acquired", kind.getKey(), name).isNotEqualTo(-1L);
+                assertThat(Duration.ofNanos(acquired - released)).as("%s %s", kind.getKey(), name).isLessThan(PROMPTLY);
+                await().atMost(Duration.ofSeconds(5)).until(() -> other.subscribedChannels() == 0);
+            }
+        }
+    }
+}
