@@ -24,13 +24,17 @@ public final class LockClientOptions {
     public static final String DEFAULT_KEY_PREFIX = "lock:";
     /** How long a lock's fencing counter outlives its last grant. */
     public static final Duration DEFAULT_FENCING_COUNTER_TTL = Duration.ofDays(1);
+    /** Longest lock name accepted, in characters; longer names are rejected before any Redis call. */
+    public static final int DEFAULT_MAX_KEY_LENGTH = 1024;
 
     private final String keyPrefix;
     private final Duration watchdogLease;
     private final Duration fencingCounterTtl;
     private final List<LockListener> listeners;
+    private final int maxKeyLength;
 
     private LockClientOptions(Builder b) {
+        this.maxKeyLength = b.maxKeyLength;
         this.keyPrefix = b.keyPrefix;
         this.watchdogLease = b.watchdogLease;
         this.fencingCounterTtl = b.fencingCounterTtl;
@@ -62,14 +66,33 @@ public final class LockClientOptions {
         return listeners;
     }
 
+    /** Longest lock name accepted, in characters (the prefix and braces not counted). */
+    public int maxKeyLength() {
+        return maxKeyLength;
+    }
+
     /** Builds {@link LockClientOptions}; every setter checks its argument. */
     public static final class Builder {
         private String keyPrefix = DEFAULT_KEY_PREFIX;
         private Duration watchdogLease = DEFAULT_WATCHDOG_LEASE;
         private Duration fencingCounterTtl = DEFAULT_FENCING_COUNTER_TTL;
         private final List<LockListener> listeners = new ArrayList<>();
+        private int maxKeyLength = DEFAULT_MAX_KEY_LENGTH;
 
         private Builder() {
+        }
+
+        /**
+         * Longest lock name accepted, in characters; at least 1. Names usually come from request data
+         * (an order id, a user name): the limit keeps a hostile or buggy value from becoming a huge
+         * Redis key held for a whole lease.
+         */
+        public Builder maxKeyLength(int maxKeyLength) {
+            if (maxKeyLength < 1) {
+                throw new IllegalArgumentException("maxKeyLength must be at least 1, got " + maxKeyLength);
+            }
+            this.maxKeyLength = maxKeyLength;
+            return this;
         }
 
         /** Prefix of every key; must not contain '{' or '}' (the lock name is the hash tag). */
