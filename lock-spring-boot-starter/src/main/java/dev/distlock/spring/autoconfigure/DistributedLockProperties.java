@@ -28,6 +28,9 @@ public class DistributedLockProperties {
     /** How long a lock's fencing-token counter is kept in Redis after its last grant. */
     private Duration fencingCounterTtl = Duration.ofDays(1);
 
+    /** Longest resolved lock key accepted, in characters; longer keys fail the call before any Redis command. */
+    private int maxKeyLength = 1024;
+
     private final Aop aop = new Aop();
 
     private final Redlock redlock = new Redlock();
@@ -80,6 +83,14 @@ public class DistributedLockProperties {
 
     public void setFencingCounterTtl(Duration fencingCounterTtl) {
         this.fencingCounterTtl = fencingCounterTtl;
+    }
+
+    public int getMaxKeyLength() {
+        return maxKeyLength;
+    }
+
+    public void setMaxKeyLength(int maxKeyLength) {
+        this.maxKeyLength = maxKeyLength;
     }
 
     public Aop getAop() {
