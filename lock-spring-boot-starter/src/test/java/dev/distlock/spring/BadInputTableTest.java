@@ -24,7 +24,6 @@ import java.util.function.Consumer;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -45,10 +44,7 @@ class BadInputTableTest {
     @RegisterExtension
     static final RedisExtension redis = new RedisExtension();
 
-    @TempDir
-    static Path certDir;
     private static int tlsPort;
-    private static TestCertificates unknownCa;
 
     private static final String STARTUP = "start-up";
     private static final String CALL = "each call";
@@ -230,17 +226,15 @@ class BadInputTableTest {
                 .withBean(Fine.class).withPropertyValues("spring.data.redis.port=" + tlsPort());
         return sslWithUnknownCa
                 ? runner.withPropertyValues("spring.data.redis.ssl.enabled=true", "spring.data.redis.ssl.bundle=unknown-ca",
-                        "spring.ssl.bundle.pem.unknown-ca.truststore.certificate=file:" + unknownCa.caCertificate())
+                        "spring.ssl.bundle.pem.unknown-ca.truststore.certificate=file:" + TestCertificates.unknownCaCertificate())
                 : runner;
     }
 
-    /** One TLS-only listener for the TLS rows, started on first use (key generation takes a moment). */
-    private static synchronized int tlsPort() throws Exception {
+    /** One TLS-only listener for the TLS rows, started on first use. */
+    private static synchronized int tlsPort() {
         if (tlsPort == 0) {
-            TestCertificates serverCerts = TestCertificates.generate(Files.createDirectories(certDir.resolve("server")));
-            unknownCa = TestCertificates.generate(Files.createDirectories(certDir.resolve("unknown")));
             int port = RedisServer.freePort();
-            redis.startAnother(serverCerts.redisTlsArgs(port).toArray(String[]::new));
+            redis.startAnother(TestCertificates.shared().redisTlsArgs(port).toArray(String[]::new));
             tlsPort = port;
         }
         return tlsPort;

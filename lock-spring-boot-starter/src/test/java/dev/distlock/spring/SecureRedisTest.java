@@ -13,16 +13,13 @@ import dev.distlock.testsupport.RedisServer;
 import dev.distlock.testsupport.TestCertificates;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.ssl.SslAutoConfiguration;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
@@ -39,18 +36,6 @@ class SecureRedisTest {
 
     @RegisterExtension
     static final RedisExtension redis = new RedisExtension();
-
-    @TempDir
-    static Path certDir;
-
-    private static TestCertificates certificates;
-    private static TestCertificates otherCa;
-
-    @BeforeAll
-    static void certificates() throws Exception {
-        certificates = TestCertificates.generate(Files.createDirectories(certDir.resolve("trusted")));
-        otherCa = TestCertificates.generate(Files.createDirectories(certDir.resolve("unknown")));
-    }
 
     private static ApplicationContextRunner runner() {
         return new ApplicationContextRunner()
@@ -106,7 +91,7 @@ class SecureRedisTest {
     @Test
     void tlsWithAPemBundleTrustingTheServersCa() {
         TlsServer tls = tlsServer();
-        runner().withPropertyValues(tlsProperties(tls.tlsPort(), certificates)).run(context -> {
+        runner().withPropertyValues(tlsProperties(tls.tlsPort(), TestCertificates.shared().caCertificate())).run(context -> {
             assertThat(context).hasNotFailed();
             exerciseEveryLockKind(context);
             RedisLock lock = context.getBean(LockClient.class).getLock("over-tls");
@@ -123,7 +108,7 @@ class SecureRedisTest {
     @Test
     void sslAgainstAPlainPortFailsStartup() {
         TlsServer tls = tlsServer();
-        runner().withPropertyValues(tlsProperties(tls.server().port(), certificates))
+        runner().withPropertyValues(tlsProperties(tls.server().port(), TestCertificates.shared().caCertificate()))
                 .run(context -> assertCouldNotConnect(context.getStartupFailure(), context));
     }
 
@@ -137,7 +122,7 @@ class SecureRedisTest {
     @Test
     void untrustedServerCertificateFailsStartup() {
         TlsServer tls = tlsServer();
-        runner().withPropertyValues(tlsProperties(tls.tlsPort(), otherCa)).run(context -> {
+        runner().withPropertyValues(tlsProperties(tls.tlsPort(), TestCertificates.unknownCaCertificate())).run(context -> {
             FailureAnalysis analysis = assertCouldNotConnect(context.getStartupFailure(), context);
             assertThat(analysis.getDescription()).contains("unable to find valid certification path");
         });
@@ -161,14 +146,14 @@ class SecureRedisTest {
     private static TlsServer tlsServer() {
         assumeThat(RedisBinary.isBundled()).as("the bundled fallback redis-server is built without TLS").isFalse();
         int tlsPort = RedisServer.freePort();
-        RedisServer server = redis.startAnother(certificates.redisTlsArgs(tlsPort).toArray(String[]::new));
+        RedisServer server = redis.startAnother(TestCertificates.shared().redisTlsArgs(tlsPort).toArray(String[]::new));
         return new TlsServer(server, tlsPort);
     }
 
-    private static String[] tlsProperties(int port, TestCertificates trusted) {
+    private static String[] tlsProperties(int port, Path trustedCa) {
         return new String[] {"spring.data.redis.port=" + port, "spring.data.redis.ssl.enabled=true",
                 "spring.data.redis.ssl.bundle=redis-test",
-                "spring.ssl.bundle.pem.redis-test.truststore.certificate=file:" + trusted.caCertificate()};
+                "spring.ssl.bundle.pem.redis-test.truststore.certificate=file:" + trustedCa};
     }
 
     /** Reentrant, fair (with a waiter woken over pub/sub), read/write and multi-locks over the configured connection. */

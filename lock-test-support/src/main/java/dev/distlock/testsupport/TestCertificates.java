@@ -27,6 +27,32 @@ public record TestCertificates(Path caCertificate, Path serverCertificate, Path 
 
     private static final String PASSWORD = "changeit";
 
+    private static TestCertificates shared;
+    private static Path unknownCa;
+
+    /**
+     * One set per JVM, shared by every test class: each keytool run starts a JVM, so generating per
+     * class would cost seconds each time. The files live in a temp directory removed at exit.
+     */
+    public static synchronized TestCertificates shared() {
+        if (shared == null) {
+            shared = generate(tempDir("distlock-tls-"));
+        }
+        return shared;
+    }
+
+    /** The certificate of another CA, shared per JVM: trusting only it, a client must reject {@link #shared()}'s server. */
+    public static synchronized Path unknownCaCertificate() {
+        if (unknownCa == null) {
+            Path dir = tempDir("distlock-tls-unknown-");
+            Path ca = dir.resolve("ca.p12");
+            Path pem = dir.resolve("ca.crt");
+            generateCa(ca, pem);
+            unknownCa = pem;
+        }
+        return unknownCa;
+    }
+
     /**
      * Generates a fresh CA and a server certificate signed by it into {@code dir}. Each CA gets a
      * unique name, so a second set is a truly unknown CA to clients trusting the first.
@@ -38,16 +64,36 @@ public record TestCertificates(Path caCertificate, Path serverCertificate, Path 
         Path caCert = dir.resolve("ca.crt");
         Path serverCert = dir.resolve("server.crt");
         Path serverKey = dir.resolve("server.key");
-        keytool("-genkeypair", "-alias", "ca", "-keyalg", "RSA", "-keysize", "2048", "-dname", "CN=distlock test CA " + java.util.UUID.randomUUID(),
-                "-ext", "bc:c", "-validity", "2", "-keystore", ca.toString());
-        keytool("-exportcert", "-rfc", "-alias", "ca", "-keystore", ca.toString(), "-file", caCert.toString());
-        keytool("-genkeypair", "-alias", "server", "-keyalg", "RSA", "-keysize", "2048", "-dname", "CN=localhost",
+        generateCa(ca, caCert);
+        keytool("-genkeypair", "-alias", "server", "-keyalg", "EC", "-dname", "CN=localhost",
                 "-validity", "2", "-keystore", server.toString());
         keytool("-certreq", "-alias", "server", "-keystore", server.toString(), "-file", csr.toString());
         keytool("-gencert", "-rfc", "-alias", "ca", "-keystore", ca.toString(), "-infile", csr.toString(), "-outfile",
                 serverCert.toString(), "-ext", "san=ip:127.0.0.1,dns:localhost", "-ext", "eku=serverAuth", "-validity", "2");
         writePrivateKey(server, serverKey);
         return new TestCertificates(caCert, serverCert, serverKey);
+    }
+
+    private static void generateCa(Path keystore, Path pem) {
+        keytool("-genkeypair", "-alias", "ca", "-keyalg", "EC", "-dname", "CN=distlock test CA " + java.util.UUID.randomUUID(),
+                "-ext", "bc:c", "-validity", "2", "-keystore", keystore.toString());
+        keytool("-exportcert", "-rfc", "-alias", "ca", "-keystore", keystore.toString(), "-file", pem.toString());
+    }
+
+    private static Path tempDir(String prefix) {
+        try {
+            Path dir = Files.createTempDirectory(prefix);
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+                try (var files = Files.walk(dir)) {
+                    files.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+                } catch (IOException ignored) {
+                    // temp dir; best effort
+                }
+            }, "tls-test-cleanup"));
+            return dir;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     /** The {@code redis-server} options for a TLS-only listener on {@code tlsPort} with these files. */
