@@ -111,7 +111,7 @@ public final class LockClient implements AutoCloseable {
 
     /** A thread-bound lock of any kind; tests use it for kinds with other timings. */
     RedisLock getLock(LockKind kind, String name, String label) {
-        LockKeys.requireName(name);
+        LockKeys.requireName(name, options);
         return new ThreadBoundLock(engine, kind, new LockInfo(name, label == null ? name : label, kind.name));
     }
 
@@ -125,7 +125,7 @@ public final class LockClient implements AutoCloseable {
      * {@code label} with kinds {@value #READ} and {@value #WRITE}.
      */
     public RedisReadWriteLock getReadWriteLock(String name, String label) {
-        LockKeys.requireName(name);
+        LockKeys.requireName(name, options);
         String shownAs = label == null ? name : label;
         return new ThreadBoundReadWriteLock(name,
                 new ThreadBoundLock(engine, ReadWriteKind.READ, new LockInfo(name, shownAs, READ)),
@@ -147,7 +147,7 @@ public final class LockClient implements AutoCloseable {
         if (names == null || names.isEmpty()) {
             throw new IllegalArgumentException("a multi-lock needs at least one lock name");
         }
-        List<String> sorted = names.stream().map(LockKeys::requireName).distinct().sorted().toList();
+        List<String> sorted = names.stream().map(n -> LockKeys.requireName(n, options)).distinct().sorted().toList();
         List<RedisLock> locks = sorted.stream().map(n -> getLock(n, label)).toList();
         return new MultiLock(sorted, locks);
     }

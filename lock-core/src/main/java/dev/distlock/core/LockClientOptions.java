@@ -24,6 +24,8 @@ public final class LockClientOptions {
     public static final String DEFAULT_KEY_PREFIX = "lock:";
     /** How long a lock's fencing counter outlives its last grant. */
     public static final Duration DEFAULT_FENCING_COUNTER_TTL = Duration.ofDays(1);
+    /** Longest lock name accepted, in characters; longer names are rejected before any Redis call. */
+    public static final int DEFAULT_MAX_KEY_LENGTH = 1024;
 
     private final String keyPrefix;
     private final Duration watchdogLease;
@@ -32,8 +34,10 @@ public final class LockClientOptions {
     private final int replicaAcks;
     private final Duration replicaAckTimeout;
     private final List<LockListener> listeners;
+    private final int maxKeyLength;
 
     private LockClientOptions(Builder b) {
+        this.maxKeyLength = b.maxKeyLength;
         this.keyPrefix = b.keyPrefix;
         this.watchdogLease = b.watchdogLease;
         this.fencingCounterTtl = b.fencingCounterTtl;
@@ -83,6 +87,11 @@ public final class LockClientOptions {
         return listeners;
     }
 
+    /** Longest lock name accepted, in characters (the prefix and braces not counted). */
+    public int maxKeyLength() {
+        return maxKeyLength;
+    }
+
     /** Builds {@link LockClientOptions}; every setter checks its argument. */
     public static final class Builder {
         private String keyPrefix = DEFAULT_KEY_PREFIX;
@@ -92,6 +101,7 @@ public final class LockClientOptions {
         private boolean interruptOnLeaseLost;
         private int replicaAcks;
         private Duration replicaAckTimeout = Duration.ofMillis(200);
+        private int maxKeyLength = DEFAULT_MAX_KEY_LENGTH;
 
         private Builder() {
         }
@@ -121,6 +131,19 @@ public final class LockClientOptions {
          */
         public Builder interruptOnLeaseLost(boolean interrupt) {
             this.interruptOnLeaseLost = interrupt;
+            return this;
+        }
+
+        /**
+         * Longest lock name accepted, in characters; at least 1. Names usually come from request data
+         * (an order id, a user name): the limit keeps a hostile or buggy value from becoming a huge
+         * Redis key held for a whole lease.
+         */
+        public Builder maxKeyLength(int maxKeyLength) {
+            if (maxKeyLength < 1) {
+                throw new IllegalArgumentException("maxKeyLength must be at least 1, got " + maxKeyLength);
+            }
+            this.maxKeyLength = maxKeyLength;
             return this;
         }
 

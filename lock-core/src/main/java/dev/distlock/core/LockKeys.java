@@ -26,13 +26,43 @@ record LockKeys(String lock, String fence, String channel) {
         return lock + ":channel:";
     }
 
-    static String requireName(String name) {
+    /**
+     * Checks a lock name before it becomes part of a key: not null or blank, at most
+     * {@link LockClientOptions#maxKeyLength()} characters, no ISO control characters (a \n or \0
+     * from request data would otherwise reach Redis keys, logs and metrics). Any other character is
+     * fine: the name is only ever appended to the prefix inside braces and passed to scripts as a
+     * key, never spliced into a command or script text.
+     */
+    static String requireName(String name, LockClientOptions options) {
         if (name == null) {
             throw new IllegalArgumentException("lock name must not be null");
         }
         if (name.isBlank()) {
             throw new IllegalArgumentException("lock name must not be blank");
         }
+        int max = options.maxKeyLength();
+        if (name.length() > max) {
+            throw new IllegalArgumentException("lock name " + abbreviate(name) + " is " + name.length()
+                    + " characters long, over the limit of " + max + " (LockClientOptions.maxKeyLength)");
+        }
+        for (int i = 0; i < name.length(); i++) {
+            if (Character.isISOControl(name.charAt(i))) {
+                throw new IllegalArgumentException("lock name " + abbreviate(name) + " contains the control character "
+                        + String.format("U+%04X", (int) name.charAt(i)) + " at index " + i
+                        + "; lock names must be printable: strip or encode such input first");
+            }
+        }
         return name;
+    }
+
+    /**
+     * The name quoted for an error message: at most 40 characters, control characters escaped, so
+     * the message itself cannot carry a forged log line or a megabyte of input.
+     */
+    static String abbreviate(String name) {
+        String head = name.length() > 40 ? name.substring(0, 40) : name;
+        StringBuilder sb = new StringBuilder("'");
+        head.chars().forEach(c -> sb.append(Character.isISOControl(c) ? String.format("\\u%04X", c) : String.valueOf((char) c)));
+        return sb.append(name.length() > 40 ? "...'" : "'").toString();
     }
 }

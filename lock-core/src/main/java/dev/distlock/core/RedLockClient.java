@@ -140,7 +140,7 @@ public final class RedLockClient implements AutoCloseable {
 
     /** A reentrant RedLock named {@code name}, reported in events under {@code label} (see {@link LockClient#getLock(String, String)}). */
     public RedisLock getLock(String name, String label) {
-        LockKeys.requireName(name);
+        LockKeys.requireName(name, options);
         return new ThreadBoundRedLock(engine, new LockInfo(name, label == null ? name : label, REDLOCK));
     }
 

@@ -50,7 +50,7 @@ final class DistributedLockInterceptor implements MethodInterceptor {
         }
         List<String> resolved = keys.resolve(attrs, AopUtils.getMostSpecificMethod(method, targetClass), invocation.getArguments(),
                 target, targetClass);
-        RedisLock lock = attrs.multi() ? client().getMultiLock(resolved, attrs.label()) : lock(attrs, resolved.get(0));
+        RedisLock lock = lockFor(attrs, resolved);
         String key = lock instanceof RedisMultiLock multi ? String.join(", ", multi.names()) : resolved.get(0);
         if (!acquire(lock, attrs)) {
             if (attrs.onFailure() == OnLockFailure.SKIP) {
@@ -76,6 +76,18 @@ final class DistributedLockInterceptor implements MethodInterceptor {
         } finally {
             LockContext.exit();
             release(lock, failure);
+        }
+    }
+
+    /** The core rejects bad names (too long, control characters); say which method produced one and what to change. */
+    private RedisLock lockFor(LockAttributes attrs, List<String> resolved) {
+        try {
+            return attrs.multi() ? client().getMultiLock(resolved, attrs.label()) : lock(attrs, resolved.get(0));
+        } catch (IllegalArgumentException e) {
+            String advice = e.getMessage().contains("over the limit")
+                    ? "; shorten the key expression or raise distributed-lock.max-key-length"
+                    : "";
+            throw new IllegalArgumentException("@DistributedLock on " + attrs.method() + " cannot lock: " + e.getMessage() + advice, e);
         }
     }
 

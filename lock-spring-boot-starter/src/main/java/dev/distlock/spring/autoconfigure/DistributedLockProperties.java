@@ -40,6 +40,9 @@ public class DistributedLockProperties {
     /** How long a new grant waits for replica-acks acknowledgements before it is given back. */
     private Duration replicaAckTimeout = Duration.ofMillis(200);
 
+    /** Longest resolved lock key accepted, in characters; longer keys fail the call before any Redis command. */
+    private int maxKeyLength = 1024;
+
     private final Aop aop = new Aop();
 
     private final Redlock redlock = new Redlock();
@@ -92,6 +95,14 @@ public class DistributedLockProperties {
 
     public void setFencingCounterTtl(Duration fencingCounterTtl) {
         this.fencingCounterTtl = fencingCounterTtl;
+    }
+
+    public int getMaxKeyLength() {
+        return maxKeyLength;
+    }
+
+    public void setMaxKeyLength(int maxKeyLength) {
+        this.maxKeyLength = maxKeyLength;
     }
 
     public int getReplicaAcks() {

@@ -1,0 +1,332 @@
+package dev.distlock.spring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assumptions.assumeThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.distlock.core.LockClient;
+import dev.distlock.core.RedisLock;
+import dev.distlock.spring.annotation.DistributedLock;
+import dev.distlock.spring.annotation.LockType;
+import dev.distlock.spring.annotation.OnLockFailure;
+import dev.distlock.spring.autoconfigure.DistributedLockAutoConfiguration;
+import dev.distlock.testsupport.RedisBinary;
+import dev.distlock.testsupport.RedisExtension;
+import dev.distlock.testsupport.RedisServer;
+import dev.distlock.testsupport.TestCertificates;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.ssl.SslAutoConfiguration;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.diagnostics.FailureAnalyzer;
+import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+/**
+ * Every bad input a user can give, and the error they see: what went wrong, which method, lock or
+ * property, and what to do. The README section "Bad input and the error you see" is this table,
+ * checked row by row by {@link #readmeShowsThisTable()}.
+ */
+class BadInputTableTest {
+
+    @RegisterExtension
+    static final RedisExtension redis = new RedisExtension();
+
+    private static int tlsPort;
+
+    private static final String STARTUP = "start-up";
+    private static final String CALL = "each call";
+    private static final String UNLOCK = "unlock (method return)";
+    private static final String CONFIG_ERROR = "DistributedLockConfigurationException";
+
+    /**
+     * One bad input.
+     *
+     * @param input what the user got wrong
+     * @param where when it fails
+     * @param error the exception type the user sees (start-up: the one in the failure analysis)
+     * @param names the method, lock or property the message names
+     * @param problem what the message says is wrong
+     * @param advice what the message says to do
+     * @param scenario runs the input and returns the text the user reads (analysis description + action, or exception message)
+     */
+    record Case(String input, String where, String error, String names, String problem, String advice, Scenario scenario) {
+        @Override
+        public String toString() {
+            return input;
+        }
+
+        String markdown() {
+            return "| " + input + " | `" + error + "`: \"" + problem + "\", names `" + names + "`, advises \"" + advice + "\" | " + where + " |";
+        }
+    }
+
+    /** Runs a bad input; returns the exception the user sees and the text they read. */
+    interface Scenario {
+        Seen run() throws Exception;
+    }
+
+    record Seen(String type, String text) {
+    }
+
+    static List<Case> cases() {
+        return List.of(
+                new Case("SpEL key that does not parse", STARTUP, CONFIG_ERROR, "BadSpel.run(Long)", "not a valid SpEL expression",
+                        "'order:' + #orderId", startup(BadSpel.class)),
+                new Case("SpEL key that evaluates to null", CALL, "IllegalArgumentException", "Keyed.byId(String)", "evaluated to null",
+                        "make the expression fall back to a value", call(k -> k.byId(null))),
+                new Case("SpEL key built from a null argument", CALL, "IllegalArgumentException", "Keyed.order(Long)",
+                        "uses #id, which is null", "#id ?: 'none'", call(k -> k.order(null))),
+                new Case("key longer than the limit (default 1024 characters)", CALL, "IllegalArgumentException", "Keyed.byId(String)",
+                        "is 1025 characters long, over the limit of 1024", "raise distributed-lock.max-key-length",
+                        call(k -> k.byId("x".repeat(1025)))),
+                new Case("key with a control character (\\n, \\r, \\0, ...)", CALL, "IllegalArgumentException", "Keyed.byId(String)",
+                        "contains the control character U+000A", "strip or encode such input", call(k -> k.byId("order\n42"))),
+                new Case("unparsable duration in the annotation", STARTUP, CONFIG_ERROR, "BadWait.run()", "which is not a duration",
+                        "500ms, 2s, 1m, PT2S", startup(BadWait.class)),
+                new Case("negative duration in the annotation", STARTUP, CONFIG_ERROR, "NegativeWait.run()", "negative waitTime",
+                        "0 or more", startup(NegativeWait.class)),
+                new Case("negative duration property", STARTUP, CONFIG_ERROR, "distributed-lock.wait-time", "Invalid",
+                        "non-negative duration such as 2s", startup(Fine.class, "distributed-lock.wait-time=-1s")),
+                new Case("zero lease property", STARTUP, CONFIG_ERROR, "distributed-lock.lease-time", "Invalid",
+                        "positive duration such as 2s", startup(Fine.class, "distributed-lock.lease-time=0s")),
+                new Case("unparsable duration property", STARTUP, "BindException", "distributed-lock.wait-time", "failed to convert",
+                        "Update your application's configuration", startup(Fine.class, "distributed-lock.wait-time=soon")),
+                new Case("max-key-length below 1", STARTUP, CONFIG_ERROR, "distributed-lock.max-key-length", "must be at least 1",
+                        "Fix distributed-lock.max-key-length", startup(Fine.class, "distributed-lock.max-key-length=0")),
+                new Case("onFailure = SKIP on a method returning a primitive", STARTUP, CONFIG_ERROR, "SkipPrimitive.count()",
+                        "returns the primitive int", "Return a wrapper type or Optional", startup(SkipPrimitive.class)),
+                new Case("keys with type = FAIR (or READ/WRITE)", STARTUP, CONFIG_ERROR, "KeysWithFair.run()",
+                        "combines keys with type = FAIR", "type = REENTRANT with keys", startup(KeysWithFair.class)),
+                new Case("redlock = true with keys", STARTUP, CONFIG_ERROR, "RedlockWithKeys.run()", "combines RedLock with keys",
+                        "single key and the default type", startup(RedlockWithKeys.class, "distributed-lock.redlock.nodes="
+                                + "redis://127.0.0.1:1,redis://127.0.0.1:2,redis://127.0.0.1:3")),
+                new Case("redlock = true without nodes", STARTUP, CONFIG_ERROR, "distributed-lock.redlock.nodes", "is not set",
+                        "at least 3 independent Redis masters", startup(RedlockMethod.class)),
+                new Case("RedLock with fewer than 3 nodes", STARTUP, CONFIG_ERROR, "distributed-lock.redlock.nodes", "lists 2 node(s)",
+                        "3 or more", startup(Fine.class, "distributed-lock.redlock.nodes=redis://127.0.0.1:1,redis://127.0.0.1:2")),
+                new Case("Redis unreachable", STARTUP, CONFIG_ERROR, "spring.data.redis.host/port", "could not connect to Redis",
+                        "and that Redis is running", startup(Fine.class, "spring.data.redis.port=" + RedisServer.freePort())),
+                new Case("wrong password", STARTUP, CONFIG_ERROR, "spring.data.redis.host/port", "WRONGPASS", "username/password",
+                        BadInputTableTest::wrongPassword),
+                new Case("spring.data.redis.ssl.enabled=true against a plain port", STARTUP, CONFIG_ERROR, "spring.data.redis.host/port",
+                        "could not connect to Redis", "username/password and ssl", startup(Fine.class, "spring.data.redis.ssl.enabled=true")),
+                new Case("plain connection to a TLS-only port", STARTUP, CONFIG_ERROR, "spring.data.redis.host/port",
+                        "could not connect to Redis", "username/password and ssl", () -> failedStartup(tlsRunner(false))),
+                new Case("server certificate from a CA the SSL bundle does not trust", STARTUP, CONFIG_ERROR,
+                        "spring.data.redis.host/port", "unable to find valid certification path", "username/password and ssl", () -> failedStartup(tlsRunner(true))),
+                new Case("unlock by a thread that does not own the lock", "unlock()", "IllegalMonitorStateException", "Lock 'shared'",
+                        "is not held by the current thread", "only the owner can unlock it", BadInputTableTest::unlockByNonOwner),
+                new Case("lease ran out (or the key was deleted) before the method returned", UNLOCK, "LockLeaseExpiredException",
+                        "Lock 'report'", "was lost while held", "prefer the watchdog lease or a longer explicit lease",
+                        call(Keyed.class, Keyed::outlivesLease)));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("cases")
+    void badInputGivesAMessageNamingWhatAndWhatToDo(Case c) throws Exception {
+        Seen seen = c.scenario().run();
+        assertThat(seen).as("an error for %s", c.input()).isNotNull();
+        assertThat(seen.type()).isEqualTo(c.error());
+        assertThat(seen.text()).contains(c.names()).contains(c.problem()).contains(c.advice());
+    }
+
+    /** The README table is this table; the expected text is also written to target/bad-input-table.md to paste from. */
+    @Test
+    void readmeShowsThisTable() throws Exception {
+        String table = "| input | error | where |\n| --- | --- | --- |\n"
+                + cases().stream().map(Case::markdown).collect(Collectors.joining("\n")) + "\n";
+        Files.writeString(Path.of("target", "bad-input-table.md"), table);
+        String readme = Files.readString(Path.of("..", "README.md"));
+        assertThat(readme).as("README section 'Bad input and the error you see' (expected text in target/bad-input-table.md)")
+                .contains("## Bad input and the error you see").contains(table);
+    }
+
+    private static ApplicationContextRunner runner() {
+        return new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, DistributedLockAutoConfiguration.class))
+                .withPropertyValues("spring.data.redis.host=127.0.0.1", "spring.data.redis.port=" + redis.server().port(),
+                        "spring.data.redis.timeout=2s", "spring.data.redis.connect-timeout=2s");
+    }
+
+    private static Scenario startup(Class<?> bean, String... properties) {
+        return () -> failedStartup(runner().withBean(bean).withPropertyValues(properties));
+    }
+
+    private static Seen failedStartup(ApplicationContextRunner runner) {
+        AtomicReference<Seen> seen = new AtomicReference<>();
+        runner.run(context -> {
+            assertThat(context).hasFailed();
+            seen.set(startupError(context));
+        });
+        return seen.get();
+    }
+
+    private static Seen startupError(AssertableApplicationContext context) {
+        Throwable failure = context.getStartupFailure();
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            if (t.getClass().getSimpleName().equals(CONFIG_ERROR)) {
+                FailureAnalysis analysis = AutoConfigurationTest.analyze(failure);
+                return new Seen(CONFIG_ERROR, analysis.getDescription() + "\n" + analysis.getAction());
+            }
+            if (t instanceof org.springframework.boot.context.properties.bind.BindException) {
+                FailureAnalysis analysis = bootBindFailureAnalysis(failure);
+                return new Seen("BindException", analysis.getDescription() + "\n" + analysis.getAction());
+            }
+        }
+        throw new AssertionError("no user-facing error in " + failure, failure);
+    }
+
+    /** What Spring Boot's own (package-private) BindFailureAnalyzer prints for a property that does not convert. */
+    private static FailureAnalysis bootBindFailureAnalysis(Throwable failure) {
+        try {
+            var constructor = Class.forName("org.springframework.boot.diagnostics.analyzer.BindFailureAnalyzer").getDeclaredConstructor();
+            constructor.setAccessible(true);
+            return ((FailureAnalyzer) constructor.newInstance()).analyze(failure);
+        } catch (ReflectiveOperationException e) {
+            throw new AssertionError("Spring Boot's BindFailureAnalyzer moved", e);
+        }
+    }
+
+    private static Scenario call(Consumer<Keyed> method) {
+        return call(Keyed.class, method);
+    }
+
+    private static <T> Scenario call(Class<T> bean, Consumer<T> method) {
+        return () -> {
+            AtomicReference<Seen> seen = new AtomicReference<>();
+            runner().withBean(bean).run(context -> {
+                assertThat(context).hasNotFailed();
+                try {
+                    method.accept(context.getBean(bean));
+                } catch (RuntimeException e) {
+                    seen.set(new Seen(e.getClass().getSimpleName(), e.getMessage()));
+                }
+            });
+            return seen.get();
+        };
+    }
+
+    /** Points the application at a TLS-only port: plain, or with a bundle trusting a different CA than the server's. */
+    private static ApplicationContextRunner tlsRunner(boolean sslWithUnknownCa) throws Exception {
+        assumeThat(RedisBinary.isBundled()).as("the bundled fallback redis-server is built without TLS").isFalse();
+        ApplicationContextRunner runner = runner().withConfiguration(AutoConfigurations.of(SslAutoConfiguration.class))
+                .withBean(Fine.class).withPropertyValues("spring.data.redis.port=" + tlsPort());
+        return sslWithUnknownCa
+                ? runner.withPropertyValues("spring.data.redis.ssl.enabled=true", "spring.data.redis.ssl.bundle=unknown-ca",
+                        "spring.ssl.bundle.pem.unknown-ca.truststore.certificate=file:" + TestCertificates.unknownCaCertificate())
+                : runner;
+    }
+
+    /** One TLS-only listener for the TLS rows, started on first use. */
+    private static synchronized int tlsPort() {
+        if (tlsPort == 0) {
+            int port = RedisServer.freePort();
+            redis.startAnother(TestCertificates.shared().redisTlsArgs(port).toArray(String[]::new));
+            tlsPort = port;
+        }
+        return tlsPort;
+    }
+
+    private static Seen wrongPassword() {
+        RedisServer secured = redis.startAnother("--requirepass", "s3cret");
+        return failedStartup(runner().withBean(Fine.class).withPropertyValues("spring.data.redis.port=" + secured.port(),
+                "spring.data.redis.password=wrong"));
+    }
+
+    private static Seen unlockByNonOwner() {
+        AtomicReference<Seen> seen = new AtomicReference<>();
+        runner().run(context -> {
+            LockClient client = context.getBean(LockClient.class);
+            RedisLock lock = client.getLock("shared");
+            lock.lock();
+            try {
+                CompletableFuture.runAsync(() -> client.getLock("shared").unlock()).handle((ok, e) -> {
+                    Throwable cause = e.getCause() != null ? e.getCause() : e;
+                    seen.set(new Seen(cause.getClass().getSimpleName(), cause.getMessage()));
+                    return null;
+                }).join();
+            } finally {
+                lock.unlock();
+            }
+        });
+        return seen.get();
+    }
+
+    public static class Fine {
+        @DistributedLock(key = "fine")
+        public void run() {
+        }
+    }
+
+    public static class Keyed {
+        @DistributedLock(key = "#id")
+        public void byId(String id) {
+        }
+
+        @DistributedLock(key = "'order:' + #id")
+        public void order(Long id) {
+        }
+
+        /** Holds "report" on a 200 ms lease and keeps working after it ran out. */
+        @DistributedLock(key = "report", leaseTime = "200ms")
+        public void outlivesLease() {
+            await().atMost(Duration.ofSeconds(5)).until(() -> redis.server().command("EXISTS", "lock:{report}").equals(":0"));
+        }
+    }
+
+    public static class BadSpel {
+        @DistributedLock(key = "'order:' + #orderId +")
+        public void run(Long orderId) {
+        }
+    }
+
+    public static class BadWait {
+        @DistributedLock(key = "k", waitTime = "soon")
+        public void run() {
+        }
+    }
+
+    public static class NegativeWait {
+        @DistributedLock(key = "k", waitTime = "-1s")
+        public void run() {
+        }
+    }
+
+    public static class SkipPrimitive {
+        @DistributedLock(key = "k", onFailure = OnLockFailure.SKIP)
+        public int count() {
+            return 1;
+        }
+    }
+
+    public static class KeysWithFair {
+        @DistributedLock(keys = {"a", "b"}, type = LockType.FAIR)
+        public void run() {
+        }
+    }
+
+    public static class RedlockWithKeys {
+        @DistributedLock(keys = {"a", "b"}, redlock = true)
+        public void run() {
+        }
+    }
+
+    public static class RedlockMethod {
+        @DistributedLock(key = "k", redlock = true)
+        public void run() {
+        }
+    }
+}

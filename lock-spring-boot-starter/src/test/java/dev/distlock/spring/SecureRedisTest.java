@@ -1,0 +1,193 @@
+package dev.distlock.spring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assumptions.assumeThat;
+
+import dev.distlock.core.LockClient;
+import dev.distlock.core.RedisLock;
+import dev.distlock.core.RedisReadWriteLock;
+import dev.distlock.spring.autoconfigure.DistributedLockAutoConfiguration;
+import dev.distlock.testsupport.RedisBinary;
+import dev.distlock.testsupport.RedisExtension;
+import dev.distlock.testsupport.RedisServer;
+import dev.distlock.testsupport.TestCertificates;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.ssl.SslAutoConfiguration;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.ApplicationContext;
+
+/**
+ * Locks work over the application's own secured Redis connection, configured only with the normal
+ * {@code spring.data.redis.*} and {@code spring.ssl.bundle.*} settings: an ACL user confined to the
+ * lock prefix, and TLS with a PEM bundle. Wrong settings fail start-up with the starter's message.
+ */
+class SecureRedisTest {
+
+    @RegisterExtension
+    static final RedisExtension redis = new RedisExtension();
+
+    private static ApplicationContextRunner runner() {
+        return new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(SslAutoConfiguration.class, DataRedisAutoConfiguration.class,
+                        DistributedLockAutoConfiguration.class))
+                .withPropertyValues("spring.data.redis.host=127.0.0.1", "spring.data.redis.timeout=2s", "spring.data.redis.connect-timeout=2s");
+    }
+
+    /** A server whose default user is off; "locker" may touch only lock:* keys and channels, "admin" is for the test's checks. */
+    private static RedisServer aclServer() {
+        RedisServer server = redis.startAnother();
+        assertThat(server.command("ACL", "SETUSER", "admin", "on", ">adminpw", "~*", "&*", "+@all")).isEqualTo("+OK");
+        assertThat(server.command("ACL", "SETUSER", "locker", "on", ">pw", "resetkeys", "~lock:*", "resetchannels", "&lock:*", "+@all"))
+                .isEqualTo("+OK");
+        assertThat(server.command("ACL", "SETUSER", "default", "off")).isEqualTo("+OK");
+        return server;
+    }
+
+    private static RedisClient admin(RedisServer server) {
+        return RedisClient.create(RedisURI.builder().withHost(server.host()).withPort(server.port())
+                .withAuthentication("admin", "adminpw".toCharArray()).build());
+    }
+
+    @Test
+    void aclUserConfinedToTheLockPrefixCanUseEveryLockKind() {
+        RedisServer server = aclServer();
+        runner().withPropertyValues("spring.data.redis.port=" + server.port(), "spring.data.redis.username=locker",
+                "spring.data.redis.password=pw").run(context -> {
+                    assertThat(context).hasNotFailed();
+                    exerciseEveryLockKind(context);
+                });
+        try (RedisClient admin = admin(server); var connection = admin.connect()) {
+            assertThat(connection.sync().aclLog()).as("commands or keys the ACL denied").isEmpty();
+            assertThat(connection.sync().keys("*")).allSatisfy(k -> assertThat(k).startsWith("lock:"));
+        }
+    }
+
+    @Test
+    void disabledDefaultUserOrWrongCredentialsFailStartup() {
+        RedisServer server = aclServer();
+        for (List<String> credentials : List.of(List.<String>of(), List.of("spring.data.redis.password=pw"),
+                List.of("spring.data.redis.username=locker", "spring.data.redis.password=wrong"))) {
+            runner().withPropertyValues("spring.data.redis.port=" + server.port()).withPropertyValues(credentials.toArray(String[]::new))
+                    .run(context -> {
+                        assertThat(context).as("credentials %s", credentials).hasFailed();
+                        FailureAnalysis analysis = AutoConfigurationTest.analyze(context.getStartupFailure());
+                        assertThat(analysis.getDescription()).contains("could not connect to Redis").containsPattern("NOAUTH|WRONGPASS");
+                        assertThat(analysis.getAction()).contains("username/password");
+                    });
+        }
+    }
+
+    @Test
+    void tlsWithAPemBundleTrustingTheServersCa() {
+        TlsServer tls = tlsServer();
+        runner().withPropertyValues(tlsProperties(tls.tlsPort(), TestCertificates.shared().caCertificate())).run(context -> {
+            assertThat(context).hasNotFailed();
+            exerciseEveryLockKind(context);
+            RedisLock lock = context.getBean(LockClient.class).getLock("over-tls");
+            assertThat(lock.tryLock()).isTrue();
+            try {
+                // the plain admin port sees the key the TLS connection wrote: same server
+                assertThat(tls.server().command("EXISTS", "lock:{over-tls}")).isEqualTo(":1");
+            } finally {
+                lock.unlock();
+            }
+        });
+    }
+
+    @Test
+    void sslAgainstAPlainPortFailsStartup() {
+        TlsServer tls = tlsServer();
+        runner().withPropertyValues(tlsProperties(tls.server().port(), TestCertificates.shared().caCertificate()))
+                .run(context -> assertCouldNotConnect(context.getStartupFailure(), context));
+    }
+
+    @Test
+    void plainAgainstTheTlsPortFailsStartup() {
+        TlsServer tls = tlsServer();
+        runner().withPropertyValues("spring.data.redis.port=" + tls.tlsPort())
+                .run(context -> assertCouldNotConnect(context.getStartupFailure(), context));
+    }
+
+    @Test
+    void untrustedServerCertificateFailsStartup() {
+        TlsServer tls = tlsServer();
+        runner().withPropertyValues(tlsProperties(tls.tlsPort(), TestCertificates.unknownCaCertificate())).run(context -> {
+            FailureAnalysis analysis = assertCouldNotConnect(context.getStartupFailure(), context);
+            assertThat(analysis.getDescription()).contains("unable to find valid certification path");
+        });
+    }
+
+    private static FailureAnalysis assertCouldNotConnect(Throwable failure, ApplicationContext context) {
+        assertThat(failure).as("start-up failure").isNotNull();
+        FailureAnalysis analysis = AutoConfigurationTest.analyze(failure);
+        assertThat(analysis.getDescription()).contains("could not connect to Redis");
+        assertThat(analysis.getAction()).contains("and ssl");
+        return analysis;
+    }
+
+    record TlsServer(RedisServer server, int tlsPort) {
+    }
+
+    /**
+     * A server with a TLS listener. Its plain port stays open on loopback only for the test's own
+     * checks (RedisServer waits for it); the application under test is pointed at the TLS port.
+     */
+    private static TlsServer tlsServer() {
+        assumeThat(RedisBinary.isBundled()).as("the bundled fallback redis-server is built without TLS").isFalse();
+        int tlsPort = RedisServer.freePort();
+        RedisServer server = redis.startAnother(TestCertificates.shared().redisTlsArgs(tlsPort).toArray(String[]::new));
+        return new TlsServer(server, tlsPort);
+    }
+
+    private static String[] tlsProperties(int port, Path trustedCa) {
+        return new String[] {"spring.data.redis.port=" + port, "spring.data.redis.ssl.enabled=true",
+                "spring.data.redis.ssl.bundle=redis-test",
+                "spring.ssl.bundle.pem.redis-test.truststore.certificate=file:" + trustedCa};
+    }
+
+    /** Reentrant, fair (with a waiter woken over pub/sub), read/write and multi-locks over the configured connection. */
+    private static void exerciseEveryLockKind(ApplicationContext context) throws Exception {
+        LockClient client = context.getBean(LockClient.class);
+        RedisLock fair = client.getFairLock("secure-fair");
+        fair.lock();
+        CompletableFuture<Boolean> waiter = CompletableFuture.supplyAsync(() -> {
+            RedisLock same = client.getFairLock("secure-fair");
+            try {
+                boolean got = same.tryLock(Duration.ofSeconds(5));
+                if (got) {
+                    same.unlock();
+                }
+                return got;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        });
+        Thread.sleep(100); // let the waiter queue up behind the holder; correctness does not depend on it
+        fair.unlock();
+        assertThat(waiter.get(10, TimeUnit.SECONDS)).as("fair waiter woken").isTrue();
+
+        RedisLock plain = client.getLock("secure-plain");
+        assertThat(plain.tryLock()).isTrue();
+        plain.unlock();
+        RedisReadWriteLock rw = client.getReadWriteLock("secure-rw");
+        assertThat(rw.readLock().tryLock()).isTrue();
+        rw.readLock().unlock();
+        assertThat(rw.writeLock().tryLock()).isTrue();
+        rw.writeLock().unlock();
+        RedisLock multi = client.getMultiLock("secure-a", "secure-b");
+        assertThat(multi.tryLock()).isTrue();
+        multi.unlock();
+    }
+}
