@@ -40,6 +40,11 @@ record LockKeys(String lock, String fence, String channel) {
         if (name.isBlank()) {
             throw new IllegalArgumentException("lock name must not be blank");
         }
+        if (name.charAt(0) == '}') {
+            // <prefix>{}...} has an empty hash tag: Redis Cluster would then hash each derived key on its own.
+            throw new IllegalArgumentException("lock name " + abbreviate(name) + " must not start with '}': the name is the"
+                    + " Redis Cluster hash tag of the lock's keys, and a leading '}' would leave that tag empty");
+        }
         int max = options.maxKeyLength();
         if (name.length() > max) {
             throw new IllegalArgumentException("lock name " + abbreviate(name) + " is " + name.length()

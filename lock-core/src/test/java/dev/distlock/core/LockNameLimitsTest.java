@@ -60,4 +60,13 @@ class LockNameLimitsTest {
             }
         }
     }
+
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"}", "}{", "}order:1"})
+    void aNameStartingWithAClosingBraceIsRejectedBecauseItWouldEmptyTheClusterHashTag(String name) {
+        try (LockClient client = LockClient.create(io.lettuce.core.RedisURI.create(redis.server().uri()))) {
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> client.getLock(name))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("must not start with '}'");
+        }
+    }
 }
