@@ -21,13 +21,13 @@ public final class LockScript {
     /** Extend a lease while the owner holds it. */
     public static final LockScript RENEW = load("renew.lua");
     /** Acquire or re-enter a read hold of a read/write lock. */
-    public static final LockScript RW_READ_ACQUIRE = load("rw-read-acquire.lua");
+    public static final LockScript RW_READ_ACQUIRE = load("rw-settle.lua", "rw-read-acquire.lua");
     /** Acquire or re-enter the write hold of a read/write lock. */
-    public static final LockScript RW_WRITE_ACQUIRE = load("rw-write-acquire.lua");
+    public static final LockScript RW_WRITE_ACQUIRE = load("rw-settle.lua", "rw-write-acquire.lua");
     /** Release one read or write hold; a release that lets waiters in publishes a wake-up. */
-    public static final LockScript RW_RELEASE = load("rw-release.lua");
+    public static final LockScript RW_RELEASE = load("rw-settle.lua", "rw-release.lua");
     /** Extend one read or write hold's own lease and the hash TTL. */
-    public static final LockScript RW_RENEW = load("rw-renew.lua");
+    public static final LockScript RW_RENEW = load("rw-settle.lua", "rw-renew.lua");
     /** Delete a lock whoever holds it. */
     public static final LockScript FORCE_RELEASE = load("force-release.lua");
     /** Acquire or re-enter a fair lock in arrival order, queueing the caller when it must wait. */
@@ -49,16 +49,23 @@ public final class LockScript {
         this.sha1 = sha1(body);
     }
 
-    /** Loads {@code resource} from this package. */
-    public static LockScript load(String resource) {
-        try (InputStream in = LockScript.class.getResourceAsStream(resource)) {
-            if (in == null) {
-                throw new IllegalStateException("Lua script " + resource + " missing from the classpath");
+    /**
+     * Loads a script from resources of this package; several resources are joined in order, so
+     * scripts can share a prelude of Lua functions (Redis scripts cannot include one another).
+     */
+    public static LockScript load(String... resources) {
+        StringBuilder body = new StringBuilder();
+        for (String resource : resources) {
+            try (InputStream in = LockScript.class.getResourceAsStream(resource)) {
+                if (in == null) {
+                    throw new IllegalStateException("Lua script " + resource + " missing from the classpath");
+                }
+                body.append(new String(in.readAllBytes(), StandardCharsets.UTF_8)).append('\n');
+            } catch (IOException e) {
+                throw new UncheckedIOException("Cannot read Lua script " + resource, e);
             }
-            return new LockScript(resource, new String(in.readAllBytes(), StandardCharsets.UTF_8));
-        } catch (IOException e) {
-            throw new UncheckedIOException("Cannot read Lua script " + resource, e);
         }
+        return new LockScript(resources[resources.length - 1], body.toString());
     }
 
     public String name() {
