@@ -269,6 +269,9 @@ final class RedLockEngine implements AutoCloseable {
             log.warn("RedLock '{}' was lost while held (owner {}, fencing token {}): {}", hold.info.name(), hold.owner, hold.token,
                     reason);
             fire(l -> l.onLeaseLost(hold.info, reason));
+            if (options.interruptOnLeaseLost() && !hold.released) {
+                hold.thread.interrupt(); // as LockEngine does: stop the holder rather than let it run on unprotected
+            }
         }
     }
 

@@ -22,6 +22,8 @@ final class RedLockHold {
     /** When a majority of nodes may have let the lease run out, with the clock drift allowance taken off. */
     volatile long validUntilNanos;
     volatile boolean released;
+    /** The thread that acquired the hold, which owns it. */
+    final Thread thread = Thread.currentThread();
 
     RedLockHold(LockInfo info, List<LockKeys> keys, String owner, long token, long explicitLeaseMs, long acquiredNanos,
             long validUntilNanos) {

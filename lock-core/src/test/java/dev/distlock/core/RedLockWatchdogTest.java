@@ -87,6 +87,33 @@ class RedLockWatchdogTest {
     }
 
     @Test
+    void interruptOnLeaseLostStopsTheHoldersThread() throws Exception {
+        RedisLock lock = nodes.connect(3, LockClientOptions.builder().watchdogLease(LEASE).interruptOnLeaseLost(true).build())
+                .getLock(Names.fresh("interrupt"));
+        java.util.concurrent.CountDownLatch holding = new java.util.concurrent.CountDownLatch(1);
+        OtherThread<Throwable> worker = OtherThread.start(() -> {
+            lock.lock();
+            try {
+                holding.countDown();
+                Thread.sleep(30_000);
+                return null;
+            } catch (InterruptedException e) {
+                return e;
+            } finally {
+                try {
+                    lock.unlock();
+                } catch (LockLeaseExpiredException expected) {
+                    // reported again at unlock
+                }
+            }
+        });
+        holding.await();
+        nodes.server(0).command("FLUSHALL");
+        nodes.server(1).command("FLUSHALL");
+        assertThat(worker.get()).isInstanceOf(InterruptedException.class);
+    }
+
+    @Test
     void explicitLeaseIsNotRenewedAndUnlockAfterItRanOutSaysSo() throws Exception {
         RedisLock lock = lock("explicit");
         assertThat(lock.tryLock(Duration.ZERO, Duration.ofMillis(300))).isTrue();
