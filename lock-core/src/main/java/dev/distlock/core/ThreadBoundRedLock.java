@@ -2,76 +2,25 @@ package dev.distlock.core;
 
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 /**
  * A thread-bound RedLock: the owner, identical on every node, is the {@link RedLockClient}'s id plus
  * the current thread's id.
  */
-final class ThreadBoundRedLock implements RedisLock {
+final class ThreadBoundRedLock extends AcquiringLock {
 
     private final RedLockEngine engine;
-    private final LockInfo info;
     private final List<LockKeys> keys;
 
     ThreadBoundRedLock(RedLockEngine engine, LockInfo info) {
+        super(info);
         this.engine = engine;
-        this.info = info;
         this.keys = engine.keys(info.name());
     }
 
     @Override
-    public String getName() {
-        return info.name();
-    }
-
-    @Override
-    public void lock() {
-        acquireUninterruptibly(null);
-    }
-
-    @Override
-    public void lock(Duration lease) {
-        acquireUninterruptibly(Durations.requireLease(lease, info.name()));
-    }
-
-    private void acquireUninterruptibly(Duration lease) {
-        try {
-            engine.acquire(info, keys, owner(), null, lease, false);
-        } catch (InterruptedException e) {
-            throw new IllegalStateException("unreachable: uninterruptible acquire was interrupted", e);
-        }
-    }
-
-    @Override
-    public void lockInterruptibly() throws InterruptedException {
-        engine.acquire(info, keys, owner(), null, null, true);
-    }
-
-    @Override
-    public boolean tryLock() {
-        try {
-            return engine.acquire(info, keys, owner(), Duration.ZERO, null, false) != null;
-        } catch (InterruptedException e) {
-            throw new IllegalStateException("unreachable: a single attempt does not wait", e);
-        }
-    }
-
-    @Override
-    public boolean tryLock(Duration waitTime) throws InterruptedException {
-        return tryLock(waitTime, null);
-    }
-
-    @Override
-    public boolean tryLock(Duration waitTime, Duration lease) throws InterruptedException {
-        Durations.requireNonNegative(waitTime, "waitTime of lock '" + info.name() + "'");
-        Durations.requireLease(lease, info.name());
-        return engine.acquire(info, keys, owner(), waitTime, lease, true) != null;
-    }
-
-    @Override
-    public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
-        return tryLock(Duration.ofNanos(Math.max(0, unit.toNanos(time))), null);
+    boolean acquire(Duration wait, Duration lease, boolean interruptible) throws InterruptedException {
+        return engine.acquire(info, keys, owner(), wait, lease, interruptible) != null;
     }
 
     @Override

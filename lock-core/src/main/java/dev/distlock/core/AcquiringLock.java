@@ -1,0 +1,81 @@
+package dev.distlock.core;
+
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The acquiring half of the {@link RedisLock} contract, written once: argument checks, the
+ * interruptible and uninterruptible variants, and the {@link java.util.concurrent.locks.Lock}
+ * overloads, all funnelled into one {@link #acquire} that a lock implements.
+ */
+abstract class AcquiringLock implements RedisLock {
+
+    final LockInfo info;
+
+    AcquiringLock(LockInfo info) {
+        this.info = info;
+    }
+
+    /**
+     * One acquisition for the current thread.
+     *
+     * @param wait how long to wait; {@code null} waits for ever
+     * @param lease a fixed lease, or {@code null} for the watchdog lease
+     * @return whether the lock was granted
+     */
+    abstract boolean acquire(Duration wait, Duration lease, boolean interruptible) throws InterruptedException;
+
+    @Override
+    public String getName() {
+        return info.name();
+    }
+
+    @Override
+    public void lock() {
+        acquireUninterruptibly(null);
+    }
+
+    @Override
+    public void lock(Duration lease) {
+        acquireUninterruptibly(Durations.requireLease(lease, info.name()));
+    }
+
+    private void acquireUninterruptibly(Duration lease) {
+        try {
+            acquire(null, lease, false);
+        } catch (InterruptedException e) {
+            throw new IllegalStateException("unreachable: uninterruptible acquire was interrupted", e);
+        }
+    }
+
+    @Override
+    public void lockInterruptibly() throws InterruptedException {
+        acquire(null, null, true);
+    }
+
+    @Override
+    public boolean tryLock() {
+        try {
+            return acquire(Duration.ZERO, null, false);
+        } catch (InterruptedException e) {
+            throw new IllegalStateException("unreachable: a single attempt does not wait", e);
+        }
+    }
+
+    @Override
+    public boolean tryLock(Duration waitTime) throws InterruptedException {
+        return tryLock(waitTime, null);
+    }
+
+    @Override
+    public boolean tryLock(Duration waitTime, Duration lease) throws InterruptedException {
+        Durations.requireNonNegative(waitTime, "waitTime of lock '" + info.name() + "'");
+        Durations.requireLease(lease, info.name());
+        return acquire(waitTime, lease, true);
+    }
+
+    @Override
+    public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
+        return tryLock(Duration.ofNanos(Math.max(0, unit.toNanos(time))), null);
+    }
+}
