@@ -69,7 +69,7 @@ abstract class AcquiringLock implements RedisLock {
 
     @Override
     public boolean tryLock(Duration waitTime, Duration lease) throws InterruptedException {
-        Durations.requireNonNegative(waitTime, "waitTime of lock '" + info.name() + "'");
+        Durations.requireWait(waitTime, "waitTime of lock '" + info.name() + "'");
         Durations.requireLease(lease, info.name());
         return acquire(waitTime, lease, true);
     }

@@ -3,34 +3,62 @@ package dev.distlock.core;
 import java.time.Duration;
 import java.util.Objects;
 
-/** Argument checks for durations, with messages that name the argument. */
+/** Argument checks for durations, with messages that name the argument and the limit. */
 final class Durations {
+
+    /**
+     * The longest lease accepted: 365 days. Longer leases are almost surely a mistake (a lock held
+     * for ever by a crashed process) and overflow the millisecond arithmetic of Redis and the JVM.
+     */
+    static final Duration MAX_LEASE = Duration.ofDays(365);
+
+    /** The longest wait accepted: 365 days; wait for ever with {@code lock()} instead. */
+    static final Duration MAX_WAIT = Duration.ofDays(365);
 
     private Durations() {
     }
 
-    static Duration requireAtLeast(Duration value, Duration min, String what) {
+    static Duration requireBetween(Duration value, Duration min, Duration max, String what) {
         Objects.requireNonNull(value, () -> what + " must not be null");
         if (value.compareTo(min) < 0) {
             throw new IllegalArgumentException(what + " must be at least " + min.toMillis() + " ms, got " + value);
         }
+        if (value.compareTo(max) > 0) {
+            throw new IllegalArgumentException(what + " must be at most " + describe(max) + ", got " + value);
+        }
         return value;
     }
 
-    static Duration requireNonNegative(Duration value, String what) {
+    /** A wait: not negative, at most {@link #MAX_WAIT}. */
+    static Duration requireWait(Duration value, String what) {
         Objects.requireNonNull(value, () -> what + " must not be null");
         if (value.isNegative()) {
             throw new IllegalArgumentException(what + " must not be negative, got " + value);
         }
+        if (value.compareTo(MAX_WAIT) > 0) {
+            throw new IllegalArgumentException(what + " must be at most " + describe(MAX_WAIT) + ", got " + value
+                    + "; use lock() to wait for ever");
+        }
         return value;
     }
 
-    /** A lease: {@code null} means the watchdog; otherwise at least one millisecond. */
+    /** A lease: {@code null} means the watchdog; otherwise 1 ms to {@link #MAX_LEASE}. */
     static Duration requireLease(Duration lease, String lockName) {
-        if (lease != null && lease.toMillis() < 1) {
+        if (lease == null) {
+            return null;
+        }
+        if (lease.toMillis() < 1) {
             throw new IllegalArgumentException("lease of lock '" + lockName + "' must be at least 1 ms, got " + lease
                     + " (leave it out to use the watchdog)");
         }
+        if (lease.compareTo(MAX_LEASE) > 0) {
+            throw new IllegalArgumentException("lease of lock '" + lockName + "' must be at most " + describe(MAX_LEASE) + ", got "
+                    + lease + " (leave it out to use the watchdog, which renews a short lease while the holder runs)");
+        }
         return lease;
+    }
+
+    private static String describe(Duration d) {
+        return d.toDays() > 0 && d.equals(Duration.ofDays(d.toDays())) ? d.toDays() + " days" : d.toMillis() + " ms";
     }
 }

@@ -2,8 +2,11 @@ package dev.distlock.core;
 
 import java.time.Duration;
 
-/** A lock could not be acquired within its wait time, or Redis failed while acquiring it. */
-public class LockAcquisitionException extends RuntimeException {
+/**
+ * A lock was busy for the whole wait time. Redis being unreachable is reported apart, as
+ * {@link LockUnavailableException}; both are {@link LockException}s.
+ */
+public class LockAcquisitionException extends LockException {
 
     private final String lockName;
     private final Duration waitTime;

@@ -26,6 +26,8 @@ public final class LockClientOptions {
     public static final Duration DEFAULT_FENCING_COUNTER_TTL = Duration.ofDays(1);
     /** Longest lock name accepted, in characters; longer names are rejected before any Redis call. */
     public static final int DEFAULT_MAX_KEY_LENGTH = 1024;
+    /** How long one lock operation waits for Redis, retries included, when nothing else bounds it. */
+    public static final Duration DEFAULT_OPERATION_TIMEOUT = Duration.ofSeconds(5);
 
     private final String keyPrefix;
     private final Duration watchdogLease;
@@ -35,8 +37,10 @@ public final class LockClientOptions {
     private final Duration replicaAckTimeout;
     private final List<LockListener> listeners;
     private final int maxKeyLength;
+    private final Duration operationTimeout;
 
     private LockClientOptions(Builder b) {
+        this.operationTimeout = b.operationTimeout;
         this.maxKeyLength = b.maxKeyLength;
         this.keyPrefix = b.keyPrefix;
         this.watchdogLease = b.watchdogLease;
@@ -87,6 +91,15 @@ public final class LockClientOptions {
         return listeners;
     }
 
+    /**
+     * How long one lock operation waits for Redis, retries of transient errors included, when the
+     * caller gave no bound: a release, a renewal, closing, and each step of a {@code lock()} that
+     * waits for ever. {@code tryLock(wait)} is bounded by its wait instead.
+     */
+    public Duration operationTimeout() {
+        return operationTimeout;
+    }
+
     /** Longest lock name accepted, in characters (the prefix and braces not counted). */
     public int maxKeyLength() {
         return maxKeyLength;
@@ -102,8 +115,22 @@ public final class LockClientOptions {
         private int replicaAcks;
         private Duration replicaAckTimeout = Duration.ofMillis(200);
         private int maxKeyLength = DEFAULT_MAX_KEY_LENGTH;
+        private Duration operationTimeout = DEFAULT_OPERATION_TIMEOUT;
 
         private Builder() {
+        }
+
+        /**
+         * How long one lock operation waits for Redis, retries of transient errors (a failover's
+         * connection reset, TRYAGAIN during a slot migration, LOADING, BUSY) included, when the caller
+         * gave no bound: a release, a renewal, and each step of a {@code lock()} that waits for ever.
+         * After it a {@link LockUnavailableException} is thrown. Default 5 s; 10 ms to 1 hour. It is
+         * independent of the Lettuce client's own command timeout ({@code spring.data.redis.timeout}),
+         * which only matters when it is shorter: its time-outs are then retried within this bound.
+         */
+        public Builder operationTimeout(Duration timeout) {
+            this.operationTimeout = Durations.requireBetween(timeout, Duration.ofMillis(10), Duration.ofHours(1), "operationTimeout");
+            return this;
         }
 
         /**
@@ -119,7 +146,7 @@ public final class LockClientOptions {
                 throw new IllegalArgumentException("replicaAcks must not be negative, got " + replicas);
             }
             this.replicaAcks = replicas;
-            this.replicaAckTimeout = Durations.requireAtLeast(timeout, Duration.ofMillis(1), "replicaAckTimeout");
+            this.replicaAckTimeout = Durations.requireBetween(timeout, Duration.ofMillis(1), Duration.ofHours(1), "replicaAckTimeout");
             return this;
         }
 
@@ -147,9 +174,16 @@ public final class LockClientOptions {
             return this;
         }
 
-        /** Prefix of every key; must not contain '{' or '}' (the lock name is the hash tag). */
+        /** Prefix of every key; must not contain '{' or '}' (the lock name is the hash tag) nor control characters. */
         public Builder keyPrefix(String keyPrefix) {
             Objects.requireNonNull(keyPrefix, "keyPrefix must not be null");
+            for (int i = 0; i < keyPrefix.length(); i++) {
+                if (Character.isISOControl(keyPrefix.charAt(i))) {
+                    throw new IllegalArgumentException("keyPrefix " + LockKeys.abbreviate(keyPrefix) + " contains the control character "
+                            + String.format("U+%04X", (int) keyPrefix.charAt(i)) + " at index " + i
+                            + ": it would reach every Redis key and log line; use printable characters");
+                }
+            }
             if (keyPrefix.indexOf('{') >= 0 || keyPrefix.indexOf('}') >= 0) {
                 throw new IllegalArgumentException("keyPrefix '" + keyPrefix
                         + "' must not contain '{' or '}': the lock name is wrapped in braces as the Redis Cluster hash tag");
@@ -158,15 +192,15 @@ public final class LockClientOptions {
             return this;
         }
 
-        /** Lease of locks taken without one; the watchdog renews it every third. At least 30 ms. */
+        /** Lease of locks taken without one; the watchdog renews it every third. 30 ms to 365 days. */
         public Builder watchdogLease(Duration watchdogLease) {
-            this.watchdogLease = Durations.requireAtLeast(watchdogLease, Duration.ofMillis(30), "watchdogLease");
+            this.watchdogLease = Durations.requireBetween(watchdogLease, Duration.ofMillis(30), Durations.MAX_LEASE, "watchdogLease");
             return this;
         }
 
-        /** How long a lock's fencing counter is kept after its last grant. At least one minute. */
+        /** How long a lock's fencing counter is kept after its last grant. One minute to 3650 days. */
         public Builder fencingCounterTtl(Duration ttl) {
-            this.fencingCounterTtl = Durations.requireAtLeast(ttl, Duration.ofMinutes(1), "fencingCounterTtl");
+            this.fencingCounterTtl = Durations.requireBetween(ttl, Duration.ofMinutes(1), Duration.ofDays(3650), "fencingCounterTtl");
             return this;
         }
 

@@ -28,8 +28,8 @@ record LockKeys(String lock, String fence, String channel) {
 
     /**
      * Checks a lock name before it becomes part of a key: not null or blank, at most
-     * {@link LockClientOptions#maxKeyLength()} characters, no ISO control characters (a \n or \0
-     * from request data would otherwise reach Redis keys, logs and metrics). Any other character is
+     * {@link LockClientOptions#maxKeyLength()} characters, none of the characters {@link #problem}
+     * refuses (they would otherwise reach Redis keys, logs and metrics). Any other character is
      * fine: the name is only ever appended to the prefix inside braces and passed to scripts as a
      * key, never spliced into a command or script text.
      */
@@ -51,13 +51,39 @@ record LockKeys(String lock, String fence, String channel) {
                     + " characters long, over the limit of " + max + " (LockClientOptions.maxKeyLength)");
         }
         for (int i = 0; i < name.length(); i++) {
-            if (Character.isISOControl(name.charAt(i))) {
-                throw new IllegalArgumentException("lock name " + abbreviate(name) + " contains the control character "
-                        + String.format("U+%04X", (int) name.charAt(i)) + " at index " + i
-                        + "; lock names must be printable: strip or encode such input first");
+            char c = name.charAt(i);
+            if (Character.isHighSurrogate(c) && i + 1 < name.length() && Character.isLowSurrogate(name.charAt(i + 1))) {
+                i++; // a well-formed pair: any supplementary character is fine
+                continue;
+            }
+            String problem = problem(c);
+            if (problem != null) {
+                throw new IllegalArgumentException("lock name " + abbreviate(name) + " contains " + problem + " "
+                        + String.format("U+%04X", (int) c) + " at index " + i
+                        + "; lock names must be printable text that encodes to UTF-8 unchanged: strip or encode such input first");
             }
         }
         return name;
+    }
+
+    /**
+     * What is wrong with {@code c} in a name, or {@code null}: control characters (a \n or \0 from
+     * request data), lone surrogates (UTF-8 turns them into '?', so two names would share one lock),
+     * and invisible format characters such as bidi overrides and line separators (two names that
+     * look alike in logs and metrics would be different locks).
+     */
+    private static String problem(char c) {
+        if (Character.isISOControl(c)) {
+            return "the control character";
+        }
+        if (Character.isSurrogate(c)) {
+            return "the unpaired surrogate";
+        }
+        int type = Character.getType(c);
+        if (type == Character.FORMAT || type == Character.LINE_SEPARATOR || type == Character.PARAGRAPH_SEPARATOR) {
+            return "the invisible or bidi control character";
+        }
+        return null;
     }
 
     /**
@@ -67,7 +93,7 @@ record LockKeys(String lock, String fence, String channel) {
     static String abbreviate(String name) {
         String head = name.length() > 40 ? name.substring(0, 40) : name;
         StringBuilder sb = new StringBuilder("'");
-        head.chars().forEach(c -> sb.append(Character.isISOControl(c) ? String.format("\\u%04X", c) : String.valueOf((char) c)));
+        head.chars().forEach(c -> sb.append(problem((char) c) != null ? String.format("\\u%04X", c) : String.valueOf((char) c)));
         return sb.append(name.length() > 40 ? "...'" : "'").toString();
     }
 }

@@ -97,7 +97,7 @@ final class MultiLock implements RedisMultiLock {
 
     @Override
     public boolean tryLock(Duration waitTime, Duration lease) throws InterruptedException {
-        Durations.requireNonNegative(waitTime, "waitTime of multi-lock '" + name + "'");
+        Durations.requireWait(waitTime, "waitTime of multi-lock '" + name + "'");
         long deadline = System.nanoTime() + Math.min(waitTime.toNanos(), Long.MAX_VALUE / 4);
         List<RedisLock> taken = new ArrayList<>();
         try {
