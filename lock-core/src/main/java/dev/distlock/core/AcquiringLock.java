@@ -74,8 +74,13 @@ abstract class AcquiringLock implements RedisLock {
         return acquire(waitTime, lease, true);
     }
 
+    /**
+     * {@inheritDoc} As with {@code java.util.concurrent} locks, a wait beyond {@link Durations#MAX_WAIT}
+     * (such as {@code Long.MAX_VALUE}) waits for ever.
+     */
     @Override
     public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
-        return tryLock(Duration.ofNanos(Math.max(0, unit.toNanos(time))), null);
+        Duration wait = Duration.ofNanos(Math.max(0, unit.toNanos(time)));
+        return wait.compareTo(Durations.MAX_WAIT) > 0 ? acquire(null, null, true) : tryLock(wait, null);
     }
 }

@@ -6,8 +6,6 @@ import dev.distlock.core.script.ScriptRunner;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The fair lock: the reentrant lock's hash (so renewal is the same script) plus a FIFO queue of
@@ -22,8 +20,6 @@ import org.slf4j.LoggerFactory;
  * later queues again at the end.
  */
 final class FairKind extends LockKind {
-
-    private static final Logger log = LoggerFactory.getLogger(FairKind.class);
 
     static final FairKind INSTANCE = new FairKind(Duration.ofSeconds(1), Duration.ofSeconds(3));
 
@@ -41,23 +37,24 @@ final class FairKind extends LockKind {
     }
 
     @Override
-    CompletableFuture<List<Object>> acquire(ScriptRunner scripts, LockKeys keys, String owner, String leaseMs, String fenceTtlMs,
-            long waitMs) {
-        return scripts.array(LockScript.FAIR_ACQUIRE, new String[] {keys.lock(), keys.fence(), keys.queue(), keys.timeouts()},
-                owner, leaseMs, fenceTtlMs, Long.toString(waitMs), recheckMs, marginMs, keys.waiterChannelPrefix(), wakeMessage(owner));
+    CompletableFuture<List<Object>> acquire(ScriptRunner scripts, LockKeys keys, ScriptArgs.Acquire a) {
+        return scripts.array(LockScript.FAIR_ACQUIRE, new String[] {keys.lock(), keys.queue(), keys.timeouts()}, a.owner(),
+                Long.toString(a.leaseMs()), Long.toString(a.fenceTtlMs()), Integer.toString(a.held()), a.grantId(),
+                Long.toString(a.waitMs()), recheckMs, marginMs, keys.waiterChannelPrefix(), wakeMessage(a.owner()));
     }
 
     @Override
-    CompletableFuture<Long> release(ScriptRunner scripts, LockKeys keys, String owner, String wakeMessage) {
+    CompletableFuture<Long> release(ScriptRunner scripts, LockKeys keys, ScriptArgs.Release r) {
         // The engine wakes local waiters of keys.channel() itself, but fair waiters listen on their own channels:
         // the published message is their only wake-up, so even this client must act on it.
-        return scripts.integer(LockScript.FAIR_RELEASE, new String[] {keys.lock(), keys.queue(), keys.timeouts()}, owner,
-                keys.waiterChannelPrefix(), WakeupHub.directed(wakeMessage));
+        return scripts.integer(LockScript.FAIR_RELEASE, new String[] {keys.lock(), keys.queue(), keys.timeouts()}, r.owner(),
+                r.grantId(), Integer.toString(r.held()), keys.waiterChannelPrefix(), WakeupHub.directed(r.wakeMessage()),
+                Long.toString(r.noteTtlMs()));
     }
 
     @Override
-    CompletableFuture<Long> renew(ScriptRunner scripts, LockKeys keys, String owner, String leaseMs) {
-        return scripts.integer(LockScript.RENEW, new String[] {keys.lock()}, owner, leaseMs);
+    CompletableFuture<Long> renew(ScriptRunner scripts, LockKeys keys, String owner, String grantId, long leaseMs) {
+        return ReentrantKind.renewReentrant(scripts, keys, owner, grantId, leaseMs);
     }
 
     @Override
@@ -65,17 +62,14 @@ final class FairKind extends LockKind {
         return keys.waiterChannelPrefix() + owner;
     }
 
-    /** Leaves the queue before returning, so a timed-out or interrupted waiter leaves nothing behind in Redis. */
+    /**
+     * Leaves the queue, so a timed-out or interrupted waiter leaves nothing behind in Redis; the engine
+     * waits for it briefly. Should Redis not answer, the place expires with its deadline.
+     */
     @Override
-    void gaveUp(ScriptRunner scripts, LockKeys keys, String owner) {
-        try {
-            LockEngine.await(scripts.integer(LockScript.FAIR_LEAVE, new String[] {keys.lock(), keys.queue(), keys.timeouts()}, owner,
-                    keys.waiterChannelPrefix(), wakeMessage(owner)), "leaving the queue of", keys);
-        } catch (LockException e) {
-            // Called while the acquire ends anyway: its own outcome matters more. The entry expires with its deadline.
-            log.warn("Could not leave the queue of fair lock {}; the place expires within {} ms: {}", keys.lock(),
-                    Long.parseLong(recheckMs) + Long.parseLong(marginMs), e.toString());
-        }
+    CompletableFuture<?> gaveUp(ScriptRunner scripts, LockKeys keys, String owner) {
+        return scripts.integer(LockScript.FAIR_LEAVE, new String[] {keys.lock(), keys.queue(), keys.timeouts()}, owner,
+                keys.waiterChannelPrefix(), wakeMessage(owner));
     }
 
     /**

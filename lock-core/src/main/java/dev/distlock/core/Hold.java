@@ -17,6 +17,8 @@ final class Hold {
     final LockKeys keys;
     final String owner;
     final long token;
+    /** The id of the request that granted this hold in Redis; renewals and releases name it. */
+    final String grantId;
     final long acquiredNanos;
     /** Explicit lease in ms, or 0 for a watchdog lease. */
     final long explicitLeaseMs;
@@ -30,16 +32,24 @@ final class Hold {
     /** Whether this hold owns its gate's permit (false when it went past an abandoned holder). */
     volatile boolean ownsPermit;
 
-    Hold(LockKind kind, LockInfo info, LockKeys keys, String owner, long token, int count, long leaseMs, boolean watchdog, long nowNanos) {
+    /** The timer that reports an explicit lease running out while held; {@code null} for watchdog leases. */
+    volatile java.util.concurrent.Future<?> leaseTimer;
+
+    /**
+     * @param sentNanos when the granting request was sent: the lease is counted from then, never from
+     *        the reply, so a late reply cannot make the hold look longer than Redis keeps it
+     */
+    Hold(LockKind kind, LockInfo info, LockKeys keys, String owner, Grant grant, long leaseMs, boolean watchdog, long sentNanos) {
         this.kind = kind;
         this.info = info;
         this.keys = keys;
         this.owner = owner;
-        this.token = token;
-        this.count = new AtomicInteger(count);
+        this.token = grant.token();
+        this.grantId = grant.grantId();
+        this.count = new AtomicInteger((int) grant.count());
         this.explicitLeaseMs = watchdog ? 0 : leaseMs;
-        this.acquiredNanos = nowNanos;
-        this.leaseEndNanos = nowNanos + Duration.ofMillis(leaseMs).toNanos();
+        this.acquiredNanos = sentNanos;
+        this.leaseEndNanos = sentNanos + Duration.ofMillis(leaseMs).toNanos();
     }
 
     boolean watchdog() {
@@ -50,10 +60,10 @@ final class Hold {
         return count.get();
     }
 
-    void reentered(long leaseMs, long nowNanos) {
+    void reentered(long leaseMs, long sentNanos) {
         count.incrementAndGet();
         // The acquire script sets the TTL to this lease, even when it is shorter than the one before.
-        leaseEndNanos = nowNanos + Duration.ofMillis(leaseMs).toNanos();
+        leaseEndNanos = sentNanos + Duration.ofMillis(leaseMs).toNanos();
     }
 
     /** Drops one local hold; returns the holds left. */

@@ -27,11 +27,13 @@ final class LocalGates {
     private static final long RECHECK_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
 
     private final ConcurrentHashMap<String, Gate> gates = new ConcurrentHashMap<>();
+    /** Set when the client closes: waiters leave the gate and find the client closed. */
+    private volatile boolean closed;
 
     /** The gate of {@code lockKey}, counted as used until {@link #leave}. */
     Gate join(String lockKey) {
         return gates.compute(lockKey, (key, existing) -> {
-            Gate gate = existing != null ? existing : new Gate();
+            Gate gate = existing != null ? existing : new Gate(this);
             gate.users++;
             return gate;
         });
@@ -46,6 +48,12 @@ final class LocalGates {
         return gates.size();
     }
 
+    /** Lets every waiter out (each sees the client closed next); later waiters do not wait. */
+    void close() {
+        closed = true;
+        gates.values().forEach(g -> g.permit.release(Math.max(1, g.permit.getQueueLength())));
+    }
+
     /** Threads waiting at any gate (for tests and diagnostics). */
     int waiting() {
         return gates.values().stream().mapToInt(g -> g.permit.getQueueLength()).sum();
@@ -54,15 +62,23 @@ final class LocalGates {
     /** The permit of one lock name. */
     static final class Gate {
         private final Semaphore permit = new Semaphore(1);
+        private final LocalGates owner;
         /** The hold that owns the permit, once granted in Redis. */
         volatile Hold holder;
         private int users; // guarded by the map's lock for this key
+
+        Gate(LocalGates owner) {
+            this.owner = owner;
+        }
 
         /** Waits for the permit until {@code deadline} (System.nanoTime), or until its holder's lease is gone. */
         Pass enter(long deadline, boolean interruptible) throws InterruptedException {
             boolean interrupted = false;
             try {
                 while (true) {
+                    if (owner.closed) {
+                        return Pass.BYPASS;
+                    }
                     if (permit.tryAcquire()) {
                         return Pass.PERMIT;
                     }

@@ -189,7 +189,9 @@ public final class LockClient implements AutoCloseable {
 
     /**
      * Stops the watchdog and closes the connections; held locks are not released (their holders may
-     * still run) and expire within one lease. Calling it again does nothing.
+     * still run) and expire within one lease. Threads waiting for a lock of this client wake at once
+     * with a {@link LockException}, and every later call on its locks throws a {@link LockException}
+     * saying the client is closed. Calling it again does nothing.
      */
     @Override
     public void close() {

@@ -12,9 +12,13 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -33,14 +37,19 @@ final class LockEngine implements AutoCloseable {
     private final RedisConnections redis;
     private final ScriptRunner scripts;
     private final WakeupHub hub;
+    private final ScheduledThreadPoolExecutor timers;
+    private final RedisCalls calls;
     private final LeaseWatchdog watchdog;
     private static final Duration FOREVER = Duration.ofDays(365L * 100);
 
     private final ConcurrentHashMap<String, Hold> holds = new ConcurrentHashMap<>();
     private final LocalGates gates = new LocalGates();
+    /** Numbers the requests of this client; with the owner id they name a grant in Redis. */
+    private final AtomicLong requests = new AtomicLong();
     private final long watchdogLeaseMs;
-    private final String watchdogLeaseArg;
-    private final String fenceTtlArg;
+    private final long fenceTtlMs;
+    /** How long Redis remembers a last release, so that the same release sent again still answers "released". */
+    private final long releaseNoteTtlMs;
 
     LockEngine(RedisConnections redis, LockClientOptions options) {
         if (options.replicaAcks() > 0 && redis.base == null) {
@@ -53,9 +62,16 @@ final class LockEngine implements AutoCloseable {
         this.scripts = new ScriptRunner(redis.scripting);
         this.hub = new WakeupHub(redis.pubSub, clientId);
         this.watchdogLeaseMs = options.watchdogLease().toMillis();
-        this.watchdogLeaseArg = Long.toString(watchdogLeaseMs);
-        this.fenceTtlArg = Long.toString(options.fencingCounterTtl().toMillis());
-        this.watchdog = new LeaseWatchdog(clientId, options.watchdogLease(), this::leases);
+        this.fenceTtlMs = options.fencingCounterTtl().toMillis();
+        this.releaseNoteTtlMs = Math.max(1000, 2 * options.operationTimeout().toMillis());
+        this.timers = new ScheduledThreadPoolExecutor(1, r -> {
+            Thread t = new Thread(r, "distlock-timer-" + clientId.substring(0, 8));
+            t.setDaemon(true);
+            return t;
+        });
+        timers.setRemoveOnCancelPolicy(true);
+        this.calls = new RedisCalls(options.operationTimeout().toNanos(), timers);
+        this.watchdog = new LeaseWatchdog(timers, options.watchdogLease(), this::leases);
     }
 
     LockKeys keys(String name) {
@@ -74,8 +90,10 @@ final class LockEngine implements AutoCloseable {
         long start = System.nanoTime();
         long deadline = deadline(start, wait);
         long leaseMs = lease == null ? watchdogLeaseMs : lease.toMillis();
-        String leaseArg = lease == null ? watchdogLeaseArg : Long.toString(leaseMs);
         try {
+            if (calls.isClosed()) {
+                throw calls.closedException();
+            }
             kind.checkAcquire(this, info, keys, owner);
             // As java.util.concurrent.locks.Lock specifies: a pending interrupt fails even a free lock.
             if (interruptible && Thread.interrupted()) {
@@ -85,7 +103,7 @@ final class LockEngine implements AutoCloseable {
             Hold current = holds.get(id);
             if (!kind.localQueue() || (current != null && current.isLive(start))) {
                 // Shared kinds never queue locally; re-entry already passed the local gate.
-                return acquireInRedis(kind, info, keys, owner, deadline, leaseMs, leaseArg, lease == null, start, interruptible);
+                return acquireInRedis(kind, info, keys, owner, deadline, leaseMs, lease == null, start, interruptible);
             }
             String gateId = gateId(kind, keys);
             LocalGates.Gate gate = gates.join(gateId);
@@ -96,7 +114,7 @@ final class LockEngine implements AutoCloseable {
                 if (pass == LocalGates.Pass.TIMEOUT) {
                     return timedOut(info, start);
                 }
-                hold = acquireInRedis(kind, info, keys, owner, deadline, leaseMs, leaseArg, lease == null, start, interruptible);
+                hold = acquireInRedis(kind, info, keys, owner, deadline, leaseMs, lease == null, start, interruptible);
                 return hold;
             } finally {
                 if (hold != null && hold.gate == null) {
@@ -113,50 +131,67 @@ final class LockEngine implements AutoCloseable {
                 }
             }
         } catch (InterruptedException | RuntimeException e) {
-            fire(l -> l.onAcquire(info, AcquireOutcome.ERROR, Duration.ofNanos(System.nanoTime() - start)));
+            AcquireOutcome outcome = e instanceof LockUnavailableException ? AcquireOutcome.UNAVAILABLE : AcquireOutcome.ERROR;
+            fire(l -> l.onAcquire(info, outcome, Duration.ofNanos(System.nanoTime() - start)));
             throw e;
         }
     }
 
-    /** Tries in Redis, then waits for wake-ups (each sleep bounded by the holder's TTL) until {@code deadline}. */
+    /**
+     * Tries in Redis, then waits for wake-ups (each sleep bounded by the holder's TTL) until {@code deadline}.
+     * Every attempt of one call carries the same grant id, so any of them that Redis ran twice, or ran
+     * although its reply never came, is one grant that the next attempt or the clean-up recognises.
+     */
     private Hold acquireInRedis(LockKind kind, LockInfo info, LockKeys keys, String owner, long deadline, long leaseMs,
-            String leaseArg, boolean watchdog, long start, boolean interruptible) throws InterruptedException {
-        Grant grant = attempt(kind, keys, owner, leaseArg, deadline);
-        if (grant.granted) {
-            return granted(kind, info, keys, owner, grant, leaseMs, watchdog, start);
-        }
-        if (deadline - System.nanoTime() <= 0) {
-            kind.gaveUp(scripts, keys, owner);
-            return timedOut(info, start);
-        }
-        WaitChannel channel = hub.join(kind.waitChannel(keys, owner));
+            boolean watchdog, long start, boolean interruptible) throws InterruptedException {
+        Hold current = holds.get(holdId(kind, keys, owner));
+        boolean reentry = current != null && current.isLive(start);
+        ScriptArgs.Acquire args = new ScriptArgs.Acquire(owner, leaseMs, fenceTtlMs, reentry ? current.count() : 0,
+                reentry ? current.grantId : Long.toString(requests.incrementAndGet()), 0);
         boolean acquired = false;
+        WaitChannel channel = null;
         try {
-            awaitSubscription(channel, deadline, keys, interruptible);
+            Grant grant = attempt(kind, keys, args, deadline);
             while (true) {
-                if (interruptible && Thread.interrupted()) {
-                    throw new InterruptedException("Interrupted while waiting for lock '" + info.name() + "'");
-                }
-                grant = attempt(kind, keys, owner, leaseArg, deadline);
-                if (grant.granted) {
-                    acquired = true;
-                    return granted(kind, info, keys, owner, grant, leaseMs, watchdog, start);
+                if (grant.granted()) {
+                    Hold hold = granted(kind, info, keys, args, grant, watchdog, start);
+                    if (hold != null) {
+                        acquired = true;
+                        return hold;
+                    }
+                    grant = new Grant(false, 0, 0, args.grantId(), grant.sentNanos()); // arrived after its lease: look again at once
                 }
                 long remaining = deadline - System.nanoTime();
                 if (remaining <= 0) {
                     return timedOut(info, start);
                 }
-                // The holder's TTL bounds the sleep: a lost wake-up or a crashed holder cannot stall us.
-                // PTTL 0 is the lease's last millisecond (expiry publishes nothing): look again right after it.
-                // Only a key without TTL (-1) falls back to a whole watchdog lease.
-                long ttlMs = grant.ttlMs() >= 0 ? Math.max(1, grant.ttlMs()) : watchdogLeaseMs;
-                long ttl = TimeUnit.MILLISECONDS.toNanos(ttlMs);
-                channel.await(Math.min(ttl, remaining), interruptible);
+                if (channel == null) {
+                    channel = hub.join(kind.waitChannel(keys, owner));
+                    awaitSubscription(channel, deadline, keys, interruptible);
+                } else {
+                    // The holder's TTL bounds the sleep: a lost wake-up or a crashed holder cannot stall us.
+                    // PTTL 0 is the lease's last millisecond (expiry publishes nothing): look again right after it.
+                    // Only a key without TTL (-1) falls back to a whole watchdog lease.
+                    long ttlMs = grant.ttlMs() >= 0 ? Math.max(1, grant.ttlMs()) : watchdogLeaseMs;
+                    channel.await(Math.min(TimeUnit.MILLISECONDS.toNanos(ttlMs), remaining), interruptible);
+                }
+                if (interruptible && Thread.interrupted()) {
+                    throw new InterruptedException("Interrupted while waiting for lock '" + info.name() + "'");
+                }
+                grant = attempt(kind, keys, args, deadline);
             }
+        } catch (LockUnavailableException e) {
+            if (args.held() == 0) {
+                // Redis may have granted the lock and the reply been lost: give that grant back, whenever Redis answers.
+                releaseInBackground(kind, keys, owner, args.grantId(), System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(leaseMs));
+            }
+            throw e;
         } finally {
-            hub.leave(channel);
+            if (channel != null) {
+                hub.leave(channel);
+            }
             if (!acquired) {
-                kind.gaveUp(scripts, keys, owner);
+                gaveUp(kind, keys, owner);
             }
         }
     }
@@ -172,10 +207,11 @@ final class LockEngine implements AutoCloseable {
     private void awaitSubscription(WaitChannel channel, long deadline, LockKeys keys, boolean interruptible)
             throws InterruptedException {
         boolean interrupted = false;
+        long until = Math.min(deadline - System.nanoTime(), calls.operationTimeoutNanos()) + System.nanoTime();
         try {
             while (true) {
                 try {
-                    channel.subscribed().get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                    channel.subscribed().get(Math.max(0, until - System.nanoTime()), TimeUnit.NANOSECONDS);
                     return;
                 } catch (InterruptedException e) {
                     if (interruptible) {
@@ -195,38 +231,53 @@ final class LockEngine implements AutoCloseable {
         }
     }
 
-    private Grant attempt(LockKind kind, LockKeys keys, String owner, String leaseArg, long deadline) {
-        long waitMs = Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()));
-        List<Object> reply = await(kind.acquire(scripts, keys, owner, leaseArg, fenceTtlArg, waitMs), "acquiring", keys);
-        if ((Long) reply.get(0) == 1L && (Long) reply.get(2) == 1L && options.replicaAcks() > 0) {
-            confirmReplicated(kind, keys, owner);
+    /** One script run, bounded by the caller's deadline (at least {@link RedisCalls#MIN_STEP_NANOS}). */
+    private Grant attempt(LockKind kind, LockKeys keys, ScriptArgs.Acquire args, long deadline) {
+        long sentAt = System.nanoTime();
+        ScriptArgs.Acquire call = args.withWaitMs(Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadline - sentAt)));
+        Grant grant = Grant.of(calls.call(() -> kind.acquire(scripts, keys, call), calls.stepDeadline(deadline), "acquiring", keys),
+                args.grantId(), sentAt);
+        if (grant.granted() && grant.count() == 1 && options.replicaAcks() > 0) {
+            confirmReplicated(kind, keys, args, deadline);
         }
-        return new Grant((Long) reply.get(0) == 1L, (Long) reply.get(1), (Long) reply.get(2));
+        return grant;
     }
 
     /** WAIT for the configured replicas after a new grant; give the grant back when too few acknowledge. */
-    private void confirmReplicated(LockKind kind, LockKeys keys, String owner) {
-        long acked = await(redis.base.waitForReplication(options.replicaAcks(), options.replicaAckTimeout().toMillis())
-                .toCompletableFuture(), "waiting for replicas of", keys);
+    private void confirmReplicated(LockKind kind, LockKeys keys, ScriptArgs.Acquire args, long deadline) {
+        long acked = calls.call(() -> redis.base.waitForReplication(options.replicaAcks(), options.replicaAckTimeout().toMillis())
+                .toCompletableFuture(), calls.stepDeadline(deadline) + options.replicaAckTimeout().toNanos(), "waiting for replicas of", keys);
         if (acked < options.replicaAcks()) {
-            await(kind.release(scripts, keys, owner, hub.message(kind.wakesAllOnRelease())), "giving back", keys);
+            calls.call(() -> kind.release(scripts, keys, releaseArgs(kind, args.owner(), args.grantId(), 1)), calls.operationDeadline(),
+                    "giving back", keys);
             throw new LockException("Lock " + keys.lock() + " was granted but only " + acked + " of " + options.replicaAcks()
                     + " replica(s) acknowledged it within " + options.replicaAckTimeout().toMillis()
                     + " ms, so it was given back: check the replicas, or lower replicaAcks", null);
         }
     }
 
-    private Hold granted(LockKind kind, LockInfo info, LockKeys keys, String owner, Grant grant, long leaseMs, boolean watchdog,
+    /**
+     * Records a grant. Returns {@code null} for a grant whose reply came after its lease had already run
+     * out in Redis (counted from when the request was sent): it is given back, and the caller looks again.
+     */
+    private Hold granted(LockKind kind, LockInfo info, LockKeys keys, ScriptArgs.Acquire args, Grant grant, boolean watchdog,
             long start) {
+        String owner = args.owner();
+        long leaseMs = args.leaseMs();
         long now = System.nanoTime();
         String id = holdId(kind, keys, owner);
         Hold existing = holds.get(id);
-        if (grant.count > 1 && existing != null && existing.token == grant.token() && !existing.released
+        if (grant.count() > 1 && existing != null && existing.grantId.equals(grant.grantId()) && !existing.released
                 && existing.lostReason() == null) {
-            existing.reentered(leaseMs, now);
+            existing.reentered(leaseMs, grant.sentNanos());
+            watchFixedLease(existing);
             return existing;
         }
-        Hold hold = new Hold(kind, info, keys, owner, grant.token(), (int) grant.count, leaseMs, watchdog, now);
+        if (now - (grant.sentNanos() + TimeUnit.MILLISECONDS.toNanos(leaseMs)) >= 0) {
+            releaseInBackground(kind, keys, owner, grant.grantId(), now + calls.operationTimeoutNanos());
+            return null;
+        }
+        Hold hold = new Hold(kind, info, keys, owner, grant, leaseMs, watchdog, grant.sentNanos());
         if (existing != null && !existing.released) {
             // Redis granted afresh although this owner had a hold: that hold expired there. It is superseded;
             // the new hold takes over its place in the local gate.
@@ -242,6 +293,7 @@ final class LockEngine implements AutoCloseable {
             }
         }
         holds.put(id, hold);
+        watchFixedLease(hold);
         fire(l -> l.onAcquire(info, AcquireOutcome.ACQUIRED, Duration.ofNanos(now - start)));
         return hold;
     }
@@ -257,31 +309,48 @@ final class LockEngine implements AutoCloseable {
     }
 
     /**
-     * Releases one hold count.
+     * Releases one hold count. The script is told how many holds the owner has, so running it twice
+     * (a reply lost) releases once.
      *
      * @throws LockLeaseExpiredException when the hold was lost or its lease ran out
+     * @throws LockUnavailableException when Redis did not confirm the release within the operation
+     *         timeout; a last release is then retried in the background until the lease ends
      */
     void release(Hold hold) {
         String lost = hold.lostReason();
+        int held = hold.count();
         int left = hold.exit();
         if (left <= 0) {
             // Before the script runs: a renewal reply that finds the lock gone must not count as a loss.
             hold.released = true;
             holds.remove(holdId(hold), hold);
+            cancelLeaseTimer(hold);
         }
         try {
             if (lost != null) {
                 if (left <= 0) {
-                    releaseQuietly(hold);
+                    // A stale release cannot hurt a later hold of the same owner: it names this grant only.
+                    releaseInBackground(hold.kind, hold.keys, hold.owner, hold.grantId, hold.leaseEndNanos);
                 }
                 throw new LockLeaseExpiredException(hold.info.name(), lost);
             }
+            if (calls.isClosed()) {
+                throw calls.closedException();
+            }
             long result;
             try {
-                result = await(hold.kind.release(scripts, hold.keys, hold.owner, hub.message(hold.kind.wakesAllOnRelease())),
-                        "releasing", hold.keys);
-            } catch (LockException e) {
+                result = calls.call(() -> hold.kind.release(scripts, hold.keys, releaseArgs(hold.kind, hold.owner, hold.grantId, held)),
+                        calls.operationDeadline(), "releasing", hold.keys);
+            } catch (LockUnavailableException e) {
                 hub.wakeLocal(hold.keys.channel(), hold.kind.wakesAllOnRelease()); // the release may have happened: let a waiter check
+                if (left <= 0) {
+                    releaseInBackground(hold.kind, hold.keys, hold.owner, hold.grantId, hold.leaseEndNanos);
+                    throw new LockUnavailableException(e.getMessage() + "; the release is retried in the background until the"
+                            + " lease ends, when the lock frees itself anyway", e.getCause());
+                }
+                throw e;
+            } catch (LockException e) {
+                hub.wakeLocal(hold.keys.channel(), hold.kind.wakesAllOnRelease());
                 throw e;
             }
             if (result == 1) {
@@ -290,11 +359,12 @@ final class LockEngine implements AutoCloseable {
                 left = 0;
                 exitGate(hold);
                 hub.wakeLocal(hold.keys.channel(), hold.kind.wakesAllOnRelease());
-                Duration held = hold.heldFor(System.nanoTime());
-                fire(l -> l.onRelease(hold.info, held));
+                Duration heldFor = hold.heldFor(System.nanoTime());
+                fire(l -> l.onRelease(hold.info, heldFor));
             } else if (result < 0) {
                 hold.released = true;
                 holds.remove(holdId(hold), hold);
+                cancelLeaseTimer(hold);
                 left = 0;
                 String reason = hold.watchdog()
                         ? "it was no longer in Redis when unlocking (expired or force-unlocked)"
@@ -307,6 +377,10 @@ final class LockEngine implements AutoCloseable {
                 exitGate(hold);
             }
         }
+    }
+
+    private ScriptArgs.Release releaseArgs(LockKind kind, String owner, String grantId, int held) {
+        return new ScriptArgs.Release(owner, grantId, held, hub.message(kind.wakesAllOnRelease()), releaseNoteTtlMs);
     }
 
     /** After a hold's last release in Redis: the next local waiter may try. Runs once per hold. */
@@ -322,59 +396,96 @@ final class LockEngine implements AutoCloseable {
     }
 
     /**
-     * Best-effort release of a lost hold. Waits for the reply: the owner id is the same as that of the
-     * thread's next hold, and a release still in flight (re-sent with EVAL after NOSCRIPT) could reach
-     * Redis after the next acquire and delete the new hold.
+     * Gives back grant {@code grantId} of {@code owner} whenever Redis answers, until {@code until}: for
+     * a grant whose reply never came, or a release nobody waits for. It names the grant, so it can
+     * never release a later hold of the same owner, and local waiters are woken when it lands.
      */
-    private void releaseQuietly(Hold hold) {
+    private void releaseInBackground(LockKind kind, LockKeys keys, String owner, String grantId, long until) {
+        calls.inBackground(() -> kind.release(scripts, keys, releaseArgs(kind, owner, grantId, 1))
+                .whenComplete((result, error) -> hub.wakeLocal(keys.channel(), kind.wakesAllOnRelease())), until, "giving back", keys);
+    }
+
+    /** Leaves a fair queue (or whatever the kind does on giving up), waiting briefly: Redis may not answer. */
+    private void gaveUp(LockKind kind, LockKeys keys, String owner) {
+        CompletableFuture<?> leaving = kind.gaveUp(scripts, keys, owner);
+        if (leaving == null) {
+            return;
+        }
         try {
-            await(hold.kind.release(scripts, hold.keys, hold.owner, hub.message(hold.kind.wakesAllOnRelease())), "releasing lost",
-                    hold.keys);
+            calls.call(() -> leaving, System.nanoTime() + RedisCalls.MIN_STEP_NANOS, "leaving the queue of", keys);
         } catch (LockException e) {
-            log.warn("Could not clean up lost lock '{}'; it expires with its lease: {}", hold.info.name(), e.toString());
-        } finally {
-            hub.wakeLocal(hold.keys.channel(), hold.kind.wakesAllOnRelease());
+            // The acquire ends anyway and its own outcome matters more; the queue place expires with its deadline.
+            log.warn("Could not leave the queue of lock {}; the place expires by itself within seconds: {}", keys.lock(), e.toString());
+        }
+    }
+
+    /** Reports an explicit lease that runs out while still held at the moment it runs out, not at the next watchdog tick. */
+    private void watchFixedLease(Hold hold) {
+        if (hold.watchdog() || hold.released || hold.lostReason() != null || calls.isClosed()) {
+            return;
+        }
+        cancelLeaseTimer(hold);
+        try {
+            hold.leaseTimer = timers.schedule(() -> {
+                if (!hold.released && hold.lostReason() == null) {
+                    if (System.nanoTime() - hold.leaseEndNanos < 0) {
+                        watchFixedLease(hold); // re-entered with a later lease meanwhile
+                    } else {
+                        reportLost(hold, "its explicit lease of " + hold.explicitLeaseMs + " ms ran out while it was still held");
+                    }
+                }
+            }, Math.max(0, hold.leaseEndNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException e) {
+            log.debug("Client closing: lease of '{}' not watched", hold.info.name());
+        }
+    }
+
+    private static void cancelLeaseTimer(Hold hold) {
+        Future<?> timer = hold.leaseTimer;
+        if (timer != null) {
+            timer.cancel(false);
         }
     }
 
     boolean forceRelease(LockKeys keys, boolean wakeAll) {
-        long result = await(scripts.integer(LockScript.FORCE_RELEASE, new String[] {keys.lock(), keys.channel()},
-                hub.message(wakeAll)), "force-releasing", keys);
+        long result = calls.call(() -> scripts.integer(LockScript.FORCE_RELEASE, new String[] {keys.lock()}, keys.channel(),
+                hub.message(wakeAll)), calls.operationDeadline(), "force-releasing", keys);
         hub.wakeLocal(keys.channel(), wakeAll);
         return result == 1;
     }
 
     boolean isLocked(LockKeys keys) {
-        return await(redis.keys.exists(keys.lock()).toCompletableFuture(), "checking", keys) > 0;
+        return calls.call(() -> redis.keys.exists(keys.lock()).toCompletableFuture(), calls.operationDeadline(), "checking", keys) > 0;
     }
 
     Duration remainingLease(LockKeys keys) {
-        long ttl = await(redis.keys.pttl(keys.lock()).toCompletableFuture(), "reading the lease of", keys);
+        long ttl = calls.call(() -> redis.keys.pttl(keys.lock()).toCompletableFuture(), calls.operationDeadline(), "reading the lease of",
+                keys);
         return ttl > 0 ? Duration.ofMillis(ttl) : Duration.ZERO;
     }
 
     // Single attempts for RedLockClient, which spans several engines and keeps its own holds: one
     // script run each, no waiting, no local hold, no events. Replies as documented on LockKind.
 
-    CompletableFuture<List<Object>> acquireOnce(LockKeys keys, String owner, long leaseMs) {
-        return ReentrantKind.INSTANCE.acquire(scripts, keys, owner, Long.toString(leaseMs), fenceTtlArg, 0);
+    CompletableFuture<List<Object>> acquireOnce(LockKeys keys, String owner, String grantId, long leaseMs) {
+        return ReentrantKind.INSTANCE.acquire(scripts, keys, new ScriptArgs.Acquire(owner, leaseMs, fenceTtlMs, 0, grantId, 0));
     }
 
-    CompletableFuture<Long> releaseOnce(LockKeys keys, String owner) {
-        return ReentrantKind.INSTANCE.release(scripts, keys, owner, hub.message(false));
+    CompletableFuture<Long> releaseOnce(LockKeys keys, String owner, String grantId) {
+        return ReentrantKind.INSTANCE.release(scripts, keys, releaseArgs(ReentrantKind.INSTANCE, owner, grantId, 1));
     }
 
-    CompletableFuture<Long> renewOnce(LockKeys keys, String owner, long leaseMs) {
-        return ReentrantKind.INSTANCE.renew(scripts, keys, owner, Long.toString(leaseMs));
+    CompletableFuture<Long> renewOnce(LockKeys keys, String owner, String grantId, long leaseMs) {
+        return ReentrantKind.INSTANCE.renew(scripts, keys, owner, grantId, leaseMs);
     }
 
     /** Raises the fencing counter of {@code keys} to at least {@code token} while {@code owner} holds it: 1, else 0. */
     CompletableFuture<Long> raiseFenceOnce(LockKeys keys, String owner, long token) {
-        return scripts.integer(LockScript.RAISE_FENCE, new String[] {keys.lock(), keys.fence()}, owner, Long.toString(token), fenceTtlArg);
+        return scripts.integer(LockScript.RAISE_FENCE, new String[] {keys.lock()}, owner, Long.toString(token), Long.toString(fenceTtlMs));
     }
 
     CompletableFuture<Long> forceReleaseOnce(LockKeys keys) {
-        return scripts.integer(LockScript.FORCE_RELEASE, new String[] {keys.lock(), keys.channel()}, hub.message(false));
+        return scripts.integer(LockScript.FORCE_RELEASE, new String[] {keys.lock()}, keys.channel(), hub.message(false));
     }
 
     /** PTTL of the lock key: -2 when absent. */
@@ -420,10 +531,7 @@ final class LockEngine implements AutoCloseable {
                 return false;
             }
             if (!hold.watchdog()) {
-                if (now - hold.leaseEndNanos > 0) {
-                    reportLost(hold, "its explicit lease of " + hold.explicitLeaseMs + " ms ran out while it was still held");
-                }
-                return false;
+                return false; // its own timer reports it when it runs out (watchFixedLease)
             }
             if (now - hold.leaseEndNanos > 0) {
                 // No renewal confirmed for a whole lease: Redis may have let the key expire. Do not wait for
@@ -436,8 +544,15 @@ final class LockEngine implements AutoCloseable {
 
         @Override
         public void renew(long sentAt) {
-            hold.kind.renew(scripts, hold.keys, hold.owner, watchdogLeaseArg)
-                    .whenComplete((result, error) -> renewed(hold, sentAt, result, error));
+            // Bounded by one watchdog period: a renewal still unanswered then is cancelled, and the next round sends another.
+            CompletableFuture<Long> renewal = hold.kind.renew(scripts, hold.keys, hold.owner, hold.grantId, watchdogLeaseMs);
+            renewal.orTimeout(Math.min(calls.operationTimeoutNanos(), TimeUnit.MILLISECONDS.toNanos(Math.max(1, watchdogLeaseMs / 3))),
+                    TimeUnit.NANOSECONDS).whenComplete((result, error) -> {
+                        if (error != null) {
+                            renewal.cancel(true);
+                        }
+                        renewed(hold, sentAt, result, error == null ? null : RedisCalls.unwrap(error));
+                    });
         }
     }
 
@@ -457,7 +572,7 @@ final class LockEngine implements AutoCloseable {
             fire(l -> l.onRenewal(hold.info, RenewalOutcome.RENEWED));
         } else {
             fire(l -> l.onRenewal(hold.info, RenewalOutcome.LOST));
-            reportLost(hold, "renewal found the lock gone or held by another owner");
+            reportLost(hold, "renewal found the lock gone, or held by another owner or another grant");
         }
     }
 
@@ -495,43 +610,17 @@ final class LockEngine implements AutoCloseable {
         return keys.lock() + '\n' + kind.name + '\n' + owner;
     }
 
-    /** Waits for a Redis reply without being interruptible (a half-seen grant must not leak). */
-    static <T> T await(CompletableFuture<T> future, String doing, LockKeys keys) {
-        boolean interrupted = false;
-        try {
-            while (true) {
-                try {
-                    return future.get();
-                } catch (InterruptedException e) {
-                    interrupted = true;
-                } catch (ExecutionException e) {
-                    Throwable cause = e.getCause();
-                    if (cause instanceof LockUpgradeException refused) {
-                        throw new LockUpgradeException(refused.getMessage(), refused); // a refusal, not a Redis failure
-                    }
-                    throw new LockException("Redis failed while " + doing + " lock " + keys.lock() + ": " + cause.getMessage(), cause);
-                }
-            }
-        } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
-        }
-    }
-
+    /**
+     * Stops the watchdog and closes the connections. Threads still waiting for a lock of this client
+     * wake at once with a {@link LockException}, and every later call says the client is closed.
+     */
     @Override
     public void close() {
+        calls.close();
+        gates.close();
+        hub.wakeAll();
         watchdog.close();
+        timers.shutdownNow();
         redis.close();
-    }
-
-    private record Grant(boolean granted, long value, long count) {
-        long token() {
-            return value;
-        }
-
-        long ttlMs() {
-            return value;
-        }
     }
 }

@@ -7,7 +7,8 @@ import java.util.concurrent.CompletableFuture;
 /**
  * The Redis side of one kind of lock: which scripts acquire, release and renew it, which channel a
  * waiter listens on, and whether local threads queue in front of Redis. {@link LockEngine} does
- * the rest (waiting, watchdog, local holds, events) the same way for every kind.
+ * the rest (waiting, watchdog, local holds, events) the same way for every kind. Every script is
+ * idempotent: the same call sent twice (a reply lost, the command re-sent) has the effect of one.
  */
 abstract class LockKind {
 
@@ -21,25 +22,23 @@ abstract class LockKind {
     /**
      * One attempt. The reply is {@code {1, fencing token, hold count}} when granted and
      * {@code {0, ms to wait at most, 0}} when busy.
-     *
-     * @param waitMs how long the caller is still prepared to wait (fair locks keep its queue place that long)
      */
-    abstract CompletableFuture<List<Object>> acquire(ScriptRunner scripts, LockKeys keys, String owner, String leaseMs,
-            String fenceTtlMs, long waitMs);
+    abstract CompletableFuture<List<Object>> acquire(ScriptRunner scripts, LockKeys keys, ScriptArgs.Acquire args);
 
-    /** Releases one hold: 1 released, 0 still held, -1 not held by {@code owner}. */
-    abstract CompletableFuture<Long> release(ScriptRunner scripts, LockKeys keys, String owner, String wakeMessage);
+    /** Releases one hold: 1 released, 0 still held, -1 not held by this grant. */
+    abstract CompletableFuture<Long> release(ScriptRunner scripts, LockKeys keys, ScriptArgs.Release args);
 
-    /** Extends the lease while {@code owner} holds it: 1 renewed, 0 not held. */
-    abstract CompletableFuture<Long> renew(ScriptRunner scripts, LockKeys keys, String owner, String leaseMs);
+    /** Extends the lease while {@code owner} holds grant {@code grantId}: 1 renewed, 0 not held. */
+    abstract CompletableFuture<Long> renew(ScriptRunner scripts, LockKeys keys, String owner, String grantId, long leaseMs);
 
     /** The channel whose messages wake {@code owner} while it waits. */
     String waitChannel(LockKeys keys, String owner) {
         return keys.channel();
     }
 
-    /** Called when {@code owner} stops waiting without the lock (timeout, interrupt, error). */
-    void gaveUp(ScriptRunner scripts, LockKeys keys, String owner) {
+    /** Called when {@code owner} stops waiting without the lock (timeout, interrupt, error); returns what to wait for, or null. */
+    CompletableFuture<?> gaveUp(ScriptRunner scripts, LockKeys keys, String owner) {
+        return null;
     }
 
     /**

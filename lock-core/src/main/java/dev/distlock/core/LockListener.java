@@ -34,7 +34,9 @@ public interface LockListener {
         ACQUIRED,
         /** The wait time ran out while another owner held the lock. */
         TIMEOUT,
-        /** Redis failed or the waiting thread was interrupted. */
+        /** Redis did not answer within the bound (down, paused, unreachable); see {@link LockUnavailableException}. */
+        UNAVAILABLE,
+        /** Redis answered with an error, or the waiting thread was interrupted. */
         ERROR
     }
 

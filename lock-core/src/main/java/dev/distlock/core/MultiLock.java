@@ -118,7 +118,12 @@ final class MultiLock implements RedisMultiLock {
 
     @Override
     public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
-        return tryLock(Duration.ofNanos(Math.max(0, unit.toNanos(time))), null);
+        Duration wait = Duration.ofNanos(Math.max(0, unit.toNanos(time)));
+        if (wait.compareTo(Durations.MAX_WAIT) > 0) {
+            lockInterruptibly(); // as with java.util.concurrent locks: a wait beyond the limit waits for ever
+            return true;
+        }
+        return tryLock(wait, null);
     }
 
     /** Releases every lock, in reverse order; the first failure is thrown after all were tried. */

@@ -27,10 +27,9 @@ final class ReadWriteKind extends LockKind {
     }
 
     @Override
-    CompletableFuture<List<Object>> acquire(ScriptRunner scripts, LockKeys keys, String owner, String leaseMs, String fenceTtlMs,
-            long waitMs) {
-        return scripts.array(acquireScript, new String[] {keys.lock(), keys.fence()}, owner, leaseMs, fenceTtlMs)
-                .thenApply(reply -> {
+    CompletableFuture<List<Object>> acquire(ScriptRunner scripts, LockKeys keys, ScriptArgs.Acquire a) {
+        return scripts.array(acquireScript, new String[] {keys.lock()}, a.owner(), Long.toString(a.leaseMs()),
+                Long.toString(a.fenceTtlMs()), Integer.toString(a.held()), a.grantId()).thenApply(reply -> {
                     if ((Long) reply.get(0) == -1L) {
                         // Redis knows of a read hold this client had forgotten: refuse rather than wait for ever.
                         throw new LockUpgradeException(keys.lock());
@@ -40,13 +39,14 @@ final class ReadWriteKind extends LockKind {
     }
 
     @Override
-    CompletableFuture<Long> release(ScriptRunner scripts, LockKeys keys, String owner, String wakeMessage) {
-        return scripts.integer(LockScript.RW_RELEASE, new String[] {keys.lock(), keys.channel()}, field, owner, wakeMessage);
+    CompletableFuture<Long> release(ScriptRunner scripts, LockKeys keys, ScriptArgs.Release r) {
+        return scripts.integer(LockScript.RW_RELEASE, new String[] {keys.lock()}, field, r.owner(), r.grantId(),
+                Integer.toString(r.held()), keys.channel(), r.wakeMessage(), Long.toString(r.noteTtlMs()));
     }
 
     @Override
-    CompletableFuture<Long> renew(ScriptRunner scripts, LockKeys keys, String owner, String leaseMs) {
-        return scripts.integer(LockScript.RW_RENEW, new String[] {keys.lock()}, field, owner, leaseMs);
+    CompletableFuture<Long> renew(ScriptRunner scripts, LockKeys keys, String owner, String grantId, long leaseMs) {
+        return scripts.integer(LockScript.RW_RENEW, new String[] {keys.lock()}, field, owner, grantId, Long.toString(leaseMs));
     }
 
     @Override

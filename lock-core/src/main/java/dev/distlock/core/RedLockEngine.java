@@ -8,8 +8,11 @@ import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
@@ -31,7 +34,11 @@ final class RedLockEngine implements AutoCloseable {
     final int quorum;
     private final LockClientOptions options;
     private final long watchdogLeaseMs;
+    private final ScheduledThreadPoolExecutor timers;
+    private volatile boolean closed;
     private final LeaseWatchdog watchdog;
+    /** Numbers the acquisitions of this client; with the owner id they name a grant on every node. */
+    private final AtomicLong requests = new AtomicLong();
     private final ConcurrentHashMap<String, RedLockHold> holds = new ConcurrentHashMap<>();
     /** Signalled on every release by this client, so local waiters retry at once instead of after their back-off. */
     private final ReentrantLock wakeLock = new ReentrantLock();
@@ -42,7 +49,13 @@ final class RedLockEngine implements AutoCloseable {
         this.quorum = this.nodes.majority;
         this.options = options;
         this.watchdogLeaseMs = options.watchdogLease().toMillis();
-        this.watchdog = new LeaseWatchdog(clientId, options.watchdogLease(), this::leases);
+        this.timers = new ScheduledThreadPoolExecutor(1, r -> {
+            Thread t = new Thread(r, "distlock-redlock-watchdog-" + clientId.substring(0, 8));
+            t.setDaemon(true);
+            return t;
+        });
+        timers.setRemoveOnCancelPolicy(true);
+        this.watchdog = new LeaseWatchdog(timers, options.watchdogLease(), this::leases);
     }
 
     int size() {
@@ -71,6 +84,9 @@ final class RedLockEngine implements AutoCloseable {
         long leaseMs = lease == null ? watchdogLeaseMs : lease.toMillis();
         boolean interrupted = false;
         try {
+            if (closed) {
+                throw new LockException("The RedLockClient is closed: create a new one to take locks", null);
+            }
             if (interruptible && Thread.interrupted()) {
                 throw new InterruptedException("Interrupted before acquiring lock '" + info.name() + "'");
             }
@@ -82,17 +98,19 @@ final class RedLockEngine implements AutoCloseable {
                 }
                 supersede(current);
             }
+            String grantId = Long.toString(requests.incrementAndGet());
             while (true) {
-                RedLockQuorum.Attempt attempt = nodes.acquire(keys, owner, leaseMs);
+                RedLockQuorum.Attempt attempt = nodes.acquire(keys, owner, grantId, leaseMs);
                 if (attempt.granted()) {
-                    RedLockHold hold = new RedLockHold(info, keys, owner, attempt.token(), lease == null ? 0 : leaseMs, start,
+                    RedLockHold hold = new RedLockHold(info, keys, owner, grantId, attempt.token(), lease == null ? 0 : leaseMs, start,
                             attempt.validUntilNanos());
                     holds.put(holdId(info.name(), owner), hold);
+                    watchFixedLease(hold);
                     fire(l -> l.onAcquire(info, AcquireOutcome.ACQUIRED, Duration.ofNanos(System.nanoTime() - start)));
                     return hold;
                 }
                 if (attempt.answered() < quorum) {
-                    throw new LockException("RedLock '" + info.name() + "': only " + attempt.answered() + " of " + nodes.size()
+                    throw new LockUnavailableException("RedLock '" + info.name() + "': only " + attempt.answered() + " of " + nodes.size()
                             + " Redis nodes answered, a majority of " + quorum + " is needed; check that the nodes are up"
                             + " and reachable", attempt.error());
                 }
@@ -103,9 +121,13 @@ final class RedLockEngine implements AutoCloseable {
                 }
                 long backOff = TimeUnit.MILLISECONDS.toNanos(ThreadLocalRandom.current().nextLong(5, 40));
                 interrupted |= backOff(Math.min(remaining, backOff), interruptible);
+                if (closed) {
+                    throw new LockException("The RedLockClient was closed while waiting for lock '" + info.name() + "'", null);
+                }
             }
         } catch (InterruptedException | RuntimeException e) {
-            fire(l -> l.onAcquire(info, AcquireOutcome.ERROR, Duration.ofNanos(System.nanoTime() - start)));
+            AcquireOutcome outcome = e instanceof LockUnavailableException ? AcquireOutcome.UNAVAILABLE : AcquireOutcome.ERROR;
+            fire(l -> l.onAcquire(info, outcome, Duration.ofNanos(System.nanoTime() - start)));
             throw e;
         } finally {
             if (interrupted) {
@@ -135,7 +157,7 @@ final class RedLockEngine implements AutoCloseable {
         reportLost(stale, "its lease had already run out when its owner locked again");
         stale.released = true;
         holds.remove(holdId(stale.info.name(), stale.owner), stale);
-        nodes.release(stale.keys, stale.owner, leaseMs(stale));
+        nodes.release(stale.keys, stale.owner, stale.grantId, leaseMs(stale));
     }
 
     /**
@@ -162,7 +184,7 @@ final class RedLockEngine implements AutoCloseable {
         hold.released = true;
         holds.remove(holdId(hold.info.name(), hold.owner), hold);
         try {
-            List<Reply<Long>> replies = nodes.release(hold.keys, hold.owner, leaseMs(hold));
+            List<Reply<Long>> replies = nodes.release(hold.keys, hold.owner, hold.grantId, leaseMs(hold));
             if (lost != null) {
                 throw new LockLeaseExpiredException(hold.info.name(), lost);
             }
@@ -173,7 +195,7 @@ final class RedLockEngine implements AutoCloseable {
             }
             int answered = NodeCalls.answered(replies);
             if (answered < quorum) {
-                throw new LockException("RedLock '" + hold.info.name() + "': unlock reached only " + answered + " of "
+                throw new LockUnavailableException("RedLock '" + hold.info.name() + "': unlock reached only " + answered + " of "
                         + nodes.size() + " Redis nodes; the others let the lock expire with its lease", NodeCalls.firstError(replies));
             }
             fire(l -> l.onRelease(hold.info, Duration.ofNanos(System.nanoTime() - hold.acquiredNanos)));
@@ -224,18 +246,12 @@ final class RedLockEngine implements AutoCloseable {
             if (hold.released || hold.lostReason() != null) {
                 return false;
             }
-            if (!hold.watchdog()) {
-                if (now - hold.validUntilNanos > 0) {
-                    reportLost(hold, "its explicit lease of " + hold.explicitLeaseMs + " ms ran out while it was still held");
-                }
-                return false;
-            }
-            return true;
+            return hold.watchdog(); // a fixed lease is reported by its own timer when it runs out (watchFixedLease)
         }
 
         @Override
         public void renew(long sentAt) {
-            nodes.renew(hold.keys, hold.owner, watchdogLeaseMs).thenAccept(replies -> renewed(hold, sentAt, replies));
+            nodes.renew(hold.keys, hold.owner, hold.grantId, watchdogLeaseMs).thenAccept(replies -> renewed(hold, sentAt, replies));
         }
     }
 
@@ -261,6 +277,22 @@ final class RedLockEngine implements AutoCloseable {
                 log.warn("Renewing RedLock '{}' reached only {} of {} nodes, retrying while the lease lasts: {}", hold.info.name(),
                         renewed, nodes.size(), String.valueOf(NodeCalls.firstError(replies)));
             }
+        }
+    }
+
+    /** Reports a fixed lease that runs out while still held when it runs out, not at the next watchdog round. */
+    private void watchFixedLease(RedLockHold hold) {
+        if (hold.watchdog()) {
+            return;
+        }
+        try {
+            timers.schedule(() -> {
+                if (!hold.released) {
+                    reportLost(hold, "its explicit lease of " + hold.explicitLeaseMs + " ms ran out while it was still held");
+                }
+            }, Math.max(0, hold.validUntilNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException e) {
+            log.debug("Client closing: lease of RedLock '{}' not watched", hold.info.name());
         }
     }
 
@@ -295,6 +327,9 @@ final class RedLockEngine implements AutoCloseable {
 
     @Override
     public void close() {
+        closed = true;
         watchdog.close();
+        timers.shutdownNow();
+        wakeLocalWaiters();
     }
 }

@@ -13,6 +13,8 @@ final class RedLockHold {
     final List<LockKeys> keys;
     final String owner;
     final long token;
+    /** The id of the request that granted the hold on every node; renewals and releases name it. */
+    final String grantId;
     final long acquiredNanos;
     /** Explicit lease in ms, or 0 for a watchdog lease. */
     final long explicitLeaseMs;
@@ -25,8 +27,9 @@ final class RedLockHold {
     /** The thread that acquired the hold, which owns it. */
     final Thread thread = Thread.currentThread();
 
-    RedLockHold(LockInfo info, List<LockKeys> keys, String owner, long token, long explicitLeaseMs, long acquiredNanos,
-            long validUntilNanos) {
+    RedLockHold(LockInfo info, List<LockKeys> keys, String owner, String grantId, long token, long explicitLeaseMs,
+            long acquiredNanos, long validUntilNanos) {
+        this.grantId = grantId;
         this.info = info;
         this.keys = keys;
         this.owner = owner;

@@ -36,11 +36,11 @@ final class RedLockQuorum {
     }
 
     /** One RedLock round: all nodes in parallel, then the fence raise on the granting nodes; released everywhere when refused. */
-    Attempt acquire(List<LockKeys> keys, String owner, long leaseMs) {
+    Attempt acquire(List<LockKeys> keys, String owner, String grantId, long leaseMs) {
         long start = System.nanoTime();
         long timeout = nodeTimeoutNanos(leaseMs);
         List<Reply<List<Object>>> replies = NodeCalls.awaitUntil(nodes.size(),
-                i -> nodes.get(i).acquireOnce(keys.get(i), owner, leaseMs), timeout, RedLockQuorum::grant, majority);
+                i -> nodes.get(i).acquireOnce(keys.get(i), owner, grantId, leaseMs), timeout, RedLockQuorum::grant, majority);
         List<Integer> granted = new ArrayList<>();
         long token = Long.MIN_VALUE;
         for (int i = 0; i < replies.size(); i++) {
@@ -67,7 +67,7 @@ final class RedLockQuorum {
         }
         // Release on every node, also those that seemed to refuse: their grant may have been lost on the
         // way back. Waited for, so that it reaches each node before this owner's next attempt.
-        release(keys, owner, leaseMs);
+        release(keys, owner, grantId, leaseMs);
         return new Attempt(false, 0, 0, NodeCalls.answered(replies), NodeCalls.firstError(replies));
     }
 
@@ -76,14 +76,14 @@ final class RedLockQuorum {
     }
 
     /** Releases on every node; returns once a majority released (or still holds a count), else once all answered. */
-    List<Reply<Long>> release(List<LockKeys> keys, String owner, long leaseMs) {
-        return NodeCalls.awaitUntil(nodes.size(), i -> nodes.get(i).releaseOnce(keys.get(i), owner), nodeTimeoutNanos(leaseMs),
+    List<Reply<Long>> release(List<LockKeys> keys, String owner, String grantId, long leaseMs) {
+        return NodeCalls.awaitUntil(nodes.size(), i -> nodes.get(i).releaseOnce(keys.get(i), owner, grantId), nodeTimeoutNanos(leaseMs),
                 r -> r.answered() && r.value() >= 0, majority);
     }
 
     /** Renews on every node; completes once a majority renewed, else once all answered. */
-    CompletableFuture<List<Reply<Long>>> renew(List<LockKeys> keys, String owner, long leaseMs) {
-        return NodeCalls.until(nodes.size(), i -> nodes.get(i).renewOnce(keys.get(i), owner, leaseMs), nodeTimeoutNanos(leaseMs),
+    CompletableFuture<List<Reply<Long>>> renew(List<LockKeys> keys, String owner, String grantId, long leaseMs) {
+        return NodeCalls.until(nodes.size(), i -> nodes.get(i).renewOnce(keys.get(i), owner, grantId, leaseMs), nodeTimeoutNanos(leaseMs),
                 r -> r.answered() && r.value() == 1L, majority);
     }
 

@@ -42,7 +42,8 @@ public interface RedisLock extends Lock {
     /**
      * Waits up to {@code waitTime} for the lock, holding it with the watchdog lease.
      *
-     * @throws IllegalArgumentException when {@code waitTime} is negative
+     * @throws IllegalArgumentException when {@code waitTime} is negative or over 365 days
+     * @throws LockUnavailableException when Redis did not answer within the wait time (plus at most 200 ms)
      */
     boolean tryLock(Duration waitTime) throws InterruptedException;
 
@@ -50,11 +51,16 @@ public interface RedisLock extends Lock {
      * Waits up to {@code waitTime} for the lock and holds it for {@code lease} with no renewal;
      * a {@code null} lease means the watchdog lease.
      *
-     * @throws IllegalArgumentException when a duration is negative or the lease is zero
+     * @throws IllegalArgumentException when a duration is negative, the lease is zero, or either is over 365 days
+     * @throws LockUnavailableException when Redis did not answer within the wait time (plus at most 200 ms)
      */
     boolean tryLock(Duration waitTime, Duration lease) throws InterruptedException;
 
-    /** {@inheritDoc} A non-positive time means a single attempt, as the {@link Lock} contract says. */
+    /**
+     * {@inheritDoc} A non-positive time means a single attempt, as the {@link Lock} contract says; a
+     * time over 365 days (such as {@code Long.MAX_VALUE}) waits for ever, as {@code java.util.concurrent}
+     * locks do. The {@link Duration} variants refuse waits over 365 days instead.
+     */
     @Override
     boolean tryLock(long time, TimeUnit unit) throws InterruptedException;
 

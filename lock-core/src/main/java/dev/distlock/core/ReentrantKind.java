@@ -15,18 +15,24 @@ final class ReentrantKind extends LockKind {
     }
 
     @Override
-    CompletableFuture<List<Object>> acquire(ScriptRunner scripts, LockKeys keys, String owner, String leaseMs, String fenceTtlMs,
-            long waitMs) {
-        return scripts.array(LockScript.ACQUIRE, new String[] {keys.lock(), keys.fence()}, owner, leaseMs, fenceTtlMs);
+    CompletableFuture<List<Object>> acquire(ScriptRunner scripts, LockKeys keys, ScriptArgs.Acquire a) {
+        return scripts.array(LockScript.ACQUIRE, new String[] {keys.lock()}, a.owner(), Long.toString(a.leaseMs()),
+                Long.toString(a.fenceTtlMs()), Integer.toString(a.held()), a.grantId());
     }
 
     @Override
-    CompletableFuture<Long> release(ScriptRunner scripts, LockKeys keys, String owner, String wakeMessage) {
-        return scripts.integer(LockScript.RELEASE, new String[] {keys.lock(), keys.channel()}, owner, wakeMessage);
+    CompletableFuture<Long> release(ScriptRunner scripts, LockKeys keys, ScriptArgs.Release r) {
+        return scripts.integer(LockScript.RELEASE, new String[] {keys.lock()}, r.owner(), r.grantId(), Integer.toString(r.held()),
+                keys.channel(), r.wakeMessage(), Long.toString(r.noteTtlMs()));
     }
 
     @Override
-    CompletableFuture<Long> renew(ScriptRunner scripts, LockKeys keys, String owner, String leaseMs) {
-        return scripts.integer(LockScript.RENEW, new String[] {keys.lock()}, owner, leaseMs);
+    CompletableFuture<Long> renew(ScriptRunner scripts, LockKeys keys, String owner, String grantId, long leaseMs) {
+        return renewReentrant(scripts, keys, owner, grantId, leaseMs);
+    }
+
+    /** Renewal of the reentrant hash, which the fair lock shares. */
+    static CompletableFuture<Long> renewReentrant(ScriptRunner scripts, LockKeys keys, String owner, String grantId, long leaseMs) {
+        return scripts.integer(LockScript.RENEW, new String[] {keys.lock()}, owner, grantId, Long.toString(leaseMs));
     }
 }

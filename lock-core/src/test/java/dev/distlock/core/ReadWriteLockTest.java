@@ -150,8 +150,8 @@ class ReadWriteLockTest {
         String owner = client.clientId() + ':' + Thread.currentThread().getId();
         try (RedisProbe probe = RedisProbe.connect(redis.server())) {
             LockKeys keys = LockKeys.of("lock:", name);
-            probe.scripts().array(LockScript.RW_READ_ACQUIRE, new String[] {keys.lock(), keys.fence()},
-                    owner, "10000", "60000").get(5, TimeUnit.SECONDS);
+            probe.scripts().array(LockScript.RW_READ_ACQUIRE, new String[] {keys.lock()},
+                    owner, "10000", "60000", "0", "written-behind-its-back").get(5, TimeUnit.SECONDS);
 
             long start = System.nanoTime();
             assertThatThrownBy(() -> client.getReadWriteLock(name).writeLock().tryLock(Duration.ofSeconds(20)))

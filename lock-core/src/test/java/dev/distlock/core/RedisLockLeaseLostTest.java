@@ -174,7 +174,8 @@ class RedisLockLeaseLostTest {
         try {
             go.countDown();
             await().atMost(Duration.ofSeconds(5))
-                    .until(() -> unlocking.get() && owner.thread.getState() == Thread.State.WAITING);
+                    .until(() -> unlocking.get() && (owner.thread.getState() == Thread.State.WAITING
+                            || owner.thread.getState() == Thread.State.TIMED_WAITING)); // Redis calls are bounded now
         } finally {
             redis.server().resume();
         }

@@ -40,6 +40,11 @@ public final class WakeupHub {
             public void message(String channel, String message) {
                 onMessage(channel, message);
             }
+
+            @Override
+            public void subscribed(String channel, long count) {
+                onSubscribed(channel);
+            }
         });
     }
 
@@ -83,6 +88,11 @@ public final class WakeupHub {
         }
     }
 
+    /** Wakes every waiter of every channel: the client is closing, and each will see it. */
+    public void wakeAll() {
+        channels.values().forEach(c -> c.wake(true));
+    }
+
     /** Number of channels subscribed right now (for tests and diagnostics). */
     public int subscribedChannels() {
         return channels.size();
@@ -99,6 +109,19 @@ public final class WakeupHub {
         WaitChannel c = channels.get(channel);
         if (c != null) {
             c.wake(message.endsWith(WAKE_ALL));
+        }
+    }
+
+    /**
+     * A subscription confirmed again after the pub/sub connection came back: a release published while
+     * it was down was missed, so every waiter of the channel looks again now instead of sleeping until
+     * the holder's lease ends. (The first confirmation completes {@link WaitChannel#subscribed()}, and
+     * its waiters look again anyway.)
+     */
+    private void onSubscribed(String channel) {
+        WaitChannel c = channels.get(channel);
+        if (c != null && c.subscribed.isDone()) {
+            c.wake(true);
         }
     }
 

@@ -15,15 +15,15 @@ import java.util.HexFormat;
 public final class LockScript {
 
     /** Acquire or re-enter a reentrant lock. */
-    public static final LockScript ACQUIRE = load("acquire.lua");
+    public static final LockScript ACQUIRE = load("token.lua", "acquire.lua");
     /** Release one hold; the last one deletes the lock and publishes a wake-up. */
     public static final LockScript RELEASE = load("release.lua");
     /** Extend a lease while the owner holds it. */
     public static final LockScript RENEW = load("renew.lua");
     /** Acquire or re-enter a read hold of a read/write lock. */
-    public static final LockScript RW_READ_ACQUIRE = load("rw-settle.lua", "rw-read-acquire.lua");
+    public static final LockScript RW_READ_ACQUIRE = load("token.lua", "rw-settle.lua", "rw-read-acquire.lua");
     /** Acquire or re-enter the write hold of a read/write lock. */
-    public static final LockScript RW_WRITE_ACQUIRE = load("rw-settle.lua", "rw-write-acquire.lua");
+    public static final LockScript RW_WRITE_ACQUIRE = load("token.lua", "rw-settle.lua", "rw-write-acquire.lua");
     /** Release one read or write hold; a release that lets waiters in publishes a wake-up. */
     public static final LockScript RW_RELEASE = load("rw-settle.lua", "rw-release.lua");
     /** Extend one read or write hold's own lease and the hash TTL. */
@@ -31,11 +31,11 @@ public final class LockScript {
     /** Delete a lock whoever holds it. */
     public static final LockScript FORCE_RELEASE = load("force-release.lua");
     /** Acquire or re-enter a fair lock in arrival order, queueing the caller when it must wait. */
-    public static final LockScript FAIR_ACQUIRE = load("fair-acquire.lua");
+    public static final LockScript FAIR_ACQUIRE = load("token.lua", "fair-queue.lua", "fair-acquire.lua");
     /** Release one hold of a fair lock; the last one wakes only the next waiter. */
-    public static final LockScript FAIR_RELEASE = load("fair-release.lua");
+    public static final LockScript FAIR_RELEASE = load("fair-queue.lua", "fair-release.lua");
     /** Remove a waiter that gave up from a fair lock's queue. */
-    public static final LockScript FAIR_LEAVE = load("fair-leave.lua");
+    public static final LockScript FAIR_LEAVE = load("fair-queue.lua", "fair-leave.lua");
     /** Raise a lock's fencing counter to a token while the owner holds the lock (RedLock). */
     public static final LockScript RAISE_FENCE = load("raise-fence.lua");
 

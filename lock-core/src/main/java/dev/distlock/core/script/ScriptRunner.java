@@ -6,7 +6,7 @@ import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Runs {@link LockScript}s with EVALSHA. When Redis answers NOSCRIPT (restarted, failed over or
@@ -32,15 +32,27 @@ public final class ScriptRunner {
         return run(script, ScriptOutputType.MULTI, keys, args);
     }
 
+    /**
+     * Cancelling the returned future cancels the Lettuce command behind it, so that a command given up
+     * on (its caller's bound ran out) is not sent again by Lettuce after a reconnect.
+     */
     private <T> CompletableFuture<T> run(LockScript script, ScriptOutputType type, String[] keys, String... args) {
-        CompletionStage<T> first = commands.evalsha(script.sha1(), type, keys, args);
-        return first.toCompletableFuture().exceptionallyCompose(error -> {
+        CompletableFuture<T> first = commands.<T>evalsha(script.sha1(), type, keys, args).toCompletableFuture();
+        AtomicReference<CompletableFuture<T>> current = new AtomicReference<>(first);
+        CompletableFuture<T> result = first.exceptionallyCompose(error -> {
             if (unwrap(error) instanceof RedisNoScriptException) {
-                CompletionStage<T> again = commands.eval(script.body(), type, keys, args);
-                return again.toCompletableFuture();
+                CompletableFuture<T> again = commands.<T>eval(script.body(), type, keys, args).toCompletableFuture();
+                current.set(again);
+                return again;
             }
             return CompletableFuture.failedFuture(unwrap(error));
         });
+        result.whenComplete((value, error) -> {
+            if (result.isCancelled()) {
+                current.get().cancel(true);
+            }
+        });
+        return result;
     }
 
     private static Throwable unwrap(Throwable error) {

@@ -2,15 +2,15 @@ package dev.distlock.core.watchdog;
 
 import java.time.Duration;
 import java.util.Collection;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Renews every watchdog lease of one client from a single scheduler thread: every third of the
+ * Renews every watchdog lease of one client from the client's single timer thread: every third of the
  * lease it sends one renewal per held lock, all at once (pipelined on the shared connection), and
  * hands each reply back to its lease. No thread or timer per lock. Internal: not part of the API.
  */
@@ -27,18 +27,16 @@ public final class LeaseWatchdog implements AutoCloseable {
         void renew(long sentAtNanos);
     }
 
-    private final ScheduledExecutorService scheduler;
     private final Supplier<Collection<? extends Lease>> leases;
+    private final ScheduledFuture<?> rounds;
 
-    public LeaseWatchdog(String clientId, Duration lease, Supplier<Collection<? extends Lease>> leases) {
+    /**
+     * @param scheduler the client's one timer thread, which this watchdog shares with its other timers
+     */
+    public LeaseWatchdog(ScheduledExecutorService scheduler, Duration lease, Supplier<Collection<? extends Lease>> leases) {
         this.leases = leases;
-        this.scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "distlock-watchdog-" + clientId.substring(0, 8));
-            t.setDaemon(true);
-            return t;
-        });
         long period = Math.max(1, lease.toMillis() / 3);
-        scheduler.scheduleWithFixedDelay(this::tick, period, period, TimeUnit.MILLISECONDS);
+        this.rounds = scheduler.scheduleWithFixedDelay(this::tick, period, period, TimeUnit.MILLISECONDS);
     }
 
     private void tick() {
@@ -57,6 +55,6 @@ public final class LeaseWatchdog implements AutoCloseable {
 
     @Override
     public void close() {
-        scheduler.shutdownNow();
+        rounds.cancel(false);
     }
 }

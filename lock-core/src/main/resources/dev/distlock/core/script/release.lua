@@ -1,13 +1,23 @@
--- Release one hold of a reentrant lock; the last release deletes it and wakes waiters.
--- KEYS[1] lock hash   KEYS[2] wake-up channel
--- ARGV[1] owner id    ARGV[2] wake-up message
--- Returns 1 released, 0 still held (hold count decremented), -1 not held by this owner.
-if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 0 then
+-- Release one hold of a reentrant lock; the last release deletes it and wakes waiters. Safe to run
+-- twice: the count is written, and the last release leaves a short-lived note <lock>:released:<owner>
+-- so that a repeat still answers "released" instead of "not held".
+-- KEYS[1] lock hash
+-- ARGV[1] owner id   ARGV[2] grant id of the hold   ARGV[3] holds the owner has before this release
+-- ARGV[4] wake-up channel   ARGV[5] wake-up message   ARGV[6] how long the note is kept, in ms
+-- Returns 1 released, 0 still held (count now ARGV[3] - 1), -1 not held by this grant.
+local lock, owner, req, held = KEYS[1], ARGV[1], ARGV[2], tonumber(ARGV[3])
+local note = lock .. ':released:' .. owner
+if redis.call('HEXISTS', lock, owner) == 0 or redis.call('HGET', lock, '~req') ~= req then
+    if redis.call('GET', note) == req then
+        return 1
+    end
     return -1
 end
-if redis.call('HINCRBY', KEYS[1], ARGV[1], -1) > 0 then
+if held > 1 then
+    redis.call('HSET', lock, owner, held - 1)
     return 0
 end
-redis.call('DEL', KEYS[1])
-redis.call('PUBLISH', KEYS[2], ARGV[2])
+redis.call('DEL', lock)
+redis.call('SET', note, req, 'PX', ARGV[6])
+redis.call('PUBLISH', ARGV[4], ARGV[5])
 return 1

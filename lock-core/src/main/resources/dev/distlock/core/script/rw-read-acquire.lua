@@ -1,19 +1,12 @@
--- Acquire or re-enter a read hold: granted unless another owner holds the write lock.
--- KEYS[1] read/write lock hash   KEYS[2] fencing counter of this lock
+-- Acquire or re-enter a read hold: granted unless another owner holds the write lock. Safe to run
+-- twice, as acquire.lua: counts are written, a grant remembers its request.
+-- KEYS[1] read/write lock hash
 -- ARGV[1] owner id   ARGV[2] lease in ms   ARGV[3] TTL of the fencing counter in ms
+-- ARGV[4] read holds the owner has now   ARGV[5] grant id: the hold's grant when held, else this request's id
 -- Returns {1, token, hold count} when granted (a new read hold gets a fresh token, re-entry keeps it),
 -- {0, ms until the blocking lease ends, 0} when busy.
--- (rw-settle.lua, prepended at load time, defines settle(lock, now) and sets now to the server time in ms.)
--- A fresh fencing token, from the same counter and TIME seeding as acquire.lua.
-local function nextToken(fence, fenceTtl)
-    if redis.call('EXISTS', fence) == 0 then
-        redis.call('SET', fence, clock[1] .. string.format('%06d', tonumber(clock[2])))
-    end
-    local token = redis.call('INCR', fence)
-    redis.call('PEXPIRE', fence, fenceTtl)
-    return token
-end
-local lock, fence, owner, lease = KEYS[1], KEYS[2], ARGV[1], tonumber(ARGV[2])
+-- (token.lua and rw-settle.lua, prepended at load time, define nextToken and settle(lock, now), and now.)
+local lock, owner, lease, held, req = KEYS[1], ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[4]), ARGV[5]
 if redis.call('EXISTS', lock) == 1 and redis.call('HEXISTS', lock, 'mode') == 0 then
     return {0, redis.call('PTTL', lock), 0} -- a lock of another kind holds this name
 end
@@ -22,12 +15,13 @@ if writerEnd > 0 and redis.call('HEXISTS', lock, 'w:' .. owner) == 0 then
     return {0, writerEnd - now, 0}
 end
 local count, token
-if redis.call('HEXISTS', lock, 'r:' .. owner) == 1 then
-    count = redis.call('HINCRBY', lock, 'r:' .. owner, 1)
+if redis.call('HEXISTS', lock, 'r:' .. owner) == 1 and redis.call('HGET', lock, 'rq:' .. owner) == req then
+    count = held + 1
     token = tonumber(redis.call('HGET', lock, 'rt:' .. owner))
+    redis.call('HSET', lock, 'r:' .. owner, count)
 else
-    count, token = 1, nextToken(fence, ARGV[3])
-    redis.call('HSET', lock, 'r:' .. owner, 1, 'rt:' .. owner, token)
+    count, token = 1, nextToken(lock, ARGV[3])
+    redis.call('HSET', lock, 'r:' .. owner, 1, 'rt:' .. owner, string.format('%.0f', token), 'rq:' .. owner, req)
 end
 redis.call('HSET', lock, 'rd:' .. owner, now + lease)
 settle(lock, now)

@@ -1,7 +1,8 @@
 -- Shared prelude of every rw-*.lua script: LockScript prepends it when loading them (Redis has no include).
 -- Read/write hash layout (one hash per name, shared by both kinds):
 --   mode -> 'read' | 'write';  per hold of kind k ('r' or 'w') and owner o:
---   'k:o' -> hold count,  'kt:o' -> fencing token,  'kd:o' -> lease end (server ms).
+--   'k:o' -> hold count,  'kt:o' -> fencing token,  'kd:o' -> lease end (server ms),
+--   'kq:o' -> grant id (the request that granted the hold; re-entry, renewal and release name it).
 -- settle() drops holds whose lease ended, then sets mode and the hash TTL (the longest lease left),
 -- or deletes the hash when no hold is left. Returns the write hold's lease end, 0 in read mode,
 -- -1 when the lock is free.
@@ -13,7 +14,7 @@ local function settle(lock, now)
         if prefix == 'rd:' or prefix == 'wd:' then
             local kind, owner, ends = string.sub(prefix, 1, 1), string.sub(fields[i], 4), tonumber(fields[i + 1])
             if ends <= now then
-                redis.call('HDEL', lock, kind .. ':' .. owner, kind .. 't:' .. owner, fields[i])
+                redis.call('HDEL', lock, kind .. ':' .. owner, kind .. 't:' .. owner, kind .. 'q:' .. owner, fields[i])
             else
                 holds = holds + 1
                 if ends > last then last = ends end

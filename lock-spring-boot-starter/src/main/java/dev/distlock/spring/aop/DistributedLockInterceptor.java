@@ -4,6 +4,7 @@ import dev.distlock.core.LockAcquisitionException;
 import dev.distlock.core.LockClient;
 import dev.distlock.core.LockException;
 import dev.distlock.core.LockLeaseExpiredException;
+import dev.distlock.core.LockUnavailableException;
 import dev.distlock.core.RedLockClient;
 import dev.distlock.core.RedisLock;
 import dev.distlock.core.RedisMultiLock;
@@ -16,10 +17,14 @@ import java.util.Optional;
 import java.util.function.Supplier;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.aop.support.AopUtils;
 
 /** Runs a {@code @DistributedLock} method inside its lock. */
 final class DistributedLockInterceptor implements MethodInterceptor {
+
+    private static final Logger log = LoggerFactory.getLogger(DistributedLockInterceptor.class);
 
     private final Supplier<LockClient> clientSupplier;
     private final Supplier<RedLockClient> redLockSupplier;
@@ -63,7 +68,7 @@ final class DistributedLockInterceptor implements MethodInterceptor {
         try {
             tokens = lock instanceof RedisMultiLock multi ? multi.fencingTokens() : Map.of(key, lock.currentFencingToken());
         } catch (RuntimeException e) { // the hold was lost already: give it back, say so
-            release(lock, e);
+            release(lock, attrs, e);
             throw e;
         }
         Throwable failure = null;
@@ -75,7 +80,7 @@ final class DistributedLockInterceptor implements MethodInterceptor {
             throw t;
         } finally {
             LockContext.exit();
-            release(lock, failure);
+            release(lock, attrs, failure);
         }
     }
 
@@ -121,14 +126,18 @@ final class DistributedLockInterceptor implements MethodInterceptor {
             Thread.currentThread().interrupt();
             throw new LockAcquisitionException(lock.getName(), attrs.waitTime(),
                     "Interrupted while waiting for lock '" + lock.getName() + "' for " + attrs.method(), e);
+        } catch (LockUnavailableException e) {
+            // Not "busy": nobody knows who holds the lock. A distinct type, so callers can answer 503 rather than 409.
+            throw new LockUnavailableException("Redis did not answer while " + attrs.method() + " waited up to "
+                    + attrs.waitTime().toMillis() + " ms for lock '" + lock.getName() + "': " + e.getMessage(), e);
         } catch (LockException e) {
-            throw new LockAcquisitionException(lock.getName(), attrs.waitTime(),
-                    "Redis failed while acquiring lock '" + lock.getName() + "' for " + attrs.method() + ": " + e.getMessage(), e);
+            throw new LockException("Redis failed while acquiring lock '" + lock.getName() + "' for " + attrs.method() + ": "
+                    + e.getMessage(), e);
         }
     }
 
     /** Releases after the method; a failure to release never hides the method's own exception. */
-    private void release(RedisLock lock, Throwable failure) {
+    private void release(RedisLock lock, LockAttributes attrs, Throwable failure) {
         try {
             lock.unlock();
         } catch (LockLeaseExpiredException e) {
@@ -141,6 +150,13 @@ final class DistributedLockInterceptor implements MethodInterceptor {
                 throw e;
             }
             // else: reported already (WARN, distributed.lock.lost, listeners); the caller gets the result
+        } catch (LockUnavailableException e) {
+            // The method's work is done and mutual exclusion held: the release is retried in the background and the
+            // lock frees itself with its lease at the latest. Failing a finished call for that would mislead the caller.
+            log.warn("Could not confirm the release of lock '{}' after {}: {}", lock.getName(), attrs.method(), e.getMessage());
+            if (failure != null) {
+                failure.addSuppressed(e);
+            }
         } catch (RuntimeException e) {
             if (failure == null) {
                 throw e;

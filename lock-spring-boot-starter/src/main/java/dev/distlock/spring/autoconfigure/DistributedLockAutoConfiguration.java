@@ -171,6 +171,7 @@ public class DistributedLockAutoConfiguration {
         apply("distributed-lock.watchdog-lease", () -> builder.watchdogLease(properties.getWatchdogLease()));
         apply("distributed-lock.fencing-counter-ttl", () -> builder.fencingCounterTtl(properties.getFencingCounterTtl()));
         apply("distributed-lock.max-key-length", () -> builder.maxKeyLength(properties.getMaxKeyLength()));
+        apply("distributed-lock.operation-timeout", () -> builder.operationTimeout(properties.getOperationTimeout()));
         if (properties.getReplicaAcks() != 0) {
             apply("distributed-lock.replica-acks", () -> builder.replicaAcks(properties.getReplicaAcks(), properties.getReplicaAckTimeout()));
         }

@@ -43,6 +43,9 @@ public class DistributedLockProperties {
     /** Longest resolved lock key accepted, in characters; longer keys fail the call before any Redis command. */
     private int maxKeyLength = 1024;
 
+    /** How long a release, a renewal or one step of a wait without bound waits for Redis, retries included. */
+    private Duration operationTimeout = Duration.ofSeconds(5);
+
     private final Aop aop = new Aop();
 
     private final Redlock redlock = new Redlock();
@@ -95,6 +98,14 @@ public class DistributedLockProperties {
 
     public void setFencingCounterTtl(Duration fencingCounterTtl) {
         this.fencingCounterTtl = fencingCounterTtl;
+    }
+
+    public Duration getOperationTimeout() {
+        return operationTimeout;
+    }
+
+    public void setOperationTimeout(Duration operationTimeout) {
+        this.operationTimeout = operationTimeout;
     }
 
     public int getMaxKeyLength() {

@@ -1,0 +1,219 @@
+package dev.distlock.core;
+
+import io.lettuce.core.RedisCommandTimeoutException;
+import io.lettuce.core.RedisConnectionException;
+import io.lettuce.core.RedisException;
+import java.io.IOException;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Every Redis call of a client, bounded in time and retried while the failure is transient. A call
+ * that has not answered by its deadline is cancelled (so Lettuce does not send it again after a
+ * reconnect) and reported as {@link LockUnavailableException}; transient failures (a reset
+ * connection, a command time-out of the Lettuce client, TRYAGAIN during a slot migration, LOADING,
+ * BUSY, READONLY or MASTERDOWN during a failover) are sent again with a short back-off until the
+ * deadline. Sending again is safe because every script is idempotent (see the scripts' headers).
+ */
+final class RedisCalls {
+
+    private static final Logger log = LoggerFactory.getLogger(RedisCalls.class);
+
+    /**
+     * The least time one acquire step gets even when the caller's wait has (almost) run out, so that
+     * {@code tryLock(0)} still makes its one round trip: {@code tryLock(wait)} returns within its wait
+     * plus at most this much when Redis does not answer.
+     */
+    static final long MIN_STEP_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
+
+    private static final long FIRST_BACK_OFF_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
+    private static final long MAX_BACK_OFF_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
+
+    private final long operationTimeoutNanos;
+    private final ScheduledExecutorService timers;
+    private volatile boolean closed;
+
+    RedisCalls(long operationTimeoutNanos, ScheduledExecutorService timers) {
+        this.operationTimeoutNanos = operationTimeoutNanos;
+        this.timers = timers;
+    }
+
+    /** The deadline of an operation that starts now and has no bound of its own. */
+    long operationDeadline() {
+        return System.nanoTime() + operationTimeoutNanos;
+    }
+
+    long operationTimeoutNanos() {
+        return operationTimeoutNanos;
+    }
+
+    /** The deadline of one acquire step: the caller's deadline, but at least {@link #MIN_STEP_NANOS} and at most the operation timeout. */
+    long stepDeadline(long callerDeadline) {
+        long now = System.nanoTime();
+        long latest = now + operationTimeoutNanos;
+        long earliest = now + Math.min(MIN_STEP_NANOS, operationTimeoutNanos);
+        return callerDeadline - latest > 0 ? latest : (callerDeadline - earliest < 0 ? earliest : callerDeadline);
+    }
+
+    void close() {
+        closed = true;
+    }
+
+    boolean isClosed() {
+        return closed;
+    }
+
+    /** Thrown by every call once the client is closed. */
+    LockException closedException() {
+        return new LockException("The LockClient is closed: create a new one to take locks", null);
+    }
+
+    /**
+     * Sends {@code call} and waits for its reply until {@code deadline} (System.nanoTime), sending it
+     * again after transient failures. Not interruptible: a grant half seen must not leak; an interrupt
+     * is kept for the caller.
+     *
+     * @throws LockUnavailableException when no reply came by the deadline
+     * @throws LockException when Redis answered with an error that retrying cannot mend
+     */
+    <T> T call(Supplier<CompletableFuture<T>> call, long deadline, String doing, LockKeys keys) {
+        long backOff = FIRST_BACK_OFF_NANOS;
+        Throwable last = null;
+        boolean interrupted = false;
+        try {
+            while (true) {
+                if (closed) {
+                    throw closedException();
+                }
+                CompletableFuture<T> future = send(call);
+                while (true) {
+                    long left = deadline - System.nanoTime();
+                    try {
+                        if (left <= 0) {
+                            throw new TimeoutException();
+                        }
+                        return future.get(left, TimeUnit.NANOSECONDS);
+                    } catch (InterruptedException e) {
+                        interrupted = true;
+                    } catch (TimeoutException e) {
+                        future.cancel(true);
+                        throw unavailable(doing, keys, last);
+                    } catch (ExecutionException | CancellationException e) {
+                        last = unwrap(e instanceof ExecutionException ? e.getCause() : e);
+                        break;
+                    }
+                }
+                if (last instanceof LockUpgradeException refused) {
+                    throw new LockUpgradeException(refused.getMessage(), refused); // a refusal, not a Redis failure
+                }
+                if (closed) {
+                    throw closedException();
+                }
+                if (!isTransient(last)) {
+                    throw new LockException("Redis failed while " + doing + " lock " + keys.lock() + ": " + last.getMessage(), last);
+                }
+                long pause = Math.min(backOff, deadline - System.nanoTime());
+                if (pause <= 0) {
+                    throw unavailable(doing, keys, last);
+                }
+                LockSupport.parkNanos(pause);
+                interrupted |= Thread.interrupted();
+                backOff = Math.min(backOff * 2, MAX_BACK_OFF_NANOS);
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /**
+     * Sends {@code call} without waiting, retrying transient failures with back-off until {@code until}
+     * (System.nanoTime): for clean-ups nobody waits for, such as giving back a grant whose reply never came.
+     */
+    void inBackground(Supplier<CompletableFuture<?>> call, long until, String doing, LockKeys keys) {
+        inBackground(call, until, doing, keys, FIRST_BACK_OFF_NANOS);
+    }
+
+    private void inBackground(Supplier<CompletableFuture<?>> call, long until, String doing, LockKeys keys, long backOff) {
+        if (closed) {
+            return;
+        }
+        long left = until - System.nanoTime();
+        CompletableFuture<?> future;
+        try {
+            future = call.get();
+        } catch (RuntimeException e) {
+            future = CompletableFuture.failedFuture(e);
+        }
+        CompletableFuture<?> sent = future;
+        future.orTimeout(Math.max(1, left), TimeUnit.NANOSECONDS).whenComplete((value, error) -> {
+            if (error == null) {
+                return;
+            }
+            Throwable cause = unwrap(error);
+            long remaining = until - System.nanoTime();
+            if (cause instanceof TimeoutException || !isTransient(cause) || remaining <= backOff || closed) {
+                sent.cancel(true);
+                log.warn("Gave up {} lock {} in the background; it expires with its lease: {}", doing, keys.lock(), cause.toString());
+                return;
+            }
+            try {
+                timers.schedule(() -> inBackground(call, until, doing, keys, Math.min(backOff * 2, MAX_BACK_OFF_NANOS)), backOff,
+                        TimeUnit.NANOSECONDS);
+            } catch (RuntimeException e) { // the scheduler was shut down by close()
+                log.debug("Not retrying {} lock {}: {}", doing, keys.lock(), e.toString());
+            }
+        });
+    }
+
+    private static <T> CompletableFuture<T> send(Supplier<CompletableFuture<T>> call) {
+        try {
+            return call.get();
+        } catch (RuntimeException e) { // a client that refuses at once (closed, disconnected and rejecting)
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    private LockUnavailableException unavailable(String doing, LockKeys keys, Throwable last) {
+        return new LockUnavailableException("Redis did not answer while " + doing + " lock " + keys.lock() + " within the bound"
+                + (last == null ? "" : "; last error: " + last.getMessage())
+                + " (Redis down, paused or unreachable; the bound is the wait time, or operationTimeout where there is none)", last);
+    }
+
+    /** Whether sending the same call again may succeed: the connection or the server was briefly unable, not the call wrong. */
+    static boolean isTransient(Throwable e) {
+        if (e instanceof RedisCommandTimeoutException || e instanceof RedisConnectionException || e instanceof IOException
+                || e instanceof TimeoutException || e instanceof CancellationException) { // Lettuce cancels when a reconnect fails
+            return true;
+        }
+        String message = e.getMessage();
+        if (message == null) {
+            return false;
+        }
+        for (String prefix : new String[] {"TRYAGAIN", "LOADING", "BUSY", "READONLY", "MASTERDOWN", "CLUSTERDOWN"}) {
+            if (message.startsWith(prefix)) {
+                return true;
+            }
+        }
+        // Lettuce rejects commands while disconnected when told to (DisconnectedBehavior.REJECT).
+        return e instanceof RedisException && (message.contains("not connected") || message.contains("Connection reset"));
+    }
+
+    static Throwable unwrap(Throwable error) {
+        Throwable e = error;
+        while ((e instanceof CompletionException || e instanceof ExecutionException) && e.getCause() != null) {
+            e = e.getCause();
+        }
+        return e;
+    }
+}

@@ -1,0 +1,37 @@
+package dev.distlock.core;
+
+/** The arguments the lock scripts take, as values; every kind turns them into its script's ARGV. */
+final class ScriptArgs {
+
+    private ScriptArgs() {
+    }
+
+    /**
+     * One acquire attempt.
+     *
+     * @param owner the owner id
+     * @param leaseMs the lease the grant gets
+     * @param fenceTtlMs how long the fencing counter outlives the grant
+     * @param held how many holds the owner has now (0: a new hold)
+     * @param grantId the hold's grant id when held, else this request's id; the script stores it with
+     *        a new grant, so the same request sent twice is granted once
+     * @param waitMs how long the caller still waits (fair locks keep its queue place that long)
+     */
+    record Acquire(String owner, long leaseMs, long fenceTtlMs, int held, String grantId, long waitMs) {
+        Acquire withWaitMs(long ms) {
+            return new Acquire(owner, leaseMs, fenceTtlMs, held, grantId, ms);
+        }
+    }
+
+    /**
+     * One release.
+     *
+     * @param owner the owner id
+     * @param grantId the grant being released
+     * @param held how many holds the owner has before this release (1: the last one)
+     * @param wakeMessage what the last release publishes
+     * @param noteTtlMs how long Redis remembers a last release, so that the same release sent again still succeeds
+     */
+    record Release(String owner, String grantId, int held, String wakeMessage, long noteTtlMs) {
+    }
+}
