@@ -2,6 +2,7 @@ package dev.distlock.core;
 
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The acquiring half of the {@link RedisLock} contract, written once: argument checks, the
@@ -23,7 +24,7 @@ abstract class AcquiringLock implements RedisLock {
      * @param lease a fixed lease, or {@code null} for the watchdog lease
      * @return whether the lock was granted
      */
-    abstract boolean acquire(Duration wait, Duration lease, boolean interruptible) throws InterruptedException;
+    abstract boolean acquire(@Nullable Duration wait, @Nullable Duration lease, boolean interruptible) throws InterruptedException;
 
     @Override
     public String getName() {
@@ -40,7 +41,7 @@ abstract class AcquiringLock implements RedisLock {
         acquireUninterruptibly(Durations.requireLease(lease, info.name()));
     }
 
-    private void acquireUninterruptibly(Duration lease) {
+    private void acquireUninterruptibly(@Nullable Duration lease) {
         try {
             acquire(null, lease, false);
         } catch (InterruptedException e) {
@@ -68,7 +69,7 @@ abstract class AcquiringLock implements RedisLock {
     }
 
     @Override
-    public boolean tryLock(Duration waitTime, Duration lease) throws InterruptedException {
+    public boolean tryLock(Duration waitTime, @Nullable Duration lease) throws InterruptedException {
         Durations.requireWait(waitTime, "waitTime of lock '" + info.name() + "'");
         Durations.requireLease(lease, info.name());
         return acquire(waitTime, lease, true);

@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
 /** All-or-nothing lock over several thread-bound locks, taken in sorted name order. */
 final class MultiLock implements RedisMultiLock {
@@ -41,7 +42,7 @@ final class MultiLock implements RedisMultiLock {
         lockAll(Durations.requireLease(lease, name));
     }
 
-    private void lockAll(Duration lease) {
+    private void lockAll(@Nullable Duration lease) {
         List<RedisLock> taken = new ArrayList<>();
         try {
             for (RedisLock lock : locks) {
@@ -96,7 +97,7 @@ final class MultiLock implements RedisMultiLock {
     }
 
     @Override
-    public boolean tryLock(Duration waitTime, Duration lease) throws InterruptedException {
+    public boolean tryLock(Duration waitTime, @Nullable Duration lease) throws InterruptedException {
         Durations.requireWait(waitTime, "waitTime of multi-lock '" + name + "'");
         long deadline = System.nanoTime() + Math.min(waitTime.toNanos(), Long.MAX_VALUE / 4);
         List<RedisLock> taken = new ArrayList<>();
@@ -146,7 +147,7 @@ final class MultiLock implements RedisMultiLock {
         }
     }
 
-    private static void releaseAll(List<RedisLock> taken, Throwable cause) {
+    private static void releaseAll(List<RedisLock> taken, @Nullable Throwable cause) {
         for (int i = taken.size() - 1; i >= 0; i--) {
             try {
                 taken.get(i).unlock();

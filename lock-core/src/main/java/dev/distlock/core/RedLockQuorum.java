@@ -14,11 +14,11 @@ import java.util.concurrent.TimeUnit;
  */
 final class RedLockQuorum {
 
-    private final List<LockEngine> nodes;
+    private final List<RedisNode> nodes;
     /** How many nodes must agree: a majority, N/2+1. */
     final int majority;
 
-    RedLockQuorum(List<LockEngine> nodes) {
+    RedLockQuorum(List<RedisNode> nodes) {
         this.nodes = List.copyOf(nodes);
         this.majority = nodes.size() / 2 + 1;
     }
@@ -40,7 +40,7 @@ final class RedLockQuorum {
         long start = System.nanoTime();
         long timeout = nodeTimeoutNanos(leaseMs);
         List<Reply<List<Object>>> replies = NodeCalls.awaitUntil(nodes.size(),
-                i -> nodes.get(i).acquireOnce(keys.get(i), owner, grantId, leaseMs), timeout, RedLockQuorum::grant, majority);
+                i -> nodes.get(i).acquire(ReentrantKind.INSTANCE, keys.get(i), nodes.get(i).acquireArgs(owner, leaseMs, 0, grantId)), timeout, RedLockQuorum::grant, majority);
         List<Integer> granted = new ArrayList<>();
         long token = Long.MIN_VALUE;
         for (int i = 0; i < replies.size(); i++) {
@@ -59,7 +59,7 @@ final class RedLockQuorum {
             // is in our majority but not in the next could make our token the larger one.
             long grantToken = token;
             List<Reply<Long>> raised = NodeCalls.await(granted.size(),
-                    j -> nodes.get(granted.get(j)).raiseFenceOnce(keys.get(granted.get(j)), owner, grantToken), timeout);
+                    j -> nodes.get(granted.get(j)).raiseFence(keys.get(granted.get(j)), owner, grantToken), timeout);
             long validUntil = start + TimeUnit.MILLISECONDS.toNanos(leaseMs) - driftNanos(leaseMs);
             if (NodeCalls.count(raised, 1L) >= majority && System.nanoTime() - validUntil < 0) {
                 return new Attempt(true, grantToken, validUntil, NodeCalls.answered(replies), null);
@@ -77,19 +77,19 @@ final class RedLockQuorum {
 
     /** Releases on every node; returns once a majority released (or still holds a count), else once all answered. */
     List<Reply<Long>> release(List<LockKeys> keys, String owner, String grantId, long leaseMs) {
-        return NodeCalls.awaitUntil(nodes.size(), i -> nodes.get(i).releaseOnce(keys.get(i), owner, grantId), nodeTimeoutNanos(leaseMs),
+        return NodeCalls.awaitUntil(nodes.size(), i -> nodes.get(i).release(ReentrantKind.INSTANCE, keys.get(i), owner, grantId, 1), nodeTimeoutNanos(leaseMs),
                 r -> r.answered() && r.value() >= 0, majority);
     }
 
     /** Renews on every node; completes once a majority renewed, else once all answered. */
     CompletableFuture<List<Reply<Long>>> renew(List<LockKeys> keys, String owner, String grantId, long leaseMs) {
-        return NodeCalls.until(nodes.size(), i -> nodes.get(i).renewOnce(keys.get(i), owner, grantId, leaseMs), nodeTimeoutNanos(leaseMs),
+        return NodeCalls.until(nodes.size(), i -> nodes.get(i).renew(ReentrantKind.INSTANCE, keys.get(i), owner, grantId, leaseMs), nodeTimeoutNanos(leaseMs),
                 r -> r.answered() && r.value() == 1L, majority);
     }
 
     /** Deletes the lock on every node; whether any node had it. */
     boolean forceRelease(List<LockKeys> keys, long leaseMs) {
-        List<Reply<Long>> replies = NodeCalls.await(nodes.size(), i -> nodes.get(i).forceReleaseOnce(keys.get(i)),
+        List<Reply<Long>> replies = NodeCalls.await(nodes.size(), i -> nodes.get(i).forceRelease(keys.get(i), false),
                 nodeTimeoutNanos(leaseMs));
         requireMajority(replies, "force-unlocking", keys);
         return NodeCalls.count(replies, 1L) > 0;
@@ -97,7 +97,7 @@ final class RedLockQuorum {
 
     /** The PTTL (ms) that a majority of nodes still exceed, or -1 when fewer than a majority hold the key. */
     long majorityTtl(List<LockKeys> keys, long leaseMs) {
-        List<Reply<Long>> replies = NodeCalls.await(nodes.size(), i -> nodes.get(i).pttlOnce(keys.get(i)), nodeTimeoutNanos(leaseMs));
+        List<Reply<Long>> replies = NodeCalls.await(nodes.size(), i -> nodes.get(i).pttl(keys.get(i)), nodeTimeoutNanos(leaseMs));
         requireMajority(replies, "reading", keys);
         List<Long> ttls = replies.stream().filter(r -> r.answered() && r.value() >= 0).map(Reply::value)
                 .sorted(Comparator.reverseOrder()).toList();

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.Lock;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A reentrant lock shared by every process that uses the same Redis and lock name. Ownership is
@@ -54,7 +55,7 @@ public interface RedisLock extends Lock {
      * @throws IllegalArgumentException when a duration is negative, the lease is zero, or either is over 365 days
      * @throws LockUnavailableException when Redis did not answer within the wait time (plus at most 200 ms)
      */
-    boolean tryLock(Duration waitTime, Duration lease) throws InterruptedException;
+    boolean tryLock(Duration waitTime, @Nullable Duration lease) throws InterruptedException;
 
     /**
      * {@inheritDoc} A non-positive time means a single attempt, as the {@link Lock} contract says; a
