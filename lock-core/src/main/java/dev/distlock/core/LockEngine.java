@@ -122,47 +122,7 @@ final class LockEngine implements AutoCloseable {
 
     /** One lock of {@code kind} as this engine serves it to a lock object. */
     LockPort<Hold> port(LockKind kind, LockInfo info) {
-        LockKeys keys = keys(info.name());
-        return new LockPort<>() {
-            @Override
-            public String clientId() {
-                return clientId;
-            }
-
-            @Override
-            public @Nullable Hold acquire(String owner, @Nullable Duration wait, @Nullable Duration lease, boolean interruptible) throws InterruptedException {
-                return LockEngine.this.acquire(kind, info, keys, owner, wait, lease, interruptible);
-            }
-
-            @Override
-            public @Nullable Hold hold(String owner) {
-                return holds.get(kind, keys, owner);
-            }
-
-            @Override
-            public void release(Hold hold) {
-                LockEngine.this.release(hold);
-            }
-
-            @Override
-            public boolean isLocked() {
-                return calls.call(() -> node.exists(keys), calls.operationDeadline(), "checking", keys) > 0;
-            }
-
-            @Override
-            public Duration remainingLease() {
-                long ttl = calls.call(() -> node.pttl(keys), calls.operationDeadline(), "reading the lease of", keys);
-                return ttl > 0 ? Duration.ofMillis(ttl) : Duration.ZERO;
-            }
-
-            @Override
-            public boolean forceUnlock() {
-                long result = calls.call(() -> node.forceRelease(keys, kind.wakesAllOnRelease()), calls.operationDeadline(),
-                        "force-releasing", keys);
-                hub.wakeLocal(keys.channel(), kind.wakesAllOnRelease());
-                return result == 1;
-            }
-        };
+        return new EngineLockPort(this, kind, info, keys(info.name()));
     }
 
     /** The hold {@code owner} has on {@code keys} in this client, or {@code null}. */
@@ -247,6 +207,22 @@ final class LockEngine implements AutoCloseable {
             return result == 1L ? LeaseKeeper.Renewal.renewed(TimeUnit.MILLISECONDS.toNanos(leaseMs))
                     : LeaseKeeper.Renewal.lost("renewal found the lock gone, or held by another owner or another grant");
         });
+    }
+
+    boolean isLocked(LockKeys keys) {
+        return calls.call(() -> node.exists(keys), calls.operationDeadline(), "checking", keys) > 0;
+    }
+
+    Duration remainingLease(LockKeys keys) {
+        long ttl = calls.call(() -> node.pttl(keys), calls.operationDeadline(), "reading the lease of", keys);
+        return ttl > 0 ? Duration.ofMillis(ttl) : Duration.ZERO;
+    }
+
+    boolean forceRelease(LockKind kind, LockKeys keys) {
+        long result = calls.call(() -> node.forceRelease(keys, kind.wakesAllOnRelease()), calls.operationDeadline(), "force-releasing",
+                keys);
+        node.wakeLocal(kind, keys);
+        return result == 1;
     }
 
     /** Holds of this client that are still valid. */

@@ -39,15 +39,16 @@ final class RedLockQuorum {
     Attempt acquire(List<LockKeys> keys, String owner, String grantId, long leaseMs) {
         long start = System.nanoTime();
         long timeout = nodeTimeoutNanos(leaseMs);
-        List<Reply<List<Object>>> replies = NodeCalls.awaitUntil(nodes.size(),
-                i -> nodes.get(i).acquire(ReentrantKind.INSTANCE, keys.get(i), nodes.get(i).acquireArgs(owner, leaseMs, 0, grantId)), timeout, RedLockQuorum::grant, majority);
+        List<Reply<Grant>> replies = NodeCalls.awaitUntil(nodes.size(),
+                i -> nodes.get(i).acquire(ReentrantKind.INSTANCE, keys.get(i), nodes.get(i).acquireArgs(owner, leaseMs, 0, grantId))
+                        .thenApply(reply -> Grant.of(reply, grantId, start)), timeout, RedLockQuorum::grant, majority);
         List<Integer> granted = new ArrayList<>();
         long token = Long.MIN_VALUE;
         for (int i = 0; i < replies.size(); i++) {
-            Reply<List<Object>> r = replies.get(i);
+            Reply<Grant> r = replies.get(i);
             if (grant(r)) {
                 granted.add(i);
-                token = Math.max(token, (Long) r.value().get(1));
+                token = Math.max(token, r.value().token());
             }
         }
         if (granted.size() >= majority) {
@@ -71,8 +72,8 @@ final class RedLockQuorum {
         return new Attempt(false, 0, 0, NodeCalls.answered(replies), NodeCalls.firstError(replies));
     }
 
-    private static boolean grant(Reply<List<Object>> reply) {
-        return reply.answered() && (Long) reply.value().get(0) == 1L;
+    private static boolean grant(Reply<Grant> reply) {
+        return reply.answered() && reply.value().granted();
     }
 
     /** Releases on every node; returns once a majority released (or still holds a count), else once all answered. */
