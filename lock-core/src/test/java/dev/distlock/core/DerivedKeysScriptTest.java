@@ -1,0 +1,151 @@
+package dev.distlock.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.lettuce.core.KeyScanCursor;
+import io.lettuce.core.ScanCursor;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Every script, called as the lock kinds call it (ReentrantKind, FairKind, ReadWriteKind and the
+ * engine's force-release and raise-fence ARGV), writes no key but the lock's own: the lock key and
+ * the keys derived from it (fence counter, fair queue and timeouts, release notes). A key outside
+ * would break the Cluster guarantee that a lock's keys live and move together in one slot, and
+ * would be left behind in Redis. Seen two ways: keyspace notifications of every key written while
+ * the scripts run (also keys written and gone again), and a SCAN of what is left.
+ */
+class DerivedKeysScriptTest extends ScriptTestSupport {
+
+    private static final String END_OF_RUN = "end-of-run";
+
+    DerivedKeysScriptTest() {
+        super("derived");
+    }
+
+    @AfterEach
+    void notificationsOff() {
+        sync.configSet("notify-keyspace-events", "");
+    }
+
+    @Test
+    void everyScriptWritesOnlyTheLocksOwnDerivedKeys() throws Exception {
+        sync.flushall();
+        sync.configSet("notify-keyspace-events", "KA");
+        BlockingQueue<String> notified = probe.psubscribe("__keyspace@0__:*");
+        LockKeys fair = LockKeys.of("lock:", Names.fresh("derived-fair"));
+        LockKeys rw = LockKeys.of("lock:", Names.fresh("derived-rw"));
+
+        runReentrantScripts();
+        runFairScripts(fair);
+        runReadWriteScripts(rw);
+        sync.set(END_OF_RUN, "x"); // notifications arrive in order: once this one is in, all are
+
+        Set<String> written = new HashSet<>();
+        Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> {
+            for (String channel = notified.poll(); channel != null; channel = notified.poll()) {
+                written.add(channel.substring(channel.indexOf(':') + 1));
+            }
+            return written.contains(END_OF_RUN);
+        });
+        written.remove(END_OF_RUN);
+        Set<String> left = scanAll();
+        left.remove(END_OF_RUN);
+
+        Predicate<String> derived = key -> isDerivedKey(key, keys) || isDerivedKey(key, fair) || isDerivedKey(key, rw);
+        assertThat(written).as("keys the scripts wrote").isNotEmpty().filteredOn(derived.negate()).isEmpty();
+        assertThat(left).as("keys left in Redis").filteredOn(derived.negate()).isEmpty();
+        // not vacuous: every kind of derived key was written
+        assertThat(written).contains(keys.lock(), keys.fence(), keys.lock() + ":released:" + A, fair.lock(), fair.fence(), fair.queue(),
+                fair.timeouts(), fair.lock() + ":released:" + B, rw.lock(), rw.fence(), rw.lock() + ":released:w:" + A,
+                rw.lock() + ":released:r:" + A);
+    }
+
+    private static boolean isDerivedKey(String key, LockKeys lock) {
+        return key.equals(lock.lock()) || key.equals(lock.fence()) || key.equals(lock.queue()) || key.equals(lock.timeouts())
+                || key.startsWith(lock.lock() + ":released:");
+    }
+
+    private void runReentrantScripts() throws Exception {
+        ReentrantKind kind = ReentrantKind.INSTANCE;
+        granted(kind.acquire(scripts, keys, acquireArgs(A, 0, "g1", 0)).get(5, TimeUnit.SECONDS));
+        granted(kind.acquire(scripts, keys, acquireArgs(A, 0, "g1", 0)).get(5, TimeUnit.SECONDS)); // sent twice
+        granted(kind.acquire(scripts, keys, acquireArgs(A, 1, "g1", 0)).get(5, TimeUnit.SECONDS)); // re-entry
+        assertThat(kind.acquire(scripts, keys, acquireArgs(B, 0, "g2", 0)).get(5, TimeUnit.SECONDS).get(0)).isEqualTo(0L);
+        assertThat(kind.renew(scripts, keys, A, "g1", 30_000).get(5, TimeUnit.SECONDS)).isOne();
+        long token = granted(kind.acquire(scripts, keys, acquireArgs(A, 0, "g3", 0)).get(5, TimeUnit.SECONDS)); // stale g1 replaced
+        assertThat(raiseFence(A, token + 1_000)).isOne();
+        granted(kind.acquire(scripts, keys, acquireArgs(A, 1, "g3", 0)).get(5, TimeUnit.SECONDS));
+        assertThat(kind.release(scripts, keys, releaseArgs(A, "g3", 2)).get(5, TimeUnit.SECONDS)).isZero();
+        assertThat(kind.release(scripts, keys, releaseArgs(A, "g3", 1)).get(5, TimeUnit.SECONDS)).isOne();
+        assertThat(kind.release(scripts, keys, releaseArgs(A, "g3", 1)).get(5, TimeUnit.SECONDS)).isOne(); // sent twice
+        granted(kind.acquire(scripts, keys, acquireArgs(B, 0, "g4", 0)).get(5, TimeUnit.SECONDS));
+        assertThat(forceRelease("m")).isOne();
+        assertThat(forceRelease("m")).isZero();
+    }
+
+    private void runFairScripts(LockKeys fair) throws Exception {
+        FairKind kind = FairKind.INSTANCE;
+        granted(kind.acquire(scripts, fair, acquireArgs(A, 0, "f1", 60_000)).get(5, TimeUnit.SECONDS));
+        assertThat(kind.acquire(scripts, fair, acquireArgs(B, 0, "f2", 60_000)).get(5, TimeUnit.SECONDS).get(0)).isEqualTo(0L);
+        assertThat(kind.acquire(scripts, fair, acquireArgs(C, 0, "f3", 60_000)).get(5, TimeUnit.SECONDS).get(0)).isEqualTo(0L);
+        assertThat(kind.gaveUp(scripts, fair, C).get(5, TimeUnit.SECONDS)).isEqualTo(1L);
+        assertThat(kind.release(scripts, fair, releaseArgs(A, "f1", 1)).get(5, TimeUnit.SECONDS)).isOne();
+        granted(kind.acquire(scripts, fair, acquireArgs(B, 0, "f2", 60_000)).get(5, TimeUnit.SECONDS));
+        granted(kind.acquire(scripts, fair, acquireArgs(B, 0, "f4", 60_000)).get(5, TimeUnit.SECONDS)); // stale f2 replaced
+        assertThat(kind.renew(scripts, fair, B, "f4", 30_000).get(5, TimeUnit.SECONDS)).isOne();
+        assertThat(kind.release(scripts, fair, releaseArgs(B, "f4", 1)).get(5, TimeUnit.SECONDS)).isOne();
+        assertThat(kind.release(scripts, fair, releaseArgs(B, "f4", 1)).get(5, TimeUnit.SECONDS)).isOne();
+    }
+
+    private void runReadWriteScripts(LockKeys rw) throws Exception {
+        ReadWriteKind read = ReadWriteKind.READ;
+        ReadWriteKind write = ReadWriteKind.WRITE;
+        granted(write.acquire(scripts, rw, acquireArgs(A, 0, "w1", 0)).get(5, TimeUnit.SECONDS));
+        granted(write.acquire(scripts, rw, acquireArgs(A, 0, "w1", 0)).get(5, TimeUnit.SECONDS)); // sent twice
+        granted(read.acquire(scripts, rw, acquireArgs(A, 0, "r1", 0)).get(5, TimeUnit.SECONDS)); // downgrade
+        assertThat(read.acquire(scripts, rw, acquireArgs(B, 0, "r2", 0)).get(5, TimeUnit.SECONDS).get(0)).isEqualTo(0L);
+        assertThat(write.renew(scripts, rw, A, "w1", 30_000).get(5, TimeUnit.SECONDS)).isOne();
+        assertThat(read.renew(scripts, rw, A, "r1", 30_000).get(5, TimeUnit.SECONDS)).isOne();
+        assertThat(write.release(scripts, rw, releaseArgs(A, "w1", 1)).get(5, TimeUnit.SECONDS)).isOne();
+        assertThat(write.release(scripts, rw, releaseArgs(A, "w1", 1)).get(5, TimeUnit.SECONDS)).isOne();
+        granted(read.acquire(scripts, rw, new ScriptArgs.Acquire(B, 50, FENCE_TTL_MS, 0, "r2", 0)).get(5, TimeUnit.SECONDS));
+        Awaitility.await().atMost(Duration.ofSeconds(5))
+                .until(() -> read.renew(scripts, rw, B, "r2", 50).get(5, TimeUnit.SECONDS) == 0L); // B's lease ran out: dropped
+        assertThat(read.release(scripts, rw, releaseArgs(A, "r1", 1)).get(5, TimeUnit.SECONDS)).isOne();
+        assertThat(read.release(scripts, rw, releaseArgs(A, "r1", 1)).get(5, TimeUnit.SECONDS)).isOne();
+    }
+
+    private static ScriptArgs.Acquire acquireArgs(String owner, int held, String grant, long waitMs) {
+        return new ScriptArgs.Acquire(owner, 30_000, FENCE_TTL_MS, held, grant, waitMs);
+    }
+
+    private static ScriptArgs.Release releaseArgs(String owner, String grant, int held) {
+        return new ScriptArgs.Release(owner, grant, held, "wake", NOTE_TTL_MS);
+    }
+
+    private static long granted(List<Object> reply) {
+        assertThat(reply.get(0)).as("granted: %s", reply).isEqualTo(1L);
+        return (Long) reply.get(1);
+    }
+
+    private Set<String> scanAll() {
+        Set<String> all = new HashSet<>();
+        KeyScanCursor<String> cursor = sync.scan();
+        while (true) {
+            all.addAll(cursor.getKeys());
+            if (cursor.isFinished()) {
+                return all;
+            }
+            cursor = sync.scan(ScanCursor.of(cursor.getCursor()));
+        }
+    }
+}
