@@ -133,6 +133,17 @@ class AcquireScriptTest extends ScriptTestSupport {
         assertThat(fenceCounter()).isEqualTo(ahead + 1);
     }
 
+    @Test
+    void counterBehindTheServerClockIsOvertakenByTheClock() throws Exception {
+        sync.set(keys.fence(), "41"); // a counter that lags, as on a replica promoted after missing increments
+
+        long before = serverMicros();
+        long token = grant(A, 10_000, "g1");
+
+        assertThat(token).isGreaterThanOrEqualTo(before);
+        assertThat(fenceCounter()).isEqualTo(token);
+    }
+
     // The same call sent twice: Lettuce re-sends a command whose reply was lost.
 
     @Test
@@ -145,6 +156,18 @@ class AcquireScriptTest extends ScriptTestSupport {
         assertThat(again).isEqualTo(first);
         assertThat(sync.hget(keys.lock(), A)).isEqualTo("1");
         assertThat(fenceCounter()).as("no token drawn for the repeat").isEqualTo(counter);
+    }
+
+    @Test
+    void newGrantSentAgainAfterItsLeaseRanOutAndAnotherOwnerTookTheLockIsBusy() throws Exception {
+        grant(A, 50, "g1");
+        await().atMost(Duration.ofSeconds(5)).until(() -> sync.exists(keys.lock()) == 0);
+        long token = grant(B, 10_000, "g2");
+
+        assertThat(acquire(A, 50, 0, "g1").get(0)).isEqualTo(0L);
+
+        assertThat(sync.hgetall(keys.lock())).containsOnlyKeys(B, "~token", "~req").containsEntry(B, "1")
+                .containsEntry("~token", Long.toString(token)).containsEntry("~req", "g2");
     }
 
     @Test

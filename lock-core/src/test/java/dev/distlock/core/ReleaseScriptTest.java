@@ -148,6 +148,22 @@ class ReleaseScriptTest extends ScriptTestSupport {
     }
 
     @Test
+    void repeatOfALastReleaseAfterAnotherOwnerTookTheLockAnswersOneAndLeavesThatOwnersGrant() throws Exception {
+        BlockingQueue<String> messages = probe.subscribe(keys.channel());
+        grant(A, 30_000, "g1");
+        release(A, "g1", 1, "first");
+        long token = grant(B, 30_000, "g2");
+
+        assertThat(release(A, "g1", 1, "repeat")).isEqualTo(1L);
+
+        assertThat(sync.hgetall(keys.lock())).containsOnlyKeys(B, "~token", "~req").containsEntry(B, "1")
+                .containsEntry("~token", Long.toString(token));
+        assertThat(messages.poll(5, TimeUnit.SECONDS)).isEqualTo("first");
+        sync.publish(keys.channel(), "flush");
+        assertThat(messages.poll(5, TimeUnit.SECONDS)).isEqualTo("flush");
+    }
+
+    @Test
     void repeatOfALastReleaseWithAnotherGrantIdGetsMinusOne() throws Exception {
         grant(A, 30_000, "g1");
         release(A, "g1", 1, "m");
