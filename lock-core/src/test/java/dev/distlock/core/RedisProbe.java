@@ -60,28 +60,6 @@ final class RedisProbe implements AutoCloseable {
         return messages;
     }
 
-    /**
-     * Subscribes to the channels matching {@code pattern} and returns once Redis confirmed it; the
-     * channel of every message published afterwards lands in the returned queue (for keyspace
-     * notifications: {@code __keyspace@0__:<key>}).
-     */
-    BlockingQueue<String> psubscribe(String pattern) {
-        if (pubSub == null) {
-            pubSub = client.connectPubSub(StringCodec.UTF8);
-        }
-        BlockingQueue<String> channels = new LinkedBlockingQueue<>();
-        pubSub.addListener(new RedisPubSubAdapter<>() {
-            @Override
-            public void message(String matched, String channel, String message) {
-                if (matched.equals(pattern)) {
-                    channels.add(channel);
-                }
-            }
-        });
-        pubSub.sync().psubscribe(pattern);
-        return channels;
-    }
-
     @Override
     public void close() {
         if (pubSub != null) {
