@@ -2,15 +2,20 @@ package dev.distlock.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.distlock.core.script.LockScript;
 import io.lettuce.core.KeyScanCursor;
 import io.lettuce.core.ScanCursor;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 
@@ -20,7 +25,8 @@ import org.junit.jupiter.api.Test;
  * the keys derived from it (fence counter, fair queue and timeouts, release notes). A key outside
  * would break the Cluster guarantee that a lock's keys live and move together in one slot, and
  * could be left behind in Redis. Seen two ways: MONITOR shows every key each script command reads
- * or writes, and a SCAN afterwards shows what is left.
+ * or writes, and a SCAN afterwards shows what is left. MONITOR also shows each EVALSHA as sent,
+ * so the callers' KEYS and ARGV are checked against what each script reads.
  */
 class DerivedKeysScriptTest extends ScriptTestSupport {
 
@@ -39,22 +45,13 @@ class DerivedKeysScriptTest extends ScriptTestSupport {
 
     @Test
     void everyScriptTouchesOnlyTheLocksOwnDerivedKeys() throws Exception {
-        sync.flushall();
         LockKeys fair = LockKeys.of("lock:", Names.fresh("derived-fair"));
         LockKeys rw = LockKeys.of("lock:", Names.fresh("derived-rw"));
-        List<List<String>> commands;
-        try (RedisMonitor monitor = RedisMonitor.start(redis.server())) {
-            runReentrantScripts();
-            runFairScripts(fair);
-            runReadWriteScripts(rw);
-            sync.echo(END_OF_RUN); // MONITOR shows commands in order: once this one is in, all are
-            commands = monitor.scriptCommandsUntil(END_OF_RUN);
-        }
+
+        List<RedisMonitor.Command> commands = runEveryScriptWatched(fair, rw);
 
         Set<String> touched = new HashSet<>();
-        for (List<String> command : commands) {
-            touched.addAll(keysOf(command));
-        }
+        commands.stream().filter(RedisMonitor.Command::fromScript).forEach(command -> touched.addAll(keysOf(command.words())));
         Set<String> left = scanAll();
         Predicate<String> derived = key -> isDerivedKey(key, keys) || isDerivedKey(key, fair) || isDerivedKey(key, rw);
         assertThat(touched).as("keys the scripts read or wrote").filteredOn(derived.negate()).isEmpty();
@@ -63,6 +60,60 @@ class DerivedKeysScriptTest extends ScriptTestSupport {
         assertThat(touched).contains(keys.lock(), keys.fence(), keys.lock() + ":released:" + A, fair.lock(), fair.fence(), fair.queue(),
                 fair.timeouts(), fair.lock() + ":released:" + B, rw.lock(), rw.fence(), rw.lock() + ":released:w:" + A,
                 rw.lock() + ":released:r:" + A);
+    }
+
+    /**
+     * The callers and the scripts agree on the shape of a call: as many KEYS and ARGV as the script
+     * reads (its highest KEYS[n] and ARGV[n]), no fewer (a nil argument) and no more (a stale one).
+     * Force-release and raise-fence are sent here as LockEngine sends them, the rest by the lock kinds.
+     */
+    @Test
+    void everyCallerPassesAsManyKeysAndArgumentsAsItsScriptReads() throws Exception {
+        Map<String, LockScript> bySha = new HashMap<>();
+        for (LockScript script : ScriptRunnerTest.allScripts()) {
+            bySha.put(sync.scriptLoad(script.body()), script); // loaded first, so every call is an EVALSHA
+        }
+
+        List<RedisMonitor.Command> commands = runEveryScriptWatched(LockKeys.of("lock:", Names.fresh("derived-fair")),
+                LockKeys.of("lock:", Names.fresh("derived-rw")));
+
+        Set<LockScript> called = new HashSet<>();
+        for (RedisMonitor.Command command : commands) {
+            List<String> words = command.words();
+            if (command.fromScript() || !words.get(0).toUpperCase(Locale.ROOT).startsWith("EVAL")) {
+                continue;
+            }
+            assertThat(words.get(0)).as("after SCRIPT LOAD no script needs EVAL: %s", words).isEqualToIgnoringCase("EVALSHA");
+            LockScript script = bySha.get(words.get(1));
+            assertThat(script).as("EVALSHA of a script LockScript declares: %s", words).isNotNull();
+            int keyCount = Integer.parseInt(words.get(2));
+            int argCount = words.size() - 3 - keyCount;
+            assertThat(keyCount).as("KEYS passed to %s: %s", script, words).isEqualTo(highestIndex(script, "KEYS"));
+            assertThat(argCount).as("ARGV passed to %s: %s", script, words).isEqualTo(highestIndex(script, "ARGV"));
+            called.add(script);
+        }
+        assertThat(called).as("every script was called").containsExactlyInAnyOrderElementsOf(bySha.values());
+    }
+
+    private static int highestIndex(LockScript script, String table) {
+        Matcher m = Pattern.compile(table + "\\[(\\d+)\\]").matcher(script.body());
+        int highest = 0;
+        while (m.find()) {
+            highest = Math.max(highest, Integer.parseInt(m.group(1)));
+        }
+        return highest;
+    }
+
+    /** Runs every script through its usual caller on a flushed Redis; returns what MONITOR saw meanwhile. */
+    private List<RedisMonitor.Command> runEveryScriptWatched(LockKeys fair, LockKeys rw) throws Exception {
+        sync.flushall();
+        try (RedisMonitor monitor = RedisMonitor.start(redis.server())) {
+            runReentrantScripts();
+            runFairScripts(fair);
+            runReadWriteScripts(rw);
+            sync.echo(END_OF_RUN); // MONITOR shows commands in order: once this one is in, all are
+            return monitor.commandsUntil(END_OF_RUN);
+        }
     }
 
     private static List<String> keysOf(List<String> command) {

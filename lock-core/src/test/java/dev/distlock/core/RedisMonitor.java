@@ -43,19 +43,24 @@ final class RedisMonitor implements AutoCloseable {
         return monitor;
     }
 
+    /** One command Redis ran: its name and arguments, and whether a Lua script ran it. */
+    record Command(boolean fromScript, List<String> words) {
+    }
+
     /**
-     * The commands scripts ran, each as its name and arguments, read until a command whose text
-     * contains {@code marker} (send one, e.g. ECHO marker, after the scripts to be seen).
+     * The commands Redis ran, read until one whose text contains {@code marker} (send one, e.g.
+     * ECHO marker, after the commands to be seen).
      */
-    List<List<String>> scriptCommandsUntil(String marker) throws IOException {
-        List<List<String>> commands = new ArrayList<>();
+    List<Command> commandsUntil(String marker) throws IOException {
+        List<Command> commands = new ArrayList<>();
         for (String line = in.readLine(); line != null; line = in.readLine()) {
             if (line.contains(marker)) {
                 return commands;
             }
-            int lua = line.indexOf(" lua] ");
-            if (lua >= 0) {
-                commands.add(arguments(line.substring(lua + 6)));
+            int source = line.indexOf(" [");
+            int end = line.indexOf("] ", source);
+            if (source >= 0 && end > source) {
+                commands.add(new Command(line.substring(source, end).endsWith(" lua"), arguments(line.substring(end + 2))));
             }
         }
         throw new IOException("MONITOR connection closed before " + marker + " was seen");
