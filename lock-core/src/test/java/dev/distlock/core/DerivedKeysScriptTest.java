@@ -4,8 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.distlock.core.script.LockScript;
 import io.lettuce.core.KeyScanCursor;
+import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScanCursor;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -69,14 +71,82 @@ class DerivedKeysScriptTest extends ScriptTestSupport {
      */
     @Test
     void everyCallerPassesAsManyKeysAndArgumentsAsItsScriptReads() throws Exception {
-        Map<String, LockScript> bySha = new HashMap<>();
-        for (LockScript script : ScriptRunnerTest.allScripts()) {
-            bySha.put(sync.scriptLoad(script.body()), script); // loaded first, so every call is an EVALSHA
-        }
+        Map<String, LockScript> bySha = loadEveryScript();
 
         List<RedisMonitor.Command> commands = runEveryScriptWatched(LockKeys.of("lock:", Names.fresh("derived-fair")),
                 LockKeys.of("lock:", Names.fresh("derived-rw")));
 
+        assertEveryScriptCalledInItsShape(commands, bySha);
+    }
+
+    /**
+     * The same through the engine itself: locks of every kind taken, renewed by the watchdog, given
+     * up while waiting, released and force-released, and a RedLock over this Redis and two more.
+     */
+    @Test
+    void theEngineCallsEveryScriptInItsShapeAndTouchesOnlyDerivedKeys() throws Exception {
+        Map<String, LockScript> bySha = loadEveryScript();
+        LockClientOptions options = LockClientOptions.builder().watchdogLease(Duration.ofMillis(900)).build();
+        List<RedisURI> redLockNodes = List.of(RedisURI.create(redis.server().uri()), RedisURI.create(redis.startAnother().uri()),
+                RedisURI.create(redis.startAnother().uri()));
+        String plainName = Names.fresh("engine");
+        String fairName = Names.fresh("engine-fair");
+        String rwName = Names.fresh("engine-rw");
+        String redLockName = Names.fresh("engine-redlock");
+        List<RedisMonitor.Command> commands = new ArrayList<>();
+        try (RedisMonitor monitor = RedisMonitor.start(redis.server());
+                LockClient client = LockClient.create(RedisURI.create(redis.server().uri()), options);
+                RedLockClient redLock = RedLockClient.connect(redLockNodes, options)) {
+            RedisLock plain = client.getLock(plainName);
+            plain.lock();
+            commands.addAll(monitor.commandsUntil(LockScript.RENEW.sha1())); // the watchdog renewed it
+            plain.unlock();
+            assertThat(plain.forceUnlock()).as("already free").isFalse();
+
+            RedisLock fair = client.getFairLock(fairName);
+            fair.lock();
+            assertThat(OtherThread.call(() -> fair.tryLock(Duration.ofMillis(200)))).as("queued, then gave up").isFalse();
+            fair.unlock();
+
+            RedisReadWriteLock rw = client.getReadWriteLock(rwName);
+            rw.writeLock().lock();
+            rw.readLock().lock();
+            commands.addAll(monitor.commandsUntil(LockScript.RW_RENEW.sha1()));
+            rw.readLock().unlock();
+            rw.writeLock().unlock();
+
+            RedisLock red = redLock.getLock(redLockName);
+            red.lock();
+            red.unlock();
+
+            sync.echo(END_OF_RUN);
+            commands.addAll(monitor.commandsUntil(END_OF_RUN));
+        }
+
+        assertEveryScriptCalledInItsShape(commands, bySha);
+        String prefix = LockClientOptions.DEFAULT_KEY_PREFIX;
+        List<LockKeys> locks = List.of(LockKeys.of(prefix, plainName), LockKeys.of(prefix, fairName), LockKeys.of(prefix, rwName),
+                LockKeys.of(prefix, redLockName));
+        Set<String> touched = new HashSet<>();
+        commands.stream().filter(RedisMonitor.Command::fromScript).forEach(command -> touched.addAll(keysOf(command.words())));
+        assertThat(touched).as("keys the scripts read or wrote").isNotEmpty()
+                .filteredOn(key -> locks.stream().noneMatch(lock -> isDerivedKey(key, lock))).isEmpty();
+    }
+
+    /** SCRIPT LOADs every script, so that every later call is an EVALSHA; returns them by SHA1. */
+    private Map<String, LockScript> loadEveryScript() throws Exception {
+        Map<String, LockScript> bySha = new HashMap<>();
+        for (LockScript script : ScriptRunnerTest.allScripts()) {
+            bySha.put(sync.scriptLoad(script.body()), script);
+        }
+        return bySha;
+    }
+
+    /**
+     * Each EVALSHA passes as many KEYS and ARGV as its script reads (its highest KEYS[n] and
+     * ARGV[n]): no fewer (a nil argument) and no more (a stale one); and every script was called.
+     */
+    private static void assertEveryScriptCalledInItsShape(List<RedisMonitor.Command> commands, Map<String, LockScript> bySha) {
         Set<LockScript> called = new HashSet<>();
         for (RedisMonitor.Command command : commands) {
             List<String> words = command.words();

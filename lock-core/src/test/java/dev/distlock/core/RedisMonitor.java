@@ -48,19 +48,19 @@ final class RedisMonitor implements AutoCloseable {
     }
 
     /**
-     * The commands Redis ran, read until one whose text contains {@code marker} (send one, e.g.
-     * ECHO marker, after the commands to be seen).
+     * The commands Redis ran, read up to and including the first whose text contains {@code marker}
+     * (send one, e.g. ECHO marker, after the commands to be seen, or wait for a command to come).
      */
     List<Command> commandsUntil(String marker) throws IOException {
         List<Command> commands = new ArrayList<>();
         for (String line = in.readLine(); line != null; line = in.readLine()) {
-            if (line.contains(marker)) {
-                return commands;
-            }
             int source = line.indexOf(" [");
             int end = line.indexOf("] ", source);
             if (source >= 0 && end > source) {
                 commands.add(new Command(line.substring(source, end).endsWith(" lua"), arguments(line.substring(end + 2))));
+            }
+            if (line.contains(marker)) {
+                return commands;
             }
         }
         throw new IOException("MONITOR connection closed before " + marker + " was seen");
