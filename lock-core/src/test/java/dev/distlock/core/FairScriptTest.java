@@ -10,7 +10,10 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
-/** fair-acquire.lua, fair-release.lua and fair-leave.lua run directly against a real Redis. */
+/**
+ * fair-acquire.lua, fair-release.lua and fair-leave.lua run directly against a real Redis: arrival
+ * order, queue deadlines, directed wake-ups, re-entry, grant checks, and every call sent twice.
+ */
 class FairScriptTest extends ScriptTestSupport {
 
     FairScriptTest() {

@@ -12,7 +12,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The rw-*.lua scripts run directly against a real Redis: sharing, exclusion, downgrade, the upgrade
- * guard, per-hold leases and the hash TTL, owner checks, wake-ups and fencing tokens.
+ * guard, per-hold leases and the hash TTL, owner and grant checks, wake-ups, fencing tokens, and
+ * every call sent twice (a reply lost, the command re-sent) counting once.
  */
 class ReadWriteScriptTest extends ScriptTestSupport {
 
