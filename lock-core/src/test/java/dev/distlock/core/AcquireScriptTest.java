@@ -87,6 +87,20 @@ class AcquireScriptTest extends ScriptTestSupport {
     }
 
     @Test
+    void reentryAfterTheHoldExpiredIsAFreshGrantWithANewTokenAndCountOne() throws Exception {
+        long first = grant(A, 50, "g1");
+        await().atMost(Duration.ofSeconds(5)).until(() -> sync.exists(keys.lock()) == 0);
+
+        List<Object> reply = acquire(A, 10_000, 1, "g1");
+
+        // count 1 and a new token tell the client its hold was lost meanwhile
+        assertThat(reply.get(0)).isEqualTo(1L);
+        assertThat((Long) reply.get(1)).isGreaterThan(first);
+        assertThat(reply.get(2)).isEqualTo(1L);
+        assertThat(sync.hget(keys.lock(), A)).isEqualTo("1");
+    }
+
+    @Test
     void fencingTokenStrictlyIncreasesAcrossGrants() throws Exception {
         List<Long> tokens = new ArrayList<>();
         for (int i = 0; i < 20; i++) {

@@ -177,6 +177,34 @@ class ReadWriteScriptTest extends ScriptTestSupport {
     }
 
     @Test
+    void readReentryAfterTheReadHoldRanOutIsAFreshHoldWithANewToken() throws Exception {
+        long first = (Long) read(A, 150, 0, grantOf("r", A)).get(1);
+        read(B, LEASE);
+        long end = Long.parseLong(sync.hget(keys.lock(), "rd:" + A));
+        await().atMost(Duration.ofSeconds(5)).until(() -> serverMillis() > end);
+
+        List<Object> reply = read(A, LEASE, 1, grantOf("r", A));
+
+        assertThat(reply.get(0)).isEqualTo(1L);
+        assertThat((Long) reply.get(1)).isGreaterThan(first);
+        assertThat(reply.get(2)).isEqualTo(1L);
+        assertThat(sync.hget(keys.lock(), "r:" + A)).isEqualTo("1");
+    }
+
+    @Test
+    void writeReentryAfterTheWriteHoldRanOutIsAFreshHoldWithANewToken() throws Exception {
+        long first = (Long) write(A, 150).get(1);
+        await().atMost(Duration.ofSeconds(5)).until(() -> sync.exists(keys.lock()) == 0);
+
+        List<Object> reply = write(A, LEASE, 1, grantOf("w", A));
+
+        assertThat(reply.get(0)).isEqualTo(1L);
+        assertThat((Long) reply.get(1)).isGreaterThan(first);
+        assertThat(reply.get(2)).isEqualTo(1L);
+        assertThat(sync.hget(keys.lock(), "w:" + A)).isEqualTo("1");
+    }
+
+    @Test
     void readHoldsThatAllRanOutLeaveNoKey() throws Exception {
         read(A, 100);
 
