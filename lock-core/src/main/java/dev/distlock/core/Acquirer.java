@@ -3,8 +3,10 @@ package dev.distlock.core;
 import dev.distlock.core.LockListener.AcquireOutcome;
 import dev.distlock.core.pubsub.WakeupHub;
 import dev.distlock.core.pubsub.WakeupHub.WaitChannel;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
@@ -32,8 +34,11 @@ final class Acquirer {
     /** Numbers the requests of this client; with the owner id they name a grant in Redis. */
     private final AtomicLong requests = new AtomicLong();
 
+    private final ScheduledExecutorService timers;
+
     Acquirer(RedisNode node, RedisCalls calls, WakeupHub hub, HoldTable holds, LeaseKeeper<Hold> keeper, Events events,
-            LockClientOptions options) {
+            LockClientOptions options, ScheduledExecutorService timers) {
+        this.timers = timers;
         this.node = node;
         this.calls = calls;
         this.hub = hub;
@@ -147,17 +152,21 @@ final class Acquirer {
         if (acked < options.replicaAcks()) {
             calls.call(() -> node.release(request.kind(), keys, args.owner(), args.grantId(), 1), calls.operationDeadline(),
                     "giving back", keys);
-            throw new LockException("Lock " + keys.lock() + " was granted but only " + acked + " of " + options.replicaAcks()
-                    + " replica(s) acknowledged it within " + options.replicaAckTimeout().toMillis()
-                    + " ms, so it was given back: check the replicas, or lower replicaAcks", null);
+            throw replicasMissing(keys, acked);
         }
+    }
+
+    private LockException replicasMissing(LockKeys keys, long acked) {
+        return new LockException("Lock " + keys.lock() + " was granted but only " + acked + " of " + options.replicaAcks()
+                + " replica(s) acknowledged it within " + options.replicaAckTimeout().toMillis()
+                + " ms, so it was given back: check the replicas, or lower replicaAcks", null);
     }
 
     /**
      * Records a grant. Returns {@code null} for a grant whose reply came after its lease had already run
      * out in Redis (counted from when the request was sent): it is given back, and the caller looks again.
      */
-    private @Nullable Hold granted(AcquireRequest request, Grant grant) {
+    @Nullable Hold granted(AcquireRequest request, Grant grant) {
         long now = System.nanoTime();
         Lease lease = request.lease();
         Hold existing = holds.get(request.kind(), request.keys(), request.owner());
@@ -171,7 +180,7 @@ final class Acquirer {
             node.giveBack(request.kind(), request.keys(), request.owner(), grant.grantId(), now + calls.operationTimeoutNanos());
             return null;
         }
-        Hold hold = new Hold(request.kind(), request.info(), request.keys(), request.owner(), grant, lease);
+        Hold hold = new Hold(request.kind(), request.info(), request.keys(), request.owner(), request.thread(), grant, lease);
         Hold superseded = holds.put(hold);
         if (superseded != null) {
             keeper.stop(superseded);
@@ -180,6 +189,87 @@ final class Acquirer {
         keeper.watch(hold);
         events.acquire(request.info(), AcquireOutcome.ACQUIRED, request.startNanos());
         return hold;
+    }
+
+    /**
+     * Acquires in Redis for a handle until {@code deadline} without blocking a thread: no re-entry and no
+     * local gate (every handle is an owner of its own). The future completes with the hold, with
+     * {@code null} when the wait ran out, or exceptionally; cancelling it gives everything up.
+     */
+    CompletableFuture<@Nullable Hold> acquireAsync(AcquireRequest request, long deadline) {
+        ScriptArgs.Acquire args = node.acquireArgs(request.owner(), request.lease().millis(), 0,
+                Long.toString(requests.incrementAndGet()));
+        AsyncAcquisition acquisition = new AsyncAcquisition(this, request, deadline, args, timers);
+        acquisition.start();
+        return acquisition.result;
+    }
+
+    /** One try without waiting for it; replica acknowledgements, when asked for, are waited for in the same future. */
+    CompletableFuture<List<Object>> tryAsync(AcquireRequest request, ScriptArgs.Acquire args, long deadline) {
+        ScriptArgs.Acquire call = args.withWaitMs(Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+        CompletableFuture<List<Object>> reply = calls.callAsync(() -> node.acquire(request.kind(), request.keys(), call),
+                calls.stepDeadline(deadline), "acquiring", request.keys());
+        if (options.replicaAcks() == 0) {
+            return reply;
+        }
+        return reply.thenCompose(r -> {
+            if ((Long) r.get(0) != 1L || (Long) r.get(2) != 1L) {
+                return CompletableFuture.completedFuture(r);
+            }
+            return calls.callAsync(() -> node.waitForReplicas(options.replicaAcks(), options.replicaAckTimeout().toMillis()),
+                    calls.stepDeadline(deadline) + options.replicaAckTimeout().toNanos(), "waiting for replicas of", request.keys())
+                    .thenApply(acked -> {
+                        if (acked < options.replicaAcks()) {
+                            giveBack(request, args.grantId());
+                            throw replicasMissing(request.keys(), acked);
+                        }
+                        return r;
+                    });
+        });
+    }
+
+    /** A hold whose acquisition was cancelled after Redis granted it: forget it and give it back. */
+    void abandon(Hold hold) {
+        holds.remove(hold);
+        keeper.stop(hold);
+        node.giveBack(hold.kind, hold.keys, hold.owner, hold.grantId, hold.validUntilNanos);
+    }
+
+    void giveBack(AcquireRequest request, String grantId) {
+        node.giveBack(request.kind(), request.keys(), request.owner(), grantId, System.nanoTime() + request.lease().nanos());
+    }
+
+    void timedOut(AcquireRequest request) {
+        events.acquire(request.info(), AcquireOutcome.TIMEOUT, request.startNanos());
+    }
+
+    void failed(AcquireRequest request, Throwable error) {
+        events.failed(request.info(), RedisCalls.unwrap(error), request.startNanos());
+    }
+
+    WaitChannel join(AcquireRequest request) {
+        return hub.join(request.kind().waitChannel(request.keys(), request.owner()));
+    }
+
+    void leave(WaitChannel channel) {
+        hub.leave(channel);
+    }
+
+    long operationTimeoutNanos() {
+        return calls.operationTimeoutNanos();
+    }
+
+    long watchdogLeaseMs() {
+        return keeper.watchdogLeaseMs();
+    }
+
+    /** Leaves a fair queue (or whatever the kind does on giving up) without waiting for it. */
+    void gaveUpAsync(AcquireRequest request) {
+        if (node.gaveUp(request.kind(), request.keys(), request.owner()) == null) {
+            return;
+        }
+        calls.inBackground(() -> node.gaveUp(request.kind(), request.keys(), request.owner()),
+                System.nanoTime() + calls.operationTimeoutNanos(), "leaving the queue of", request.keys());
     }
 
     /** Leaves a fair queue (or whatever the kind does on giving up), waiting briefly: Redis may not answer. */

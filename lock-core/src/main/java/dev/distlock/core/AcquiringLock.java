@@ -1,6 +1,9 @@
 package dev.distlock.core;
 
 import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 
@@ -25,6 +28,32 @@ abstract class AcquiringLock implements RedisLock {
      * @return whether the lock was granted
      */
     abstract boolean acquire(@Nullable Duration wait, @Nullable Duration lease, boolean interruptible) throws InterruptedException;
+
+    /**
+     * One acquisition for a new handle, without blocking a thread.
+     *
+     * @param wait how long to wait; {@code null} waits for ever
+     * @param lease a fixed lease, or {@code null} for the watchdog lease
+     * @return the handle, or empty when the wait ran out
+     */
+    abstract CompletableFuture<Optional<LockHandle>> acquireAsync(@Nullable Duration wait, @Nullable Duration lease);
+
+    @Override
+    public CompletionStage<LockHandle> lockAsync() {
+        return Futures.derive(acquireAsync(null, null), Optional::orElseThrow, handle -> handle.ifPresent(LockHandle::unlockAsync));
+    }
+
+    @Override
+    public CompletionStage<Optional<LockHandle>> tryLockAsync(Duration waitTime) {
+        return tryLockAsync(waitTime, null);
+    }
+
+    @Override
+    public CompletionStage<Optional<LockHandle>> tryLockAsync(Duration waitTime, @Nullable Duration lease) {
+        Durations.requireWait(waitTime, "waitTime of lock '" + info.name() + "'");
+        Durations.requireLease(lease, info.name());
+        return acquireAsync(waitTime, lease);
+    }
 
     @Override
     public String getName() {

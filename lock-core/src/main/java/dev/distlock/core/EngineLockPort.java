@@ -1,6 +1,7 @@
 package dev.distlock.core;
 
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import org.jspecify.annotations.Nullable;
 
 /** One lock of one kind as a {@link LockEngine} serves it to a lock object. */
@@ -27,6 +28,16 @@ final class EngineLockPort implements LockPort<Hold> {
     public @Nullable Hold acquire(String owner, @Nullable Duration wait, @Nullable Duration lease, boolean interruptible)
             throws InterruptedException {
         return engine.acquire(kind, info, keys, owner, wait, lease, interruptible);
+    }
+
+    @Override
+    public CompletableFuture<@Nullable Hold> acquireAsync(@Nullable Duration wait, @Nullable Duration lease) {
+        return engine.acquireAsync(kind, info, keys, wait, lease);
+    }
+
+    @Override
+    public CompletableFuture<Void> releaseAsync(Hold hold) {
+        return engine.releaseAsync(hold);
     }
 
     @Override

@@ -111,8 +111,9 @@ final class LeaseKeeper<H extends LeaseState> implements AutoCloseable {
             log.warn("{} '{}' was lost while held (owner {}, fencing token {}): {}", what, hold.info.name(), hold.owner, hold.token,
                     reason);
             events.leaseLost(hold.info, reason);
-            if (interruptOnLoss && !hold.released) {
-                hold.thread.interrupt(); // the holder asked to be stopped rather than run on unprotected
+            Thread owner = hold.thread;
+            if (interruptOnLoss && owner != null && !hold.released) {
+                owner.interrupt(); // the holder asked to be stopped rather than run on unprotected
             }
         }
     }

@@ -1,9 +1,11 @@
 package dev.distlock.core;
 
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What a client knows of one hold's lease, for a plain Redis hold ({@link Hold}) and a RedLock hold
@@ -19,8 +21,10 @@ abstract class LeaseState {
     final String grantId;
     /** When the granting request was sent (System.nanoTime). */
     final long acquiredNanos;
-    /** The thread that acquired the hold (its owner for thread-bound locks). */
-    final Thread thread = Thread.currentThread();
+    /** The thread that owns the hold, interrupted on loss when the client asks for it; {@code null} for a handle's hold. */
+    final @Nullable Thread thread;
+    /** Completes with the reason when the hold is lost while held (never when it is released first). */
+    final CompletableFuture<String> lost = new CompletableFuture<>();
     private final AtomicInteger count;
     private final AtomicReference<String> lostReason = new AtomicReference<>();
     private volatile Lease lease;
@@ -33,9 +37,10 @@ abstract class LeaseState {
     /** The timer that reports a fixed lease running out while held; {@code null} for watchdog leases. */
     volatile Future<?> leaseTimer;
 
-    LeaseState(LockInfo info, String owner, long token, String grantId, int count, Lease lease, long sentNanos,
-            long validUntilNanos) {
+    LeaseState(LockInfo info, String owner, @Nullable Thread thread, long token, String grantId, int count, Lease lease,
+            long sentNanos, long validUntilNanos) {
         this.info = info;
+        this.thread = thread;
         this.owner = owner;
         this.token = token;
         this.grantId = grantId;
@@ -84,7 +89,11 @@ abstract class LeaseState {
 
     /** Marks the hold lost; true only for the first caller, so loss is reported once. */
     boolean markLost(String reason) {
-        return lostReason.compareAndSet(null, reason);
+        if (lostReason.compareAndSet(null, reason)) {
+            lost.complete(reason);
+            return true;
+        }
+        return false;
     }
 
     String lostReason() {

@@ -8,6 +8,7 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -29,6 +30,8 @@ final class LockEngine implements AutoCloseable {
     private final Events events;
     private final LeaseKeeper<Hold> keeper;
     private final Acquirer acquirer;
+    /** Numbers the handles of this client: each is an owner of its own. */
+    private final AtomicLong handles = new AtomicLong();
 
     LockEngine(RedisConnections redis, LockClientOptions options) {
         if (options.replicaAcks() > 0 && redis.base == null) {
@@ -48,7 +51,7 @@ final class LockEngine implements AutoCloseable {
         this.node = new RedisNode(redis, calls, hub, options);
         this.events = new Events(options.listeners());
         this.keeper = new LeaseKeeper<>("Lock", timers, options, events, holds::all, this::renew);
-        this.acquirer = new Acquirer(node, calls, hub, holds, keeper, events, options);
+        this.acquirer = new Acquirer(node, calls, hub, holds, keeper, events, options, timers);
     }
 
     LockKeys keys(String name) {
@@ -71,8 +74,8 @@ final class LockEngine implements AutoCloseable {
             boolean interruptible)
             throws InterruptedException {
         long start = System.nanoTime();
-        AcquireRequest request = new AcquireRequest(kind, info, keys, owner, Lease.of(lease, keeper.watchdogLeaseMs()), interruptible,
-                start);
+        AcquireRequest request = new AcquireRequest(kind, info, keys, owner, Thread.currentThread(),
+                Lease.of(lease, keeper.watchdogLeaseMs()), interruptible, start);
         long deadline = wait == null || wait.compareTo(FOREVER) >= 0 ? start + Long.MAX_VALUE / 2 : start + wait.toNanos();
         try {
             if (calls.isClosed()) {
@@ -131,6 +134,21 @@ final class LockEngine implements AutoCloseable {
     }
 
     /**
+     * Acquires for a handle (a new owner) without blocking a thread; see {@link Acquirer#acquireAsync}.
+     */
+    CompletableFuture<@Nullable Hold> acquireAsync(LockKind kind, LockInfo info, LockKeys keys, @Nullable Duration wait,
+            @Nullable Duration lease) {
+        long start = System.nanoTime();
+        AcquireRequest request = new AcquireRequest(kind, info, keys, clientId + ":h" + handles.incrementAndGet(), null,
+                Lease.of(lease, keeper.watchdogLeaseMs()), true, start);
+        if (calls.isClosed()) {
+            return CompletableFuture.failedFuture(calls.closedException());
+        }
+        long deadline = wait == null || wait.compareTo(FOREVER) >= 0 ? start + Long.MAX_VALUE / 2 : start + wait.toNanos();
+        return acquirer.acquireAsync(request, deadline);
+    }
+
+    /**
      * Releases one hold count. The script is told how many holds the owner has, so running it twice
      * (a reply lost) releases once.
      *
@@ -139,6 +157,11 @@ final class LockEngine implements AutoCloseable {
      *         timeout; a last release is then retried in the background until the lease ends
      */
     void release(Hold hold) {
+        RedisCalls.join(releaseAsync(hold));
+    }
+
+    /** {@link #release} without blocking: the future fails with the exceptions {@code release} throws. */
+    CompletableFuture<Void> releaseAsync(Hold hold) {
         String lost = hold.lostReason();
         int held = hold.count();
         boolean last = hold.exit() <= 0;
@@ -147,52 +170,52 @@ final class LockEngine implements AutoCloseable {
             holds.remove(hold);
             keeper.stop(hold);
         }
-        boolean ended = last;
-        try {
-            if (lost != null) {
-                if (last) {
-                    // A stale release cannot hurt a later hold of the same owner: it names this grant only.
-                    node.giveBack(hold.kind, hold.keys, hold.owner, hold.grantId, hold.validUntilNanos);
-                }
-                throw new LockLeaseExpiredException(hold.info.name(), lost);
-            }
-            if (calls.isClosed()) {
-                throw calls.closedException();
-            }
-            long result;
-            try {
-                result = calls.call(() -> node.release(hold.kind, hold.keys, hold.owner, hold.grantId, held), calls.operationDeadline(),
-                        "releasing", hold.keys);
-            } catch (LockException e) {
-                node.wakeLocal(hold.kind, hold.keys); // the release may have happened: let a waiter check
-                if (last && e instanceof LockUnavailableException) {
-                    node.giveBack(hold.kind, hold.keys, hold.owner, hold.grantId, hold.validUntilNanos);
-                    throw new LockUnavailableException(e.getMessage() + "; the release is retried in the background until the"
-                            + " lease ends, when the lock frees itself anyway", e.getCause());
-                }
-                throw e;
-            }
-            if (result == 1) {
-                holds.remove(hold);
-                ended = true;
+        if (lost != null || calls.isClosed()) {
+            if (last) {
                 holds.exitGate(hold);
-                node.wakeLocal(hold.kind, hold.keys);
-                events.release(hold.info, hold.heldFor(System.nanoTime()));
-            } else if (result < 0) {
-                holds.remove(hold);
-                keeper.stop(hold);
-                ended = true;
-                String reason = hold.watchdog()
-                        ? "it was no longer in Redis when unlocking (expired or force-unlocked)"
-                        : "its " + hold.lease().describe() + " ran out before unlock";
-                keeper.lost(hold, reason);
-                throw new LockLeaseExpiredException(hold.info.name(), hold.lostReason());
+                // A stale release cannot hurt a later hold of the same owner: it names this grant only.
+                node.giveBack(hold.kind, hold.keys, hold.owner, hold.grantId, hold.validUntilNanos);
             }
-        } finally {
-            if (ended) {
-                holds.exitGate(hold);
-            }
+            return CompletableFuture.failedFuture(lost != null ? new LockLeaseExpiredException(hold.info.name(), lost)
+                    : calls.closedException());
         }
+        return calls.callAsync(() -> node.release(hold.kind, hold.keys, hold.owner, hold.grantId, held), calls.operationDeadline(),
+                "releasing", hold.keys).handle((result, error) -> {
+                    boolean ended = last;
+                    try {
+                        if (error != null) {
+                            RuntimeException e = RedisCalls.asLockException(error);
+                            node.wakeLocal(hold.kind, hold.keys); // the release may have happened: let a waiter check
+                            if (last && e instanceof LockUnavailableException) {
+                                node.giveBack(hold.kind, hold.keys, hold.owner, hold.grantId, hold.validUntilNanos);
+                                throw new LockUnavailableException(e.getMessage() + "; the release is retried in the background"
+                                        + " until the lease ends, when the lock frees itself anyway", e.getCause());
+                            }
+                            throw e;
+                        }
+                        if (result == 1) {
+                            holds.remove(hold);
+                            ended = true;
+                            holds.exitGate(hold);
+                            node.wakeLocal(hold.kind, hold.keys);
+                            events.release(hold.info, hold.heldFor(System.nanoTime()));
+                        } else if (result < 0) {
+                            holds.remove(hold);
+                            keeper.stop(hold);
+                            ended = true;
+                            String reason = hold.watchdog()
+                                    ? "it was no longer in Redis when unlocking (expired or force-unlocked)"
+                                    : "its " + hold.lease().describe() + " ran out before unlock";
+                            keeper.lost(hold, reason);
+                            throw new LockLeaseExpiredException(hold.info.name(), hold.lostReason());
+                        }
+                        return null;
+                    } finally {
+                        if (ended) {
+                            holds.exitGate(hold);
+                        }
+                    }
+                });
     }
 
     /** One watchdog renewal, bounded by one watchdog period: a renewal still unanswered then is cancelled, the next round sends another. */
@@ -219,8 +242,9 @@ final class LockEngine implements AutoCloseable {
     }
 
     boolean forceRelease(LockKind kind, LockKeys keys) {
-        long result = calls.call(() -> node.forceRelease(keys, kind.wakesAllOnRelease()), calls.operationDeadline(), "force-releasing",
-                keys);
+        String request = node.requestId();
+        long result = calls.call(() -> node.forceRelease(keys, kind.wakesAllOnRelease(), request), calls.operationDeadline(),
+                "force-releasing", keys);
         node.wakeLocal(kind, keys);
         return result == 1;
     }

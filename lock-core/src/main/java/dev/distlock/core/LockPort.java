@@ -1,6 +1,7 @@
 package dev.distlock.core;
 
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -22,6 +23,15 @@ interface LockPort<H extends LeaseState> {
      * @return the hold, or {@code null} when the wait ran out
      */
     @Nullable H acquire(String owner, @Nullable Duration wait, @Nullable Duration lease, boolean interruptible) throws InterruptedException;
+
+    /**
+     * Acquires for a new handle without blocking a thread: completes with the hold, with {@code null}
+     * when the wait ran out, or exceptionally; cancelling it while it waits gives everything up.
+     */
+    CompletableFuture<@Nullable H> acquireAsync(@Nullable Duration wait, @Nullable Duration lease);
+
+    /** Releases one count of {@code hold} without blocking. */
+    CompletableFuture<Void> releaseAsync(H hold);
 
     /** The hold {@code owner} has, or {@code null}. */
     @Nullable H hold(String owner);

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -75,6 +76,16 @@ final class RedLockEngine implements AutoCloseable {
             }
 
             @Override
+            public CompletableFuture<@Nullable RedLockHold> acquireAsync(@Nullable Duration wait, @Nullable Duration lease) {
+                return RedLockEngine.this.acquireAsync(info, keys, wait, lease);
+            }
+
+            @Override
+            public CompletableFuture<Void> releaseAsync(RedLockHold hold) {
+                return RedLockEngine.this.releaseAsync(hold);
+            }
+
+            @Override
             public @Nullable RedLockHold hold(String owner) {
                 return holds.get(holdId(info.name(), owner));
             }
@@ -137,7 +148,7 @@ final class RedLockEngine implements AutoCloseable {
             while (true) {
                 RedLockQuorum.Attempt attempt = nodes.acquire(keys, owner, grantId, lease.millis());
                 if (attempt.granted()) {
-                    RedLockHold hold = new RedLockHold(info, keys, owner, grantId, attempt.token(), lease, start,
+                    RedLockHold hold = new RedLockHold(info, keys, owner, Thread.currentThread(), grantId, attempt.token(), lease, start,
                             attempt.validUntilNanos());
                     holds.put(holdId(info.name(), owner), hold);
                     keeper.watch(hold);
@@ -202,41 +213,122 @@ final class RedLockEngine implements AutoCloseable {
      * @throws LockUnavailableException when fewer than a majority of nodes answered (the lock expires with its lease)
      */
     void release(RedLockHold hold) {
+        RedisCalls.join(releaseAsync(hold));
+    }
+
+    /** {@link #release} without blocking. */
+    CompletableFuture<Void> releaseAsync(RedLockHold hold) {
         long now = System.nanoTime();
-        String lost = hold.lostReason();
-        if (lost == null && !hold.released && !hold.isLive(now)) {
+        String lostBefore = hold.lostReason();
+        if (lostBefore == null && !hold.released && !hold.isLive(now)) {
             keeper.lost(hold, "its " + hold.lease().describe() + " ran out before unlock");
-            lost = hold.lostReason();
         }
+        String lost = hold.lostReason();
         if (hold.exit() > 0) {
-            if (lost != null) {
-                throw new LockLeaseExpiredException(hold.info.name(), lost);
-            }
-            return;
+            return lost != null ? CompletableFuture.failedFuture(new LockLeaseExpiredException(hold.info.name(), lost))
+                    : CompletableFuture.completedFuture(null);
         }
         // Before the scripts run: a renewal reply that finds the lock gone must not count as a loss.
         hold.released = true;
         keeper.stop(hold);
         holds.remove(holdId(hold.info.name(), hold.owner), hold);
-        try {
-            List<Reply<Long>> replies = nodes.release(hold.keys, hold.owner, hold.grantId, hold.lease().millis());
-            if (lost != null) {
-                throw new LockLeaseExpiredException(hold.info.name(), lost);
+        return nodes.releaseAsync(hold.keys, hold.owner, hold.grantId, hold.lease().millis()).handle((replies, error) -> {
+            try {
+                if (error != null) {
+                    throw RedisCalls.asLockException(error);
+                }
+                if (lost != null) {
+                    throw new LockLeaseExpiredException(hold.info.name(), lost);
+                }
+                int notHeld = NodeCalls.count(replies, -1L);
+                if (nodes.size() - notHeld < quorum) {
+                    keeper.lost(hold, "only " + (nodes.size() - notHeld) + " of " + nodes.size() + " nodes still had it at unlock");
+                    throw new LockLeaseExpiredException(hold.info.name(), hold.lostReason());
+                }
+                int answered = NodeCalls.answered(replies);
+                if (answered < quorum) {
+                    throw new LockUnavailableException("RedLock '" + hold.info.name() + "': unlock reached only " + answered + " of "
+                            + nodes.size() + " Redis nodes; the others let the lock expire with its lease", NodeCalls.firstError(replies));
+                }
+                events.release(hold.info, hold.heldFor(System.nanoTime()));
+                return null;
+            } finally {
+                wakeLocalWaiters();
             }
-            int notHeld = NodeCalls.count(replies, -1L);
-            if (nodes.size() - notHeld < quorum) {
-                keeper.lost(hold, "only " + (nodes.size() - notHeld) + " of " + nodes.size() + " nodes still had it at unlock");
-                throw new LockLeaseExpiredException(hold.info.name(), hold.lostReason());
-            }
-            int answered = NodeCalls.answered(replies);
-            if (answered < quorum) {
-                throw new LockUnavailableException("RedLock '" + hold.info.name() + "': unlock reached only " + answered + " of "
-                        + nodes.size() + " Redis nodes; the others let the lock expire with its lease", NodeCalls.firstError(replies));
-            }
-            events.release(hold.info, hold.heldFor(System.nanoTime()));
-        } finally {
-            wakeLocalWaiters();
+        });
+    }
+
+    /**
+     * Acquires for a handle (a new owner) without blocking a thread: rounds on every node, a short
+     * random back-off between them on the timer thread, until the wait runs out. Cancelling the result
+     * stops it; a round granted in that instant is released.
+     */
+    CompletableFuture<@Nullable RedLockHold> acquireAsync(LockInfo info, List<LockKeys> keys, @Nullable Duration wait,
+            @Nullable Duration explicitLease) {
+        long start = System.nanoTime();
+        long deadline = wait == null || wait.compareTo(FOREVER) >= 0 ? start + Long.MAX_VALUE / 2 : start + wait.toNanos();
+        Lease lease = Lease.of(explicitLease, keeper.watchdogLeaseMs());
+        String owner = clientId + ":h" + requests.incrementAndGet();
+        String grantId = Long.toString(requests.incrementAndGet());
+        CompletableFuture<@Nullable RedLockHold> result = new CompletableFuture<>();
+        if (closed) {
+            result.completeExceptionally(new LockException("The RedLockClient is closed: create a new one to take locks", null));
+            return result;
         }
+        result.whenComplete((hold, error) -> {
+            if (error != null) {
+                events.failed(info, RedisCalls.unwrap(error), start);
+            }
+        });
+        roundAsync(new AsyncRound(info, keys, owner, grantId, lease, start, deadline, result));
+        return result;
+    }
+
+    private record AsyncRound(LockInfo info, List<LockKeys> keys, String owner, String grantId, Lease lease, long start,
+            long deadline, CompletableFuture<@Nullable RedLockHold> result) {
+    }
+
+    private void roundAsync(AsyncRound r) {
+        if (r.result().isDone()) {
+            return;
+        }
+        if (closed) {
+            r.result().completeExceptionally(new LockException("The RedLockClient was closed while waiting for lock '"
+                    + r.info().name() + "'", null));
+            return;
+        }
+        nodes.acquireAsync(r.keys(), r.owner(), r.grantId(), r.lease().millis()).whenComplete((attempt, error) -> {
+            if (error != null) {
+                r.result().completeExceptionally(RedisCalls.asLockException(error));
+            } else if (attempt.granted()) {
+                RedLockHold hold = new RedLockHold(r.info(), r.keys(), r.owner(), null, r.grantId(), attempt.token(), r.lease(), r.start(),
+                        attempt.validUntilNanos());
+                holds.put(holdId(r.info().name(), r.owner()), hold);
+                keeper.watch(hold);
+                if (r.result().complete(hold)) {
+                    events.acquire(r.info(), AcquireOutcome.ACQUIRED, r.start());
+                } else {
+                    releaseAsync(hold); // cancelled meanwhile: nobody would release it
+                }
+            } else if (attempt.answered() < quorum) {
+                r.result().completeExceptionally(new LockUnavailableException("RedLock '" + r.info().name() + "': only "
+                        + attempt.answered() + " of " + nodes.size() + " Redis nodes answered, a majority of " + quorum
+                        + " is needed; check that the nodes are up and reachable", attempt.error()));
+            } else if (r.deadline() - System.nanoTime() <= 0) {
+                if (r.result().complete(null)) {
+                    events.acquire(r.info(), AcquireOutcome.TIMEOUT, r.start());
+                }
+            } else {
+                long backOff = Math.min(TimeUnit.MILLISECONDS.toNanos(ThreadLocalRandom.current().nextLong(5, 40)),
+                        r.deadline() - System.nanoTime());
+                try {
+                    timers.schedule(() -> roundAsync(r), backOff, TimeUnit.NANOSECONDS);
+                } catch (RejectedExecutionException e) {
+                    r.result().completeExceptionally(new LockException("The RedLockClient was closed while waiting for lock '"
+                            + r.info().name() + "'", null));
+                }
+            }
+        });
     }
 
     /** Renews a watchdog hold on every node; renewed when a majority renewed, lost when fewer than a majority still have it. */

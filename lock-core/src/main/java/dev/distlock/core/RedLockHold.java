@@ -1,6 +1,7 @@
 package dev.distlock.core;
 
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One thread's hold on a RedLock, as its {@link RedLockClient} knows it: the lease state plus the
@@ -12,9 +13,9 @@ final class RedLockHold extends LeaseState {
 
     final List<LockKeys> keys;
 
-    RedLockHold(LockInfo info, List<LockKeys> keys, String owner, String grantId, long token, Lease lease, long sentNanos,
-            long validUntilNanos) {
-        super(info, owner, token, grantId, 1, lease, sentNanos, validUntilNanos);
+    RedLockHold(LockInfo info, List<LockKeys> keys, String owner, @Nullable Thread thread, String grantId, long token, Lease lease,
+            long sentNanos, long validUntilNanos) {
+        super(info, owner, thread, token, grantId, 1, lease, sentNanos, validUntilNanos);
         this.keys = keys;
     }
 }

@@ -5,6 +5,7 @@ import dev.distlock.core.script.LockScript;
 import dev.distlock.core.script.ScriptRunner;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The scripts of one Redis (standalone, Sentinel or Cluster) as calls on one lock each, with the
@@ -22,6 +23,7 @@ final class RedisNode {
     private final long fenceTtlMs;
     /** How long Redis remembers a last release, so that the same release sent again still answers "released". */
     private final long releaseNoteTtlMs;
+    private final AtomicLong requests = new AtomicLong();
 
     RedisNode(RedisConnections redis, RedisCalls calls, WakeupHub hub, LockClientOptions options) {
         this.redis = redis;
@@ -81,9 +83,18 @@ final class RedisNode {
         return scripts.integer(LockScript.RAISE_FENCE, new String[] {keys.lock()}, owner, Long.toString(token), Long.toString(fenceTtlMs));
     }
 
-    /** Deletes the lock whoever holds it and wakes its waiters: 1 deleted, 0 it was free. */
-    CompletableFuture<Long> forceRelease(LockKeys keys, boolean wakeAll) {
-        return scripts.integer(LockScript.FORCE_RELEASE, new String[] {keys.lock()}, keys.channel(), hub.message(wakeAll));
+    /** A new id for a request that must be recognised when Redis runs it twice. */
+    String requestId() {
+        return hub.message(false) + '-' + requests.incrementAndGet();
+    }
+
+    /**
+     * Deletes the lock whoever holds it and wakes its waiters: 1 deleted, 0 it was free. The same
+     * {@code requestId} sent again answers as the first run and deletes nothing.
+     */
+    CompletableFuture<Long> forceRelease(LockKeys keys, boolean wakeAll, String requestId) {
+        return scripts.integer(LockScript.FORCE_RELEASE, new String[] {keys.lock()}, keys.channel(), hub.message(wakeAll), requestId,
+                Long.toString(releaseNoteTtlMs));
     }
 
     /** PTTL of the lock key: -2 when absent. */

@@ -1,11 +1,14 @@
 package dev.distlock.core;
 
 import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import org.jspecify.annotations.Nullable;
 
 /**
  * A thread-bound, reentrant lock over any engine (a single Redis of any {@link LockKind}, or RedLock):
- * the owner is the client's id plus the current thread's id.
+ * the owner is the client's id plus the current thread's id. Its async methods hand out handles,
+ * each an owner of its own.
  */
 final class ThreadBoundLock<H extends LeaseState> extends AcquiringLock {
 
@@ -22,6 +25,16 @@ final class ThreadBoundLock<H extends LeaseState> extends AcquiringLock {
     @Override
     boolean acquire(@Nullable Duration wait, @Nullable Duration lease, boolean interruptible) throws InterruptedException {
         return port.acquire(owner(), wait, lease, interruptible) != null;
+    }
+
+    @Override
+    CompletableFuture<Optional<LockHandle>> acquireAsync(@Nullable Duration wait, @Nullable Duration lease) {
+        return Futures.derive(port.acquireAsync(wait, lease),
+                hold -> hold == null ? Optional.<LockHandle>empty() : Optional.of(new PortHandle<>(port, hold)), hold -> {
+                    if (hold != null) {
+                        port.releaseAsync(hold);
+                    }
+                });
     }
 
     @Override

@@ -49,38 +49,54 @@ class ForceReleaseScriptTest extends ScriptTestSupport {
     }
 
     @Test
-    void sentTwiceTheRepeatDeletesAndPublishesNothing() throws Exception {
+    void sentTwiceTheRepeatAnswersAsTheFirstAndPublishesNothing() throws Exception {
         BlockingQueue<String> messages = probe.subscribe(keys.channel());
         long token = grant(A, 30_000, "g1");
-        assertThat(forceRelease("first")).isOne();
+        assertThat(forceRelease("first", "req-1")).isOne();
 
-        long repeat = forceRelease("repeat");
+        long repeat = forceRelease("repeat", "req-1");
 
-        assertThat(repeat).as("the lock was already free").isZero();
+        assertThat(repeat).as("the answer of the first run").isOne();
         assertThat(sync.exists(keys.lock())).isZero();
         assertThat(fenceCounter()).isEqualTo(token);
         assertThat(messages.poll(5, TimeUnit.SECONDS)).isEqualTo("first");
         sync.publish(keys.channel(), "flush");
-        assertThat(messages.poll(5, TimeUnit.SECONDS)).isEqualTo("flush");
+        assertThat(messages.poll(5, TimeUnit.SECONDS)).as("the repeat published nothing").isEqualTo("flush");
+    }
+
+    @Test
+    void aRepeatOfARunThatFoundTheLockFreeStillAnswersZero() throws Exception {
+        assertThat(forceRelease("m", "req-free")).isZero();
+        grant(A, 30_000, "g1");
+
+        assertThat(forceRelease("m", "req-free")).isZero();
+        assertThat(sync.hexists(keys.lock(), A)).as("A's later grant is untouched").isTrue();
     }
 
     /**
-     * The script takes no request id, so it cannot tell a re-sent force release from a new one: a
-     * repeat that reaches Redis after another client took the freed lock deletes that client's grant
-     * (two holders at once once a third client takes it), and the caller's forceUnlock() answers
-     * false although its first run deleted the lock. Another client's connection is not ordered
-     * with ours, so this happens with Lettuce's re-send after a reconnect.
+     * A repeat that reaches Redis after another client took the freed lock (Lettuce re-sends a command
+     * whose reply was lost, and another client's connection is not ordered with ours) must not delete
+     * that client's grant, and answers as the first run did.
      */
     @Test
     void repeatArrivingAfterAnotherOwnerTookTheFreedLockLeavesThatOwnersGrant() throws Exception {
         grant(A, 30_000, "g1");
-        assertThat(forceRelease("m")).isOne();
+        assertThat(forceRelease("m", "req-2")).isOne();
         long token = grant(B, 30_000, "g2");
 
-        long repeat = forceRelease("m");
+        long repeat = forceRelease("m", "req-2");
 
         assertThat(sync.hgetall(keys.lock())).as("B's grant after the repeat of A's force release")
                 .containsEntry(B, "1").containsEntry("~token", Long.toString(token));
         assertThat(repeat).as("the answer of the first run").isOne();
+    }
+
+    @Test
+    void theNoteExpires() throws Exception {
+        grant(A, 30_000, "g1");
+        assertThat(scripts.integer(dev.distlock.core.script.LockScript.FORCE_RELEASE, new String[] {keys.lock()}, keys.channel(), "m",
+                "req-3", "100").get(5, TimeUnit.SECONDS)).isOne();
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(5))
+                .until(() -> sync.exists(keys.lock() + ":released:~force:req-3") == 0);
     }
 }

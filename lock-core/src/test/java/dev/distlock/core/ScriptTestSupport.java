@@ -86,9 +86,15 @@ abstract class ScriptTestSupport {
                 .get(5, TimeUnit.SECONDS);
     }
 
-    /** force-release.lua: 1 deleted, 0 was free. */
+    /** force-release.lua as a new request: 1 deleted, 0 was free. */
     long forceRelease(String message) throws Exception {
-        return scripts.integer(LockScript.FORCE_RELEASE, new String[] {keys.lock()}, keys.channel(), message).get(5, TimeUnit.SECONDS);
+        return forceRelease(message, "force-" + java.util.UUID.randomUUID());
+    }
+
+    /** force-release.lua with request id {@code request}: the same id again answers as its first run did. */
+    long forceRelease(String message, String request) throws Exception {
+        return scripts.integer(LockScript.FORCE_RELEASE, new String[] {keys.lock()}, keys.channel(), message, request,
+                Long.toString(NOTE_TTL_MS)).get(5, TimeUnit.SECONDS);
     }
 
     /** raise-fence.lua: 1 when {@code owner} holds the lock, 0 when not. */
