@@ -189,6 +189,30 @@ class LostReplyKindsTest {
     }
 
     /**
+     * forceUnlock() of a held lock whose reply is lost: the re-sent script finds the lock already
+     * gone. The issue asks that a re-run returns its first answer, so the caller still learns that it
+     * freed a held lock.
+     */
+    @ParameterizedTest
+    @EnumSource(Drop.class)
+    void forceUnlockWhoseReplyIsLostStillReportsThatItFreedTheLock(Drop how) throws Exception {
+        String name = Names.fresh("lost-force");
+        try (LockClient holderClient = LockClient.create(RedisURI.create(redis.server().uri()))) {
+            RedisLock lock = client.getLock(name);
+            assertThat(client.getLock(Names.fresh("warm-up")).forceUnlock()).as("loads the script; nothing to free").isFalse();
+            holderClient.getLock(name).lock();
+
+            relay.holdReplies();
+            Future<Boolean> forcing = owner.submit(lock::forceUnlock);
+            awaitReplyHeld();
+            relay.drop(how);
+
+            assertThat(forcing.get(30, TimeUnit.SECONDS)).as(how + ": forceUnlock() freed a held lock").isTrue();
+            assertThat(lockKeys(redis.server(), name)).isEmpty();
+        }
+    }
+
+    /**
      * A RedLock over three Redis servers, each behind its own relay: every node's grant reply is
      * held, then every connection dropped. The RedLock must count one hold or give all grants back.
      */
