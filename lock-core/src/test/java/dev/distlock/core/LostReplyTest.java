@@ -103,6 +103,46 @@ class LostReplyTest {
 
     @ParameterizedTest
     @EnumSource(Drop.class)
+    void reentryWhoseReplyIsLostIsCountedOnce(Drop how) throws Exception {
+        String name = Names.fresh("lost-reentry");
+        RedisLock lock = client.getLock(name);
+        String key = key(name);
+        String ownerId = owner.ownerId(client);
+        owner.run(() -> {
+            lock.lock();
+            return null;
+        });
+
+        relay.holdReplies();
+        Future<Boolean> reentering = owner.submit(() -> lock.tryLock(Duration.ofSeconds(5)));
+        awaitRedisRanItAndReplyIsHeld(() -> "2".equals(observer.hget(key, ownerId)));
+        relay.drop(how);
+
+        boolean reentered;
+        try {
+            reentered = reentering.get(30, TimeUnit.SECONDS);
+        } catch (ExecutionException e) {
+            assertThat(e.getCause()).as("the only failure allowed is Redis not answering in time").isInstanceOf(LockUnavailableException.class);
+            reentered = false;
+        }
+        int expected = reentered ? 2 : 1;
+        assertThat(owner.run(lock::getHoldCount)).as("local hold count").isEqualTo(expected);
+        if (reentered) {
+            assertThat(observer.hget(key, ownerId)).as("count in Redis").isEqualTo("2");
+        }
+        for (int i = 0; i < expected; i++) {
+            assertThat(observer.exists(key)).as("held until the last of %d unlocks", expected).isEqualTo(1);
+            owner.run(() -> {
+                lock.unlock();
+                return null;
+            });
+        }
+        await("the last unlock frees it").atMost(Duration.ofSeconds(15)).until(() -> observer.exists(key) == 0);
+        assertThat(events.leaseLosses(name)).isEmpty();
+    }
+
+    @ParameterizedTest
+    @EnumSource(Drop.class)
     void unlockWhoseReplyIsLostSucceedsWithoutAFalseLoss(Drop how) throws Exception {
         String name = Names.fresh("lost-release");
         RedisLock lock = client.getLock(name);
@@ -178,7 +218,8 @@ class LostReplyTest {
         relay.delayReplies(Duration.ofSeconds(1));
 
         Future<Boolean> late = owner.submit(() -> lock.tryLock(Duration.ofSeconds(3), Duration.ofMillis(300)));
-        await("the late owner's first grant reached Redis").atMost(Duration.ofSeconds(10)).until(() -> observer.exists(key) == 1);
+        await("the late owner's first grant reached Redis").atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(5))
+                .until(() -> observer.exists(key) == 1);
         RedisLock other = direct.getLock(name);
         assertThat(other.tryLock(Duration.ofSeconds(5), Duration.ofSeconds(3))).as("another client gets it once the 300 ms lease ended")
                 .isTrue();
