@@ -68,10 +68,7 @@ class ConnectionFaultTest {
         String wantedName = Names.fresh("wanted");
         RedisLock held = client.getLock(heldName);
         RedisLock wanted = client.getLock(wantedName);
-        holder.run(() -> {
-            held.lock();
-            return null;
-        });
+        holder.act(() -> held.lock());
         relay.blackHole();
 
         // tryLock(200 ms): false or unavailable, within its wait plus the documented 200 ms (generously)
@@ -91,10 +88,8 @@ class ConnectionFaultTest {
 
         // unlock() of a hold: bounded by operationTimeout, says so, retried in the background
         start = System.nanoTime();
-        assertThatThrownBy(() -> holder.run(() -> {
-            held.unlock();
-            return null;
-        })).cause().isInstanceOf(LockUnavailableException.class).hasMessageContaining("retried in the background");
+        assertThatThrownBy(() -> holder.act(held::unlock)).cause().isInstanceOf(LockUnavailableException.class)
+                .hasMessageContaining("retried in the background");
         assertThat(since(start)).as("unlock() while black-holed").isLessThan(OPERATION_TIMEOUT.plus(SLACK));
         assertThat(holder.run(held::getHoldCount)).isZero();
 
@@ -133,10 +128,7 @@ class ConnectionFaultTest {
                 .isLessThan(Duration.ofMillis(500).plus(Duration.ofSeconds(2)));
         assertThat(events.leaseLosses(name)).hasSize(1);
         assertThat(events.leaseLosses(name).get(0).reason()).contains("500 ms");
-        assertThatThrownBy(() -> holder.run(() -> {
-            lock.unlock();
-            return null;
-        })).cause().isInstanceOf(LockLeaseExpiredException.class);
+        assertThatThrownBy(() -> holder.act(lock::unlock)).cause().isInstanceOf(LockLeaseExpiredException.class);
     }
 
     /**
@@ -153,9 +145,8 @@ class ConnectionFaultTest {
         String channel = key(name) + ":channel";
         LockOwner holder = owner("holder");
         LockOwner waiter = owner("waiter");
-        holder.run(() -> {
+        holder.act(() -> {
             holderClient.getLock(name).lock(); // watchdog lease: 30 s
-            return null;
         });
         Future<Boolean> waiting = waiter.submit(() -> waiterClient.getLock(name).tryLock(Duration.ofSeconds(60)));
         await("waiter subscribed").atMost(Duration.ofSeconds(10)).until(() -> subscribers(channel) == 1);
@@ -164,19 +155,13 @@ class ConnectionFaultTest {
         assertThat(observer.clientKill(io.lettuce.core.KillArgs.Builder.typePubsub())).isPositive();
         assertThat(subscribers(channel)).as("no subscriber while the waiter reconnects").isZero();
         long released = System.nanoTime();
-        holder.run(() -> {
-            holderClient.getLock(name).unlock();
-            return null;
-        });
+        holder.act(() -> holderClient.getLock(name).unlock());
         assertThat(subscribers(channel)).as("the release's wake-up reached no one").isZero();
 
         assertThat(waiting.get(40, TimeUnit.SECONDS)).isTrue();
         assertThat(since(released)).as("waiter got the lock after re-subscribing, not after the holder's 30 s lease")
                 .isLessThan(Duration.ofSeconds(20));
-        waiter.run(() -> {
-            waiterClient.getLock(name).unlock();
-            return null;
-        });
+        waiter.act(() -> waiterClient.getLock(name).unlock());
     }
 
     @Test
@@ -187,16 +172,12 @@ class ConnectionFaultTest {
         String otherBusy = Names.fresh("other-busy");
         String mine = Names.fresh("mine");
         LockOwner holder = owner("holder");
-        holder.run(() -> {
+        holder.act(() -> {
             holderClient.getLock(busy).lock();
             holderClient.getLock(otherBusy).lock();
-            return null;
         });
         LockOwner owning = owner("owning");
-        owning.run(() -> {
-            client.getLock(mine).lock();
-            return null;
-        });
+        owning.act(() -> client.getLock(mine).lock());
         Map<String, Callable<Boolean>> waits = Map.of(
                 "lock()", () -> {
                     client.getLock(busy).lock();
@@ -224,10 +205,8 @@ class ConnectionFaultTest {
         assertThatThrownBy(() -> client.getLock(busy).tryLock()).isInstanceOf(LockException.class).hasMessageContaining("closed");
         assertThatThrownBy(() -> client.getLock(Names.fresh("new")).lock()).isInstanceOf(LockException.class)
                 .hasMessageContaining("closed");
-        assertThatThrownBy(() -> owning.run(() -> {
-            client.getLock(mine).unlock();
-            return null;
-        })).cause().isInstanceOf(LockException.class).hasMessageContaining("closed");
+        assertThatThrownBy(() -> owning.act(() -> client.getLock(mine).unlock())).cause().isInstanceOf(LockException.class)
+                .hasMessageContaining("closed");
     }
 
     private long subscribers(String channel) {

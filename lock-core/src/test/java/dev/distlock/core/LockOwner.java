@@ -27,12 +27,36 @@ final class LockOwner implements AutoCloseable {
         run(() -> null); // creates the thread now, so thread() is known before the first step
     }
 
+    /** A step that returns nothing. */
+    interface Step {
+        void run() throws Exception;
+    }
+
+    /** Runs {@code step} on the owner thread and waits for it, as {@link #run(Callable)}. */
+    void act(Step step) {
+        run(() -> {
+            step.run();
+            return null;
+        });
+    }
+
+    /** Starts {@code step} on the owner thread without waiting for it. */
+    Future<Void> start(Step step) {
+        return submit(() -> {
+            step.run();
+            return null;
+        });
+    }
+
     /** Starts {@code step} on the owner thread without waiting for it. */
     <T> Future<T> submit(Callable<T> step) {
         return executor.submit(step);
     }
 
-    /** Runs {@code step} on the owner thread and returns its result (waits up to 30 s); its exception is the cause of an {@link ExecutionException}. */
+    /**
+     * Runs {@code step} on the owner thread and returns its result (waits up to 30 s); what it throws
+     * is the cause of the {@link StepFailed} thrown here.
+     */
     <T> T run(Callable<T> step) {
         try {
             return executor.submit(step).get(30, TimeUnit.SECONDS);

@@ -51,6 +51,7 @@ class LostReplyKindsTest {
     private FaultRelay relay;
     private LockClient client;
     private LockOwner owner;
+    private ReplyLoss loss;
 
     @BeforeEach
     void connect() {
@@ -60,6 +61,7 @@ class LostReplyKindsTest {
         closeables.add(client);
         owner = new LockOwner("lock-owner");
         closeables.add(owner);
+        loss = new ReplyLoss(relay, owner);
     }
 
     @AfterEach
@@ -77,18 +79,13 @@ class LostReplyKindsTest {
             String name = Names.fresh("lost-grant-" + kind);
             RedisLock lock = warmedUp(kind, name);
 
-            relay.holdReplies();
-            Future<Void> locking = owner.submit(() -> {
-                lock.lock();
-                return null;
-            });
-            awaitReplyHeld();
-            relay.drop(how);
+            Future<Void> locking = loss.lose(how, () -> lock.lock());
 
             try {
                 locking.get(30, TimeUnit.SECONDS);
             } catch (ExecutionException e) {
-                assertThat(e.getCause()).as(how + ": the only failure allowed is Redis not answering").isInstanceOf(LockUnavailableException.class);
+                assertThat(e.getCause()).as(how + ": the only failure allowed is Redis not answering")
+                        .isInstanceOf(LockUnavailableException.class);
                 assertThat(owner.run(lock::getHoldCount)).isZero();
                 await("grant given back").atMost(Duration.ofSeconds(15)).until(() -> lockKeys(redis.server(), name).isEmpty());
                 continue;
@@ -106,18 +103,9 @@ class LostReplyKindsTest {
         for (Drop how : Drop.values()) {
             String name = Names.fresh("lost-release-" + kind);
             RedisLock lock = warmedUp(kind, name);
-            owner.run(() -> {
-                lock.lock();
-                return null;
-            });
+            owner.act(() -> lock.lock());
 
-            relay.holdReplies();
-            Future<Void> unlocking = owner.submit(() -> {
-                lock.unlock();
-                return null;
-            });
-            awaitReplyHeld();
-            relay.drop(how);
+            Future<Void> unlocking = loss.lose(how, () -> lock.unlock());
 
             unlocking.get(30, TimeUnit.SECONDS);
             assertThat(owner.run(lock::getHoldCount)).isZero();
@@ -132,19 +120,12 @@ class LostReplyKindsTest {
         for (Drop how : Drop.values()) {
             String name = Names.fresh("lost-inner-" + kind);
             RedisLock lock = warmedUp(kind, name);
-            owner.run(() -> {
+            owner.act(() -> {
                 lock.lock();
                 lock.lock();
-                return null;
             });
 
-            relay.holdReplies();
-            Future<Void> unlocking = owner.submit(() -> {
-                lock.unlock();
-                return null;
-            });
-            awaitReplyHeld();
-            relay.drop(how);
+            Future<Void> unlocking = loss.lose(how, () -> lock.unlock());
 
             unlocking.get(30, TimeUnit.SECONDS);
             assertThat(owner.run(lock::getHoldCount)).as(how + ": local count").isEqualTo(1);
@@ -170,10 +151,7 @@ class LostReplyKindsTest {
         closeables.add(renewing);
         String name = Names.fresh("lost-renewal");
         RedisLock lock = renewing.getLock(name);
-        owner.run(() -> {
-            lock.lock();
-            return null;
-        });
+        owner.act(() -> lock.lock());
         for (Drop how : Drop.values()) {
             relay.holdReplies();
             awaitReplyHeld(); // the watchdog's next renewal ran in Redis
@@ -202,10 +180,7 @@ class LostReplyKindsTest {
             assertThat(client.getLock(Names.fresh("warm-up")).forceUnlock()).as("loads the script; nothing to free").isFalse();
             holderClient.getLock(name).lock();
 
-            relay.holdReplies();
-            Future<Boolean> forcing = owner.submit(lock::forceUnlock);
-            awaitReplyHeld();
-            relay.drop(how);
+            Future<Boolean> forcing = loss.lose(how, () -> true, lock::forceUnlock);
 
             assertThat(forcing.get(30, TimeUnit.SECONDS)).as(how + ": forceUnlock() freed a held lock").isTrue();
             assertThat(lockKeys(redis.server(), name)).isEmpty();
@@ -227,17 +202,13 @@ class LostReplyKindsTest {
         closeables.add(redLock);
         String name = Names.fresh("lost-redlock");
         RedisLock lock = redLock.getLock(name);
-        owner.run(() -> {
+        owner.act(() -> {
             lock.lock();
             lock.unlock();
-            return null;
         });
 
         relays.forEach(FaultRelay::holdReplies);
-        Future<Void> locking = owner.submit(() -> {
-            lock.lock();
-            return null;
-        });
+        Future<Void> locking = owner.start(() -> lock.lock());
         await("every node answered and its reply is held").atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(5))
                 .until(() -> relays.stream().allMatch(r -> r.pendingReplyBytes() > 0));
         relays.forEach(r -> r.drop(how));
@@ -271,22 +242,18 @@ class LostReplyKindsTest {
     /** A lock of {@code kind} whose scripts are loaded in Redis, so that a held reply is a script's answer, not NOSCRIPT. */
     private RedisLock warmedUp(Kind kind, String name) {
         RedisLock lock = kind.lock.apply(client, name);
-        owner.run(() -> {
+        owner.act(() -> {
             lock.lock();
             lock.lock();
             lock.unlock();
             lock.unlock();
-            return null;
         });
         assertThat(lockKeys(redis.server(), name)).as("nothing left by the warm-up").isEmpty();
         return lock;
     }
 
     private void unlock(RedisLock lock) {
-        owner.run(() -> {
-            lock.unlock();
-            return null;
-        });
+        owner.act(() -> lock.unlock());
     }
 
     private void awaitReplyHeld() {

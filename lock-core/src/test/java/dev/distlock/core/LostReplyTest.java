@@ -37,6 +37,7 @@ class LostReplyTest {
     private LockClient direct;
     private RedisProbe probe;
     private LockOwner owner;
+    private ReplyLoss loss;
     private RedisCommands<String, String> observer;
 
     @BeforeEach
@@ -47,12 +48,12 @@ class LostReplyTest {
         probe = RedisProbe.connect(redis.server());
         observer = probe.sync();
         owner = new LockOwner("lock-owner");
+        loss = new ReplyLoss(relay, owner);
         // Loads the scripts into Redis, so that a held reply below is a script's answer, not NOSCRIPT.
         RedisLock warmUp = client.getLock(Names.fresh("warm-up"));
-        owner.run(() -> {
+        owner.act(() -> {
             warmUp.lock();
             warmUp.unlock();
-            return null;
         });
     }
 
@@ -73,18 +74,13 @@ class LostReplyTest {
         String key = key(name);
         String ownerId = owner.ownerId(client);
 
-        relay.holdReplies();
-        Future<Void> locking = owner.submit(() -> {
-            lock.lock();
-            return null;
-        });
-        awaitRedisRanItAndReplyIsHeld(() -> "1".equals(observer.hget(key, ownerId)));
-        relay.drop(how);
+        Future<Void> locking = loss.lose(how, () -> "1".equals(observer.hget(key, ownerId)), () -> lock.lock());
 
         try {
             locking.get(30, TimeUnit.SECONDS);
         } catch (ExecutionException e) {
-            assertThat(e.getCause()).as("the only failure allowed is Redis not answering in time").isInstanceOf(LockUnavailableException.class);
+            assertThat(e.getCause()).as("the only failure allowed is Redis not answering in time")
+                    .isInstanceOf(LockUnavailableException.class);
             assertThat(owner.run(lock::getHoldCount)).isZero();
             await("grant given back").atMost(Duration.ofSeconds(15)).until(() -> observer.exists(key) == 0);
             return;
@@ -92,10 +88,7 @@ class LostReplyTest {
         assertThat(owner.run(lock::getHoldCount)).as("hold count after one lock()").isEqualTo(1);
         assertThat(observer.hget(key, ownerId)).as("count in Redis").isEqualTo("1");
         assertThat(direct.getLock(name).tryLock()).as("another client while held").isFalse();
-        owner.run(() -> {
-            lock.unlock();
-            return null;
-        });
+        owner.act(() -> lock.unlock());
         assertThat(observer.exists(key)).as("one unlock() frees the lock in Redis").isZero();
         assertThat(direct.getLock(name).tryLock()).as("another client after the unlock").isTrue();
         assertThat(events.leaseLosses(name)).isEmpty();
@@ -108,21 +101,17 @@ class LostReplyTest {
         RedisLock lock = client.getLock(name);
         String key = key(name);
         String ownerId = owner.ownerId(client);
-        owner.run(() -> {
-            lock.lock();
-            return null;
-        });
+        owner.act(() -> lock.lock());
 
-        relay.holdReplies();
-        Future<Boolean> reentering = owner.submit(() -> lock.tryLock(Duration.ofSeconds(5)));
-        awaitRedisRanItAndReplyIsHeld(() -> "2".equals(observer.hget(key, ownerId)));
-        relay.drop(how);
+        Future<Boolean> reentering = loss.lose(how, () -> "2".equals(observer.hget(key, ownerId)),
+                () -> lock.tryLock(Duration.ofSeconds(5)));
 
         boolean reentered;
         try {
             reentered = reentering.get(30, TimeUnit.SECONDS);
         } catch (ExecutionException e) {
-            assertThat(e.getCause()).as("the only failure allowed is Redis not answering in time").isInstanceOf(LockUnavailableException.class);
+            assertThat(e.getCause()).as("the only failure allowed is Redis not answering in time")
+                    .isInstanceOf(LockUnavailableException.class);
             reentered = false;
         }
         int expected = reentered ? 2 : 1;
@@ -132,10 +121,7 @@ class LostReplyTest {
         }
         for (int i = 0; i < expected; i++) {
             assertThat(observer.exists(key)).as("held until the last of %d unlocks", expected).isEqualTo(1);
-            owner.run(() -> {
-                lock.unlock();
-                return null;
-            });
+            owner.act(() -> lock.unlock());
         }
         await("the last unlock frees it").atMost(Duration.ofSeconds(15)).until(() -> observer.exists(key) == 0);
         assertThat(events.leaseLosses(name)).isEmpty();
@@ -147,19 +133,10 @@ class LostReplyTest {
         String name = Names.fresh("lost-release");
         RedisLock lock = client.getLock(name);
         String key = key(name);
-        owner.run(() -> {
-            lock.lock();
-            return null;
-        });
+        owner.act(() -> lock.lock());
         assertThat(observer.exists(key)).isEqualTo(1);
 
-        relay.holdReplies();
-        Future<Void> unlocking = owner.submit(() -> {
-            lock.unlock();
-            return null;
-        });
-        awaitRedisRanItAndReplyIsHeld(() -> observer.exists(key) == 0);
-        relay.drop(how);
+        Future<Void> unlocking = loss.lose(how, () -> observer.exists(key) == 0, () -> lock.unlock());
 
         unlocking.get(30, TimeUnit.SECONDS); // no exception: the release happened, exactly once
         assertThat(owner.run(lock::getHoldCount)).isZero();
@@ -175,20 +152,13 @@ class LostReplyTest {
         RedisLock lock = client.getLock(name);
         String key = key(name);
         String ownerId = owner.ownerId(client);
-        owner.run(() -> {
+        owner.act(() -> {
             lock.lock();
             lock.lock();
-            return null;
         });
         assertThat(observer.hget(key, ownerId)).isEqualTo("2");
 
-        relay.holdReplies();
-        Future<Void> unlocking = owner.submit(() -> {
-            lock.unlock();
-            return null;
-        });
-        awaitRedisRanItAndReplyIsHeld(() -> "1".equals(observer.hget(key, ownerId)));
-        relay.drop(how);
+        Future<Void> unlocking = loss.lose(how, () -> "1".equals(observer.hget(key, ownerId)), () -> lock.unlock());
 
         unlocking.get(30, TimeUnit.SECONDS);
         assertThat(owner.run(lock::getHoldCount)).as("local hold count").isEqualTo(1);
@@ -196,10 +166,7 @@ class LostReplyTest {
         assertThat(observer.hget(key, ownerId)).as("count in Redis after the re-sent release").isEqualTo("1");
         assertThat(direct.getLock(name).tryLock()).as("another client while the outer hold lasts").isFalse();
 
-        owner.run(() -> {
-            lock.unlock();
-            return null;
-        });
+        owner.act(() -> lock.unlock());
         assertThat(observer.exists(key)).as("the last unlock frees it").isZero();
         assertThat(direct.getLock(name).tryLock()).isTrue();
         assertThat(events.leaseLosses(name)).isEmpty();
@@ -270,10 +237,6 @@ class LostReplyTest {
         });
     }
 
-    private void awaitRedisRanItAndReplyIsHeld(java.util.concurrent.Callable<Boolean> ranInRedis) {
-        await("Redis ran the command and the relay holds its reply").atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(5))
-                .until(() -> ranInRedis.call() && relay.pendingReplyBytes() > 0);
-    }
 
     private static String key(String name) {
         return LockClientOptions.DEFAULT_KEY_PREFIX + "{" + name + "}";

@@ -13,13 +13,11 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -48,12 +46,6 @@ class ReentrantChurnSoakTest {
     @TempDir
     Path dir;
 
-    record Hold(String name, long token, long start, long end, String owner) {
-        static Hold parse(String line) {
-            String[] f = line.split(",");
-            return new Hold(f[0], Long.parseLong(f[1]), Long.parseLong(f[2]), Long.parseLong(f[3]), f[4]);
-        }
-    }
 
     @Test
     void reentrantChurnWhileConnectionsAreKilledEvery100MsKeepsHoldsExclusiveExactAndNothingLeft() throws Exception {
@@ -69,15 +61,13 @@ class ReentrantChurnSoakTest {
             for (int i = 0; i < PROCESSES; i++) {
                 Path file = dir.resolve("holds-" + i + ".csv");
                 files.add(file);
-                children.add(new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m",
-                        "-cp", System.getProperty("surefire.test.class.path", System.getProperty("java.class.path")),
-                        ChurnWorker.class.getName(), server.uri(), String.join(",", names), Integer.toString(THREADS),
-                        Long.toString(seconds * 1000), file.toString(), Long.toString(System.nanoTime() + i))
-                        .redirectErrorStream(true).redirectOutput(output(i).toFile()).start());
+                children.add(HoldHistory.startJvm(ChurnWorker.class, output(i), server.uri(), String.join(",", names),
+                        Integer.toString(THREADS), Long.toString(seconds * 1000), file.toString(), Long.toString(System.nanoTime() + i)));
             }
             for (int i = 0; i < PROCESSES; i++) {
                 int child = i;
-                await("child " + i + " ready").atMost(Duration.ofSeconds(60)).until(() -> Files.readString(output(child)).contains("READY"));
+                await("child " + i + " ready").atMost(Duration.ofSeconds(60))
+                        .until(() -> Files.readString(output(child)).contains("READY"));
             }
             killer.start();
             for (Process child : children) {
@@ -132,21 +122,19 @@ class ReentrantChurnSoakTest {
         assertThat(killed.get()).as("connections killed during the run").isPositive();
         assertThat(leftKeys(server)).as("keys left in Redis beyond fencing counters and release notes").isEmpty();
 
-        List<Hold> holds = new ArrayList<>();
+        Map<String, List<HoldHistory.Hold>> byName = new java.util.HashMap<>();
         for (Path file : files) {
-            Files.readAllLines(file).stream().filter(l -> !l.isBlank()).map(Hold::parse).forEach(holds::add);
-        }
-        assertThat(holds.stream().map(h -> h.owner().split(":")[0]).distinct()).as("every process held locks").hasSize(PROCESSES);
-        Map<String, List<Hold>> byName = holds.stream().collect(Collectors.groupingBy(Hold::name));
-        for (List<Hold> history : byName.values()) {
-            history.sort(Comparator.comparingLong(Hold::start));
-            for (int i = 1; i < history.size(); i++) {
-                Hold before = history.get(i - 1);
-                Hold after = history.get(i);
-                assertThat(after.start()).as("hold %s starts after %s ended", after, before).isGreaterThanOrEqualTo(before.end());
-                assertThat(after.token()).as("hold %s has a larger token than the earlier %s", after, before).isGreaterThan(before.token());
+            for (String line : Files.readAllLines(file)) {
+                if (!line.isBlank()) { // name,token,start,end,owner
+                    String[] f = line.split(",");
+                    byName.computeIfAbsent(f[0], n -> new ArrayList<>())
+                            .add(new HoldHistory.Hold(Long.parseLong(f[1]), Long.parseLong(f[2]), Long.parseLong(f[3]), f[4]));
+                }
             }
         }
+        List<HoldHistory.Hold> holds = byName.values().stream().flatMap(List::stream).toList();
+        assertThat(holds.stream().map(h -> h.owner().split(":")[0]).distinct()).as("every process held locks").hasSize(PROCESSES);
+        byName.values().forEach(HoldHistory::assertExclusiveWithGrowingTokens);
         System.out.printf("soak: %d s, %d holds, %d connections killed%n", seconds, holds.size(), killed.get());
         for (int i = 0; i < PROCESSES; i++) {
             Files.readAllLines(output(i)).stream().filter(l -> l.startsWith("DONE")).forEach(l -> System.out.println("soak: " + l));
@@ -156,8 +144,8 @@ class ReentrantChurnSoakTest {
     /** The child's threads (jcmd Thread.print), to show where a hung call waits. */
     private static String threadDump(Process child) {
         try {
-            Process jcmd = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(), Long.toString(child.pid()),
-                    "Thread.print").redirectErrorStream(true).start();
+            String jcmdPath = Path.of(System.getProperty("java.home"), "bin", "jcmd").toString();
+            Process jcmd = new ProcessBuilder(jcmdPath, Long.toString(child.pid()), "Thread.print").redirectErrorStream(true).start();
             String dump = new String(jcmd.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             jcmd.waitFor(30, TimeUnit.SECONDS);
             return dump;
