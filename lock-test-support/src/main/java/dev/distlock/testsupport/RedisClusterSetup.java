@@ -9,7 +9,8 @@ import java.util.stream.Collectors;
 /**
  * A Redis Cluster of three masters (no replicas) on free loopback ports, the 16384 slots split
  * evenly. {@link #start()} returns once every node reports {@code cluster_state:ok}; {@link #close()}
- * kills every node and deletes its directory (and its {@code nodes.conf}).
+ * kills every node and deletes its directory (and its {@code nodes.conf}). {@link #migrateSlot} reshards
+ * one slot between masters, as {@code redis-cli --cluster reshard} does, for tests of clients under resharding.
  *
  * <pre>{@code
  * try (RedisClusterSetup cluster = RedisClusterSetup.start()) {
@@ -101,15 +102,117 @@ public final class RedisClusterSetup implements AutoCloseable {
         return Integer.parseInt(nodes.get(0).query("CLUSTER", "KEYSLOT", key).substring(1));
     }
 
-    /** The node serving {@code key}'s slot. */
+    /** The node serving {@code key}'s slot now (as the first node sees the cluster, so also after {@link #migrateSlot}). */
     public RedisServer nodeFor(String key) {
-        int slot = slotOf(key);
-        for (int i = MASTERS - 1; i > 0; i--) {
-            if (slot >= i * SLOTS / MASTERS) {
-                return nodes.get(i);
+        return ownerOf(slotOf(key));
+    }
+
+    /** The master that owns {@code slot} now, as the first node's {@code CLUSTER NODES} reports it. */
+    public RedisServer ownerOf(int slot) {
+        for (String line : nodes.get(0).query("CLUSTER", "NODES").split("\n")) {
+            String[] fields = line.trim().split(" ");
+            if (fields.length < 9) {
+                continue; // a node without slots
+            }
+            int port = Integer.parseInt(fields[1].substring(fields[1].lastIndexOf(':') + 1, fields[1].indexOf('@')));
+            for (int i = 8; i < fields.length; i++) {
+                if (fields[i].startsWith("[")) {
+                    continue; // an open migration ([slot->-id] / [slot-<-id]), not ownership
+                }
+                String[] range = fields[i].split("-");
+                int from = Integer.parseInt(range[0]);
+                int to = range.length > 1 ? Integer.parseInt(range[1]) : from;
+                if (slot >= from && slot <= to) {
+                    return nodes.stream().filter(n -> n.port() == port).findFirst()
+                            .orElseThrow(() -> new IllegalStateException("Slot " + slot + " owned by unknown port " + port));
+                }
             }
         }
-        return nodes.get(0);
+        throw new IllegalStateException("No node owns slot " + slot + ": " + nodes.get(0).query("CLUSTER", "NODES"));
+    }
+
+    /** The cluster node id of {@code node}. */
+    public String nodeId(RedisServer node) {
+        return node.query("CLUSTER", "MYID");
+    }
+
+    /** What one {@link #migrateSlot} moved; {@code replacedKeys} are the keys of batches that met BUSYKEY. */
+    public record SlotMigration(int slot, RedisServer from, RedisServer to, int keysMoved, List<String> replacedKeys) {
+    }
+
+    /** Moves {@code slot} and its keys to {@code target} in batches of 10, as {@code redis-cli --cluster reshard} does. */
+    public SlotMigration migrateSlot(int slot, RedisServer target) {
+        return migrateSlot(slot, target, 10, Duration.ZERO);
+    }
+
+    /**
+     * Moves {@code slot} to {@code target} the way {@code redis-cli --cluster reshard} does: the target
+     * marks it IMPORTING, the owner MIGRATING; keys go over in batches of {@code batchSize} with
+     * MIGRATE, {@code betweenBatches} apart (so clients meet a slot half moved: ASK redirects and
+     * TRYAGAIN); then every master is told the new owner (target first, then the old owner).
+     *
+     * <p>A key that clients created on the target while the slot was open (a script writing a key it
+     * did not declare, run there after an ASK redirect) makes MIGRATE answer BUSYKEY; the source's
+     * copy then replaces it, as {@code redis-cli --cluster reshard --cluster-replace} would, and the
+     * batch's keys are listed in {@link SlotMigration#replacedKeys()}.
+     */
+    public SlotMigration migrateSlot(int slot, RedisServer target, int batchSize, Duration betweenBatches) {
+        RedisServer source = ownerOf(slot);
+        if (source.port() == target.port()) {
+            throw new IllegalArgumentException("Slot " + slot + " already lives on port " + target.port());
+        }
+        String sourceId = nodeId(source);
+        String targetId = nodeId(target);
+        expectOk(target, target.query("CLUSTER", "SETSLOT", String.valueOf(slot), "IMPORTING", sourceId));
+        expectOk(source, source.query("CLUSTER", "SETSLOT", String.valueOf(slot), "MIGRATING", targetId));
+        int moved = 0;
+        List<String> replaced = new ArrayList<>();
+        while (true) {
+            String reply = source.query("CLUSTER", "GETKEYSINSLOT", String.valueOf(slot), String.valueOf(batchSize));
+            if (reply.isEmpty()) {
+                break;
+            }
+            List<String> keys = List.of(reply.split("\n"));
+            String result = source.query(migrate(target, keys, false));
+            if (result.startsWith("-") && result.contains("BUSYKEY")) { // "-ERR Target instance replied with error: BUSYKEY ..."
+                replaced.addAll(keys); // which of them collided, the target (importing) only tells an ASKING client
+                result = source.query(migrate(target, keys, true));
+            }
+            if (!result.startsWith("+OK") && !result.startsWith("+NOKEY")) {
+                throw new IllegalStateException("MIGRATE of " + keys + " from port " + source.port() + " to " + target.port()
+                        + " failed: " + result);
+            }
+            moved += keys.size();
+            pause(betweenBatches);
+        }
+        List<RedisServer> order = new ArrayList<>(List.of(target, source));
+        nodes.stream().filter(n -> n.port() != target.port() && n.port() != source.port()).forEach(order::add);
+        for (RedisServer node : order) {
+            expectOk(node, node.query("CLUSTER", "SETSLOT", String.valueOf(slot), "NODE", targetId));
+        }
+        return new SlotMigration(slot, source, target, moved, List.copyOf(replaced));
+    }
+
+    private static String[] migrate(RedisServer target, List<String> keys, boolean replace) {
+        List<String> args = new ArrayList<>(List.of("MIGRATE", target.host(), String.valueOf(target.port()), "", "0", "5000"));
+        if (replace) {
+            args.add("REPLACE");
+        }
+        args.add("KEYS");
+        args.addAll(keys);
+        return args.toArray(String[]::new);
+    }
+
+    private static void pause(Duration duration) {
+        if (duration.isZero()) {
+            return;
+        }
+        try {
+            Thread.sleep(duration.toMillis()); // a deliberate dwell with the slot half moved, not a wait for a condition
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("Interrupted while migrating a slot", e);
+        }
     }
 
     /** Kills every node and deletes their directories. */
