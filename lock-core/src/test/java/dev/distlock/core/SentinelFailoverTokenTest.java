@@ -46,12 +46,17 @@ class SentinelFailoverTokenTest {
     private final List<RedisClient> redis = new ArrayList<>();
     private final List<LockClient> clients = new ArrayList<>();
 
-    /** One grant as its thread saw it. */
-    private record Grant(String name, long token, long at, String thread) {
+    /**
+     * One grant as its thread saw it: {@code requested} before the acquire call, {@code at} when it
+     * returned. A reply the old master sent just before it died may still be read after the kill, so
+     * only a grant requested after the kill surely came from the promoted replica, and only one that
+     * returned before the kill began surely came from the old master.
+     */
+    private record Grant(String name, long token, long requested, long at, String thread) {
     }
 
-    /** An unlock that threw, with when its hold had been granted. */
-    private record ReleaseFailure(Throwable error, long grantedAt) {
+    /** An unlock that threw, with when its hold had been requested. */
+    private record ReleaseFailure(Throwable error, long requested) {
     }
 
     @BeforeEach
@@ -93,8 +98,8 @@ class SentinelFailoverTokenTest {
         }
         threads.forEach(Thread::start);
 
-        long measureStart = System.nanoTime();
         await().atMost(WAIT).until(() -> grants.size() > 100 || !acquireFailures.isEmpty());
+        long measureStart = System.nanoTime();
         Thread.sleep(MEASURE.toMillis()); // a fixed window of steady churn to measure, not a wait for a condition
         double rateBefore = rate(grants, measureStart, System.nanoTime());
 
@@ -105,14 +110,14 @@ class SentinelFailoverTokenTest {
         long killStart = System.nanoTime();
         int oldMaster = sentinel.killMaster();
         long killedAt = System.nanoTime();
-        long missed = grants.stream().filter(g -> g.at() - cutAt > 0 && g.at() - killStart < 0).count();
+        long missed = grants.stream().filter(g -> g.requested() - cutAt > 0 && g.at() - killStart < 0).count();
         assertThat(missed).as("grants the replica missed").isPositive();
         assertThat(lag).as("bytes of replication the replica missed").isPositive();
 
         RedisServer promoted = sentinel.awaitFailover(oldMaster, FAILOVER_BOUND);
         // locking recovers: every name is granted again, on the promoted replica
         await().atMost(FAILOVER_BOUND).until(() -> names.stream()
-                .allMatch(n -> grants.stream().anyMatch(g -> g.name().equals(n) && g.at() - killedAt > 0)));
+                .allMatch(n -> grants.stream().anyMatch(g -> g.name().equals(n) && g.requested() - killedAt > 0)));
         long recoveredAt = System.nanoTime();
         // locks whose release the replica missed free themselves within one watchdog lease; then churn runs freely
         Thread.sleep(WATCHDOG_LEASE.toMillis());
@@ -126,9 +131,9 @@ class SentinelFailoverTokenTest {
 
         SoftAssertions softly = new SoftAssertions();
         for (String name : names) {
-            long before = grants.stream().filter(g -> g.name().equals(name) && g.at() - killedAt < 0)
+            long before = grants.stream().filter(g -> g.name().equals(name) && g.at() - killStart < 0)
                     .mapToLong(Grant::token).max().orElseThrow();
-            List<Grant> after = grants.stream().filter(g -> g.name().equals(name) && g.at() - killedAt > 0).toList();
+            List<Grant> after = grants.stream().filter(g -> g.name().equals(name) && g.requested() - killedAt > 0).toList();
             softly.assertThat(after).as("grants of %s after the failover whose token is not above %d, the largest before it",
                     name, before).isNotEmpty().allSatisfy(g -> assertThat(g.token()).isGreaterThan(before));
         }
@@ -136,7 +141,7 @@ class SentinelFailoverTokenTest {
         // by the old master was lost with it; nothing else, and no hold granted after the failover may be lost
         softly.assertThat(releaseFailures).as("unlocks that threw other than LockUnavailableException, or lost a hold the failover did not")
                 .allMatch(f -> f.error() instanceof LockUnavailableException
-                        || f.error() instanceof LockLeaseExpiredException && f.grantedAt() - killedAt < 0);
+                        || f.error() instanceof LockLeaseExpiredException && f.requested() - killedAt < 0);
         softly.assertThat(acquireFailures).as("acquires that failed other than LockUnavailableException while Redis was down")
                 .allMatch(e -> e instanceof LockUnavailableException);
         softly.assertThat(threads).as("every churn thread ended").noneMatch(Thread::isAlive);
@@ -163,6 +168,7 @@ class SentinelFailoverTokenTest {
             ConcurrentLinkedQueue<Throwable> acquireFailures, ConcurrentLinkedQueue<ReleaseFailure> releaseFailures) {
         while (running.get()) {
             RedisLock lock = client.getLock(names.get(ThreadLocalRandom.current().nextInt(names.size())));
+            long requested = System.nanoTime();
             try {
                 if (!lock.tryLock(WAIT)) {
                     continue;
@@ -173,14 +179,14 @@ class SentinelFailoverTokenTest {
                 acquireFailures.add(e);
                 continue;
             }
-            long grantedAt = System.nanoTime();
             try {
-                grants.add(new Grant(lock.getName(), lock.currentFencingToken(), grantedAt, Thread.currentThread().getName()));
+                grants.add(new Grant(lock.getName(), lock.currentFencingToken(), requested, System.nanoTime(),
+                        Thread.currentThread().getName()));
             } finally {
                 try {
                     lock.unlock();
                 } catch (RuntimeException e) {
-                    releaseFailures.add(new ReleaseFailure(e, grantedAt));
+                    releaseFailures.add(new ReleaseFailure(e, requested));
                 }
             }
         }
