@@ -146,73 +146,17 @@ public final class RedisClusterSetup implements AutoCloseable {
     }
 
     /**
-     * Moves {@code slot} to {@code target} the way {@code redis-cli --cluster reshard} does: the target
-     * marks it IMPORTING, the owner MIGRATING; keys go over in batches of {@code batchSize} with
-     * MIGRATE, {@code betweenBatches} apart (so clients meet a slot half moved: ASK redirects and
-     * TRYAGAIN); then every master is told the new owner (target first, then the old owner).
-     *
-     * <p>A key that clients created on the target while the slot was open (a script writing a key it
-     * did not declare, run there after an ASK redirect) makes MIGRATE answer BUSYKEY; the source's
-     * copy then replaces it, as {@code redis-cli --cluster reshard --cluster-replace} would, and the
-     * batch's keys are listed in {@link SlotMigration#replacedKeys()}.
+     * Moves {@code slot} to {@code target} the way {@code redis-cli --cluster reshard} does (see
+     * {@link SlotMove}), its keys in batches of {@code batchSize}, {@code betweenBatches} apart, so that
+     * clients meet the slot half moved: ASK redirects, TRYAGAIN for keys split between the nodes.
      */
     public SlotMigration migrateSlot(int slot, RedisServer target, int batchSize, Duration betweenBatches) {
-        RedisServer source = ownerOf(slot);
-        if (source.port() == target.port()) {
-            throw new IllegalArgumentException("Slot " + slot + " already lives on port " + target.port());
-        }
-        String sourceId = nodeId(source);
-        String targetId = nodeId(target);
-        expectOk(target, target.query("CLUSTER", "SETSLOT", String.valueOf(slot), "IMPORTING", sourceId));
-        expectOk(source, source.query("CLUSTER", "SETSLOT", String.valueOf(slot), "MIGRATING", targetId));
-        int moved = 0;
-        List<String> replaced = new ArrayList<>();
-        while (true) {
-            String reply = source.query("CLUSTER", "GETKEYSINSLOT", String.valueOf(slot), String.valueOf(batchSize));
-            if (reply.isEmpty()) {
-                break;
-            }
-            List<String> keys = List.of(reply.split("\n"));
-            String result = source.query(migrate(target, keys, false));
-            if (result.startsWith("-") && result.contains("BUSYKEY")) { // "-ERR Target instance replied with error: BUSYKEY ..."
-                replaced.addAll(keys); // which of them collided, the target (importing) only tells an ASKING client
-                result = source.query(migrate(target, keys, true));
-            }
-            if (!result.startsWith("+OK") && !result.startsWith("+NOKEY")) {
-                throw new IllegalStateException("MIGRATE of " + keys + " from port " + source.port() + " to " + target.port()
-                        + " failed: " + result);
-            }
-            moved += keys.size();
-            pause(betweenBatches);
-        }
-        List<RedisServer> order = new ArrayList<>(List.of(target, source));
-        nodes.stream().filter(n -> n.port() != target.port() && n.port() != source.port()).forEach(order::add);
-        for (RedisServer node : order) {
-            expectOk(node, node.query("CLUSTER", "SETSLOT", String.valueOf(slot), "NODE", targetId));
-        }
-        return new SlotMigration(slot, source, target, moved, List.copyOf(replaced));
+        return beginMigration(slot, target).moveRemainingKeys(batchSize, betweenBatches).finish();
     }
 
-    private static String[] migrate(RedisServer target, List<String> keys, boolean replace) {
-        List<String> args = new ArrayList<>(List.of("MIGRATE", target.host(), String.valueOf(target.port()), "", "0", "5000"));
-        if (replace) {
-            args.add("REPLACE");
-        }
-        args.add("KEYS");
-        args.addAll(keys);
-        return args.toArray(String[]::new);
-    }
-
-    private static void pause(Duration duration) {
-        if (duration.isZero()) {
-            return;
-        }
-        try {
-            Thread.sleep(duration.toMillis()); // a deliberate dwell with the slot half moved, not a wait for a condition
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("Interrupted while migrating a slot", e);
-        }
+    /** Opens the migration of {@code slot} from its owner to {@code target}, for a test to move its keys step by step. */
+    public SlotMove beginMigration(int slot, RedisServer target) {
+        return new SlotMove(slot, ownerOf(slot), target, nodes);
     }
 
     /** Kills every node and deletes their directories. */
