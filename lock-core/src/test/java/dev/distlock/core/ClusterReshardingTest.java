@@ -28,6 +28,8 @@ import org.assertj.core.api.SoftAssertions;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Resharding a real three-master Redis Cluster under load: the one slot that holds every lock of
@@ -77,10 +79,11 @@ class ClusterReshardingTest {
 
     @Test
     void locksStayExclusiveHeldAndReleasableWhileTheirSlotMovesBetweenMasters() throws Exception {
-        List<String> names = namesInOneSlot(6);
-        List<String> churned = names.subList(0, 3);
-        List<String> held = names.subList(3, 5);
-        String contended = names.get(5);
+        List<String> names = namesInOneSlot(7);
+        List<String> churned = names.subList(0, 4);
+        String fair = churned.get(3);
+        List<String> held = names.subList(4, 6);
+        String contended = names.get(6);
         int slot = SlotHash.getSlot(key(contended));
 
         Map<String, AtomicInteger> inside = new ConcurrentHashMap<>();
@@ -94,13 +97,16 @@ class ClusterReshardingTest {
         AtomicInteger grants = new AtomicInteger();
         List<Thread> threads = new ArrayList<>();
 
-        // churn: every thread of both clients takes the churned names in random order
+        // churn: threads of both clients take the reentrant names in random order, and one thread of each the fair lock,
+        // whose keys may be split between the nodes for a moment (TRYAGAIN); a reentrant lock has only one key
+        List<String> reentrant = churned.subList(0, 3);
         for (LockClient client : List.of(clientA, clientB)) {
             for (int t = 0; t < THREADS_PER_CLIENT; t++) {
+                boolean onFair = t == 0;
                 threads.add(thread("churn", () -> {
                     while (running.get()) {
-                        String name = churned.get(ThreadLocalRandom.current().nextInt(churned.size()));
-                        RedisLock lock = client.getLock(name);
+                        String name = onFair ? fair : reentrant.get(ThreadLocalRandom.current().nextInt(reentrant.size()));
+                        RedisLock lock = onFair ? client.getFairLock(name) : client.getLock(name);
                         if (!tryLock(lock, WAIT, null, failures)) {
                             continue;
                         }
@@ -238,14 +244,15 @@ class ClusterReshardingTest {
         softly.assertAll();
     }
 
-    @Test
-    void releaseWhileTheLockKeyIsStillOnTheMigratingNodeFreesItAndWakesAWaiterOfAnotherClient() throws Exception {
-        String name = Names.fresh("migrating");
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {LockClient.REENTRANT, LockClient.FAIR, LockClient.READ, LockClient.WRITE})
+    void releaseWhileTheLockKeyIsStillOnTheMigratingNodeFreesItAndWakesAWaiterOfAnotherClient(String kind) throws Exception {
+        String name = Names.fresh("migrating-" + kind);
         int slot = SlotHash.getSlot(key(name));
-        RedisLock held = clientA.getLock(name);
+        RedisLock held = lock(clientA, kind, name);
         held.lock(Duration.ofSeconds(15)); // a waiter that misses the wake-up would sleep through this lease
         OtherThread<Long> waiter = OtherThread.start(() -> {
-            RedisLock lock = clientB.getLock(name);
+            RedisLock lock = lock(clientB, kind.equals(LockClient.READ) ? LockClient.WRITE : kind, name); // readers share
             if (!lock.tryLock(Duration.ofSeconds(10))) {
                 return -1L;
             }
@@ -265,8 +272,10 @@ class ClusterReshardingTest {
         } catch (RuntimeException e) {
             unlockFailure = e;
         }
-        long acquired = waiter.get();
+        // the migration completes at once, as a reshard would; the waiter may meet TRYAGAIN meanwhile (a fair lock's keys
+        // split between the nodes) and must get the lock on the new owner
         SlotMigration done = move.moveRemainingKeys(10, Duration.ZERO).finish();
+        long acquired = waiter.get();
 
         SoftAssertions softly = new SoftAssertions();
         softly.assertThat(unlockFailure).as("unlock while the slot migrates").isNull();
@@ -311,6 +320,15 @@ class ClusterReshardingTest {
             lock.unlock();
             return token;
         });
+    }
+
+    private static RedisLock lock(LockClient client, String kind, String name) {
+        return switch (kind) {
+            case LockClient.FAIR -> client.getFairLock(name);
+            case LockClient.READ -> client.getReadWriteLock(name).readLock();
+            case LockClient.WRITE -> client.getReadWriteLock(name).writeLock();
+            default -> client.getLock(name);
+        };
     }
 
     private RedisServer nextMaster(RedisServer node) {
