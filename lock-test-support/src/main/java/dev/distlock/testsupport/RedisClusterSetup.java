@@ -131,11 +131,6 @@ public final class RedisClusterSetup implements AutoCloseable {
         throw new IllegalStateException("No node owns slot " + slot + ": " + nodes.get(0).query("CLUSTER", "NODES"));
     }
 
-    /** The cluster node id of {@code node}. */
-    public String nodeId(RedisServer node) {
-        return node.query("CLUSTER", "MYID");
-    }
-
     /** What one {@link #migrateSlot} moved; {@code replacedKeys} are the keys of batches that met BUSYKEY. */
     public record SlotMigration(int slot, RedisServer from, RedisServer to, int keysMoved, List<String> replacedKeys) {
     }
