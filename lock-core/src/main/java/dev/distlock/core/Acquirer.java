@@ -132,8 +132,24 @@ final class Acquirer {
         }
     }
 
-    /** One script run, bounded by the caller's deadline (at least {@link RedisCalls#MIN_STEP_NANOS}). */
+    /**
+     * One script run, bounded by the caller's deadline (at least {@link RedisCalls#MIN_STEP_NANOS}) and
+     * by the operation timeout; a refusal for now (TRYAGAIN while the slot migrates, a failover) is
+     * ridden out for the caller's whole wait.
+     */
     private Grant attempt(AcquireRequest request, ScriptArgs.Acquire args, long deadline) {
+        while (true) {
+            try {
+                return attemptOnce(request, args, deadline);
+            } catch (LockUnavailableException e) {
+                if (!RedisCalls.refusedForNow(e.getCause()) || deadline - System.nanoTime() <= 0) {
+                    throw e;
+                }
+            }
+        }
+    }
+
+    private Grant attemptOnce(AcquireRequest request, ScriptArgs.Acquire args, long deadline) {
         long sentAt = System.nanoTime();
         ScriptArgs.Acquire call = args.withWaitMs(Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadline - sentAt)));
         Grant grant = Grant.of(calls.call(() -> node.acquire(request.kind(), request.keys(), call), calls.stepDeadline(deadline),

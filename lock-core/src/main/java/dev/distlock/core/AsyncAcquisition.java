@@ -63,7 +63,11 @@ final class AsyncAcquisition {
             call = reply;
         }
         reply.whenComplete((r, error) -> {
-            if (error != null) {
+            Throwable cause = error == null ? null : RedisCalls.unwrap(error);
+            if (cause instanceof LockUnavailableException && RedisCalls.refusedForNow(cause.getCause())
+                    && deadline - System.nanoTime() > 0) {
+                attempt(); // Redis refuses only for now (a slot migrating, a failover): ride it out within the wait
+            } else if (error != null) {
                 result.completeExceptionally(RedisCalls.asLockException(error));
             } else {
                 answered(Grant.of(r, args.grantId(), sentAt));

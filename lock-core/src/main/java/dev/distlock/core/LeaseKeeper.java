@@ -134,8 +134,27 @@ final class LeaseKeeper<H extends LeaseState> implements AutoCloseable {
                     lost(hold, "no renewal was confirmed before the " + hold.lease().describe() + " ran out (" + renewal.detail() + ")");
                 } else {
                     log.warn("Renewing {} '{}' failed, retrying while the lease lasts: {}", what, hold.info.name(), renewal.detail());
+                    retrySoon(hold);
                 }
             }
+        }
+    }
+
+    /**
+     * Sends another renewal shortly after one failed (a reply lost with its connection, say) instead of
+     * a whole watchdog period later: two lost replies in a row must not cost the lease.
+     */
+    private void retrySoon(H hold) {
+        try {
+            timers.schedule(() -> {
+                long now = System.nanoTime();
+                Watched watched = new Watched(hold);
+                if (watched.dueForRenewal(now)) {
+                    watched.renew(now);
+                }
+            }, Math.max(1, Math.min(200, watchdogLeaseMs / 10)), TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException e) {
+            log.debug("Client closing: renewal of {} '{}' not retried", what, hold.info.name());
         }
     }
 

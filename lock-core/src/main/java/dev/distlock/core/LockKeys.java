@@ -11,6 +11,14 @@ record LockKeys(String lock, String fence, String channel) {
         return new LockKeys(lock, lock + ":fence", lock + ":channel");
     }
 
+    /**
+     * The short-lived note a last release (or a force release) leaves, so that the same request run
+     * again answers as it did the first time: {@code <lock>:released:<suffix>}.
+     */
+    String note(String suffix) {
+        return lock + ":released:" + suffix;
+    }
+
     /** The fair lock's list of waiting owners, oldest first. */
     String queue() {
         return lock + ":queue";

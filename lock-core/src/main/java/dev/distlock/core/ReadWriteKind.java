@@ -28,7 +28,7 @@ final class ReadWriteKind extends LockKind {
 
     @Override
     CompletableFuture<List<Object>> acquire(ScriptRunner scripts, LockKeys keys, ScriptArgs.Acquire a) {
-        return scripts.array(acquireScript, new String[] {keys.lock()}, a.owner(), Long.toString(a.leaseMs()),
+        return scripts.array(acquireScript, new String[] {keys.lock(), keys.fence()}, a.owner(), Long.toString(a.leaseMs()),
                 Long.toString(a.fenceTtlMs()), Integer.toString(a.held()), a.grantId()).thenApply(reply -> {
                     if ((Long) reply.get(0) == -1L) {
                         // Redis knows of a read hold this client had forgotten: refuse rather than wait for ever.
@@ -40,7 +40,7 @@ final class ReadWriteKind extends LockKind {
 
     @Override
     CompletableFuture<Long> release(ScriptRunner scripts, LockKeys keys, ScriptArgs.Release r) {
-        return scripts.integer(LockScript.RW_RELEASE, new String[] {keys.lock()}, field, r.owner(), r.grantId(),
+        return scripts.integer(LockScript.RW_RELEASE, new String[] {keys.lock(), keys.note(field + ':' + r.owner())}, field, r.owner(), r.grantId(),
                 Integer.toString(r.held()), keys.channel(), r.wakeMessage(), Long.toString(r.noteTtlMs()));
     }
 

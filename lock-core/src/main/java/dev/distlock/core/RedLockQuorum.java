@@ -99,9 +99,22 @@ final class RedLockQuorum {
         return releaseAsync(keys, owner, grantId, leaseMs).join();
     }
 
+    /**
+     * {@link #release} without blocking. A node that did not answer in time (down, or its reply lost) is
+     * given the release again in the background until the lease ends, so a grant it made is not left
+     * there for the whole lease; the release names the grant, so it never frees a later one.
+     */
     CompletableFuture<List<Reply<Long>>> releaseAsync(List<LockKeys> keys, String owner, String grantId, long leaseMs) {
         return NodeCalls.until(nodes.size(), i -> nodes.get(i).release(ReentrantKind.INSTANCE, keys.get(i), owner, grantId, 1),
-                nodeTimeoutNanos(leaseMs), r -> r.answered() && r.value() >= 0, majority);
+                nodeTimeoutNanos(leaseMs), r -> r.answered() && r.value() >= 0, majority).thenApply(replies -> {
+                    long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(leaseMs);
+                    for (int i = 0; i < replies.size(); i++) {
+                        if (!replies.get(i).answered()) {
+                            nodes.get(i).giveBack(ReentrantKind.INSTANCE, keys.get(i), owner, grantId, until);
+                        }
+                    }
+                    return replies;
+                });
     }
 
     /** Renews on every node; completes once a majority renewed, else once all answered. */

@@ -299,13 +299,29 @@ final class RedisCalls {
         if (message == null) {
             return false;
         }
+        if (refusedForNow(e)) {
+            return true;
+        }
+        // Lettuce rejects commands while disconnected when told to (DisconnectedBehavior.REJECT).
+        return e instanceof RedisException && (message.contains("not connected") || message.contains("Connection reset"));
+    }
+
+    /**
+     * Whether Redis answered, refusing the call only for now: TRYAGAIN while a Cluster slot migrates,
+     * LOADING, BUSY, READONLY or MASTERDOWN during a restart or failover, CLUSTERDOWN. Unlike silence,
+     * this is worth riding out for a caller's whole wait.
+     */
+    static boolean refusedForNow(@Nullable Throwable e) {
+        String message = e == null ? null : e.getMessage();
+        if (message == null) {
+            return false;
+        }
         for (String prefix : new String[] {"TRYAGAIN", "LOADING", "BUSY", "READONLY", "MASTERDOWN", "CLUSTERDOWN"}) {
             if (message.startsWith(prefix)) {
                 return true;
             }
         }
-        // Lettuce rejects commands while disconnected when told to (DisconnectedBehavior.REJECT).
-        return e instanceof RedisException && (message.contains("not connected") || message.contains("Connection reset"));
+        return false;
     }
 
     static Throwable unwrap(Throwable error) {

@@ -80,7 +80,7 @@ final class RedisNode {
 
     /** Raises the fencing counter of {@code keys} to at least {@code token} while {@code owner} holds it: 1, else 0. */
     CompletableFuture<Long> raiseFence(LockKeys keys, String owner, long token) {
-        return scripts.integer(LockScript.RAISE_FENCE, new String[] {keys.lock()}, owner, Long.toString(token), Long.toString(fenceTtlMs));
+        return scripts.integer(LockScript.RAISE_FENCE, new String[] {keys.lock(), keys.fence()}, owner, Long.toString(token), Long.toString(fenceTtlMs));
     }
 
     /** A new id for a request that must be recognised when Redis runs it twice. */
@@ -93,8 +93,8 @@ final class RedisNode {
      * {@code requestId} sent again answers as the first run and deletes nothing.
      */
     CompletableFuture<Long> forceRelease(LockKeys keys, boolean wakeAll, String requestId) {
-        return scripts.integer(LockScript.FORCE_RELEASE, new String[] {keys.lock()}, keys.channel(), hub.message(wakeAll), requestId,
-                Long.toString(releaseNoteTtlMs));
+        return scripts.integer(LockScript.FORCE_RELEASE, new String[] {keys.lock(), keys.note("~force:" + requestId)}, keys.channel(),
+                hub.message(wakeAll), Long.toString(releaseNoteTtlMs));
     }
 
     /** PTTL of the lock key: -2 when absent. */

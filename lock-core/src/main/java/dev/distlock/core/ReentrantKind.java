@@ -16,13 +16,13 @@ final class ReentrantKind extends LockKind {
 
     @Override
     CompletableFuture<List<Object>> acquire(ScriptRunner scripts, LockKeys keys, ScriptArgs.Acquire a) {
-        return scripts.array(LockScript.ACQUIRE, new String[] {keys.lock()}, a.owner(), Long.toString(a.leaseMs()),
+        return scripts.array(LockScript.ACQUIRE, new String[] {keys.lock(), keys.fence()}, a.owner(), Long.toString(a.leaseMs()),
                 Long.toString(a.fenceTtlMs()), Integer.toString(a.held()), a.grantId());
     }
 
     @Override
     CompletableFuture<Long> release(ScriptRunner scripts, LockKeys keys, ScriptArgs.Release r) {
-        return scripts.integer(LockScript.RELEASE, new String[] {keys.lock()}, r.owner(), r.grantId(), Integer.toString(r.held()),
+        return scripts.integer(LockScript.RELEASE, new String[] {keys.lock(), keys.note(r.owner())}, r.owner(), r.grantId(), Integer.toString(r.held()),
                 keys.channel(), r.wakeMessage(), Long.toString(r.noteTtlMs()));
     }
 

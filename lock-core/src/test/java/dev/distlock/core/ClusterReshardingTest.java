@@ -269,18 +269,22 @@ class ClusterReshardingTest {
         await().atMost(Duration.ofSeconds(5)).until(() -> clientB.subscribedChannels() == 1);
         RedisServer source = cluster.ownerOf(slot);
         SlotMove move = cluster.beginMigration(slot, nextMaster(source));
-        // the slot is MIGRATING; the lock key is still on its old node, nothing else of this lock is
+        // the slot is MIGRATING; the lock key is still on its old node, nothing else of this lock is. A script that
+        // declares keys of which only some are on the node meets TRYAGAIN until the slot has moved, so the migration
+        // completes half a second later, as a reshard would, while the release retries
+        OtherThread<SlotMigration> finishing = OtherThread.start(() -> {
+            Thread.sleep(500);
+            return move.moveRemainingKeys(10, Duration.ZERO).finish();
+        });
 
-        long released = System.nanoTime();
         Throwable unlockFailure = null;
         try {
             held.unlock();
         } catch (RuntimeException e) {
             unlockFailure = e;
         }
-        // the migration completes at once, as a reshard would; the waiter may meet TRYAGAIN meanwhile (a fair lock's keys
-        // split between the nodes) and must get the lock on the new owner
-        SlotMigration done = move.moveRemainingKeys(10, Duration.ZERO).finish();
+        long released = System.nanoTime();
+        SlotMigration done = finishing.get();
         long acquired = waiter.get();
 
         SoftAssertions softly = new SoftAssertions();
@@ -327,19 +331,24 @@ class ClusterReshardingTest {
         tokens.add(grantAndRelease(lock));
 
         SlotMove move = cluster.beginMigration(slot, nextMaster(cluster.ownerOf(slot)));
-        // the free lock has no key on the old node: both clients are sent on to the importing node, whose
-        // fencing counter is not there yet (it is still on the old node)
-        tokens.add(grantAndRelease(lock));
-        tokens.add(grantAndRelease(theirs));
+        // The free lock has no key on the old node, its fencing counter has: a grant there would be sent on to the
+        // importing node, whose counter is not there yet. Every script declares its counter, so Redis answers
+        // TRYAGAIN until the slot has moved (half a second later, as a reshard would) and the grants wait for it.
+        OtherThread<Long> during = OtherThread.start(() -> grantAndRelease(lock));
+        OtherThread<Long> theirsDuring = OtherThread.start(() -> grantAndRelease(theirs));
+        Thread.sleep(500);
         SlotMigration done = move.moveRemainingKeys(10, Duration.ZERO).finish();
+        List<Long> duringMove = new ArrayList<>(List.of(during.get(), theirsDuring.get()));
+        java.util.Collections.sort(duringMove);
+        tokens.addAll(duringMove);
         tokens.add(grantAndRelease(theirs));
         tokens.add(grantAndRelease(lock));
 
         assertThat(tokens).as("tokens of successive grants across the move").isSorted().doesNotHaveDuplicates();
         assertThat(done.to().command("EXISTS", key(name))).isEqualTo(":0");
-        // Keys the scripts wrote on the importing node without declaring them (fencing counter, release notes) collide
-        // with the old node's copies: redis-cli --cluster reshard stops there ("Found N key(s) in both source node and
-        // target node having different values") unless run with --cluster-replace, which keeps the older copy.
+        // A key written on the importing node while the old node still has its own copy (an undeclared fencing counter
+        // or release note) would make redis-cli --cluster reshard stop ("Found N key(s) in both source node and target
+        // node having different values") unless run with --cluster-replace, which keeps the older copy.
         assertThat(done.replacedKeys()).as("keys written on both nodes while the slot moved").isEmpty();
     }
 

@@ -417,7 +417,7 @@ class FairScriptTest extends ScriptTestSupport {
     }
 
     private List<Object> fair(String owner, long leaseMs, int held, String grant, long waitMs) throws Exception {
-        return scripts.array(LockScript.FAIR_ACQUIRE, new String[] {keys.lock(), keys.queue(), keys.timeouts()}, owner,
+        return scripts.array(LockScript.FAIR_ACQUIRE, new String[] {keys.lock(), keys.queue(), keys.timeouts(), keys.fence()}, owner,
                 Long.toString(leaseMs), Long.toString(FENCE_TTL_MS), Integer.toString(held), grant, Long.toString(waitMs),
                 Long.toString(RECHECK_MS), Long.toString(MARGIN_MS), keys.waiterChannelPrefix(), WakeupHub.directed(owner))
                 .get(5, TimeUnit.SECONDS);
@@ -433,7 +433,7 @@ class FairScriptTest extends ScriptTestSupport {
     }
 
     private long fairRelease(String owner, String grant, int held, long noteTtlMs) throws Exception {
-        return scripts.integer(LockScript.FAIR_RELEASE, new String[] {keys.lock(), keys.queue(), keys.timeouts()}, owner, grant,
+        return scripts.integer(LockScript.FAIR_RELEASE, new String[] {keys.lock(), keys.queue(), keys.timeouts(), keys.note(owner)}, owner, grant,
                 Integer.toString(held), keys.waiterChannelPrefix(), WakeupHub.directed(owner.substring(0, owner.indexOf(':'))),
                 Long.toString(noteTtlMs)).get(5, TimeUnit.SECONDS);
     }

@@ -94,8 +94,8 @@ class ForceReleaseScriptTest extends ScriptTestSupport {
     @Test
     void theNoteExpires() throws Exception {
         grant(A, 30_000, "g1");
-        assertThat(scripts.integer(dev.distlock.core.script.LockScript.FORCE_RELEASE, new String[] {keys.lock()}, keys.channel(), "m",
-                "req-3", "100").get(5, TimeUnit.SECONDS)).isOne();
+        assertThat(scripts.integer(dev.distlock.core.script.LockScript.FORCE_RELEASE, new String[] {keys.lock(), keys.note("~force:req-3")},
+                keys.channel(), "m", "100").get(5, TimeUnit.SECONDS)).isOne();
         org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(5))
                 .until(() -> sync.exists(keys.lock() + ":released:~force:req-3") == 0);
     }

@@ -150,7 +150,7 @@ class ReadWriteLockTest {
         String owner = client.clientId() + ':' + Thread.currentThread().getId();
         try (RedisProbe probe = RedisProbe.connect(redis.server())) {
             LockKeys keys = LockKeys.of("lock:", name);
-            probe.scripts().array(LockScript.RW_READ_ACQUIRE, new String[] {keys.lock()},
+            probe.scripts().array(LockScript.RW_READ_ACQUIRE, new String[] {keys.lock(), keys.fence()},
                     owner, "10000", "60000", "0", "written-behind-its-back").get(5, TimeUnit.SECONDS);
 
             long start = System.nanoTime();

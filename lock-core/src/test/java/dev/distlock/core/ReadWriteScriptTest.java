@@ -449,7 +449,7 @@ class ReadWriteScriptTest extends ScriptTestSupport {
     }
 
     private List<Object> read(String owner, long leaseMs, int held, String grant) throws Exception {
-        return scripts.array(LockScript.RW_READ_ACQUIRE, new String[] {keys.lock()}, owner, Long.toString(leaseMs),
+        return scripts.array(LockScript.RW_READ_ACQUIRE, new String[] {keys.lock(), keys.fence()}, owner, Long.toString(leaseMs),
                 Long.toString(FENCE_TTL_MS), Integer.toString(held), grant).get(5, TimeUnit.SECONDS);
     }
 
@@ -458,7 +458,7 @@ class ReadWriteScriptTest extends ScriptTestSupport {
     }
 
     private List<Object> write(String owner, long leaseMs, int held, String grant) throws Exception {
-        return scripts.array(LockScript.RW_WRITE_ACQUIRE, new String[] {keys.lock()}, owner, Long.toString(leaseMs),
+        return scripts.array(LockScript.RW_WRITE_ACQUIRE, new String[] {keys.lock(), keys.fence()}, owner, Long.toString(leaseMs),
                 Long.toString(FENCE_TTL_MS), Integer.toString(held), grant).get(5, TimeUnit.SECONDS);
     }
 
@@ -468,7 +468,7 @@ class ReadWriteScriptTest extends ScriptTestSupport {
     }
 
     private long release(String kind, String owner, String grant, int held, String message, long noteTtlMs) throws Exception {
-        return scripts.integer(LockScript.RW_RELEASE, new String[] {keys.lock()}, kind, owner, grant, Integer.toString(held),
+        return scripts.integer(LockScript.RW_RELEASE, new String[] {keys.lock(), keys.note(kind + ':' + owner)}, kind, owner, grant, Integer.toString(held),
                 keys.channel(), message, Long.toString(noteTtlMs)).get(5, TimeUnit.SECONDS);
     }
 

@@ -59,7 +59,7 @@ abstract class ScriptTestSupport {
 
     /** acquire.lua: {1, token, count} or {0, ms busy, 0}. */
     List<Object> acquire(String owner, long leaseMs, int held, String grant) throws Exception {
-        return scripts.array(LockScript.ACQUIRE, new String[] {keys.lock()}, owner, Long.toString(leaseMs), Long.toString(FENCE_TTL_MS),
+        return scripts.array(LockScript.ACQUIRE, new String[] {keys.lock(), keys.fence()}, owner, Long.toString(leaseMs), Long.toString(FENCE_TTL_MS),
                 Integer.toString(held), grant).get(5, TimeUnit.SECONDS);
     }
 
@@ -76,7 +76,7 @@ abstract class ScriptTestSupport {
     }
 
     long release(String owner, String grant, int held, String message, long noteTtlMs) throws Exception {
-        return scripts.integer(LockScript.RELEASE, new String[] {keys.lock()}, owner, grant, Integer.toString(held), keys.channel(),
+        return scripts.integer(LockScript.RELEASE, new String[] {keys.lock(), keys.note(owner)}, owner, grant, Integer.toString(held), keys.channel(),
                 message, Long.toString(noteTtlMs)).get(5, TimeUnit.SECONDS);
     }
 
@@ -93,13 +93,13 @@ abstract class ScriptTestSupport {
 
     /** force-release.lua with request id {@code request}: the same id again answers as its first run did. */
     long forceRelease(String message, String request) throws Exception {
-        return scripts.integer(LockScript.FORCE_RELEASE, new String[] {keys.lock()}, keys.channel(), message, request,
-                Long.toString(NOTE_TTL_MS)).get(5, TimeUnit.SECONDS);
+        return scripts.integer(LockScript.FORCE_RELEASE, new String[] {keys.lock(), keys.note("~force:" + request)}, keys.channel(),
+                message, Long.toString(NOTE_TTL_MS)).get(5, TimeUnit.SECONDS);
     }
 
     /** raise-fence.lua: 1 when {@code owner} holds the lock, 0 when not. */
     long raiseFence(String owner, long token) throws Exception {
-        return scripts.integer(LockScript.RAISE_FENCE, new String[] {keys.lock()}, owner, Long.toString(token),
+        return scripts.integer(LockScript.RAISE_FENCE, new String[] {keys.lock(), keys.fence()}, owner, Long.toString(token),
                 Long.toString(FENCE_TTL_MS)).get(5, TimeUnit.SECONDS);
     }
 

@@ -1,6 +1,7 @@
 -- Acquire or re-enter a fair lock in arrival order; queue the caller when it must wait. Safe to run
 -- twice, as acquire.lua: counts are written, a grant remembers its request, queueing checks first.
 -- KEYS[1] lock hash (as acquire.lua)   KEYS[2] queue of waiting owners   KEYS[3] timeouts (owner -> deadline, server ms)
+-- KEYS[4] fencing counter <lock>:fence
 -- ARGV[1] owner id   ARGV[2] lease in ms   ARGV[3] TTL of the fencing counter in ms
 -- ARGV[4] holds the owner has now   ARGV[5] grant id: the hold's grant when held, else this request's id
 -- ARGV[6] ms the caller still waits (0 = a single attempt, never queued)
@@ -32,7 +33,7 @@ if free and (not head or head == owner) then
         redis.call('LPOP', queue)
         redis.call('ZREM', timeouts, owner)
     end
-    local token = nextToken(lock, ARGV[3])
+    local token = nextToken(KEYS[4], ARGV[3])
     redis.call('HSET', lock, owner, 1, '~token', string.format('%.0f', token), '~req', req)
     redis.call('PEXPIRE', lock, lease)
     return {1, token, 1}

@@ -1,12 +1,12 @@
 -- Release one hold of a reentrant lock; the last release deletes it and wakes waiters. Safe to run
 -- twice: the count is written, and the last release leaves a short-lived note <lock>:released:<owner>
 -- so that a repeat still answers "released" instead of "not held".
--- KEYS[1] lock hash
+-- KEYS[1] lock hash   KEYS[2] the note of a last release, <lock>:released:<owner>
 -- ARGV[1] owner id   ARGV[2] grant id of the hold   ARGV[3] holds the owner has before this release
 -- ARGV[4] wake-up channel   ARGV[5] wake-up message   ARGV[6] how long the note is kept, in ms
 -- Returns 1 released, 0 still held (count now ARGV[3] - 1), -1 not held by this grant.
 local lock, owner, req, held = KEYS[1], ARGV[1], ARGV[2], tonumber(ARGV[3])
-local note = lock .. ':released:' .. owner
+local note = KEYS[2]
 if redis.call('HEXISTS', lock, owner) == 0 or redis.call('HGET', lock, '~req') ~= req then
     if redis.call('GET', note) == req then
         return 1

@@ -1,6 +1,6 @@
 -- Acquire or re-enter a read hold: granted unless another owner holds the write lock. Safe to run
 -- twice, as acquire.lua: counts are written, a grant remembers its request.
--- KEYS[1] read/write lock hash
+-- KEYS[1] read/write lock hash   KEYS[2] fencing counter <lock>:fence
 -- ARGV[1] owner id   ARGV[2] lease in ms   ARGV[3] TTL of the fencing counter in ms
 -- ARGV[4] read holds the owner has now   ARGV[5] grant id: the hold's grant when held, else this request's id
 -- Returns {1, token, hold count} when granted (a new read hold gets a fresh token, re-entry keeps it),
@@ -20,7 +20,7 @@ if redis.call('HEXISTS', lock, 'r:' .. owner) == 1 and redis.call('HGET', lock, 
     token = tonumber(redis.call('HGET', lock, 'rt:' .. owner))
     redis.call('HSET', lock, 'r:' .. owner, count)
 else
-    count, token = 1, nextToken(lock, ARGV[3])
+    count, token = 1, nextToken(KEYS[2], ARGV[3])
     redis.call('HSET', lock, 'r:' .. owner, 1, 'rt:' .. owner, string.format('%.0f', token), 'rq:' .. owner, req)
 end
 redis.call('HSET', lock, 'rd:' .. owner, now + lease)

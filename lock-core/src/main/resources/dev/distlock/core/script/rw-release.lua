@@ -1,7 +1,7 @@
 -- Release one read or write hold. The last hold deletes the lock; the write hold's last release
 -- with read holds left turns the lock to read mode. Both publish, so every waiter looks again.
 -- Safe to run twice, as release.lua (a last release leaves the note <lock>:released:<kind>:<owner>).
--- KEYS[1] read/write lock hash
+-- KEYS[1] read/write lock hash   KEYS[2] the note of a last release, <lock>:released:<kind>:<owner>
 -- ARGV[1] hold kind ('r' or 'w')   ARGV[2] owner id   ARGV[3] grant id of the hold
 -- ARGV[4] holds of this kind the owner has before this release
 -- ARGV[5] wake-up channel   ARGV[6] wake-up message   ARGV[7] how long the note is kept, in ms
@@ -9,7 +9,7 @@
 -- (rw-settle.lua, prepended at load time, defines settle(lock, now) and sets now to the server time in ms.)
 local lock, kind, owner, req, held = KEYS[1], ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4])
 local hold = kind .. ':' .. owner
-local note = lock .. ':released:' .. hold
+local note = KEYS[2]
 if redis.call('HEXISTS', lock, 'mode') == 1 then
     settle(lock, now)
 end

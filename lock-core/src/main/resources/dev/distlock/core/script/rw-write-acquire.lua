@@ -1,6 +1,6 @@
 -- Acquire or re-enter the write hold: granted when nobody holds the lock (or owner already writes).
 -- Safe to run twice, as acquire.lua: counts are written, a grant remembers its request.
--- KEYS[1] read/write lock hash
+-- KEYS[1] read/write lock hash   KEYS[2] fencing counter <lock>:fence
 -- ARGV[1] owner id   ARGV[2] lease in ms   ARGV[3] TTL of the fencing counter in ms
 -- ARGV[4] write holds the owner has now   ARGV[5] grant id: the hold's grant when held, else this request's id
 -- Returns {1, token, hold count} when granted (re-entry keeps the token), {0, ms the lock stays
@@ -30,7 +30,7 @@ if writerEnd == 0 then
     end
     return {0, redis.call('PTTL', lock), 0}
 end
-local token = nextToken(lock, ARGV[3])
+local token = nextToken(KEYS[2], ARGV[3])
 redis.call('HSET', lock, 'w:' .. owner, 1, 'wt:' .. owner, string.format('%.0f', token), 'wd:' .. owner, now + lease,
     'wq:' .. owner, req)
 settle(lock, now)
