@@ -105,6 +105,41 @@ class ConnectionFaultTest {
         assertThat(since(start)).as("close() while black-holed").isLessThan(OPERATION_TIMEOUT.plus(SLACK).plus(Duration.ofSeconds(2)));
     }
 
+    /** Every kind, free or busy (held by another client), while Redis is black-holed. */
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"reentrant", "fair", "read", "write", "multi"})
+    void tryLockOfEveryKindReturnsWithinItsWaitWhileBlackHoled(String kind) throws Exception {
+        LockClient client = throughRelay(LockClientOptions.builder().operationTimeout(OPERATION_TIMEOUT));
+        LockClient holderClient = direct(LockClientOptions.builder());
+        String free = Names.fresh("free-" + kind);
+        String busy = Names.fresh("busy-" + kind);
+        owner("holder").act(() -> lockOf(holderClient, kind, busy).lock());
+        lockOf(client, kind, Names.fresh("warm-up")).tryLock(); // connected, scripts loaded
+        relay.blackHole();
+        for (String name : List.of(free, busy)) {
+            RedisLock lock = lockOf(client, kind, name);
+            long start = System.nanoTime();
+            try {
+                assertThat(lock.tryLock(Duration.ofMillis(200))).as(name).isFalse();
+            } catch (LockUnavailableException expected) {
+                assertThat(expected).hasMessageContaining("did not answer");
+            }
+            assertThat(since(start)).as("tryLock(200 ms) of %s while black-holed", name).isLessThan(Duration.ofMillis(400).plus(SLACK));
+            assertThat(lock.getHoldCount()).isZero();
+        }
+    }
+
+    private static RedisLock lockOf(LockClient client, String kind, String name) {
+        return switch (kind) {
+            case "reentrant" -> client.getLock(name);
+            case "fair" -> client.getFairLock(name);
+            case "read" -> (RedisLock) client.getReadWriteLock(name).readLock();
+            case "write" -> (RedisLock) client.getReadWriteLock(name).writeLock();
+            case "multi" -> client.getMultiLock(name, name + "-second");
+            default -> throw new IllegalArgumentException(kind);
+        };
+    }
+
     @Test
     void fixedLeaseRunningOutWhileHeldIsReportedAtItsEndAndInterruptsTheHolder() throws Exception {
         LockClient client = throughRelay(LockClientOptions.builder().interruptOnLeaseLost(true));
