@@ -206,10 +206,14 @@ class ConnectionFaultTest {
         String busy = Names.fresh("busy");
         String otherBusy = Names.fresh("other-busy");
         String mine = Names.fresh("mine");
+        String busyFair = Names.fresh("busy-fair");
+        String busyWrite = Names.fresh("busy-write");
         LockOwner holder = owner("holder");
         holder.act(() -> {
             holderClient.getLock(busy).lock();
             holderClient.getLock(otherBusy).lock();
+            holderClient.getFairLock(busyFair).lock();
+            holderClient.getReadWriteLock(busyWrite).writeLock().lock();
         });
         LockOwner owning = owner("owning");
         owning.act(() -> client.getLock(mine).lock());
@@ -223,11 +227,21 @@ class ConnectionFaultTest {
                     client.getLock(busy).lockInterruptibly();
                     return true;
                 },
-                "tryLock(60 s) on another lock", () -> client.getLock(otherBusy).tryLock(Duration.ofSeconds(60)));
+                "tryLock(60 s) on another lock", () -> client.getLock(otherBusy).tryLock(Duration.ofSeconds(60)),
+                "fair lock()", () -> {
+                    client.getFairLock(busyFair).lock();
+                    return true;
+                },
+                "read lock()", () -> {
+                    client.getReadWriteLock(busyWrite).readLock().lock();
+                    return true;
+                });
         Map<String, Future<Boolean>> waiting = new java.util.HashMap<>();
         waits.forEach((what, call) -> waiting.put(what, owner(what).submit(call)));
-        await("all four waiting").atMost(Duration.ofSeconds(10)).until(() -> client.localWaiters() == 2
-                && subscribers(key(busy) + ":channel") == 1 && subscribers(key(otherBusy) + ":channel") == 1);
+        await("all six waiting").atMost(Duration.ofSeconds(10)).until(() -> client.localWaiters() == 2
+                && subscribers(key(busy) + ":channel") == 1 && subscribers(key(otherBusy) + ":channel") == 1
+                && observer.llen(LockKeys.of(LockClientOptions.DEFAULT_KEY_PREFIX, busyFair).queue()) == 1
+                && subscribers(key(busyWrite) + ":channel") == 1);
 
         long closing = System.nanoTime();
         client.close();
