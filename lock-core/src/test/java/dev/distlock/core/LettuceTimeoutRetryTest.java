@@ -44,11 +44,7 @@ class LettuceTimeoutRetryTest {
         probe = RedisProbe.connect(redis.server());
         observer = probe.sync();
         owner = new LockOwner("lock-owner");
-        RedisLock warmUp = client.getLock(Names.fresh("warm-up"));
-        owner.act(() -> {
-            warmUp.lock();
-            warmUp.unlock();
-        });
+        ReplyLoss.loadScripts(client, owner);
     }
 
     @AfterEach

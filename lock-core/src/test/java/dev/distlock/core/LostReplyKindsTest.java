@@ -194,18 +194,11 @@ class LostReplyKindsTest {
     @ParameterizedTest
     @EnumSource(Drop.class)
     void redLockWhoseRepliesAreLostOnEveryNodeIsCountedOnceOrGivenBack(Drop how) throws Exception {
-        List<RedisServer> servers = List.of(redis.server(), redis.startAnother(), redis.startAnother());
-        List<FaultRelay> relays = servers.stream().map(FaultRelay::to).toList();
-        closeables.addAll(relays);
-        RedLockClient redLock = RedLockClient.connect(relays.stream().map(r -> RedisURI.create(r.uri())).toList(),
-                LockClientOptions.builder().listener(events).build());
-        closeables.add(redLock);
         String name = Names.fresh("lost-redlock");
-        RedisLock lock = redLock.getLock(name);
-        owner.act(() -> {
-            lock.lock();
-            lock.unlock();
-        });
+        RelayedRedLock redLock = relayedRedLock(name);
+        List<RedisServer> servers = redLock.servers();
+        List<FaultRelay> relays = redLock.relays();
+        RedisLock lock = redLock.lock();
 
         relays.forEach(FaultRelay::holdReplies);
         Future<Void> locking = owner.start(() -> lock.lock());
@@ -238,18 +231,11 @@ class LostReplyKindsTest {
      */
     @Test
     void redLockWhoseReplyIsLostOnOneNodeLeavesNothingOnItAfterUnlock() throws Exception {
-        List<RedisServer> servers = List.of(redis.server(), redis.startAnother(), redis.startAnother());
-        List<FaultRelay> relays = servers.stream().map(FaultRelay::to).toList();
-        closeables.addAll(relays);
-        RedLockClient redLock = RedLockClient.connect(relays.stream().map(r -> RedisURI.create(r.uri())).toList(),
-                LockClientOptions.builder().listener(events).build());
-        closeables.add(redLock);
         String name = Names.fresh("lost-redlock-minority");
-        RedisLock lock = redLock.getLock(name);
-        owner.act(() -> {
-            lock.lock();
-            lock.unlock();
-        });
+        RelayedRedLock redLock = relayedRedLock(name);
+        List<RedisServer> servers = redLock.servers();
+        List<FaultRelay> relays = redLock.relays();
+        RedisLock lock = redLock.lock();
 
         FaultRelay lossy = relays.get(0);
         lossy.holdReplies();
@@ -268,6 +254,25 @@ class LostReplyKindsTest {
             throw new AssertionError("left 10 s after unlock() returned:\n" + describe(servers, name), e);
         }
         assertThat(events.leaseLosses(name)).isEmpty();
+    }
+
+    /** Three Redis servers, each behind its own relay, and a RedLock over them whose scripts are loaded. */
+    private record RelayedRedLock(List<RedisServer> servers, List<FaultRelay> relays, RedisLock lock) {
+    }
+
+    private RelayedRedLock relayedRedLock(String name) {
+        List<RedisServer> servers = List.of(redis.server(), redis.startAnother(), redis.startAnother());
+        List<FaultRelay> relays = servers.stream().map(FaultRelay::to).toList();
+        closeables.addAll(relays);
+        RedLockClient redLock = RedLockClient.connect(relays.stream().map(r -> RedisURI.create(r.uri())).toList(),
+                LockClientOptions.builder().listener(events).build());
+        closeables.add(redLock);
+        RedisLock lock = redLock.getLock(name);
+        owner.act(() -> {
+            lock.lock();
+            lock.unlock();
+        });
+        return new RelayedRedLock(servers, relays, lock);
     }
 
     /** The lock's keys left on each server, with their fields and TTL, for failure messages. */
