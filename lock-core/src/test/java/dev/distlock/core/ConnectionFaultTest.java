@@ -105,6 +105,41 @@ class ConnectionFaultTest {
         assertThat(since(start)).as("close() while black-holed").isLessThan(OPERATION_TIMEOUT.plus(SLACK).plus(Duration.ofSeconds(2)));
     }
 
+    /** Every kind, free or busy (held by another client), while Redis is black-holed. */
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"reentrant", "fair", "read", "write", "multi"})
+    void tryLockOfEveryKindReturnsWithinItsWaitWhileBlackHoled(String kind) throws Exception {
+        LockClient client = throughRelay(LockClientOptions.builder().operationTimeout(OPERATION_TIMEOUT));
+        LockClient holderClient = direct(LockClientOptions.builder());
+        String free = Names.fresh("free-" + kind);
+        String busy = Names.fresh("busy-" + kind);
+        owner("holder").act(() -> lockOf(holderClient, kind, busy).lock());
+        lockOf(client, kind, Names.fresh("warm-up")).tryLock(); // connected, scripts loaded
+        relay.blackHole();
+        for (String name : List.of(free, busy)) {
+            RedisLock lock = lockOf(client, kind, name);
+            long start = System.nanoTime();
+            try {
+                assertThat(lock.tryLock(Duration.ofMillis(200))).as(name).isFalse();
+            } catch (LockUnavailableException expected) {
+                assertThat(expected).hasMessageContaining("did not answer");
+            }
+            assertThat(since(start)).as("tryLock(200 ms) of %s while black-holed", name).isLessThan(Duration.ofMillis(400).plus(SLACK));
+            assertThat(lock.getHoldCount()).isZero();
+        }
+    }
+
+    private static RedisLock lockOf(LockClient client, String kind, String name) {
+        return switch (kind) {
+            case "reentrant" -> client.getLock(name);
+            case "fair" -> client.getFairLock(name);
+            case "read" -> (RedisLock) client.getReadWriteLock(name).readLock();
+            case "write" -> (RedisLock) client.getReadWriteLock(name).writeLock();
+            case "multi" -> client.getMultiLock(name, name + "-second");
+            default -> throw new IllegalArgumentException(kind);
+        };
+    }
+
     @Test
     void fixedLeaseRunningOutWhileHeldIsReportedAtItsEndAndInterruptsTheHolder() throws Exception {
         LockClient client = throughRelay(LockClientOptions.builder().interruptOnLeaseLost(true));
@@ -171,10 +206,14 @@ class ConnectionFaultTest {
         String busy = Names.fresh("busy");
         String otherBusy = Names.fresh("other-busy");
         String mine = Names.fresh("mine");
+        String busyFair = Names.fresh("busy-fair");
+        String busyWrite = Names.fresh("busy-write");
         LockOwner holder = owner("holder");
         holder.act(() -> {
             holderClient.getLock(busy).lock();
             holderClient.getLock(otherBusy).lock();
+            holderClient.getFairLock(busyFair).lock();
+            holderClient.getReadWriteLock(busyWrite).writeLock().lock();
         });
         LockOwner owning = owner("owning");
         owning.act(() -> client.getLock(mine).lock());
@@ -188,11 +227,21 @@ class ConnectionFaultTest {
                     client.getLock(busy).lockInterruptibly();
                     return true;
                 },
-                "tryLock(60 s) on another lock", () -> client.getLock(otherBusy).tryLock(Duration.ofSeconds(60)));
+                "tryLock(60 s) on another lock", () -> client.getLock(otherBusy).tryLock(Duration.ofSeconds(60)),
+                "fair lock()", () -> {
+                    client.getFairLock(busyFair).lock();
+                    return true;
+                },
+                "read lock()", () -> {
+                    client.getReadWriteLock(busyWrite).readLock().lock();
+                    return true;
+                });
         Map<String, Future<Boolean>> waiting = new java.util.HashMap<>();
         waits.forEach((what, call) -> waiting.put(what, owner(what).submit(call)));
-        await("all four waiting").atMost(Duration.ofSeconds(10)).until(() -> client.localWaiters() == 2
-                && subscribers(key(busy) + ":channel") == 1 && subscribers(key(otherBusy) + ":channel") == 1);
+        await("all six waiting").atMost(Duration.ofSeconds(10)).until(() -> client.localWaiters() == 2
+                && subscribers(key(busy) + ":channel") == 1 && subscribers(key(otherBusy) + ":channel") == 1
+                && observer.llen(LockKeys.of(LockClientOptions.DEFAULT_KEY_PREFIX, busyFair).queue()) == 1
+                && subscribers(key(busyWrite) + ":channel") == 1);
 
         long closing = System.nanoTime();
         client.close();

@@ -194,18 +194,11 @@ class LostReplyKindsTest {
     @ParameterizedTest
     @EnumSource(Drop.class)
     void redLockWhoseRepliesAreLostOnEveryNodeIsCountedOnceOrGivenBack(Drop how) throws Exception {
-        List<RedisServer> servers = List.of(redis.server(), redis.startAnother(), redis.startAnother());
-        List<FaultRelay> relays = servers.stream().map(FaultRelay::to).toList();
-        closeables.addAll(relays);
-        RedLockClient redLock = RedLockClient.connect(relays.stream().map(r -> RedisURI.create(r.uri())).toList(),
-                LockClientOptions.builder().listener(events).build());
-        closeables.add(redLock);
         String name = Names.fresh("lost-redlock");
-        RedisLock lock = redLock.getLock(name);
-        owner.act(() -> {
-            lock.lock();
-            lock.unlock();
-        });
+        RelayedRedLock redLock = relayedRedLock(name);
+        List<RedisServer> servers = redLock.servers();
+        List<FaultRelay> relays = redLock.relays();
+        RedisLock lock = redLock.lock();
 
         relays.forEach(FaultRelay::holdReplies);
         Future<Void> locking = owner.start(() -> lock.lock());
@@ -221,15 +214,8 @@ class LostReplyKindsTest {
                 await("grants given back on every node").atMost(Duration.ofSeconds(15))
                         .until(() -> servers.stream().allMatch(s -> lockKeys(s, name).isEmpty()));
             } catch (org.awaitility.core.ConditionTimeoutException timedOut) {
-                StringBuilder left = new StringBuilder();
-                for (RedisServer s : servers) {
-                    for (String key : lockKeys(s, name)) {
-                        left.append(s).append(' ').append(key).append(" = ").append(s.query("HGETALL", key).replace('\n', ' '))
-                                .append(", PTTL ").append(s.command("PTTL", key)).append('\n');
-                    }
-                }
                 throw new AssertionError("lock() failed with " + e.getCause() + "\nand its grants were not given back within 15 s:\n"
-                        + left, timedOut);
+                        + describe(servers, name), timedOut);
             }
             return;
         }
@@ -237,6 +223,68 @@ class LostReplyKindsTest {
         unlock(lock);
         assertThat(servers).allSatisfy(s -> assertThat(lockKeys(s, name)).as("keys on %s", s).isEmpty());
         assertThat(events.leaseLosses(name)).isEmpty();
+    }
+
+    /**
+     * A RedLock whose grant reply is lost on one node of three: the majority grants, and the
+     * minority node's grant, which its owner never saw, must not outlive the unlock.
+     */
+    @Test
+    void redLockWhoseReplyIsLostOnOneNodeLeavesNothingOnItAfterUnlock() throws Exception {
+        String name = Names.fresh("lost-redlock-minority");
+        RelayedRedLock redLock = relayedRedLock(name);
+        List<RedisServer> servers = redLock.servers();
+        List<FaultRelay> relays = redLock.relays();
+        RedisLock lock = redLock.lock();
+
+        FaultRelay lossy = relays.get(0);
+        lossy.holdReplies();
+        Future<Void> locking = owner.start(() -> lock.lock());
+        await("the minority node answered and its reply is held").atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(5))
+                .until(() -> lossy.pendingReplyBytes() > 0 && !lockKeys(servers.get(0), name).isEmpty());
+        lossy.drop(Drop.RST);
+
+        locking.get(30, TimeUnit.SECONDS);
+        assertThat(owner.run(lock::getHoldCount)).isEqualTo(1);
+        owner.act(lock::unlock);
+        try {
+            await("nothing left on any node after unlock").atMost(Duration.ofSeconds(10))
+                    .until(() -> servers.stream().allMatch(s -> lockKeys(s, name).isEmpty()));
+        } catch (org.awaitility.core.ConditionTimeoutException e) {
+            throw new AssertionError("left 10 s after unlock() returned:\n" + describe(servers, name), e);
+        }
+        assertThat(events.leaseLosses(name)).isEmpty();
+    }
+
+    /** Three Redis servers, each behind its own relay, and a RedLock over them whose scripts are loaded. */
+    private record RelayedRedLock(List<RedisServer> servers, List<FaultRelay> relays, RedisLock lock) {
+    }
+
+    private RelayedRedLock relayedRedLock(String name) {
+        List<RedisServer> servers = List.of(redis.server(), redis.startAnother(), redis.startAnother());
+        List<FaultRelay> relays = servers.stream().map(FaultRelay::to).toList();
+        closeables.addAll(relays);
+        RedLockClient redLock = RedLockClient.connect(relays.stream().map(r -> RedisURI.create(r.uri())).toList(),
+                LockClientOptions.builder().listener(events).build());
+        closeables.add(redLock);
+        RedisLock lock = redLock.getLock(name);
+        owner.act(() -> {
+            lock.lock();
+            lock.unlock();
+        });
+        return new RelayedRedLock(servers, relays, lock);
+    }
+
+    /** The lock's keys left on each server, with their fields and TTL, for failure messages. */
+    private static String describe(List<RedisServer> servers, String name) {
+        StringBuilder left = new StringBuilder();
+        for (RedisServer s : servers) {
+            for (String key : lockKeys(s, name)) {
+                left.append(s).append(' ').append(key).append(" = ").append(s.query("HGETALL", key).replace('\n', ' '))
+                        .append(", PTTL ").append(s.command("PTTL", key)).append('\n');
+            }
+        }
+        return left.toString();
     }
 
     /** A lock of {@code kind} whose scripts are loaded in Redis, so that a held reply is a script's answer, not NOSCRIPT. */

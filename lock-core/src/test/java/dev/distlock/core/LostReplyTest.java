@@ -49,12 +49,7 @@ class LostReplyTest {
         observer = probe.sync();
         owner = new LockOwner("lock-owner");
         loss = new ReplyLoss(relay, owner);
-        // Loads the scripts into Redis, so that a held reply below is a script's answer, not NOSCRIPT.
-        RedisLock warmUp = client.getLock(Names.fresh("warm-up"));
-        owner.act(() -> {
-            warmUp.lock();
-            warmUp.unlock();
-        });
+        ReplyLoss.loadScripts(client, owner);
     }
 
     @AfterEach

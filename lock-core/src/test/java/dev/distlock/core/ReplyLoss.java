@@ -23,6 +23,15 @@ final class ReplyLoss {
         this.owner = owner;
     }
 
+    /** Takes and releases a lock of {@code client} once on {@code owner}, so that a held reply later is a script's answer, not NOSCRIPT. */
+    static void loadScripts(LockClient client, LockOwner owner) {
+        RedisLock warmUp = client.getLock(Names.fresh("warm-up"));
+        owner.act(() -> {
+            warmUp.lock();
+            warmUp.unlock();
+        });
+    }
+
     /** Loses the reply of {@code step}; returns the step, still running. */
     <T> Future<T> lose(FaultRelay.Drop how, Callable<Boolean> ranInRedis, Callable<T> step) {
         relay.holdReplies();

@@ -27,7 +27,8 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 /**
  * Annotated calls through a {@link FaultRelay} between the application's own Lettuce client
  * (configured only by {@code spring.data.redis.*}, whose at-least-once delivery we do not control)
- * and Redis: a grant whose reply is lost runs the method once and leaves nothing held, and a
+ * and Redis: a grant whose reply is lost runs the method once and leaves nothing held, a release
+ * whose reply is lost does not fail the call as a lost lease, and a
  * black-holed network (connections open, nothing answered; unlike the paused process of
  * {@link RedisUnavailableTest}) fails the call within its wait time even though
  * {@code spring.data.redis.timeout} is a minute.
@@ -106,6 +107,25 @@ class ConnectionFaultStarterTest {
         });
     }
 
+    @Test
+    void annotatedCallWhoseReleaseReplyIsLostReturnsNormallyWithoutALossReport() {
+        runner().run(context -> {
+            Orders orders = context.getBean(Orders.class);
+            assertThat(orders.ship(1)).isEqualTo("shipped 1");
+            CompletableFuture<String> call = CompletableFuture.supplyAsync(() -> orders.shipThenHoldReplies(4, relay));
+            await("Redis released the lock and its reply is held").atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(5))
+                    .until(() -> orders.runs() == 2 && server.command("EXISTS", "lock:{order:4}").equals(":0")
+                            && relay.pendingReplyBytes() > 0);
+            relay.drop(FaultRelay.Drop.RST);
+
+            assertThat(call.get(30, TimeUnit.SECONDS)).as("no LockLeaseExpiredException for a release that happened").isEqualTo("shipped 4");
+            MeterRegistry registry = context.getBean(MeterRegistry.class);
+            assertThat(registry.find(LockMetrics.LOST).counters()).as("no loss counted")
+                    .allSatisfy(c -> assertThat(c.count()).isZero());
+            assertThat(orders.ship(4)).as("the lock is free again").isEqualTo("shipped 4");
+        });
+    }
+
     private static Throwable catchFailure(Runnable call) {
         try {
             call.run();
@@ -125,6 +145,14 @@ class ConnectionFaultStarterTest {
         @DistributedLock(key = "'order:' + #orderId", waitTime = "200ms")
         public String ship(long orderId) {
             runs.incrementAndGet();
+            return "shipped " + orderId;
+        }
+
+        /** Holds every reply from its last line on: the release's reply too. */
+        @DistributedLock(key = "'order:' + #orderId", waitTime = "200ms")
+        public String shipThenHoldReplies(long orderId, FaultRelay relay) {
+            runs.incrementAndGet();
+            relay.holdReplies();
             return "shipped " + orderId;
         }
 
