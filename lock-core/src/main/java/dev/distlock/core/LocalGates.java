@@ -23,8 +23,8 @@ final class LocalGates {
         TIMEOUT
     }
 
-    /** How often a waiter looks at the permit holder again (its lease may end, or it may change). */
-    private static final long RECHECK_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
+    /** How often a waiter looks again while the permit's thread has no hold yet (it is still waiting in Redis). */
+    private static final long RECHECK_NANOS = TimeUnit.SECONDS.toNanos(1);
 
     private final ConcurrentHashMap<String, Gate> gates = new ConcurrentHashMap<>();
     /** Set when the client closes: waiters leave the gate and find the client closed. */
@@ -61,7 +61,8 @@ final class LocalGates {
 
     /** The permit of one lock name. */
     static final class Gate {
-        private final Semaphore permit = new Semaphore(1);
+        /** Fair: local waiters get the permit in arrival order, none starves behind later comers. */
+        private final Semaphore permit = new Semaphore(1, true);
         private final LocalGates owner;
         /** The hold that owns the permit, once granted in Redis. */
         volatile Hold holder;
@@ -79,7 +80,7 @@ final class LocalGates {
                     if (owner.closed) {
                         return Pass.BYPASS;
                     }
-                    if (permit.tryAcquire()) {
+                    if (!permit.hasQueuedThreads() && permit.tryAcquire()) { // never barge past the queue
                         return Pass.PERMIT;
                     }
                     long now = System.nanoTime();
@@ -92,10 +93,11 @@ final class LocalGates {
                     if (remaining <= 0) {
                         return Pass.TIMEOUT;
                     }
-                    long slice = Math.min(remaining, RECHECK_NANOS);
-                    if (current != null) {
-                        slice = Math.min(slice, Math.max(0, current.validUntilNanos - now) + TimeUnit.MILLISECONDS.toNanos(1));
-                    }
+                    // Sleep until the permit comes or the holder's lease ends (it may be lost): no polling, which
+                    // with thousands of waiters (virtual threads) would cost more than the lock itself. Without a
+                    // holder yet (the permit's thread is still waiting in Redis), look again now and then.
+                    long slice = Math.min(remaining, current == null ? RECHECK_NANOS
+                            : Math.max(0, current.validUntilNanos - now) + TimeUnit.MILLISECONDS.toNanos(1));
                     try {
                         if (permit.tryAcquire(slice, TimeUnit.NANOSECONDS)) {
                             return Pass.PERMIT;

@@ -60,6 +60,9 @@ final class RedisNode {
      * never release a later hold of the same owner, and local waiters are woken when it lands.
      */
     void giveBack(LockKind kind, LockKeys keys, String owner, String grantId, long until) {
+        if (until - System.nanoTime() <= 0) {
+            return; // the lease has ended: Redis has let the grant go already
+        }
         calls.inBackground(() -> release(kind, keys, owner, grantId, 1)
                 .whenComplete((result, error) -> wakeLocal(kind, keys)), until, "giving back", keys);
     }

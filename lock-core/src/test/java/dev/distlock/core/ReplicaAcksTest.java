@@ -24,9 +24,11 @@ class ReplicaAcksTest {
         RedisServer master = redis.startAnother();
         RedisServer replica = redis.startAnother("--replicaof", "127.0.0.1", Integer.toString(master.port()));
         await().atMost(Duration.ofSeconds(15)).until(() -> infoReplication(master).contains("state=online"));
-        try (LockClient client = LockClient.create(RedisURI.create(master.uri()), ONE_REPLICA)) {
+        // a generous acknowledgement time-out: on a loaded machine the replica may take a while to answer WAIT
+        LockClientOptions patient = LockClientOptions.builder().replicaAcks(1, Duration.ofSeconds(5)).build();
+        try (LockClient client = LockClient.create(RedisURI.create(master.uri()), patient)) {
             RedisLock lock = client.getLock(Names.fresh("acked"));
-            assertThat(lock.tryLock(Duration.ofSeconds(2))).isTrue();
+            assertThat(lock.tryLock(Duration.ofSeconds(10))).isTrue();
             assertThat(replica.command("EXISTS", "lock:{" + lock.getName() + "}")).as("on the replica").isEqualTo(":1");
             lock.unlock();
         }

@@ -1,0 +1,150 @@
+package dev.distlock.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.distlock.testsupport.RedisExtension;
+import io.lettuce.core.RedisURI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import jdk.jfr.Recording;
+import jdk.jfr.consumer.RecordedEvent;
+import jdk.jfr.consumer.RecordedFrame;
+import jdk.jfr.consumer.RecordingFile;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Thread-bound locks from virtual threads: 10,000 of them on one lock and on 1,000 locks, with
+ * mutual exclusion checked and JFR recording {@code jdk.VirtualThreadPinned}: no pinning may show a
+ * frame of ours. Runs on Java 21+ only, in its own surefire execution that {@code .ci/run} points at
+ * a 21+ JDK (see lock-core's pom); on the default Java 17 the execution is not bound, so this test is
+ * never reported as skipped-but-passing. The sources stay Java 17: virtual threads are reached by
+ * reflection.
+ */
+class VirtualThreadsTest {
+
+    @RegisterExtension
+    static final RedisExtension redis = new RedisExtension();
+
+    private LockClient client;
+
+    @TempDir
+    Path dir;
+
+    @BeforeEach
+    void setUp() {
+        assertThat(Runtime.version().feature()).as("this test needs a Java 21+ JVM (see lock-core's pom)").isGreaterThanOrEqualTo(21);
+        client = LockClient.create(RedisURI.create(redis.server().uri()));
+    }
+
+    @AfterEach
+    void tearDown() {
+        client.close();
+    }
+
+    @Test
+    void tenThousandVirtualThreadsOnOneLockTakeTurnsWithoutPinning() throws Exception {
+        String name = Names.fresh("vt-one");
+        List<String> pinnedInOurCode = recordPinning(() -> churn(10_000, i -> name));
+        assertThat(pinnedInOurCode).as("pinned virtual threads with our frames").isEmpty();
+    }
+
+    @Test
+    void tenThousandVirtualThreadsOnAThousandLocksTakeTurnsWithoutPinning() throws Exception {
+        String prefix = Names.fresh("vt-many");
+        List<String> pinnedInOurCode = recordPinning(() -> churn(10_000, i -> prefix + "-" + (i % 1_000)));
+        assertThat(pinnedInOurCode).as("pinned virtual threads with our frames").isEmpty();
+    }
+
+    interface Work {
+        void run() throws Exception;
+    }
+
+    /** Each of {@code threads} virtual threads locks its name, checks it is alone inside, and unlocks. */
+    private void churn(int threads, java.util.function.IntFunction<String> nameOf) throws Exception {
+        ConcurrentHashMap<String, AtomicInteger> inside = new ConcurrentHashMap<>();
+        AtomicInteger overlaps = new AtomicInteger();
+        AtomicInteger done = new AtomicInteger();
+        List<Future<?>> futures = new ArrayList<>();
+        ExecutorService virtual = virtualThreadPerTask();
+        try {
+            for (int i = 0; i < threads; i++) {
+                String name = nameOf.apply(i);
+                futures.add(virtual.submit(() -> {
+                    RedisLock lock = client.getLock(name);
+                    if (!lock.tryLock(Duration.ofSeconds(120))) {
+                        throw new IllegalStateException("not granted: " + name);
+                    }
+                    try {
+                        AtomicInteger here = inside.computeIfAbsent(name, n -> new AtomicInteger());
+                        if (here.incrementAndGet() > 1) {
+                            overlaps.incrementAndGet();
+                        }
+                        here.decrementAndGet();
+                    } finally {
+                        lock.unlock();
+                    }
+                    done.incrementAndGet();
+                    return null;
+                }));
+            }
+            for (Future<?> future : futures) {
+                future.get(180, TimeUnit.SECONDS);
+            }
+        } finally {
+            virtual.shutdown();
+            virtual.awaitTermination(60, TimeUnit.SECONDS);
+        }
+        assertThat(done.get()).isEqualTo(threads);
+        assertThat(overlaps.get()).as("two holders inside at once").isZero();
+        assertThat(client.activeHolds()).isZero();
+    }
+
+    private static ExecutorService virtualThreadPerTask() throws ReflectiveOperationException {
+        return (ExecutorService) Executors.class.getMethod("newVirtualThreadPerTaskExecutor").invoke(null);
+    }
+
+    /**
+     * Runs {@code work} under a JFR recording of pinned virtual threads; returns the pinnings that show a
+     * frame of ours. A warm-up runs first: loading and initialising a class pins its first user once
+     * (the JVM's doing, not a lock of ours), so only the steady state is recorded.
+     */
+    private List<String> recordPinning(Work work) throws Exception {
+        churn(200, i -> "vt-warm-up-" + (i % 3));
+        Path file = dir.resolve("pinning.jfr");
+        try (Recording recording = new Recording()) {
+            recording.enable("jdk.VirtualThreadPinned").withThreshold(Duration.ZERO).withStackTrace();
+            recording.start();
+            work.run();
+            recording.stop();
+            recording.dump(file);
+        }
+        assertThat(Files.size(file)).isPositive();
+        List<String> ours = new ArrayList<>();
+        for (RecordedEvent event : RecordingFile.readAllEvents(file)) {
+            if (!event.getEventType().getName().equals("jdk.VirtualThreadPinned") || event.getStackTrace() == null) {
+                continue;
+            }
+            for (RecordedFrame frame : event.getStackTrace().getFrames()) {
+                String type = frame.getMethod().getType().getName();
+                if (type.startsWith("dev.distlock.")) {
+                    ours.add(type + "." + frame.getMethod().getName() + " pinned for " + event.getDuration());
+                    break;
+                }
+            }
+        }
+        return ours;
+    }
+}
