@@ -42,7 +42,10 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * Lettuce client behind Spring Boot's {@link RedisConnectionFactory} (so every
  * {@code spring.data.redis.*} setting applies), and the {@code @DistributedLock} advisor.
  */
-@AutoConfiguration(afterName = "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration")
+@AutoConfiguration(afterName = {
+        // Spring Boot 4.x, then 3.5.x: the one on the classpath orders us, the other is ignored.
+        "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration",
+        "org.springframework.boot.autoconfigure.data.redis.RedisAutoConfiguration" })
 @ConditionalOnClass({LockClient.class, LettuceConnectionFactory.class})
 @ConditionalOnBooleanProperty(name = "distributed-lock.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(DistributedLockProperties.class)
