@@ -31,6 +31,7 @@ import org.springframework.context.SmartLifecycle;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.ImportBeanDefinitionRegistrar;
+import org.springframework.context.annotation.ImportRuntimeHints;
 import org.springframework.context.annotation.Role;
 import org.springframework.core.env.Environment;
 import org.springframework.core.type.AnnotationMetadata;
@@ -50,6 +51,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 @ConditionalOnBooleanProperty(name = "distributed-lock.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(DistributedLockProperties.class)
 @Import(DistributedLockAutoConfiguration.AutoProxyRegistrar.class)
+@ImportRuntimeHints(DistributedLockRuntimeHints.class)
 public class DistributedLockAutoConfiguration {
 
     /** Lifecycle phase of the lock client: above the connection factory's 0, far below executors and web servers. */
