@@ -15,7 +15,6 @@ import dev.distlock.testsupport.RedisServer;
 import io.lettuce.core.RedisURI;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import java.lang.reflect.Proxy;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -24,7 +23,6 @@ import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 class AutoConfigurationTest {
 
@@ -154,17 +152,6 @@ class AutoConfigurationTest {
             assertThat(analysis.getDescription()).contains("could not connect to Redis").contains("127.0.0.1:" + closedPort);
             assertThat(analysis.getAction()).contains("spring.data.redis.host");
         });
-    }
-
-    @Test
-    void nonLettuceConnectionFactoryFailsStartup() {
-        runner().withBean(RedisConnectionFactory.class, () -> (RedisConnectionFactory) Proxy.newProxyInstance(getClass().getClassLoader(),
-                new Class<?>[] {RedisConnectionFactory.class}, (p, m, a) -> null)).run(context -> {
-                    assertThat(context).hasFailed();
-                    FailureAnalysis analysis = analyze(context.getStartupFailure());
-                    assertThat(analysis.getDescription()).contains("need the Lettuce client");
-                    assertThat(analysis.getAction()).contains("spring.data.redis.client-type=lettuce");
-                });
     }
 
     @Test

@@ -30,6 +30,11 @@ final class BootLine {
     private BootLine() {
     }
 
+    /** Redisson's starter's auto-configuration for this line (its jar has one per line), which replaces the connection factory. */
+    static Class<?> redisson() {
+        return load(BOOT_4 ? "org.redisson.spring.starter.RedissonAutoConfigurationV4" : "org.redisson.spring.starter.RedissonAutoConfigurationV2");
+    }
+
     private static Class<?>[] loadAll(String... names) {
         return Arrays.stream(names).map(BootLine::load).toArray(Class<?>[]::new);
     }
