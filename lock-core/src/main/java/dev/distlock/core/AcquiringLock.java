@@ -1,7 +1,11 @@
 package dev.distlock.core;
 
 import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The acquiring half of the {@link RedisLock} contract, written once: argument checks, the
@@ -23,7 +27,33 @@ abstract class AcquiringLock implements RedisLock {
      * @param lease a fixed lease, or {@code null} for the watchdog lease
      * @return whether the lock was granted
      */
-    abstract boolean acquire(Duration wait, Duration lease, boolean interruptible) throws InterruptedException;
+    abstract boolean acquire(@Nullable Duration wait, @Nullable Duration lease, boolean interruptible) throws InterruptedException;
+
+    /**
+     * One acquisition for a new handle, without blocking a thread.
+     *
+     * @param wait how long to wait; {@code null} waits for ever
+     * @param lease a fixed lease, or {@code null} for the watchdog lease
+     * @return the handle, or empty when the wait ran out
+     */
+    abstract CompletableFuture<Optional<LockHandle>> acquireAsync(@Nullable Duration wait, @Nullable Duration lease);
+
+    @Override
+    public CompletionStage<LockHandle> lockAsync() {
+        return Futures.derive(acquireAsync(null, null), Optional::orElseThrow, handle -> handle.ifPresent(LockHandle::unlockAsync));
+    }
+
+    @Override
+    public CompletionStage<Optional<LockHandle>> tryLockAsync(Duration waitTime) {
+        return tryLockAsync(waitTime, null);
+    }
+
+    @Override
+    public CompletionStage<Optional<LockHandle>> tryLockAsync(Duration waitTime, @Nullable Duration lease) {
+        Durations.requireWait(waitTime, "waitTime of lock '" + info.name() + "'");
+        Durations.requireLease(lease, info.name());
+        return acquireAsync(waitTime, lease);
+    }
 
     @Override
     public String getName() {
@@ -40,7 +70,7 @@ abstract class AcquiringLock implements RedisLock {
         acquireUninterruptibly(Durations.requireLease(lease, info.name()));
     }
 
-    private void acquireUninterruptibly(Duration lease) {
+    private void acquireUninterruptibly(@Nullable Duration lease) {
         try {
             acquire(null, lease, false);
         } catch (InterruptedException e) {
@@ -68,7 +98,7 @@ abstract class AcquiringLock implements RedisLock {
     }
 
     @Override
-    public boolean tryLock(Duration waitTime, Duration lease) throws InterruptedException {
+    public boolean tryLock(Duration waitTime, @Nullable Duration lease) throws InterruptedException {
         Durations.requireWait(waitTime, "waitTime of lock '" + info.name() + "'");
         Durations.requireLease(lease, info.name());
         return acquire(waitTime, lease, true);

@@ -94,7 +94,7 @@ final class LocalGates {
                     }
                     long slice = Math.min(remaining, RECHECK_NANOS);
                     if (current != null) {
-                        slice = Math.min(slice, Math.max(0, current.leaseEndNanos - now) + TimeUnit.MILLISECONDS.toNanos(1));
+                        slice = Math.min(slice, Math.max(0, current.validUntilNanos - now) + TimeUnit.MILLISECONDS.toNanos(1));
                     }
                     try {
                         if (permit.tryAcquire(slice, TimeUnit.NANOSECONDS)) {

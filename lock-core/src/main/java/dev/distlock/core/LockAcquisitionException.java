@@ -1,6 +1,7 @@
 package dev.distlock.core;
 
 import java.time.Duration;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A lock was busy for the whole wait time. Redis being unreachable is reported apart, as
@@ -11,7 +12,7 @@ public class LockAcquisitionException extends LockException {
     private final String lockName;
     private final Duration waitTime;
 
-    public LockAcquisitionException(String lockName, Duration waitTime, String message, Throwable cause) {
+    public LockAcquisitionException(String lockName, Duration waitTime, String message, @Nullable Throwable cause) {
         super(message, cause);
         this.lockName = lockName;
         this.waitTime = waitTime;

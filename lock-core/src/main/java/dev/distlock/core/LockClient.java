@@ -8,6 +8,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Entry point: hands out distributed locks backed by one Redis (standalone, Sentinel or Cluster).
@@ -79,7 +80,7 @@ public final class LockClient implements AutoCloseable {
      * A reentrant lock named {@code name}, reported in events under {@code label}: use a fixed label
      * (for example {@code OrderService.pay}) when names are per entity, to keep metrics small.
      */
-    public RedisLock getLock(String name, String label) {
+    public RedisLock getLock(String name, @Nullable String label) {
         return getLock(ReentrantKind.INSTANCE, name, label);
     }
 
@@ -105,14 +106,18 @@ public final class LockClient implements AutoCloseable {
     }
 
     /** A fair lock named {@code name}, reported in events under {@code label}; see {@link #getFairLock(String)}. */
-    public RedisLock getFairLock(String name, String label) {
+    public RedisLock getFairLock(String name, @Nullable String label) {
         return getLock(FairKind.INSTANCE, name, label);
     }
 
     /** A thread-bound lock of any kind; tests use it for kinds with other timings. */
-    RedisLock getLock(LockKind kind, String name, String label) {
+    RedisLock getLock(LockKind kind, String name, @Nullable String label) {
         LockKeys.requireName(name, options);
-        return new ThreadBoundLock(engine, kind, new LockInfo(name, label == null ? name : label, kind.name));
+        return threadBound(kind, new LockInfo(name, label == null ? name : label, kind.name));
+    }
+
+    private ThreadBoundLock<Hold> threadBound(LockKind kind, LockInfo info) {
+        return new ThreadBoundLock<>(info, engine.port(kind, info), "Lock");
     }
 
     /** A read/write lock named {@code name}; cheap, no Redis call. */
@@ -124,12 +129,12 @@ public final class LockClient implements AutoCloseable {
      * A read/write lock named {@code name}, its read and write locks reported in events under
      * {@code label} with kinds {@value #READ} and {@value #WRITE}.
      */
-    public RedisReadWriteLock getReadWriteLock(String name, String label) {
+    public RedisReadWriteLock getReadWriteLock(String name, @Nullable String label) {
         LockKeys.requireName(name, options);
         String shownAs = label == null ? name : label;
         return new ThreadBoundReadWriteLock(name,
-                new ThreadBoundLock(engine, ReadWriteKind.READ, new LockInfo(name, shownAs, READ)),
-                new ThreadBoundLock(engine, ReadWriteKind.WRITE, new LockInfo(name, shownAs, WRITE)));
+                threadBound(ReadWriteKind.READ, new LockInfo(name, shownAs, READ)),
+                threadBound(ReadWriteKind.WRITE, new LockInfo(name, shownAs, WRITE)));
     }
 
     /**
@@ -143,7 +148,7 @@ public final class LockClient implements AutoCloseable {
     }
 
     /** {@link #getMultiLock(String...)} with every lock reported in events under {@code label}. */
-    public RedisMultiLock getMultiLock(Collection<String> names, String label) {
+    public RedisMultiLock getMultiLock(Collection<String> names, @Nullable String label) {
         if (names == null || names.isEmpty()) {
             throw new IllegalArgumentException("a multi-lock needs at least one lock name");
         }
@@ -162,9 +167,9 @@ public final class LockClient implements AutoCloseable {
         return options;
     }
 
-    /** The engine, for {@link RedLockClient}, which runs single attempts on each node's engine. */
-    LockEngine engine() {
-        return engine;
+    /** This client's Redis as a node of a {@link RedLockClient}, which runs single attempts on each node. */
+    RedisNode node() {
+        return engine.node();
     }
 
     /** How many locks this client holds right now (valid holds only). */

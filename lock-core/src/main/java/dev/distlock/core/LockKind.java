@@ -61,7 +61,7 @@ abstract class LockKind {
      * Refuses an acquire that could never succeed for {@code owner} (for example a read holder asking
      * for the write lock, which would wait for itself); called before any wait.
      */
-    void checkAcquire(LockEngine engine, LockInfo info, LockKeys keys, String owner) {
+    void checkAcquire(HoldTable holds, LockInfo info, LockKeys keys, String owner) {
     }
 
     @Override

@@ -1,5 +1,7 @@
 package dev.distlock.core;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Redis did not answer a lock operation within its bound (the caller's wait time, or
  * {@link LockClientOptions#operationTimeout()} where there is none): it is down, paused,
@@ -10,7 +12,7 @@ package dev.distlock.core;
  */
 public class LockUnavailableException extends LockException {
 
-    public LockUnavailableException(String message, Throwable cause) {
+    public LockUnavailableException(String message, @Nullable Throwable cause) {
         super(message, cause);
     }
 }

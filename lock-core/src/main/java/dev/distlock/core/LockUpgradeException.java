@@ -1,5 +1,7 @@
 package dev.distlock.core;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A read holder asked for the write lock of the same name: it would wait for its own read hold for
  * ever, so it is refused at once. Callers see an {@link IllegalStateException}.
@@ -14,7 +16,7 @@ final class LockUpgradeException extends IllegalStateException {
                 + " downgrade");
     }
 
-    LockUpgradeException(String message, Throwable cause) {
+    LockUpgradeException(String message, @Nullable Throwable cause) {
         super(message, cause);
     }
 }

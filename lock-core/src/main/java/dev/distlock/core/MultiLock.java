@@ -5,7 +5,12 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
 /** All-or-nothing lock over several thread-bound locks, taken in sorted name order. */
 final class MultiLock implements RedisMultiLock {
@@ -41,7 +46,7 @@ final class MultiLock implements RedisMultiLock {
         lockAll(Durations.requireLease(lease, name));
     }
 
-    private void lockAll(Duration lease) {
+    private void lockAll(@Nullable Duration lease) {
         List<RedisLock> taken = new ArrayList<>();
         try {
             for (RedisLock lock : locks) {
@@ -96,7 +101,7 @@ final class MultiLock implements RedisMultiLock {
     }
 
     @Override
-    public boolean tryLock(Duration waitTime, Duration lease) throws InterruptedException {
+    public boolean tryLock(Duration waitTime, @Nullable Duration lease) throws InterruptedException {
         Durations.requireWait(waitTime, "waitTime of multi-lock '" + name + "'");
         long deadline = System.nanoTime() + Math.min(waitTime.toNanos(), Long.MAX_VALUE / 4);
         List<RedisLock> taken = new ArrayList<>();
@@ -126,6 +131,75 @@ final class MultiLock implements RedisMultiLock {
         return tryLock(wait, null);
     }
 
+    @Override
+    public CompletionStage<LockHandle> lockAsync() {
+        return Futures.derive(acquireAllAsync(null, null), Optional::orElseThrow, handle -> handle.ifPresent(LockHandle::unlockAsync));
+    }
+
+    @Override
+    public CompletionStage<Optional<LockHandle>> tryLockAsync(Duration waitTime) {
+        return tryLockAsync(waitTime, null);
+    }
+
+    @Override
+    public CompletionStage<Optional<LockHandle>> tryLockAsync(Duration waitTime, @Nullable Duration lease) {
+        Durations.requireWait(waitTime, "waitTime of multi-lock '" + name + "'");
+        Durations.requireLease(lease, name);
+        return acquireAllAsync(waitTime, lease);
+    }
+
+    /**
+     * Takes the names one after the other, in sorted order, within one wait; all or nothing: when one
+     * cannot be had, those taken are released. Cancelling the result cancels the name being waited for
+     * and releases the others.
+     */
+    private CompletableFuture<Optional<LockHandle>> acquireAllAsync(@Nullable Duration wait, @Nullable Duration lease) {
+        long deadline = wait == null ? 0 : System.nanoTime() + Math.min(wait.toNanos(), Long.MAX_VALUE / 4);
+        List<LockHandle> taken = new ArrayList<>();
+        CompletableFuture<Optional<LockHandle>> result = new CompletableFuture<>();
+        AtomicReference<CompletableFuture<?>> step = new AtomicReference<>();
+        result.whenComplete((handle, error) -> {
+            CompletableFuture<?> current = step.get();
+            if (result.isCancelled() && current != null) {
+                current.cancel(true);
+            }
+        });
+        takeNext(0, deadline, wait == null, lease, taken, step, result);
+        return result;
+    }
+
+    private void takeNext(int index, long deadline, boolean forever, @Nullable Duration lease, List<LockHandle> taken,
+            AtomicReference<CompletableFuture<?>> step, CompletableFuture<Optional<LockHandle>> result) {
+        if (index == locks.size()) {
+            if (!result.complete(Optional.of(new MultiHandle(name, taken)))) {
+                MultiHandle.releaseAll(taken); // cancelled meanwhile
+            }
+            return;
+        }
+        RedisLock lock = locks.get(index);
+        CompletableFuture<Optional<LockHandle>> next = (forever
+                ? lock.lockAsync().thenApply(Optional::of)
+                : lock.tryLockAsync(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())), lease)).toCompletableFuture();
+        step.set(next);
+        next.whenComplete((handle, error) -> {
+            if (error == null && handle.isPresent()) {
+                taken.add(handle.get());
+                if (result.isDone()) {
+                    MultiHandle.releaseAll(taken);
+                } else {
+                    takeNext(index + 1, deadline, forever, lease, taken, step, result);
+                }
+                return;
+            }
+            MultiHandle.releaseAll(taken); // all or nothing
+            if (error != null) {
+                result.completeExceptionally(RedisCalls.unwrap(error));
+            } else {
+                result.complete(Optional.empty());
+            }
+        });
+    }
+
     /** Releases every lock, in reverse order; the first failure is thrown after all were tried. */
     @Override
     public void unlock() {
@@ -146,7 +220,7 @@ final class MultiLock implements RedisMultiLock {
         }
     }
 
-    private static void releaseAll(List<RedisLock> taken, Throwable cause) {
+    private static void releaseAll(List<RedisLock> taken, @Nullable Throwable cause) {
         for (int i = taken.size() - 1; i >= 0; i--) {
             try {
                 taken.get(i).unlock();

@@ -76,12 +76,6 @@ final class NodeCalls {
         return all(count, call, timeoutNanos).join();
     }
 
-    /** Like {@link #until} but waits for the replies. */
-    static <T> List<Reply<T>> awaitUntil(int count, IntFunction<CompletableFuture<T>> call, long timeoutNanos,
-            Predicate<Reply<T>> enough, int needed) {
-        return until(count, call, timeoutNanos, enough, needed).join();
-    }
-
     /** How many nodes answered {@code expected}. */
     static <T> int count(List<Reply<T>> replies, T expected) {
         return (int) replies.stream().filter(r -> r.answered() && expected.equals(r.value())).count();

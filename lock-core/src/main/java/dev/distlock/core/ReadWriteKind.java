@@ -60,13 +60,13 @@ final class ReadWriteKind extends LockKind {
     }
 
     @Override
-    void checkAcquire(LockEngine engine, LockInfo info, LockKeys keys, String owner) {
+    void checkAcquire(HoldTable holds, LockInfo info, LockKeys keys, String owner) {
         if (this != WRITE) {
             return;
         }
         long now = System.nanoTime();
-        Hold read = engine.hold(READ, keys, owner);
-        Hold write = engine.hold(WRITE, keys, owner);
+        Hold read = holds.get(READ, keys, owner);
+        Hold write = holds.get(WRITE, keys, owner);
         if (read != null && read.isLive(now) && (write == null || !write.isLive(now))) {
             throw new LockUpgradeException(info.name());
         }

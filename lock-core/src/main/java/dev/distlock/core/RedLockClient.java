@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Hands out RedLocks: locks held on a majority of N independent Redis masters (no replication
@@ -64,7 +65,7 @@ public final class RedLockClient implements AutoCloseable {
         this.options = options;
         this.ownedNodes = ownedNodes;
         this.ownedRedisClients = ownedRedisClients;
-        this.engine = new RedLockEngine(nodes.stream().map(LockClient::engine).toList(), options);
+        this.engine = new RedLockEngine(nodes.stream().map(LockClient::node).toList(), options);
     }
 
     /**
@@ -139,9 +140,10 @@ public final class RedLockClient implements AutoCloseable {
     }
 
     /** A reentrant RedLock named {@code name}, reported in events under {@code label} (see {@link LockClient#getLock(String, String)}). */
-    public RedisLock getLock(String name, String label) {
+    public RedisLock getLock(String name, @Nullable String label) {
         LockKeys.requireName(name, options);
-        return new ThreadBoundRedLock(engine, new LockInfo(name, label == null ? name : label, REDLOCK));
+        LockInfo info = new LockInfo(name, label == null ? name : label, REDLOCK);
+        return new ThreadBoundLock<>(info, engine.port(info), "RedLock");
     }
 
     /** Unique id of this client; part of the owner id it writes to every node. */

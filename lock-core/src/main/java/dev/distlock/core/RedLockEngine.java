@@ -1,12 +1,11 @@
 package dev.distlock.core;
 
 import dev.distlock.core.LockListener.AcquireOutcome;
-import dev.distlock.core.LockListener.RenewalOutcome;
 import dev.distlock.core.NodeCalls.Reply;
-import dev.distlock.core.watchdog.LeaseWatchdog;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -15,28 +14,24 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
-import java.util.function.Consumer;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
+import org.jspecify.annotations.Nullable;
 
 /**
- * The RedLock client side over N independent masters: holds, retries with back-off, renewal and
- * events, with the majority rule in {@link RedLockQuorum}. Renewals of all holds run from one watchdog
- * thread; the node engines only run single script attempts.
+ * The RedLock client side over N independent masters: holds, retries with back-off, with the
+ * majority rule in {@link RedLockQuorum}. Lease keeping and events are the same {@link LeaseKeeper}
+ * and {@link Events} a single Redis uses; the nodes are reached through {@link RedisNode} only.
  */
 final class RedLockEngine implements AutoCloseable {
 
-    private static final Logger log = LoggerFactory.getLogger(RedLockEngine.class);
     private static final Duration FOREVER = Duration.ofDays(365L * 100);
 
     final String clientId = UUID.randomUUID().toString();
     private final RedLockQuorum nodes;
     final int quorum;
-    private final LockClientOptions options;
-    private final long watchdogLeaseMs;
     private final ScheduledThreadPoolExecutor timers;
     private volatile boolean closed;
-    private final LeaseWatchdog watchdog;
+    private final Events events;
+    private final LeaseKeeper<RedLockHold> keeper;
     /** Numbers the acquisitions of this client; with the owner id they name a grant on every node. */
     private final AtomicLong requests = new AtomicLong();
     private final ConcurrentHashMap<String, RedLockHold> holds = new ConcurrentHashMap<>();
@@ -44,18 +39,17 @@ final class RedLockEngine implements AutoCloseable {
     private final ReentrantLock wakeLock = new ReentrantLock();
     private final Condition released = wakeLock.newCondition();
 
-    RedLockEngine(List<LockEngine> nodes, LockClientOptions options) {
+    RedLockEngine(List<RedisNode> nodes, LockClientOptions options) {
         this.nodes = new RedLockQuorum(nodes);
         this.quorum = this.nodes.majority;
-        this.options = options;
-        this.watchdogLeaseMs = options.watchdogLease().toMillis();
         this.timers = new ScheduledThreadPoolExecutor(1, r -> {
             Thread t = new Thread(r, "distlock-redlock-watchdog-" + clientId.substring(0, 8));
             t.setDaemon(true);
             return t;
         });
         timers.setRemoveOnCancelPolicy(true);
-        this.watchdog = new LeaseWatchdog(timers, options.watchdogLease(), this::leases);
+        this.events = new Events(options.listeners());
+        this.keeper = new LeaseKeeper<>("RedLock", timers, options, events, holds::values, this::renew);
     }
 
     int size() {
@@ -66,8 +60,59 @@ final class RedLockEngine implements AutoCloseable {
         return nodes.keys(name);
     }
 
-    RedLockHold hold(String name, String owner) {
-        return holds.get(holdId(name, owner));
+    /** One RedLock as this engine serves it to a lock object. */
+    LockPort<RedLockHold> port(LockInfo info) {
+        List<LockKeys> keys = keys(info.name());
+        return new LockPort<>() {
+            @Override
+            public String clientId() {
+                return clientId;
+            }
+
+            @Override
+            public @Nullable RedLockHold acquire(String owner, @Nullable Duration wait, @Nullable Duration lease,
+                    boolean interruptible) throws InterruptedException {
+                return RedLockEngine.this.acquire(info, keys, owner, wait, lease, interruptible);
+            }
+
+            @Override
+            public CompletableFuture<@Nullable RedLockHold> acquireAsync(@Nullable Duration wait, @Nullable Duration lease) {
+                return RedLockEngine.this.acquireAsync(info, keys, wait, lease);
+            }
+
+            @Override
+            public CompletableFuture<Void> releaseAsync(RedLockHold hold) {
+                return RedLockEngine.this.releaseAsync(hold);
+            }
+
+            @Override
+            public @Nullable RedLockHold hold(String owner) {
+                return holds.get(holdId(info.name(), owner));
+            }
+
+            @Override
+            public void release(RedLockHold hold) {
+                RedLockEngine.this.release(hold);
+            }
+
+            @Override
+            public boolean isLocked() {
+                return nodes.majorityTtl(keys, keeper.watchdogLeaseMs()) != -1;
+            }
+
+            @Override
+            public Duration remainingLease() {
+                long ttl = nodes.majorityTtl(keys, keeper.watchdogLeaseMs());
+                return ttl > 0 ? Duration.ofMillis(ttl) : Duration.ZERO;
+            }
+
+            @Override
+            public boolean forceUnlock() {
+                boolean deleted = nodes.forceRelease(keys, keeper.watchdogLeaseMs());
+                wakeLocalWaiters();
+                return deleted;
+            }
+        };
     }
 
     /**
@@ -75,13 +120,14 @@ final class RedLockEngine implements AutoCloseable {
      * is spent ({@code null}: for ever).
      *
      * @return the hold, or {@code null} when the wait ran out
-     * @throws LockException when fewer than a majority of nodes answered
+     * @throws LockUnavailableException when fewer than a majority of nodes answered
      */
-    RedLockHold acquire(LockInfo info, List<LockKeys> keys, String owner, Duration wait, Duration lease, boolean interruptible)
+    @Nullable RedLockHold acquire(LockInfo info, List<LockKeys> keys, String owner, @Nullable Duration wait,
+            @Nullable Duration explicitLease, boolean interruptible)
             throws InterruptedException {
         long start = System.nanoTime();
         long deadline = wait == null || wait.compareTo(FOREVER) >= 0 ? start + Long.MAX_VALUE / 2 : start + wait.toNanos();
-        long leaseMs = lease == null ? watchdogLeaseMs : lease.toMillis();
+        Lease lease = Lease.of(explicitLease, keeper.watchdogLeaseMs());
         boolean interrupted = false;
         try {
             if (closed) {
@@ -93,20 +139,20 @@ final class RedLockEngine implements AutoCloseable {
             RedLockHold current = holds.get(holdId(info.name(), owner));
             if (current != null) {
                 if (current.isLive(start)) {
-                    current.reentered(); // re-entry keeps the lease and token of the first hold
+                    current.reenter(); // re-entry keeps the lease and token of the first hold
                     return current;
                 }
                 supersede(current);
             }
             String grantId = Long.toString(requests.incrementAndGet());
             while (true) {
-                RedLockQuorum.Attempt attempt = nodes.acquire(keys, owner, grantId, leaseMs);
+                RedLockQuorum.Attempt attempt = nodes.acquire(keys, owner, grantId, lease.millis());
                 if (attempt.granted()) {
-                    RedLockHold hold = new RedLockHold(info, keys, owner, grantId, attempt.token(), lease == null ? 0 : leaseMs, start,
+                    RedLockHold hold = new RedLockHold(info, keys, owner, Thread.currentThread(), grantId, attempt.token(), lease, start,
                             attempt.validUntilNanos());
                     holds.put(holdId(info.name(), owner), hold);
-                    watchFixedLease(hold);
-                    fire(l -> l.onAcquire(info, AcquireOutcome.ACQUIRED, Duration.ofNanos(System.nanoTime() - start)));
+                    keeper.watch(hold);
+                    events.acquire(info, AcquireOutcome.ACQUIRED, start);
                     return hold;
                 }
                 if (attempt.answered() < quorum) {
@@ -116,7 +162,7 @@ final class RedLockEngine implements AutoCloseable {
                 }
                 long remaining = deadline - System.nanoTime();
                 if (remaining <= 0) {
-                    fire(l -> l.onAcquire(info, AcquireOutcome.TIMEOUT, Duration.ofNanos(System.nanoTime() - start)));
+                    events.acquire(info, AcquireOutcome.TIMEOUT, start);
                     return null;
                 }
                 long backOff = TimeUnit.MILLISECONDS.toNanos(ThreadLocalRandom.current().nextLong(5, 40));
@@ -126,8 +172,7 @@ final class RedLockEngine implements AutoCloseable {
                 }
             }
         } catch (InterruptedException | RuntimeException e) {
-            AcquireOutcome outcome = e instanceof LockUnavailableException ? AcquireOutcome.UNAVAILABLE : AcquireOutcome.ERROR;
-            fire(l -> l.onAcquire(info, outcome, Duration.ofNanos(System.nanoTime() - start)));
+            events.failed(info, e, start);
             throw e;
         } finally {
             if (interrupted) {
@@ -154,54 +199,153 @@ final class RedLockEngine implements AutoCloseable {
 
     /** A hold its owner never released although it was lost or ran out: forget it, clean up in Redis. */
     private void supersede(RedLockHold stale) {
-        reportLost(stale, "its lease had already run out when its owner locked again");
+        keeper.lost(stale, "its lease had already run out when its owner locked again");
         stale.released = true;
+        keeper.stop(stale);
         holds.remove(holdId(stale.info.name(), stale.owner), stale);
-        nodes.release(stale.keys, stale.owner, stale.grantId, leaseMs(stale));
+        nodes.release(stale.keys, stale.owner, stale.grantId, stale.lease().millis());
     }
 
     /**
      * Releases one hold count; the last releases the lock on every node.
      *
      * @throws LockLeaseExpiredException when the hold was lost or its lease ran out before this call
-     * @throws LockException when fewer than a majority of nodes answered (the lock expires with its lease)
+     * @throws LockUnavailableException when fewer than a majority of nodes answered (the lock expires with its lease)
      */
     void release(RedLockHold hold) {
+        RedisCalls.join(releaseAsync(hold));
+    }
+
+    /** {@link #release} without blocking. */
+    CompletableFuture<Void> releaseAsync(RedLockHold hold) {
         long now = System.nanoTime();
-        String lost = hold.lostReason();
-        if (lost == null && !hold.released && !hold.isLive(now)) {
-            reportLost(hold, "its explicit lease of " + hold.explicitLeaseMs + " ms ran out before unlock");
-            lost = hold.lostReason();
+        String lostBefore = hold.lostReason();
+        if (lostBefore == null && !hold.released && !hold.isLive(now)) {
+            keeper.lost(hold, "its " + hold.lease().describe() + " ran out before unlock");
         }
-        int left = hold.exit();
-        if (left > 0) {
-            if (lost != null) {
-                throw new LockLeaseExpiredException(hold.info.name(), lost);
-            }
-            return;
+        String lost = hold.lostReason();
+        if (hold.exit() > 0) {
+            return lost != null ? CompletableFuture.failedFuture(new LockLeaseExpiredException(hold.info.name(), lost))
+                    : CompletableFuture.completedFuture(null);
         }
         // Before the scripts run: a renewal reply that finds the lock gone must not count as a loss.
         hold.released = true;
+        keeper.stop(hold);
         holds.remove(holdId(hold.info.name(), hold.owner), hold);
-        try {
-            List<Reply<Long>> replies = nodes.release(hold.keys, hold.owner, hold.grantId, leaseMs(hold));
-            if (lost != null) {
-                throw new LockLeaseExpiredException(hold.info.name(), lost);
+        return nodes.releaseAsync(hold.keys, hold.owner, hold.grantId, hold.lease().millis()).handle((replies, error) -> {
+            try {
+                if (error != null) {
+                    throw RedisCalls.asLockException(error);
+                }
+                if (lost != null) {
+                    throw new LockLeaseExpiredException(hold.info.name(), lost);
+                }
+                int notHeld = NodeCalls.count(replies, -1L);
+                if (nodes.size() - notHeld < quorum) {
+                    keeper.lost(hold, "only " + (nodes.size() - notHeld) + " of " + nodes.size() + " nodes still had it at unlock");
+                    throw new LockLeaseExpiredException(hold.info.name(), hold.lostReason());
+                }
+                int answered = NodeCalls.answered(replies);
+                if (answered < quorum) {
+                    throw new LockUnavailableException("RedLock '" + hold.info.name() + "': unlock reached only " + answered + " of "
+                            + nodes.size() + " Redis nodes; the others let the lock expire with its lease", NodeCalls.firstError(replies));
+                }
+                events.release(hold.info, hold.heldFor(System.nanoTime()));
+                return null;
+            } finally {
+                wakeLocalWaiters();
             }
-            int notHeld = NodeCalls.count(replies, -1L);
-            if (nodes.size() - notHeld < quorum) {
-                reportLost(hold, "only " + (nodes.size() - notHeld) + " of " + nodes.size() + " nodes still had it at unlock");
-                throw new LockLeaseExpiredException(hold.info.name(), hold.lostReason());
-            }
-            int answered = NodeCalls.answered(replies);
-            if (answered < quorum) {
-                throw new LockUnavailableException("RedLock '" + hold.info.name() + "': unlock reached only " + answered + " of "
-                        + nodes.size() + " Redis nodes; the others let the lock expire with its lease", NodeCalls.firstError(replies));
-            }
-            fire(l -> l.onRelease(hold.info, Duration.ofNanos(System.nanoTime() - hold.acquiredNanos)));
-        } finally {
-            wakeLocalWaiters();
+        });
+    }
+
+    /**
+     * Acquires for a handle (a new owner) without blocking a thread: rounds on every node, a short
+     * random back-off between them on the timer thread, until the wait runs out. Cancelling the result
+     * stops it; a round granted in that instant is released.
+     */
+    CompletableFuture<@Nullable RedLockHold> acquireAsync(LockInfo info, List<LockKeys> keys, @Nullable Duration wait,
+            @Nullable Duration explicitLease) {
+        long start = System.nanoTime();
+        long deadline = wait == null || wait.compareTo(FOREVER) >= 0 ? start + Long.MAX_VALUE / 2 : start + wait.toNanos();
+        Lease lease = Lease.of(explicitLease, keeper.watchdogLeaseMs());
+        String owner = clientId + ":h" + requests.incrementAndGet();
+        String grantId = Long.toString(requests.incrementAndGet());
+        CompletableFuture<@Nullable RedLockHold> result = new CompletableFuture<>();
+        if (closed) {
+            result.completeExceptionally(new LockException("The RedLockClient is closed: create a new one to take locks", null));
+            return result;
         }
+        result.whenComplete((hold, error) -> {
+            if (error != null) {
+                events.failed(info, RedisCalls.unwrap(error), start);
+            }
+        });
+        roundAsync(new AsyncRound(info, keys, owner, grantId, lease, start, deadline, result));
+        return result;
+    }
+
+    private record AsyncRound(LockInfo info, List<LockKeys> keys, String owner, String grantId, Lease lease, long start,
+            long deadline, CompletableFuture<@Nullable RedLockHold> result) {
+    }
+
+    private void roundAsync(AsyncRound r) {
+        if (r.result().isDone()) {
+            return;
+        }
+        if (closed) {
+            r.result().completeExceptionally(new LockException("The RedLockClient was closed while waiting for lock '"
+                    + r.info().name() + "'", null));
+            return;
+        }
+        nodes.acquireAsync(r.keys(), r.owner(), r.grantId(), r.lease().millis()).whenComplete((attempt, error) -> {
+            if (error != null) {
+                r.result().completeExceptionally(RedisCalls.asLockException(error));
+            } else if (attempt.granted()) {
+                RedLockHold hold = new RedLockHold(r.info(), r.keys(), r.owner(), null, r.grantId(), attempt.token(), r.lease(), r.start(),
+                        attempt.validUntilNanos());
+                holds.put(holdId(r.info().name(), r.owner()), hold);
+                keeper.watch(hold);
+                if (r.result().complete(hold)) {
+                    events.acquire(r.info(), AcquireOutcome.ACQUIRED, r.start());
+                } else {
+                    releaseAsync(hold); // cancelled meanwhile: nobody would release it
+                }
+            } else if (attempt.answered() < quorum) {
+                r.result().completeExceptionally(new LockUnavailableException("RedLock '" + r.info().name() + "': only "
+                        + attempt.answered() + " of " + nodes.size() + " Redis nodes answered, a majority of " + quorum
+                        + " is needed; check that the nodes are up and reachable", attempt.error()));
+            } else if (r.deadline() - System.nanoTime() <= 0) {
+                if (r.result().complete(null)) {
+                    events.acquire(r.info(), AcquireOutcome.TIMEOUT, r.start());
+                }
+            } else {
+                long backOff = Math.min(TimeUnit.MILLISECONDS.toNanos(ThreadLocalRandom.current().nextLong(5, 40)),
+                        r.deadline() - System.nanoTime());
+                try {
+                    timers.schedule(() -> roundAsync(r), backOff, TimeUnit.NANOSECONDS);
+                } catch (RejectedExecutionException e) {
+                    r.result().completeExceptionally(new LockException("The RedLockClient was closed while waiting for lock '"
+                            + r.info().name() + "'", null));
+                }
+            }
+        });
+    }
+
+    /** Renews a watchdog hold on every node; renewed when a majority renewed, lost when fewer than a majority still have it. */
+    private CompletableFuture<LeaseKeeper.Renewal> renew(RedLockHold hold, long leaseMs) {
+        return nodes.renew(hold.keys, hold.owner, hold.grantId, leaseMs).thenApply(replies -> {
+            int renewed = NodeCalls.count(replies, 1L);
+            int gone = NodeCalls.count(replies, 0L);
+            if (renewed >= quorum) {
+                return LeaseKeeper.Renewal.renewed(TimeUnit.MILLISECONDS.toNanos(leaseMs) - RedLockQuorum.driftNanos(leaseMs));
+            }
+            if (nodes.size() - gone < quorum) {
+                return LeaseKeeper.Renewal.lost("renewal found it on only " + renewed + " of " + nodes.size()
+                        + " nodes, fewer than a majority of " + quorum);
+            }
+            return LeaseKeeper.Renewal.failed("only " + renewed + " of " + nodes.size() + " nodes renewed it ("
+                    + NodeCalls.firstError(replies) + ")");
+        });
     }
 
     private void wakeLocalWaiters() {
@@ -213,112 +357,8 @@ final class RedLockEngine implements AutoCloseable {
         }
     }
 
-    boolean forceRelease(List<LockKeys> keys) {
-        boolean deleted = nodes.forceRelease(keys, watchdogLeaseMs);
-        wakeLocalWaiters();
-        return deleted;
-    }
-
-    /** The PTTL (ms) that a majority of nodes still exceed, or -1 when fewer than a majority hold the key. */
-    long majorityTtl(List<LockKeys> keys) {
-        return nodes.majorityTtl(keys, watchdogLeaseMs);
-    }
-
     int activeHolds() {
-        long now = System.nanoTime();
-        return (int) holds.values().stream().filter(h -> h.isLive(now)).count();
-    }
-
-    private List<LeaseWatchdog.Lease> leases() {
-        return holds.values().stream().<LeaseWatchdog.Lease>map(WatchedHold::new).toList();
-    }
-
-    /** Renews a watchdog hold on every node; reports explicit leases that ran out while held. */
-    private final class WatchedHold implements LeaseWatchdog.Lease {
-        private final RedLockHold hold;
-
-        WatchedHold(RedLockHold hold) {
-            this.hold = hold;
-        }
-
-        @Override
-        public boolean dueForRenewal(long now) {
-            if (hold.released || hold.lostReason() != null) {
-                return false;
-            }
-            return hold.watchdog(); // a fixed lease is reported by its own timer when it runs out (watchFixedLease)
-        }
-
-        @Override
-        public void renew(long sentAt) {
-            nodes.renew(hold.keys, hold.owner, hold.grantId, watchdogLeaseMs).thenAccept(replies -> renewed(hold, sentAt, replies));
-        }
-    }
-
-    private void renewed(RedLockHold hold, long sentAt, List<Reply<Long>> replies) {
-        if (hold.released) {
-            return; // raced with unlock: the renew script never revives a released lock
-        }
-        int renewed = NodeCalls.count(replies, 1L);
-        int gone = NodeCalls.count(replies, 0L);
-        if (renewed >= quorum) {
-            hold.validUntilNanos = sentAt + TimeUnit.MILLISECONDS.toNanos(watchdogLeaseMs) - RedLockQuorum.driftNanos(watchdogLeaseMs);
-            fire(l -> l.onRenewal(hold.info, RenewalOutcome.RENEWED));
-        } else if (nodes.size() - gone < quorum) {
-            fire(l -> l.onRenewal(hold.info, RenewalOutcome.LOST));
-            reportLost(hold, "renewal found it on only " + renewed + " of " + nodes.size() + " nodes, fewer than a majority of "
-                    + quorum);
-        } else {
-            fire(l -> l.onRenewal(hold.info, RenewalOutcome.ERROR));
-            if (System.nanoTime() - hold.validUntilNanos > 0) {
-                reportLost(hold, "only " + renewed + " of " + nodes.size() + " nodes renewed it before the lease ran out ("
-                        + NodeCalls.firstError(replies) + ")");
-            } else {
-                log.warn("Renewing RedLock '{}' reached only {} of {} nodes, retrying while the lease lasts: {}", hold.info.name(),
-                        renewed, nodes.size(), String.valueOf(NodeCalls.firstError(replies)));
-            }
-        }
-    }
-
-    /** Reports a fixed lease that runs out while still held when it runs out, not at the next watchdog round. */
-    private void watchFixedLease(RedLockHold hold) {
-        if (hold.watchdog()) {
-            return;
-        }
-        try {
-            timers.schedule(() -> {
-                if (!hold.released) {
-                    reportLost(hold, "its explicit lease of " + hold.explicitLeaseMs + " ms ran out while it was still held");
-                }
-            }, Math.max(0, hold.validUntilNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
-        } catch (RejectedExecutionException e) {
-            log.debug("Client closing: lease of RedLock '{}' not watched", hold.info.name());
-        }
-    }
-
-    private void reportLost(RedLockHold hold, String reason) {
-        if (hold.markLost(reason)) {
-            log.warn("RedLock '{}' was lost while held (owner {}, fencing token {}): {}", hold.info.name(), hold.owner, hold.token,
-                    reason);
-            fire(l -> l.onLeaseLost(hold.info, reason));
-            if (options.interruptOnLeaseLost() && !hold.released) {
-                hold.thread.interrupt(); // as LockEngine does: stop the holder rather than let it run on unprotected
-            }
-        }
-    }
-
-    private void fire(Consumer<LockListener> event) {
-        for (LockListener listener : options.listeners()) {
-            try {
-                event.accept(listener);
-            } catch (RuntimeException e) {
-                log.warn("Lock listener {} failed", listener, e);
-            }
-        }
-    }
-
-    private long leaseMs(RedLockHold hold) {
-        return hold.watchdog() ? watchdogLeaseMs : hold.explicitLeaseMs;
+        return LeaseKeeper.live(holds.values());
     }
 
     private static String holdId(String name, String owner) {
@@ -328,7 +368,7 @@ final class RedLockEngine implements AutoCloseable {
     @Override
     public void close() {
         closed = true;
-        watchdog.close();
+        keeper.close();
         timers.shutdownNow();
         wakeLocalWaiters();
     }

@@ -14,11 +14,11 @@ import java.util.concurrent.TimeUnit;
  */
 final class RedLockQuorum {
 
-    private final List<LockEngine> nodes;
+    private final List<RedisNode> nodes;
     /** How many nodes must agree: a majority, N/2+1. */
     final int majority;
 
-    RedLockQuorum(List<LockEngine> nodes) {
+    RedLockQuorum(List<RedisNode> nodes) {
         this.nodes = List.copyOf(nodes);
         this.majority = nodes.size() / 2 + 1;
     }
@@ -37,59 +37,83 @@ final class RedLockQuorum {
 
     /** One RedLock round: all nodes in parallel, then the fence raise on the granting nodes; released everywhere when refused. */
     Attempt acquire(List<LockKeys> keys, String owner, String grantId, long leaseMs) {
-        long start = System.nanoTime();
-        long timeout = nodeTimeoutNanos(leaseMs);
-        List<Reply<List<Object>>> replies = NodeCalls.awaitUntil(nodes.size(),
-                i -> nodes.get(i).acquireOnce(keys.get(i), owner, grantId, leaseMs), timeout, RedLockQuorum::grant, majority);
-        List<Integer> granted = new ArrayList<>();
-        long token = Long.MIN_VALUE;
-        for (int i = 0; i < replies.size(); i++) {
-            Reply<List<Object>> r = replies.get(i);
-            if (grant(r)) {
-                granted.add(i);
-                token = Math.max(token, (Long) r.value().get(1));
-            }
-        }
-        if (granted.size() >= majority) {
-            // The token is the largest of the granting nodes' tokens, written back to their counters
-            // while we hold the lock there. Any later grant needs a majority too, and two majorities
-            // share at least one node; on that node the later grant came after ours ended, so its INCR
-            // starts from at least our token and yields more, and its maximum is larger than ours.
-            // Without the write-back the maximum alone would not do: a node with a high counter that
-            // is in our majority but not in the next could make our token the larger one.
-            long grantToken = token;
-            List<Reply<Long>> raised = NodeCalls.await(granted.size(),
-                    j -> nodes.get(granted.get(j)).raiseFenceOnce(keys.get(granted.get(j)), owner, grantToken), timeout);
-            long validUntil = start + TimeUnit.MILLISECONDS.toNanos(leaseMs) - driftNanos(leaseMs);
-            if (NodeCalls.count(raised, 1L) >= majority && System.nanoTime() - validUntil < 0) {
-                return new Attempt(true, grantToken, validUntil, NodeCalls.answered(replies), null);
-            }
-        }
-        // Release on every node, also those that seemed to refuse: their grant may have been lost on the
-        // way back. Waited for, so that it reaches each node before this owner's next attempt.
-        release(keys, owner, grantId, leaseMs);
-        return new Attempt(false, 0, 0, NodeCalls.answered(replies), NodeCalls.firstError(replies));
+        return acquireAsync(keys, owner, grantId, leaseMs).join();
     }
 
-    private static boolean grant(Reply<List<Object>> reply) {
-        return reply.answered() && (Long) reply.value().get(0) == 1L;
+    /** {@link #acquire} without blocking; every node call is bounded by {@link #nodeTimeoutNanos}. */
+    CompletableFuture<Attempt> acquireAsync(List<LockKeys> keys, String owner, String grantId, long leaseMs) {
+        long start = System.nanoTime();
+        long timeout = nodeTimeoutNanos(leaseMs);
+        return NodeCalls.until(nodes.size(),
+                i -> nodes.get(i).acquire(ReentrantKind.INSTANCE, keys.get(i), nodes.get(i).acquireArgs(owner, leaseMs, 0, grantId))
+                        .thenApply(reply -> Grant.of(reply, grantId, start)), timeout, RedLockQuorum::grant, majority)
+                .thenCompose(replies -> {
+                    List<Integer> granted = new ArrayList<>();
+                    long token = Long.MIN_VALUE;
+                    for (int i = 0; i < replies.size(); i++) {
+                        Reply<Grant> r = replies.get(i);
+                        if (grant(r)) {
+                            granted.add(i);
+                            token = Math.max(token, r.value().token());
+                        }
+                    }
+                    if (granted.size() < majority) {
+                        return refused(keys, owner, grantId, leaseMs, replies);
+                    }
+                    // The token is the largest of the granting nodes' tokens, written back to their counters
+                    // while we hold the lock there. Any later grant needs a majority too, and two majorities
+                    // share at least one node; on that node the later grant came after ours ended, so its token
+                    // starts from at least ours and is larger, and its maximum is larger than ours.
+                    // Without the write-back the maximum alone would not do: a node with a high counter that
+                    // is in our majority but not in the next could make our token the larger one.
+                    long grantToken = token;
+                    return NodeCalls.all(granted.size(),
+                            j -> nodes.get(granted.get(j)).raiseFence(keys.get(granted.get(j)), owner, grantToken), timeout)
+                            .thenCompose(raised -> {
+                                long validUntil = start + TimeUnit.MILLISECONDS.toNanos(leaseMs) - driftNanos(leaseMs);
+                                if (NodeCalls.count(raised, 1L) >= majority && System.nanoTime() - validUntil < 0) {
+                                    return CompletableFuture.completedFuture(
+                                            new Attempt(true, grantToken, validUntil, NodeCalls.answered(replies), null));
+                                }
+                                return refused(keys, owner, grantId, leaseMs, replies);
+                            });
+                });
+    }
+
+    /**
+     * Releases on every node, also those that seemed to refuse: their grant may have been lost on the
+     * way back. Completes once that is done, so that it reaches each node before this owner's next attempt.
+     */
+    private CompletableFuture<Attempt> refused(List<LockKeys> keys, String owner, String grantId, long leaseMs,
+            List<Reply<Grant>> replies) {
+        return releaseAsync(keys, owner, grantId, leaseMs)
+                .thenApply(released -> new Attempt(false, 0, 0, NodeCalls.answered(replies), NodeCalls.firstError(replies)));
+    }
+
+    private static boolean grant(Reply<Grant> reply) {
+        return reply.answered() && reply.value().granted();
     }
 
     /** Releases on every node; returns once a majority released (or still holds a count), else once all answered. */
     List<Reply<Long>> release(List<LockKeys> keys, String owner, String grantId, long leaseMs) {
-        return NodeCalls.awaitUntil(nodes.size(), i -> nodes.get(i).releaseOnce(keys.get(i), owner, grantId), nodeTimeoutNanos(leaseMs),
-                r -> r.answered() && r.value() >= 0, majority);
+        return releaseAsync(keys, owner, grantId, leaseMs).join();
+    }
+
+    CompletableFuture<List<Reply<Long>>> releaseAsync(List<LockKeys> keys, String owner, String grantId, long leaseMs) {
+        return NodeCalls.until(nodes.size(), i -> nodes.get(i).release(ReentrantKind.INSTANCE, keys.get(i), owner, grantId, 1),
+                nodeTimeoutNanos(leaseMs), r -> r.answered() && r.value() >= 0, majority);
     }
 
     /** Renews on every node; completes once a majority renewed, else once all answered. */
     CompletableFuture<List<Reply<Long>>> renew(List<LockKeys> keys, String owner, String grantId, long leaseMs) {
-        return NodeCalls.until(nodes.size(), i -> nodes.get(i).renewOnce(keys.get(i), owner, grantId, leaseMs), nodeTimeoutNanos(leaseMs),
+        return NodeCalls.until(nodes.size(), i -> nodes.get(i).renew(ReentrantKind.INSTANCE, keys.get(i), owner, grantId, leaseMs), nodeTimeoutNanos(leaseMs),
                 r -> r.answered() && r.value() == 1L, majority);
     }
 
     /** Deletes the lock on every node; whether any node had it. */
     boolean forceRelease(List<LockKeys> keys, long leaseMs) {
-        List<Reply<Long>> replies = NodeCalls.await(nodes.size(), i -> nodes.get(i).forceReleaseOnce(keys.get(i)),
+        String request = nodes.get(0).requestId();
+        List<Reply<Long>> replies = NodeCalls.await(nodes.size(), i -> nodes.get(i).forceRelease(keys.get(i), false, request),
                 nodeTimeoutNanos(leaseMs));
         requireMajority(replies, "force-unlocking", keys);
         return NodeCalls.count(replies, 1L) > 0;
@@ -97,7 +121,7 @@ final class RedLockQuorum {
 
     /** The PTTL (ms) that a majority of nodes still exceed, or -1 when fewer than a majority hold the key. */
     long majorityTtl(List<LockKeys> keys, long leaseMs) {
-        List<Reply<Long>> replies = NodeCalls.await(nodes.size(), i -> nodes.get(i).pttlOnce(keys.get(i)), nodeTimeoutNanos(leaseMs));
+        List<Reply<Long>> replies = NodeCalls.await(nodes.size(), i -> nodes.get(i).pttl(keys.get(i)), nodeTimeoutNanos(leaseMs));
         requireMajority(replies, "reading", keys);
         List<Long> ttls = replies.stream().filter(r -> r.answered() && r.value() >= 0).map(Reply::value)
                 .sorted(Comparator.reverseOrder()).toList();

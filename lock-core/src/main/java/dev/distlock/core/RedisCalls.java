@@ -11,8 +11,12 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -37,6 +41,8 @@ final class RedisCalls {
 
     private static final long FIRST_BACK_OFF_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
     private static final long MAX_BACK_OFF_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
+    /** How much later than its deadline a blocking call gives up by itself should the timer thread stall. */
+    private static final long TIMER_GRACE_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
 
     private final long operationTimeoutNanos;
     private final ScheduledExecutorService timers;
@@ -86,54 +92,147 @@ final class RedisCalls {
      * @throws LockException when Redis answered with an error that retrying cannot mend
      */
     <T> T call(Supplier<CompletableFuture<T>> call, long deadline, String doing, LockKeys keys) {
-        long backOff = FIRST_BACK_OFF_NANOS;
-        Throwable last = null;
+        CompletableFuture<T> result = callAsync(call, deadline, doing, keys);
         boolean interrupted = false;
         try {
             while (true) {
-                if (closed) {
-                    throw closedException();
+                try {
+                    // The timer ends the call at its deadline; this bound only guards against a stalled timer thread.
+                    return result.get(Math.max(0, deadline - System.nanoTime()) + TIMER_GRACE_NANOS, TimeUnit.NANOSECONDS);
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                } catch (TimeoutException e) {
+                    result.completeExceptionally(unavailable(doing, keys, null));
+                } catch (ExecutionException e) {
+                    throw asLockException(e.getCause());
                 }
-                CompletableFuture<T> future = send(call);
-                while (true) {
-                    long left = deadline - System.nanoTime();
-                    try {
-                        if (left <= 0) {
-                            throw new TimeoutException();
-                        }
-                        return future.get(left, TimeUnit.NANOSECONDS);
-                    } catch (InterruptedException e) {
-                        interrupted = true;
-                    } catch (TimeoutException e) {
-                        future.cancel(true);
-                        throw unavailable(doing, keys, last);
-                    } catch (ExecutionException | CancellationException e) {
-                        last = unwrap(e instanceof ExecutionException ? e.getCause() : e);
-                        break;
-                    }
-                }
-                if (last instanceof LockUpgradeException refused) {
-                    throw new LockUpgradeException(refused.getMessage(), refused); // a refusal, not a Redis failure
-                }
-                if (closed) {
-                    throw closedException();
-                }
-                if (!isTransient(last)) {
-                    throw new LockException("Redis failed while " + doing + " lock " + keys.lock() + ": " + last.getMessage(), last);
-                }
-                long pause = Math.min(backOff, deadline - System.nanoTime());
-                if (pause <= 0) {
-                    throw unavailable(doing, keys, last);
-                }
-                LockSupport.parkNanos(pause);
-                interrupted |= Thread.interrupted();
-                backOff = Math.min(backOff * 2, MAX_BACK_OFF_NANOS);
             }
         } finally {
             if (interrupted) {
                 Thread.currentThread().interrupt();
             }
         }
+    }
+
+    /**
+     * Like {@link #call} without blocking: the returned future completes with the reply, or with
+     * {@link LockUnavailableException} at the deadline, or with a {@link LockException}. Completing or
+     * cancelling it early cancels the command in flight (so Lettuce does not send it again).
+     */
+    <T> CompletableFuture<T> callAsync(Supplier<CompletableFuture<T>> call, long deadline, String doing, LockKeys keys) {
+        CompletableFuture<T> result = new CompletableFuture<>();
+        AtomicReference<CompletableFuture<T>> inFlight = new AtomicReference<>();
+        result.whenComplete((value, error) -> {
+            CompletableFuture<T> sent = inFlight.get();
+            if (sent != null && !sent.isDone()) {
+                sent.cancel(true);
+            }
+        });
+        attempt(new Attempt<>(call, deadline, doing, keys, result, inFlight), FIRST_BACK_OFF_NANOS, null);
+        return result;
+    }
+
+    /** One {@link #callAsync} and its state across attempts. */
+    private record Attempt<T>(Supplier<CompletableFuture<T>> call, long deadline, String doing, LockKeys keys,
+            CompletableFuture<T> result, AtomicReference<CompletableFuture<T>> inFlight) {
+    }
+
+    private <T> void attempt(Attempt<T> a, long backOff, @Nullable Throwable last) {
+        if (a.result().isDone()) {
+            return;
+        }
+        if (closed) {
+            a.result().completeExceptionally(closedException());
+            return;
+        }
+        long left = a.deadline() - System.nanoTime();
+        if (left <= 0) {
+            a.result().completeExceptionally(unavailable(a.doing(), a.keys(), last));
+            return;
+        }
+        CompletableFuture<T> future = send(a.call());
+        a.inFlight().set(future);
+        if (a.result().isDone()) {
+            future.cancel(true);
+            return;
+        }
+        AtomicBoolean timedOut = new AtomicBoolean();
+        ScheduledFuture<?> timer;
+        try {
+            timer = timers.schedule(() -> {
+                timedOut.set(true);
+                future.cancel(true);
+            }, left, TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException e) { // the client is closing
+            future.cancel(true);
+            a.result().completeExceptionally(closedException());
+            return;
+        }
+        future.whenComplete((value, error) -> {
+            timer.cancel(false);
+            if (error == null) {
+                a.result().complete(value);
+                return;
+            }
+            Throwable cause = unwrap(error);
+            if (timedOut.get()) {
+                a.result().completeExceptionally(unavailable(a.doing(), a.keys(), last));
+            } else if (cause instanceof LockUpgradeException refused) {
+                a.result().completeExceptionally(new LockUpgradeException(refused.getMessage(), refused)); // a refusal, not a Redis failure
+            } else if (closed) {
+                a.result().completeExceptionally(closedException());
+            } else if (!isTransient(cause)) {
+                a.result().completeExceptionally(new LockException("Redis failed while " + a.doing() + " lock " + a.keys().lock() + ": "
+                        + cause.getMessage(), cause));
+            } else {
+                long pause = Math.min(backOff, a.deadline() - System.nanoTime());
+                if (pause <= 0) {
+                    a.result().completeExceptionally(unavailable(a.doing(), a.keys(), cause));
+                    return;
+                }
+                try {
+                    timers.schedule(() -> attempt(a, Math.min(backOff * 2, MAX_BACK_OFF_NANOS), cause), pause, TimeUnit.NANOSECONDS);
+                } catch (RejectedExecutionException e) {
+                    a.result().completeExceptionally(closedException());
+                }
+            }
+        });
+    }
+
+    /**
+     * Waits for {@code future} without being interruptible (an interrupt is kept for the caller) and
+     * returns its value, or throws what it failed with: lock exceptions as they are. Every future it
+     * is given is bounded by a timer of its own.
+     */
+    static <T> T join(CompletableFuture<T> future) {
+        boolean interrupted = false;
+        try {
+            while (true) {
+                try {
+                    return future.get();
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                } catch (ExecutionException e) {
+                    throw asLockException(e.getCause());
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /**
+     * {@code error} as thrown to a caller: runtime exceptions as they are (Redis failures reach here as
+     * {@link LockException}s already), anything else wrapped.
+     */
+    static RuntimeException asLockException(Throwable error) {
+        Throwable cause = unwrap(error);
+        if (cause instanceof RuntimeException runtime) {
+            return runtime;
+        }
+        return new LockException("Redis call failed: " + cause, cause);
     }
 
     /**
@@ -184,7 +283,7 @@ final class RedisCalls {
         }
     }
 
-    private LockUnavailableException unavailable(String doing, LockKeys keys, Throwable last) {
+    private LockUnavailableException unavailable(String doing, LockKeys keys, @Nullable Throwable last) {
         return new LockUnavailableException("Redis did not answer while " + doing + " lock " + keys.lock() + " within the bound"
                 + (last == null ? "" : "; last error: " + last.getMessage())
                 + " (Redis down, paused or unreachable; the bound is the wait time, or operationTimeout where there is none)", last);

@@ -40,30 +40,46 @@ final class RedisConnections implements AutoCloseable {
      * @param owned whether closing this also shuts the client down
      */
     static RedisConnections open(AbstractRedisClient client, boolean owned) {
-        try {
-            if (client instanceof RedisClusterClient cluster) {
-                StatefulRedisClusterConnection<String, String> c = cluster.connect(StringCodec.UTF8);
-                return new RedisConnections(c, c.async(), c.async(), null, cluster.connectPubSub(StringCodec.UTF8), owned ? client : null);
-            }
-            if (client instanceof RedisClient standalone) {
-                StatefulRedisConnection<String, String> c = standalone.connect(StringCodec.UTF8);
-                try {
-                    return new RedisConnections(c, c.async(), c.async(), c.async(), standalone.connectPubSub(StringCodec.UTF8),
-                            owned ? client : null);
-                } catch (RuntimeException e) {
-                    c.close();
-                    throw e;
+        if (!(client instanceof RedisClusterClient) && !(client instanceof RedisClient)) {
+            throw new IllegalArgumentException("Unsupported Lettuce client " + client.getClass().getName()
+                    + ": use a RedisClient (standalone or Sentinel) or a RedisClusterClient");
+        }
+        for (int attempt = 1;; attempt++) {
+            try {
+                return connect(client, owned);
+            } catch (RuntimeException e) {
+                // Lettuce reports a socket closed in the middle of its handshake (as a refused login may
+                // race it) as "RedisHandshakeHandler not registered": try again for the server's real answer.
+                if (attempt == 3 || String.valueOf(e.getMessage()).indexOf("HandshakeHandler") < 0) {
+                    if (owned) {
+                        client.shutdown();
+                    }
+                    throw new LockException("Cannot connect to Redis for distributed locks: " + e.getMessage()
+                            + " (check host, port, password/ACL user and TLS settings)", e);
                 }
             }
-        } catch (RuntimeException e) {
-            if (owned) {
-                client.shutdown();
-            }
-            throw new LockException("Cannot connect to Redis for distributed locks: " + e.getMessage()
-                    + " (check host, port, password/ACL user and TLS settings)", e);
         }
-        throw new IllegalArgumentException("Unsupported Lettuce client " + client.getClass().getName()
-                + ": use a RedisClient (standalone or Sentinel) or a RedisClusterClient");
+    }
+
+    private static RedisConnections connect(AbstractRedisClient client, boolean owned) {
+        if (client instanceof RedisClusterClient cluster) {
+            StatefulRedisClusterConnection<String, String> c = cluster.connect(StringCodec.UTF8);
+            try {
+                return new RedisConnections(c, c.async(), c.async(), null, cluster.connectPubSub(StringCodec.UTF8), owned ? client : null);
+            } catch (RuntimeException e) {
+                c.close();
+                throw e;
+            }
+        }
+        RedisClient standalone = (RedisClient) client;
+        StatefulRedisConnection<String, String> c = standalone.connect(StringCodec.UTF8);
+        try {
+            return new RedisConnections(c, c.async(), c.async(), c.async(), standalone.connectPubSub(StringCodec.UTF8),
+                    owned ? client : null);
+        } catch (RuntimeException e) {
+            c.close();
+            throw e;
+        }
     }
 
     @Override

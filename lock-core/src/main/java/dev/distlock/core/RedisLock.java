@@ -1,13 +1,18 @@
 package dev.distlock.core;
 
 import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.Lock;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A reentrant lock shared by every process that uses the same Redis and lock name. Ownership is
- * bound to the thread that acquired it, as with {@link java.util.concurrent.locks.ReentrantLock}.
+ * bound to the thread that acquired it, as with {@link java.util.concurrent.locks.ReentrantLock};
+ * the async methods ({@link #lockAsync()}, {@link #tryLockAsync(Duration)}) hand out a
+ * {@link LockHandle} instead, which owns its hold whatever thread uses it.
  *
  * <p>Without an explicit lease the lock is held with the client's watchdog lease (30 s by default),
  * renewed every third of it while the holder runs; a crashed process stops renewing, so its lock
@@ -54,7 +59,7 @@ public interface RedisLock extends Lock {
      * @throws IllegalArgumentException when a duration is negative, the lease is zero, or either is over 365 days
      * @throws LockUnavailableException when Redis did not answer within the wait time (plus at most 200 ms)
      */
-    boolean tryLock(Duration waitTime, Duration lease) throws InterruptedException;
+    boolean tryLock(Duration waitTime, @Nullable Duration lease) throws InterruptedException;
 
     /**
      * {@inheritDoc} A non-positive time means a single attempt, as the {@link Lock} contract says; a
@@ -102,6 +107,29 @@ public interface RedisLock extends Lock {
      * @return whether a lock was deleted
      */
     boolean forceUnlock();
+
+    /**
+     * Waits for the lock, for as long as it takes, without blocking a thread; the stage completes with
+     * a {@link LockHandle} that owns the hold (not the calling thread) and releases it from any thread.
+     * Cancelling the stage while it waits gives everything up in Redis.
+     */
+    CompletionStage<LockHandle> lockAsync();
+
+    /**
+     * Waits up to {@code waitTime} for the lock without blocking a thread; the stage completes with the
+     * handle, or empty when the wait ran out. Cancelling it while it waits gives everything up in Redis.
+     *
+     * @throws IllegalArgumentException when {@code waitTime} is negative or over 365 days (before Redis is touched)
+     */
+    CompletionStage<Optional<LockHandle>> tryLockAsync(Duration waitTime);
+
+    /**
+     * As {@link #tryLockAsync(Duration)}, holding the lock for {@code lease} with no renewal; a
+     * {@code null} lease means the watchdog lease.
+     *
+     * @throws IllegalArgumentException when a duration is negative, the lease is zero, or either is over 365 days
+     */
+    CompletionStage<Optional<LockHandle>> tryLockAsync(Duration waitTime, @Nullable Duration lease);
 
     /** Not supported: a Redis lock has no conditions. */
     @Override

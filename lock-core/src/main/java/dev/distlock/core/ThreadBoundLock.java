@@ -1,82 +1,102 @@
 package dev.distlock.core;
 
 import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import org.jspecify.annotations.Nullable;
 
 /**
- * A thread-bound, reentrant lock of any {@link LockKind}: the owner is this client's id plus the
- * current thread's id.
+ * A thread-bound, reentrant lock over any engine (a single Redis of any {@link LockKind}, or RedLock):
+ * the owner is the client's id plus the current thread's id. Its async methods hand out handles,
+ * each an owner of its own.
  */
-final class ThreadBoundLock extends AcquiringLock {
+final class ThreadBoundLock<H extends LeaseState> extends AcquiringLock {
 
-    private final LockEngine engine;
-    private final LockKind kind;
-    private final LockKeys keys;
+    private final LockPort<H> port;
+    /** How messages and {@link #toString()} name it: {@code Lock} or {@code RedLock}. */
+    private final String what;
 
-    ThreadBoundLock(LockEngine engine, LockKind kind, LockInfo info) {
+    ThreadBoundLock(LockInfo info, LockPort<H> port, String what) {
         super(info);
-        this.engine = engine;
-        this.kind = kind;
-        this.keys = engine.keys(info.name());
+        this.port = port;
+        this.what = what;
     }
 
     @Override
-    boolean acquire(Duration wait, Duration lease, boolean interruptible) throws InterruptedException {
-        return engine.acquire(kind, info, keys, owner(), wait, lease, interruptible) != null;
+    boolean acquire(@Nullable Duration wait, @Nullable Duration lease, boolean interruptible) throws InterruptedException {
+        return port.acquire(owner(), wait, lease, interruptible) != null;
+    }
+
+    @Override
+    CompletableFuture<Optional<LockHandle>> acquireAsync(@Nullable Duration wait, @Nullable Duration lease) {
+        return Futures.derive(port.acquireAsync(wait, lease),
+                hold -> hold == null ? Optional.<LockHandle>empty() : Optional.of(new PortHandle<>(port, hold)), hold -> {
+                    if (hold != null) {
+                        port.releaseAsync(hold);
+                    }
+                });
     }
 
     @Override
     public void unlock() {
-        Hold hold = engine.hold(kind, keys, owner());
+        H hold = port.hold(owner());
         if (hold == null) {
-            throw new IllegalMonitorStateException("Lock '" + info.name() + "' is not held by the current thread ("
+            throw new IllegalMonitorStateException(what + " '" + info.name() + "' is not held by the current thread ("
                     + Thread.currentThread().getName() + "): only the owner can unlock it");
         }
-        engine.release(hold);
+        port.release(hold);
     }
 
     @Override
     public boolean isHeldByCurrentThread() {
-        Hold hold = engine.hold(kind, keys, owner());
-        return hold != null && hold.isLive(System.nanoTime());
+        return liveHold() != null;
     }
 
     @Override
     public int getHoldCount() {
-        Hold hold = engine.hold(kind, keys, owner());
-        return hold != null && hold.isLive(System.nanoTime()) ? hold.count() : 0;
+        H hold = liveHold();
+        return hold != null ? hold.count() : 0;
     }
 
+    /** {@inheritDoc} For a RedLock: whether a majority of the nodes hold the lock. */
     @Override
     public boolean isLocked() {
-        return engine.isLocked(keys);
+        return port.isLocked();
     }
 
+    /** {@inheritDoc} For a RedLock: the lease a majority of the nodes still exceed. */
     @Override
     public Duration remainingLease() {
-        return engine.remainingLease(keys);
+        return port.remainingLease();
     }
 
     @Override
     public long currentFencingToken() {
-        Hold hold = engine.hold(kind, keys, owner());
-        if (hold == null || !hold.isLive(System.nanoTime())) {
-            throw new IllegalMonitorStateException("Lock '" + info.name() + "' is not held by the current thread: no fencing token");
+        H hold = liveHold();
+        if (hold == null) {
+            throw new IllegalMonitorStateException(what + " '" + info.name() + "' is not held by the current thread: no fencing token");
         }
         return hold.token;
     }
 
+    /** {@inheritDoc} For a RedLock: on every node that answers. */
     @Override
     public boolean forceUnlock() {
-        return engine.forceRelease(keys, kind.wakesAllOnRelease());
+        return port.forceUnlock();
+    }
+
+    private @Nullable H liveHold() {
+        H hold = port.hold(owner());
+        return hold != null && hold.isLive(System.nanoTime()) ? hold : null;
     }
 
     @SuppressWarnings("deprecation") // Thread.getId: threadId() needs Java 19, we run on 17
     private String owner() {
-        return engine.clientId + ':' + Thread.currentThread().getId();
+        return port.clientId() + ':' + Thread.currentThread().getId();
     }
 
     @Override
     public String toString() {
-        return "RedisLock[" + info.name() + "]";
+        return ("Lock".equals(what) ? "RedisLock" : what) + "[" + info.name() + "]";
     }
 }

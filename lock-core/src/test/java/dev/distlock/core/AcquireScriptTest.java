@@ -3,49 +3,46 @@ package dev.distlock.core;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.distlock.core.script.LockScript;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
-/** acquire.lua run directly against a real Redis: grant, re-entry, busy, expiry and fencing tokens. */
+/**
+ * acquire.lua run directly against a real Redis: grant, re-entry, busy, expiry, fencing tokens, and
+ * the same call sent twice (a reply lost, the command re-sent) counting once.
+ */
 class AcquireScriptTest extends ScriptTestSupport {
 
     AcquireScriptTest() {
         super("acquire");
     }
 
-    private static final String FENCE_TTL_MS = Long.toString(Duration.ofDays(1).toMillis());
-    private static final String OWNER_A = "client-a:1";
-    private static final String OWNER_B = "client-b:1";
-
     @Test
-    void freshGrantReturnsTokenAndCountOneAndSetsLease() throws Exception {
-        List<Object> reply = acquire(OWNER_A, 10_000);
+    void freshGrantReturnsTokenAndCountOneAndRemembersItsGrantId() throws Exception {
+        List<Object> reply = acquire(A, 10_000, 0, "g1");
 
         assertThat(reply).hasSize(3);
         assertThat(reply.get(0)).isEqualTo(1L);
         assertThat((Long) reply.get(1)).isPositive();
         assertThat(reply.get(2)).isEqualTo(1L);
-        assertThat(sync.hget(keys.lock(), OWNER_A)).isEqualTo("1");
-        assertThat(sync.hget(keys.lock(), "~token")).isEqualTo(reply.get(1).toString());
+        assertThat(sync.hgetall(keys.lock())).containsOnlyKeys(A, "~token", "~req")
+                .containsEntry(A, "1").containsEntry("~token", reply.get(1).toString()).containsEntry("~req", "g1");
         assertThat(sync.pttl(keys.lock())).isBetween(1L, 10_000L);
         assertThat(sync.get(keys.fence())).isEqualTo(reply.get(1).toString());
         assertThat(sync.pttl(keys.fence())).isGreaterThan(Duration.ofHours(23).toMillis());
     }
 
     @Test
-    void reentryIncrementsCountKeepsTokenAndResetsLease() throws Exception {
-        List<Object> first = acquire(OWNER_A, 1_000);
+    void reentryWritesHeldPlusOneKeepsTokenAndResetsLease() throws Exception {
+        List<Object> first = acquire(A, 1_000, 0, "g1");
 
-        List<Object> second = acquire(OWNER_A, 60_000);
-        List<Object> third = acquire(OWNER_A, 60_000);
+        List<Object> second = acquire(A, 60_000, 1, "g1");
+        List<Object> third = acquire(A, 60_000, 2, "g1");
 
         assertThat(second).containsExactly(1L, first.get(1), 2L);
         assertThat(third).containsExactly(1L, first.get(1), 3L);
-        assertThat(sync.hget(keys.lock(), OWNER_A)).isEqualTo("3");
+        assertThat(sync.hget(keys.lock(), A)).isEqualTo("3");
         // the re-entry's lease replaced the first one's 1 s
         assertThat(sync.pttl(keys.lock())).isGreaterThan(30_000L);
         // re-entry does not consume a fencing token
@@ -54,40 +51,60 @@ class AcquireScriptTest extends ScriptTestSupport {
 
     @Test
     void busyLockReturnsZeroWithRemainingTtlAndLeavesHolderUntouched() throws Exception {
-        List<Object> granted = acquire(OWNER_A, 10_000);
+        long token = grant(A, 10_000, "g1");
 
-        List<Object> busy = acquire(OWNER_B, 60_000);
+        List<Object> busy = acquire(B, 60_000, 0, "g2");
 
         assertThat(busy).hasSize(3);
         assertThat(busy.get(0)).isEqualTo(0L);
         assertThat((Long) busy.get(1)).isBetween(1L, 10_000L);
         assertThat(busy.get(2)).isEqualTo(0L);
-        assertThat(sync.hgetall(keys.lock())).containsOnlyKeys(OWNER_A, "~token")
-                .containsEntry(OWNER_A, "1").containsEntry("~token", granted.get(1).toString());
+        assertThat(sync.hgetall(keys.lock())).containsOnlyKeys(A, "~token", "~req")
+                .containsEntry(A, "1").containsEntry("~token", Long.toString(token)).containsEntry("~req", "g1");
         assertThat(sync.pttl(keys.lock())).isLessThanOrEqualTo(10_000L);
     }
 
     @Test
+    void anotherOwnerPresentingTheHoldersGrantIdIsStillBusy() throws Exception {
+        grant(A, 10_000, "g1");
+
+        assertThat(acquire(B, 10_000, 1, "g1").get(0)).isEqualTo(0L);
+
+        assertThat(sync.hgetall(keys.lock())).containsOnlyKeys(A, "~token", "~req").containsEntry(A, "1");
+    }
+
+    @Test
     void expiredLockCanBeTakenByAnotherOwnerWithALargerToken() throws Exception {
-        List<Object> first = acquire(OWNER_A, 50);
+        long first = grant(A, 50, "g1");
         await().atMost(Duration.ofSeconds(5)).until(() -> sync.exists(keys.lock()) == 0);
 
-        List<Object> second = acquire(OWNER_B, 10_000);
+        List<Object> second = acquire(B, 10_000, 0, "g2");
 
         assertThat(second.get(0)).isEqualTo(1L);
         assertThat(second.get(2)).isEqualTo(1L);
-        assertThat((Long) second.get(1)).isGreaterThan((Long) first.get(1));
-        assertThat(sync.hgetall(keys.lock())).containsOnlyKeys(OWNER_B, "~token");
+        assertThat((Long) second.get(1)).isGreaterThan(first);
+        assertThat(sync.hgetall(keys.lock())).containsOnlyKeys(B, "~token", "~req").containsEntry("~req", "g2");
+    }
+
+    @Test
+    void reentryAfterTheHoldExpiredIsAFreshGrantWithANewTokenAndCountOne() throws Exception {
+        long first = grant(A, 50, "g1");
+        await().atMost(Duration.ofSeconds(5)).until(() -> sync.exists(keys.lock()) == 0);
+
+        List<Object> reply = acquire(A, 10_000, 1, "g1");
+
+        // count 1 and a new token tell the client its hold was lost meanwhile
+        assertThat(reply.get(0)).isEqualTo(1L);
+        assertThat((Long) reply.get(1)).isGreaterThan(first);
+        assertThat(reply.get(2)).isEqualTo(1L);
+        assertThat(sync.hget(keys.lock(), A)).isEqualTo("1");
     }
 
     @Test
     void fencingTokenStrictlyIncreasesAcrossGrants() throws Exception {
         List<Long> tokens = new ArrayList<>();
         for (int i = 0; i < 20; i++) {
-            String owner = (i % 2 == 0 ? OWNER_A : OWNER_B);
-            List<Object> reply = acquire(owner, 10_000);
-            assertThat(reply.get(0)).isEqualTo(1L);
-            tokens.add((Long) reply.get(1));
+            tokens.add(grant(i % 2 == 0 ? A : B, 10_000, "g" + i));
             sync.del(keys.lock());
         }
 
@@ -97,47 +114,111 @@ class AcquireScriptTest extends ScriptTestSupport {
     }
 
     @Test
-    void tokenAfterFenceCounterWasDeletedIsStillLargerBecauseSeededFromServerTimeInMicros() throws Exception {
-        long first = (Long) acquire(OWNER_A, 10_000).get(1);
+    void tokenAfterFenceCounterWasDeletedIsStillLargerBecauseTheServerClockIsItsFloor() throws Exception {
+        long first = grant(A, 10_000, "g1");
         sync.del(keys.lock(), keys.fence());
 
         long before = serverMicros();
-        long second = (Long) acquire(OWNER_B, 10_000).get(1);
+        long second = grant(B, 10_000, "g2");
         long after = serverMicros();
 
-        assertThat(second).isGreaterThan(first);
-        // seed = TIME in microseconds, then INCR
-        assertThat(second).isBetween(before + 1, after + 1);
+        assertThat(second).isGreaterThan(first).isBetween(before, after);
+        assertThat(fenceCounter()).isEqualTo(second);
     }
 
     @Test
     void tokenAfterFenceCounterExpiredIsStillLarger() throws Exception {
-        long first = (Long) acquire(OWNER_A, 10_000).get(1);
+        long first = grant(A, 10_000, "g1");
         sync.del(keys.lock());
         sync.pexpire(keys.fence(), 1);
         await().atMost(Duration.ofSeconds(5)).until(() -> sync.exists(keys.fence()) == 0);
 
-        long second = (Long) acquire(OWNER_A, 10_000).get(1);
+        long second = grant(A, 10_000, "g2");
 
         assertThat(second).isGreaterThan(first);
     }
 
     @Test
-    void tokenKeepsCountingFromAnExistingFenceCounter() throws Exception {
-        sync.set(keys.fence(), "41");
+    void counterAheadOfTheServerClockDecidesTheNextToken() throws Exception {
+        long ahead = serverMicros() + FAR_AHEAD_MICROS;
+        sync.set(keys.fence(), Long.toString(ahead));
 
-        List<Object> reply = acquire(OWNER_A, 10_000);
-
-        assertThat(reply).containsExactly(1L, 42L, 1L);
+        assertThat(acquire(A, 10_000, 0, "g1")).containsExactly(1L, ahead + 1, 1L);
+        assertThat(fenceCounter()).isEqualTo(ahead + 1);
     }
 
-    private List<Object> acquire(String owner, long leaseMs) throws Exception {
-        return scripts.array(LockScript.ACQUIRE, new String[] {keys.lock(), keys.fence()}, owner, Long.toString(leaseMs), FENCE_TTL_MS)
-                .get(5, TimeUnit.SECONDS);
+    @Test
+    void counterBehindTheServerClockIsOvertakenByTheClock() throws Exception {
+        sync.set(keys.fence(), "41"); // a counter that lags, as on a replica promoted after missing increments
+
+        long before = serverMicros();
+        long token = grant(A, 10_000, "g1");
+
+        assertThat(token).isGreaterThanOrEqualTo(before);
+        assertThat(fenceCounter()).isEqualTo(token);
     }
 
-    private long serverMicros() {
-        List<String> time = sync.time();
-        return Long.parseLong(time.get(0)) * 1_000_000L + Long.parseLong(time.get(1));
+    // The same call sent twice: Lettuce re-sends a command whose reply was lost.
+
+    @Test
+    void newGrantSentTwiceIsGrantedOnceWithTheSameTokenAndCountOne() throws Exception {
+        List<Object> first = acquire(A, 10_000, 0, "g1");
+        long counter = fenceCounter();
+
+        List<Object> again = acquire(A, 10_000, 0, "g1");
+
+        assertThat(again).isEqualTo(first);
+        assertThat(sync.hget(keys.lock(), A)).isEqualTo("1");
+        assertThat(fenceCounter()).as("no token drawn for the repeat").isEqualTo(counter);
+    }
+
+    @Test
+    void newGrantSentAgainAfterItsLeaseRanOutAndAnotherOwnerTookTheLockIsBusy() throws Exception {
+        grant(A, 50, "g1");
+        await().atMost(Duration.ofSeconds(5)).until(() -> sync.exists(keys.lock()) == 0);
+        long token = grant(B, 10_000, "g2");
+
+        assertThat(acquire(A, 50, 0, "g1").get(0)).isEqualTo(0L);
+
+        assertThat(sync.hgetall(keys.lock())).containsOnlyKeys(B, "~token", "~req").containsEntry(B, "1")
+                .containsEntry("~token", Long.toString(token)).containsEntry("~req", "g2");
+    }
+
+    @Test
+    void reentrySentTwiceCountsOnce() throws Exception {
+        long token = grant(A, 10_000, "g1");
+
+        List<Object> first = acquire(A, 10_000, 1, "g1");
+        List<Object> again = acquire(A, 10_000, 1, "g1");
+
+        assertThat(first).containsExactly(1L, token, 2L);
+        assertThat(again).isEqualTo(first);
+        assertThat(sync.hget(keys.lock(), A)).isEqualTo("2");
+    }
+
+    @Test
+    void presentOwnerWithAnotherGrantIdGetsTheStaleGrantReplacedByAFreshLargerToken() throws Exception {
+        long stale = grant(A, 10_000, "g1"); // its reply was lost and the request given up
+        acquire(A, 10_000, 1, "g1"); // even re-entered: the client that comes back with g2 knows of none of it
+
+        List<Object> fresh = acquire(A, 30_000, 0, "g2");
+
+        assertThat(fresh.get(0)).isEqualTo(1L);
+        assertThat((Long) fresh.get(1)).isGreaterThan(stale);
+        assertThat(fresh.get(2)).isEqualTo(1L);
+        assertThat(sync.hgetall(keys.lock())).containsOnlyKeys(A, "~token", "~req")
+                .containsEntry(A, "1").containsEntry("~token", fresh.get(1).toString()).containsEntry("~req", "g2");
+        assertThat(sync.pttl(keys.lock())).isGreaterThan(10_000L);
+    }
+
+    @Test
+    void releaseUnderTheReplacedGrantIdIsRefusedAndLeavesTheFreshGrant() throws Exception {
+        grant(A, 10_000, "g1");
+        long fresh = grant(A, 10_000, "g2");
+
+        assertThat(release(A, "g1", 1, "m")).isEqualTo(-1L);
+
+        assertThat(sync.hgetall(keys.lock())).containsEntry(A, "1").containsEntry("~token", Long.toString(fresh))
+                .containsEntry("~req", "g2");
     }
 }

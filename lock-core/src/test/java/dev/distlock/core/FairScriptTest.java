@@ -10,30 +10,29 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
-/** fair-acquire.lua, fair-release.lua and fair-leave.lua run directly against a real Redis. */
+/**
+ * fair-acquire.lua, fair-release.lua and fair-leave.lua run directly against a real Redis: arrival
+ * order, queue deadlines, directed wake-ups, re-entry, grant checks, and every call sent twice.
+ */
 class FairScriptTest extends ScriptTestSupport {
 
     FairScriptTest() {
         super("fair-script");
     }
 
-    private static final String FENCE_TTL_MS = Long.toString(Duration.ofDays(1).toMillis());
     private static final long RECHECK_MS = 1_000;
     private static final long MARGIN_MS = 3_000;
     private static final long WAIT_MS = 60_000;
-    private static final String A = "client-a:1";
-    private static final String B = "client-b:1";
-    private static final String C = "client-c:1";
-    private static final String D = "client-d:1";
 
     @Test
     void freeLockWithoutWaitersIsGrantedWithTokenAndLeavesNoQueue() throws Exception {
-        List<Object> reply = acquire(A, 10_000, WAIT_MS);
+        List<Object> reply = fair(A, 10_000, WAIT_MS);
 
         assertThat(reply.get(0)).isEqualTo(1L);
         assertThat((Long) reply.get(1)).isPositive();
         assertThat(reply.get(2)).isEqualTo(1L);
-        assertThat(sync.hgetall(keys.lock())).containsEntry(A, "1").containsEntry("~token", reply.get(1).toString());
+        assertThat(sync.hgetall(keys.lock())).containsOnlyKeys(A, "~token", "~req").containsEntry(A, "1")
+                .containsEntry("~token", reply.get(1).toString()).containsEntry("~req", grantOf(A));
         assertThat(sync.pttl(keys.lock())).isBetween(1L, 10_000L);
         assertThat(sync.get(keys.fence())).isEqualTo(reply.get(1).toString());
         assertThat(sync.exists(keys.queue(), keys.timeouts())).isZero();
@@ -41,10 +40,10 @@ class FairScriptTest extends ScriptTestSupport {
 
     @Test
     void reentryByTheHolderSucceedsPastQueuedWaitersAndKeepsTheToken() throws Exception {
-        List<Object> first = acquire(A, 10_000, WAIT_MS);
-        acquire(B, 10_000, WAIT_MS);
+        List<Object> first = fair(A, 10_000, WAIT_MS);
+        fair(B, 10_000, WAIT_MS);
 
-        List<Object> again = acquire(A, 10_000, WAIT_MS);
+        List<Object> again = fair(A, 10_000, 1, grantOf(A), WAIT_MS);
 
         assertThat(again).containsExactly(1L, first.get(1), 2L);
         assertThat(sync.get(keys.fence())).isEqualTo(first.get(1).toString());
@@ -53,12 +52,12 @@ class FairScriptTest extends ScriptTestSupport {
 
     @Test
     void busyLockQueuesTheCallerOnceWithADeadlineAndBoundsItsSleep() throws Exception {
-        acquire(A, 60_000, WAIT_MS);
+        fair(A, 60_000, WAIT_MS);
 
-        List<Object> first = acquire(B, 60_000, WAIT_MS);
+        List<Object> first = fair(B, 60_000, WAIT_MS);
         double firstDeadline = sync.zscore(keys.timeouts(), B);
         await(5); // server time moves on, so the refreshed deadline is later
-        List<Object> second = acquire(B, 60_000, WAIT_MS);
+        List<Object> second = fair(B, 60_000, WAIT_MS);
 
         assertThat(first).containsExactly(0L, RECHECK_MS, 0L);
         assertThat(second).containsExactly(0L, RECHECK_MS, 0L);
@@ -73,27 +72,27 @@ class FairScriptTest extends ScriptTestSupport {
 
     @Test
     void shortLeaseOfTheHolderBoundsTheWaitersSleep() throws Exception {
-        acquire(A, 300, WAIT_MS);
+        fair(A, 300, WAIT_MS);
 
-        List<Object> busy = acquire(B, 60_000, WAIT_MS);
+        List<Object> busy = fair(B, 60_000, WAIT_MS);
 
         assertThat((Long) busy.get(1)).isBetween(0L, 300L);
     }
 
     @Test
     void shortWaitShortensTheDeadline() throws Exception {
-        acquire(A, 60_000, WAIT_MS);
+        fair(A, 60_000, WAIT_MS);
 
-        acquire(B, 60_000, 100);
+        fair(B, 60_000, 100);
 
         assertThat(sync.zscore(keys.timeouts(), B)).isLessThanOrEqualTo((double) serverMillis() + 100 + MARGIN_MS);
     }
 
     @Test
     void singleAttemptOnABusyLockIsNotQueued() throws Exception {
-        acquire(A, 60_000, WAIT_MS);
+        fair(A, 60_000, WAIT_MS);
 
-        List<Object> busy = acquire(B, 60_000, 0);
+        List<Object> busy = fair(B, 60_000, 0);
 
         assertThat(busy.get(0)).isEqualTo(0L);
         assertThat(sync.exists(keys.queue(), keys.timeouts())).isZero();
@@ -101,31 +100,31 @@ class FairScriptTest extends ScriptTestSupport {
 
     @Test
     void freeLockGoesOnlyToTheHeadOfTheQueueInArrivalOrder() throws Exception {
-        acquire(A, 60_000, WAIT_MS);
-        acquire(B, 60_000, WAIT_MS);
-        acquire(C, 60_000, WAIT_MS);
-        acquire(D, 60_000, 0);
-        release(A);
+        fair(A, 60_000, WAIT_MS);
+        fair(B, 60_000, WAIT_MS);
+        fair(C, 60_000, WAIT_MS);
+        fair(D, 60_000, 0);
+        fairRelease(A);
 
-        assertThat(acquire(C, 60_000, WAIT_MS).get(0)).as("C is behind B").isEqualTo(0L);
-        assertThat(acquire(D, 60_000, 0).get(0)).as("a newcomer does not barge in").isEqualTo(0L);
-        assertThat(acquire(B, 60_000, WAIT_MS).get(0)).isEqualTo(1L);
+        assertThat(fair(C, 60_000, WAIT_MS).get(0)).as("C is behind B").isEqualTo(0L);
+        assertThat(fair(D, 60_000, 0).get(0)).as("a newcomer does not barge in").isEqualTo(0L);
+        assertThat(fair(B, 60_000, WAIT_MS).get(0)).isEqualTo(1L);
         assertThat(sync.lrange(keys.queue(), 0, -1)).containsExactly(C);
-        release(B);
-        assertThat(acquire(C, 60_000, WAIT_MS).get(0)).isEqualTo(1L);
-        release(C);
+        fairRelease(B);
+        assertThat(fair(C, 60_000, WAIT_MS).get(0)).isEqualTo(1L);
+        fairRelease(C);
         assertThat(sync.exists(keys.queue(), keys.timeouts())).isZero();
     }
 
     @Test
     void headWhoseDeadlinePassedIsDroppedAndTheNextWaiterIsGranted() throws Exception {
-        acquire(A, 60_000, WAIT_MS);
-        acquire(B, 60_000, WAIT_MS);
-        acquire(C, 60_000, WAIT_MS);
-        release(A);
+        fair(A, 60_000, WAIT_MS);
+        fair(B, 60_000, WAIT_MS);
+        fair(C, 60_000, WAIT_MS);
+        fairRelease(A);
         sync.zadd(keys.timeouts(), serverMillis() - 1, B); // B crashed: its deadline passed
 
-        List<Object> reply = acquire(C, 60_000, WAIT_MS);
+        List<Object> reply = fair(C, 60_000, WAIT_MS);
 
         assertThat(reply.get(0)).isEqualTo(1L);
         assertThat(sync.exists(keys.queue(), keys.timeouts())).isZero();
@@ -133,15 +132,15 @@ class FairScriptTest extends ScriptTestSupport {
 
     @Test
     void droppingADeadHeadWakesTheNewHeadWhenTheLockIsFree() throws Exception {
-        acquire(A, 60_000, WAIT_MS);
-        acquire(B, 60_000, WAIT_MS);
-        acquire(C, 60_000, WAIT_MS);
-        acquire(D, 60_000, WAIT_MS);
-        release(A);
+        fair(A, 60_000, WAIT_MS);
+        fair(B, 60_000, WAIT_MS);
+        fair(C, 60_000, WAIT_MS);
+        fair(D, 60_000, WAIT_MS);
+        fairRelease(A);
         sync.zadd(keys.timeouts(), serverMillis() - 1, B);
         BlockingQueue<String> toC = probe.subscribe(keys.waiterChannelPrefix() + C);
 
-        List<Object> reply = acquire(D, 60_000, WAIT_MS);
+        List<Object> reply = fair(D, 60_000, WAIT_MS);
 
         assertThat(reply.get(0)).as("D is behind C").isEqualTo(0L);
         assertThat(toC.poll(5, TimeUnit.SECONDS)).endsWith(WakeupHub.DIRECTED);
@@ -151,14 +150,14 @@ class FairScriptTest extends ScriptTestSupport {
 
     @Test
     void releasePublishesOnlyToTheNextWaitersOwnChannel() throws Exception {
-        acquire(A, 60_000, WAIT_MS);
-        acquire(B, 60_000, WAIT_MS);
-        acquire(C, 60_000, WAIT_MS);
+        fair(A, 60_000, WAIT_MS);
+        fair(B, 60_000, WAIT_MS);
+        fair(C, 60_000, WAIT_MS);
         BlockingQueue<String> toB = probe.subscribe(keys.waiterChannelPrefix() + B);
         BlockingQueue<String> toC = probe.subscribe(keys.waiterChannelPrefix() + C);
         BlockingQueue<String> shared = probe.subscribe(keys.channel());
 
-        assertThat(release(A)).isEqualTo(1L);
+        assertThat(fairRelease(A)).isEqualTo(1L);
 
         assertThat(toB.poll(5, TimeUnit.SECONDS)).isEqualTo("client-a" + WakeupHub.DIRECTED);
         // PUBLISH is delivered in order on one connection: a ping on the shared channel flushes anything earlier
@@ -170,13 +169,13 @@ class FairScriptTest extends ScriptTestSupport {
 
     @Test
     void releaseSkipsDeadWaitersAndWakesTheFirstLiveOne() throws Exception {
-        acquire(A, 60_000, WAIT_MS);
-        acquire(B, 60_000, WAIT_MS);
-        acquire(C, 60_000, WAIT_MS);
+        fair(A, 60_000, WAIT_MS);
+        fair(B, 60_000, WAIT_MS);
+        fair(C, 60_000, WAIT_MS);
         sync.zadd(keys.timeouts(), serverMillis() - 1, B);
         BlockingQueue<String> toC = probe.subscribe(keys.waiterChannelPrefix() + C);
 
-        release(A);
+        fairRelease(A);
 
         assertThat(toC.poll(5, TimeUnit.SECONDS)).isNotNull();
         assertThat(sync.lrange(keys.queue(), 0, -1)).containsExactly(C);
@@ -184,79 +183,264 @@ class FairScriptTest extends ScriptTestSupport {
 
     @Test
     void releaseCountsDownReentryAndRefusesOtherOwners() throws Exception {
-        acquire(A, 60_000, WAIT_MS);
-        acquire(A, 60_000, WAIT_MS);
+        fair(A, 60_000, WAIT_MS);
+        fair(A, 60_000, 1, grantOf(A), WAIT_MS);
 
-        assertThat(release(B)).isEqualTo(-1L);
-        assertThat(release(A)).isEqualTo(0L);
+        assertThat(fairRelease(B)).isEqualTo(-1L);
+        assertThat(fairRelease(A, "g-other", 2)).as("another grant of the holder").isEqualTo(-1L);
+        assertThat(fairRelease(A, grantOf(A), 2)).isEqualTo(0L);
         assertThat(sync.hget(keys.lock(), A)).isEqualTo("1");
-        assertThat(release(A)).isEqualTo(1L);
+        assertThat(fairRelease(A)).isEqualTo(1L);
         assertThat(sync.exists(keys.lock())).isZero();
-        assertThat(release(A)).isEqualTo(-1L);
+        assertThat(fairRelease(A, "g-other", 1)).isEqualTo(-1L);
     }
 
     @Test
     void waiterThatGivesUpLeavesQueueAndTimeouts() throws Exception {
-        acquire(A, 60_000, WAIT_MS);
-        acquire(B, 60_000, WAIT_MS);
-        acquire(C, 60_000, WAIT_MS);
+        fair(A, 60_000, WAIT_MS);
+        fair(B, 60_000, WAIT_MS);
+        fair(C, 60_000, WAIT_MS);
 
-        assertThat(leave(C)).isEqualTo(1L);
+        assertThat(fairLeave(C)).isEqualTo(1L);
         assertThat(sync.lrange(keys.queue(), 0, -1)).containsExactly(B);
         assertThat(sync.zrange(keys.timeouts(), 0, -1)).containsExactly(B);
-        assertThat(leave(B)).isEqualTo(1L);
+        assertThat(fairLeave(B)).isEqualTo(1L);
         assertThat(sync.exists(keys.queue(), keys.timeouts())).isZero();
-        assertThat(leave(B)).as("not queued any more").isZero();
+        assertThat(fairLeave(B)).as("not queued any more").isZero();
         assertThat(sync.hget(keys.lock(), A)).as("the holder is untouched").isEqualTo("1");
     }
 
     @Test
     void headThatGivesUpOnAFreeLockWakesTheNextWaiter() throws Exception {
-        acquire(A, 60_000, WAIT_MS);
-        acquire(B, 60_000, WAIT_MS);
-        acquire(C, 60_000, WAIT_MS);
+        fair(A, 60_000, WAIT_MS);
+        fair(B, 60_000, WAIT_MS);
+        fair(C, 60_000, WAIT_MS);
         BlockingQueue<String> toC = probe.subscribe(keys.waiterChannelPrefix() + C);
-        release(A); // wakes B, which then gives up instead of taking the lock
+        fairRelease(A); // wakes B, which then gives up instead of taking the lock
 
-        leave(B);
+        fairLeave(B);
 
         assertThat(toC.poll(5, TimeUnit.SECONDS)).isEqualTo("client-b:1" + WakeupHub.DIRECTED);
-        assertThat(acquire(C, 60_000, WAIT_MS).get(0)).isEqualTo(1L);
+        assertThat(fair(C, 60_000, WAIT_MS).get(0)).isEqualTo(1L);
     }
 
     @Test
     void fairAndPlainGrantsShareOneStrictlyIncreasingFencingCounter() throws Exception {
-        long plain = (Long) scripts.array(LockScript.ACQUIRE, new String[] {keys.lock(), keys.fence()}, A, "10000", FENCE_TTL_MS)
-                .get(5, TimeUnit.SECONDS).get(1);
+        long plain = grant(A, 10_000, "g-plain");
         sync.del(keys.lock());
-        long fair = (Long) acquire(B, 10_000, WAIT_MS).get(1);
+        long fair = (Long) fair(B, 10_000, WAIT_MS).get(1);
+        sync.set(keys.fence(), Long.toString(fair + FAR_AHEAD_MICROS)); // ahead of the clock: the counter decides
+        sync.del(keys.lock());
+        long fromCounter = grant(C, 10_000, "g-plain-2");
         sync.del(keys.lock(), keys.fence());
-        long afterCounterLost = (Long) acquire(C, 10_000, WAIT_MS).get(1);
+        long before = serverMicros();
+        long afterCounterLost = (Long) fair(D, 10_000, WAIT_MS).get(1);
 
-        assertThat(fair).isEqualTo(plain + 1);
-        assertThat(afterCounterLost).as("seeded from server time in micros").isGreaterThan(fair);
+        assertThat(fair).isGreaterThan(plain);
+        assertThat(fromCounter).as("the plain grant drew from the counter the fair one set").isEqualTo(fair + FAR_AHEAD_MICROS + 1);
+        assertThat(afterCounterLost).as("the server clock in micros is the floor").isGreaterThanOrEqualTo(before);
         assertThat(sync.pttl(keys.fence())).isGreaterThan(Duration.ofHours(23).toMillis());
     }
 
-    private List<Object> acquire(String owner, long leaseMs, long waitMs) throws Exception {
-        return scripts.array(LockScript.FAIR_ACQUIRE, new String[] {keys.lock(), keys.fence(), keys.queue(), keys.timeouts()}, owner,
-                Long.toString(leaseMs), FENCE_TTL_MS, Long.toString(waitMs), Long.toString(RECHECK_MS), Long.toString(MARGIN_MS),
-                keys.waiterChannelPrefix(), WakeupHub.directed(owner)).get(5, TimeUnit.SECONDS);
+    // The same call sent twice: Lettuce re-sends a command whose reply was lost.
+
+    @Test
+    void grantSentTwiceIsGrantedOnceWithTheSameToken() throws Exception {
+        List<Object> first = fair(A, 10_000, WAIT_MS);
+        long counter = fenceCounter();
+
+        assertThat(fair(A, 10_000, WAIT_MS)).isEqualTo(first);
+
+        assertThat(sync.hget(keys.lock(), A)).isEqualTo("1");
+        assertThat(fenceCounter()).isEqualTo(counter);
+        assertThat(sync.exists(keys.queue(), keys.timeouts())).isZero();
     }
 
-    private long release(String owner) throws Exception {
-        return scripts.integer(LockScript.FAIR_RELEASE, new String[] {keys.lock(), keys.queue(), keys.timeouts()}, owner,
-                keys.waiterChannelPrefix(), WakeupHub.directed(owner.substring(0, owner.indexOf(':')))).get(5, TimeUnit.SECONDS);
+    @Test
+    void grantOfTheHeadSentTwiceTakesItOffTheQueueOnlyOnce() throws Exception {
+        fair(A, 60_000, WAIT_MS);
+        fair(B, 60_000, WAIT_MS);
+        fair(C, 60_000, WAIT_MS);
+        fairRelease(A);
+        List<Object> first = fair(B, 60_000, WAIT_MS);
+
+        List<Object> again = fair(B, 60_000, WAIT_MS);
+
+        assertThat(first.get(0)).isEqualTo(1L);
+        assertThat(again).isEqualTo(first);
+        assertThat(sync.hget(keys.lock(), B)).isEqualTo("1");
+        assertThat(sync.lrange(keys.queue(), 0, -1)).as("C keeps its place").containsExactly(C);
+        assertThat(sync.zrange(keys.timeouts(), 0, -1)).containsExactly(C);
     }
 
-    private long leave(String owner) throws Exception {
+    @Test
+    void reentrySentTwiceCountsOnce() throws Exception {
+        long token = (Long) fair(A, 60_000, WAIT_MS).get(1);
+
+        assertThat(fair(A, 60_000, 1, grantOf(A), WAIT_MS)).containsExactly(1L, token, 2L);
+        assertThat(fair(A, 60_000, 1, grantOf(A), WAIT_MS)).containsExactly(1L, token, 2L);
+
+        assertThat(sync.hget(keys.lock(), A)).isEqualTo("2");
+    }
+
+    @Test
+    void partialReleaseSentTwiceCountsDownOnce() throws Exception {
+        fair(A, 60_000, WAIT_MS);
+        fair(A, 60_000, 1, grantOf(A), WAIT_MS);
+        fair(A, 60_000, 2, grantOf(A), WAIT_MS);
+
+        assertThat(fairRelease(A, grantOf(A), 3)).isZero();
+        assertThat(fairRelease(A, grantOf(A), 3)).isZero();
+
+        assertThat(sync.hget(keys.lock(), A)).isEqualTo("2");
+    }
+
+    @Test
+    void lastReleaseSentTwiceAnswersOneAgainAndWakesTheNextWaiterOnce() throws Exception {
+        fair(A, 60_000, WAIT_MS);
+        fair(B, 60_000, WAIT_MS);
+        BlockingQueue<String> toB = probe.subscribe(keys.waiterChannelPrefix() + B);
+        BlockingQueue<String> shared = probe.subscribe(keys.channel());
+        assertThat(fairRelease(A)).isOne();
+
+        assertThat(fairRelease(A)).isOne();
+
+        assertThat(sync.exists(keys.lock())).isZero();
+        assertThat(sync.get(noteKey(A))).isEqualTo(grantOf(A));
+        assertThat(sync.lrange(keys.queue(), 0, -1)).containsExactly(B);
+        assertThat(toB.poll(5, TimeUnit.SECONDS)).isNotNull();
+        sync.publish(keys.channel(), "flush"); // delivered in order after any second wake-up
+        assertThat(shared.poll(5, TimeUnit.SECONDS)).isEqualTo("flush");
+        assertThat(toB).isEmpty();
+    }
+
+    @Test
+    void repeatOfALastReleaseAfterTheNoteExpiredGetsMinusOne() throws Exception {
+        fair(A, 60_000, WAIT_MS);
+        assertThat(fairRelease(A, grantOf(A), 1, 100)).isOne();
+        assertThat(fairRelease(A, grantOf(A), 1)).as("while the note lives").isOne();
+
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> sync.exists(noteKey(A)) == 0);
+
+        assertThat(fairRelease(A, grantOf(A), 1)).isEqualTo(-1L);
+    }
+
+    @Test
+    void leaveSentTwiceChangesNothingTheSecondTime() throws Exception {
+        fair(A, 60_000, WAIT_MS);
+        fair(B, 60_000, WAIT_MS);
+        fair(C, 60_000, WAIT_MS);
+        assertThat(fairLeave(C)).isOne();
+
+        assertThat(fairLeave(C)).as("no longer queued").isZero();
+
+        assertThat(sync.lrange(keys.queue(), 0, -1)).containsExactly(B);
+        assertThat(sync.zrange(keys.timeouts(), 0, -1)).containsExactly(B);
+        assertThat(sync.hget(keys.lock(), A)).isEqualTo("1");
+    }
+
+    @Test
+    void leaveOfTheHeadSentTwiceWakesTheNextWaiterOnce() throws Exception {
+        fair(A, 60_000, WAIT_MS);
+        fair(B, 60_000, WAIT_MS);
+        fair(C, 60_000, WAIT_MS);
+        fair(D, 60_000, WAIT_MS);
+        fairRelease(A);
+        BlockingQueue<String> toC = probe.subscribe(keys.waiterChannelPrefix() + C);
+        BlockingQueue<String> toD = probe.subscribe(keys.waiterChannelPrefix() + D);
+        BlockingQueue<String> shared = probe.subscribe(keys.channel());
+        assertThat(fairLeave(B)).isOne();
+
+        assertThat(fairLeave(B)).isZero();
+
+        assertThat(toC.poll(5, TimeUnit.SECONDS)).isNotNull();
+        sync.publish(keys.channel(), "flush");
+        assertThat(shared.poll(5, TimeUnit.SECONDS)).isEqualTo("flush");
+        assertThat(toC).isEmpty();
+        assertThat(toD).isEmpty();
+        assertThat(sync.lrange(keys.queue(), 0, -1)).containsExactly(C, D);
+    }
+
+    @Test
+    void presentOwnerWithAnotherGrantIdGetsTheStaleGrantReplacedByAFreshLargerToken() throws Exception {
+        long stale = (Long) fair(A, 10_000, 0, "g1", WAIT_MS).get(1); // its reply was lost and the request given up
+
+        List<Object> fresh = fair(A, 30_000, 0, "g2", WAIT_MS);
+
+        assertThat(fresh.get(0)).isEqualTo(1L);
+        assertThat((Long) fresh.get(1)).isGreaterThan(stale);
+        assertThat(fresh.get(2)).isEqualTo(1L);
+        assertThat(sync.hgetall(keys.lock())).containsOnlyKeys(A, "~token", "~req").containsEntry(A, "1")
+                .containsEntry("~token", fresh.get(1).toString()).containsEntry("~req", "g2");
+        assertThat(fairRelease(A, "g1", 1)).as("the replaced grant cannot release").isEqualTo(-1L);
+    }
+
+    /**
+     * Replacing a stale grant frees the lock. With a live waiter ahead of the owner the owner queues
+     * behind it, so the lock is free and nobody holds it: as when a dead head is dropped, the new
+     * head's turn came without a release, and it must be told or it sleeps a whole recheck period.
+     */
+    @Test
+    void replacingAStaleGrantWhileOthersWaitWakesTheHeadOfTheQueue() throws Exception {
+        fair(A, 60_000, 0, "g1", WAIT_MS);
+        fair(B, 60_000, WAIT_MS);
+        BlockingQueue<String> toB = probe.subscribe(keys.waiterChannelPrefix() + B);
+
+        List<Object> reply = fair(A, 60_000, 0, "g2", WAIT_MS);
+
+        assertThat(reply.get(0)).as("B was first in line").isEqualTo(0L);
+        assertThat(sync.exists(keys.lock())).isZero();
+        assertThat(sync.lrange(keys.queue(), 0, -1)).containsExactly(B, A);
+        assertThat(toB.poll(5, TimeUnit.SECONDS)).as("wake-up of the head, whose turn it now is").isNotNull();
+    }
+
+    @Test
+    void tokensStayLargerAfterTheFenceCounterWasDeleted() throws Exception {
+        long first = (Long) fair(A, 10_000, WAIT_MS).get(1);
+        fairRelease(A);
+        sync.del(keys.fence());
+
+        long before = serverMicros();
+        long second = (Long) fair(B, 10_000, WAIT_MS).get(1);
+
+        assertThat(second).isGreaterThan(first).isGreaterThanOrEqualTo(before);
+    }
+
+    /** The grant id an owner's attempts use in these tests: a waiter keeps one id across its attempts. */
+    private static String grantOf(String owner) {
+        return "g:" + owner;
+    }
+
+    /** A new hold's attempt under the owner's usual grant id. */
+    private List<Object> fair(String owner, long leaseMs, long waitMs) throws Exception {
+        return fair(owner, leaseMs, 0, grantOf(owner), waitMs);
+    }
+
+    private List<Object> fair(String owner, long leaseMs, int held, String grant, long waitMs) throws Exception {
+        return scripts.array(LockScript.FAIR_ACQUIRE, new String[] {keys.lock(), keys.queue(), keys.timeouts()}, owner,
+                Long.toString(leaseMs), Long.toString(FENCE_TTL_MS), Integer.toString(held), grant, Long.toString(waitMs),
+                Long.toString(RECHECK_MS), Long.toString(MARGIN_MS), keys.waiterChannelPrefix(), WakeupHub.directed(owner))
+                .get(5, TimeUnit.SECONDS);
+    }
+
+    /** The last release of the owner's usual grant. */
+    private long fairRelease(String owner) throws Exception {
+        return fairRelease(owner, grantOf(owner), 1);
+    }
+
+    private long fairRelease(String owner, String grant, int held) throws Exception {
+        return fairRelease(owner, grant, held, NOTE_TTL_MS);
+    }
+
+    private long fairRelease(String owner, String grant, int held, long noteTtlMs) throws Exception {
+        return scripts.integer(LockScript.FAIR_RELEASE, new String[] {keys.lock(), keys.queue(), keys.timeouts()}, owner, grant,
+                Integer.toString(held), keys.waiterChannelPrefix(), WakeupHub.directed(owner.substring(0, owner.indexOf(':'))),
+                Long.toString(noteTtlMs)).get(5, TimeUnit.SECONDS);
+    }
+
+    private long fairLeave(String owner) throws Exception {
         return scripts.integer(LockScript.FAIR_LEAVE, new String[] {keys.lock(), keys.queue(), keys.timeouts()}, owner,
                 keys.waiterChannelPrefix(), WakeupHub.directed(owner)).get(5, TimeUnit.SECONDS);
-    }
-
-    private long serverMillis() {
-        List<String> time = sync.time();
-        return Long.parseLong(time.get(0)) * 1_000 + Long.parseLong(time.get(1)) / 1_000;
     }
 
     /** Lets at least {@code ms} of server time pass. */

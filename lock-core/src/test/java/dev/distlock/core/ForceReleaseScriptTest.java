@@ -2,9 +2,6 @@ package dev.distlock.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.distlock.core.script.LockScript;
-import java.time.Duration;
-import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -19,8 +16,8 @@ class ForceReleaseScriptTest extends ScriptTestSupport {
     @Test
     void deletesALockHeldReentrantlyByAnotherOwnerAndPublishes() throws Exception {
         BlockingQueue<String> messages = probe.subscribe(keys.channel());
-        acquire("client-a:1");
-        acquire("client-a:1");
+        grant(A, 30_000, "g1");
+        acquire(A, 30_000, 1, "g1");
 
         assertThat(forceRelease("forced")).isEqualTo(1L);
 
@@ -33,7 +30,7 @@ class ForceReleaseScriptTest extends ScriptTestSupport {
         BlockingQueue<String> messages = probe.subscribe(keys.channel());
 
         assertThat(forceRelease("should-not-arrive")).isZero();
-        acquire("client-a:1");
+        grant(A, 30_000, "g1");
         assertThat(forceRelease("second")).isEqualTo(1L);
 
         // publishes arrive in order, so a message from the first call would come first
@@ -42,22 +39,64 @@ class ForceReleaseScriptTest extends ScriptTestSupport {
 
     @Test
     void keepsTheFencingCounterSoTheNextGrantGetsALargerToken() throws Exception {
-        long first = acquire("client-a:1");
+        long first = grant(A, 30_000, "g1");
 
         forceRelease("m");
-        long second = acquire("client-b:1");
+        long second = grant(B, 30_000, "g2");
 
         assertThat(second).isGreaterThan(first);
+        assertThat(fenceCounter()).isEqualTo(second);
     }
 
-    private long acquire(String owner) throws Exception {
-        List<Object> reply = scripts.array(LockScript.ACQUIRE, new String[] {keys.lock(), keys.fence()}, owner, "30000",
-                Long.toString(Duration.ofDays(1).toMillis())).get(5, TimeUnit.SECONDS);
-        assertThat(reply.get(0)).isEqualTo(1L);
-        return (Long) reply.get(1);
+    @Test
+    void sentTwiceTheRepeatAnswersAsTheFirstAndPublishesNothing() throws Exception {
+        BlockingQueue<String> messages = probe.subscribe(keys.channel());
+        long token = grant(A, 30_000, "g1");
+        assertThat(forceRelease("first", "req-1")).isOne();
+
+        long repeat = forceRelease("repeat", "req-1");
+
+        assertThat(repeat).as("the answer of the first run").isOne();
+        assertThat(sync.exists(keys.lock())).isZero();
+        assertThat(fenceCounter()).isEqualTo(token);
+        assertThat(messages.poll(5, TimeUnit.SECONDS)).isEqualTo("first");
+        sync.publish(keys.channel(), "flush");
+        assertThat(messages.poll(5, TimeUnit.SECONDS)).as("the repeat published nothing").isEqualTo("flush");
     }
 
-    private long forceRelease(String message) throws Exception {
-        return scripts.integer(LockScript.FORCE_RELEASE, new String[] {keys.lock(), keys.channel()}, message).get(5, TimeUnit.SECONDS);
+    @Test
+    void aRepeatOfARunThatFoundTheLockFreeStillAnswersZero() throws Exception {
+        assertThat(forceRelease("m", "req-free")).isZero();
+        grant(A, 30_000, "g1");
+
+        assertThat(forceRelease("m", "req-free")).isZero();
+        assertThat(sync.hexists(keys.lock(), A)).as("A's later grant is untouched").isTrue();
+    }
+
+    /**
+     * A repeat that reaches Redis after another client took the freed lock (Lettuce re-sends a command
+     * whose reply was lost, and another client's connection is not ordered with ours) must not delete
+     * that client's grant, and answers as the first run did.
+     */
+    @Test
+    void repeatArrivingAfterAnotherOwnerTookTheFreedLockLeavesThatOwnersGrant() throws Exception {
+        grant(A, 30_000, "g1");
+        assertThat(forceRelease("m", "req-2")).isOne();
+        long token = grant(B, 30_000, "g2");
+
+        long repeat = forceRelease("m", "req-2");
+
+        assertThat(sync.hgetall(keys.lock())).as("B's grant after the repeat of A's force release")
+                .containsEntry(B, "1").containsEntry("~token", Long.toString(token));
+        assertThat(repeat).as("the answer of the first run").isOne();
+    }
+
+    @Test
+    void theNoteExpires() throws Exception {
+        grant(A, 30_000, "g1");
+        assertThat(scripts.integer(dev.distlock.core.script.LockScript.FORCE_RELEASE, new String[] {keys.lock()}, keys.channel(), "m",
+                "req-3", "100").get(5, TimeUnit.SECONDS)).isOne();
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(5))
+                .until(() -> sync.exists(keys.lock() + ":released:~force:req-3") == 0);
     }
 }

@@ -6,7 +6,6 @@ import dev.distlock.testsupport.RedisExtension;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -29,11 +28,9 @@ class HoldHistoryCheckTest {
     @TempDir
     Path dir;
 
-    record Hold(long token, long start, long end, String owner) {
-        static Hold parse(String line) {
-            String[] f = line.split(",");
-            return new Hold(Long.parseLong(f[0]), Long.parseLong(f[1]), Long.parseLong(f[2]), f[3]);
-        }
+    private static HoldHistory.Hold parse(String line) {
+        String[] f = line.split(",");
+        return new HoldHistory.Hold(Long.parseLong(f[0]), Long.parseLong(f[1]), Long.parseLong(f[2]), f[3]);
     }
 
     @Test
@@ -46,11 +43,8 @@ class HoldHistoryCheckTest {
             for (int i = 0; i < PROCESSES; i++) {
                 Path file = dir.resolve("holds-" + i + ".csv");
                 files.add(file);
-                children.add(new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m",
-                        "-cp", System.getProperty("surefire.test.class.path", System.getProperty("java.class.path")),
-                        HoldRecorder.class.getName(), redis.server().uri(), lockName, Integer.toString(THREADS),
-                        Long.toString(seconds * 1000), file.toString())
-                        .redirectErrorStream(true).redirectOutput(dir.resolve("child-" + i + ".out").toFile()).start());
+                children.add(HoldHistory.startJvm(HoldRecorder.class, dir.resolve("child-" + i + ".out"), redis.server().uri(), lockName,
+                        Integer.toString(THREADS), Long.toString(seconds * 1000), file.toString()));
             }
             for (int i = 0; i < PROCESSES; i++) {
                 assertThat(children.get(i).waitFor(seconds + 60, TimeUnit.SECONDS)).as("child %d ended", i).isTrue();
@@ -60,17 +54,11 @@ class HoldHistoryCheckTest {
         } finally {
             children.forEach(Process::destroyForcibly);
         }
-        List<Hold> holds = new ArrayList<>();
+        List<HoldHistory.Hold> holds = new ArrayList<>();
         for (Path file : files) {
-            Files.readAllLines(file).stream().filter(l -> !l.isBlank()).map(Hold::parse).forEach(holds::add);
+            Files.readAllLines(file).stream().filter(l -> !l.isBlank()).map(HoldHistoryCheckTest::parse).forEach(holds::add);
         }
         assertThat(holds.stream().map(h -> h.owner().split("/")[0]).distinct()).as("every process held the lock").hasSize(PROCESSES);
-        holds.sort(Comparator.comparingLong(Hold::start));
-        for (int i = 1; i < holds.size(); i++) {
-            Hold before = holds.get(i - 1);
-            Hold after = holds.get(i);
-            assertThat(after.start()).as("hold %s starts after %s ended", after, before).isGreaterThanOrEqualTo(before.end());
-            assertThat(after.token()).as("hold %s has a larger token than the earlier %s", after, before).isGreaterThan(before.token());
-        }
+        HoldHistory.assertExclusiveWithGrowingTokens(holds);
     }
 }

@@ -12,7 +12,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The rw-*.lua scripts run directly against a real Redis: sharing, exclusion, downgrade, the upgrade
- * guard, per-hold leases and the hash TTL, owner checks, wake-ups and fencing tokens.
+ * guard, per-hold leases and the hash TTL, owner and grant checks, wake-ups, fencing tokens, and
+ * every call sent twice (a reply lost, the command re-sent) counting once.
  */
 class ReadWriteScriptTest extends ScriptTestSupport {
 
@@ -20,9 +21,6 @@ class ReadWriteScriptTest extends ScriptTestSupport {
         super("rw-script");
     }
 
-    private static final String A = "client-a:1";
-    private static final String B = "client-b:1";
-    private static final String C = "client-c:1";
     private static final long LEASE = 10_000;
 
     @Test
@@ -41,9 +39,10 @@ class ReadWriteScriptTest extends ScriptTestSupport {
     @Test
     void readReentryCountsUpAndKeepsTheToken() throws Exception {
         List<Object> first = read(A, LEASE);
-        List<Object> again = read(A, LEASE);
+        List<Object> again = read(A, LEASE, 1, grantOf("r", A));
 
         assertThat(again).containsExactly(1L, first.get(1), 2L);
+        assertThat(sync.hget(keys.lock(), "r:" + A)).isEqualTo("2");
     }
 
     @Test
@@ -75,7 +74,7 @@ class ReadWriteScriptTest extends ScriptTestSupport {
     @Test
     void writeReentryKeepsTheTokenAndTheWriterMayAlsoRead() throws Exception {
         List<Object> first = write(A, LEASE);
-        assertThat(write(A, LEASE)).containsExactly(1L, first.get(1), 2L);
+        assertThat(write(A, LEASE, 1, grantOf("w", A))).containsExactly(1L, first.get(1), 2L);
 
         List<Object> downgrade = read(A, LEASE);
 
@@ -124,9 +123,9 @@ class ReadWriteScriptTest extends ScriptTestSupport {
     @Test
     void releaseOfAReentrantReadHoldCountsDown() throws Exception {
         read(A, LEASE);
-        read(A, LEASE);
+        read(A, LEASE, 1, grantOf("r", A));
 
-        assertThat(release("r", A, "m")).isZero();
+        assertThat(release("r", A, grantOf("r", A), 2, "m", NOTE_TTL_MS)).isZero();
         assertThat(sync.hget(keys.lock(), "r:" + A)).isEqualTo("1");
     }
 
@@ -145,7 +144,7 @@ class ReadWriteScriptTest extends ScriptTestSupport {
     @Test
     void releasingOrRenewingAFreeLockCreatesNothing() throws Exception {
         assertThat(release("r", A, "m")).isEqualTo(-1L);
-        assertThat(renew("r", A, LEASE)).isZero();
+        assertThat(rwRenew("r", A, LEASE)).isZero();
 
         assertThat(sync.exists(keys.lock())).isZero();
     }
@@ -167,7 +166,7 @@ class ReadWriteScriptTest extends ScriptTestSupport {
         read(B, 1_000);
 
         await().atMost(Duration.ofSeconds(5)).until(() -> {
-            assertThat(renew("r", B, 1_000)).isOne();
+            assertThat(rwRenew("r", B, 1_000)).isOne();
             return !sync.hexists(keys.lock(), "r:" + A);
         });
 
@@ -175,6 +174,34 @@ class ReadWriteScriptTest extends ScriptTestSupport {
         assertThat(release("r", A, "m")).isEqualTo(-1L);
         assertThat(release("r", B, "m")).isOne();
         assertThat(sync.exists(keys.lock())).isZero();
+    }
+
+    @Test
+    void readReentryAfterTheReadHoldRanOutIsAFreshHoldWithANewToken() throws Exception {
+        long first = (Long) read(A, 150, 0, grantOf("r", A)).get(1);
+        read(B, LEASE);
+        long end = Long.parseLong(sync.hget(keys.lock(), "rd:" + A));
+        await().atMost(Duration.ofSeconds(5)).until(() -> serverMillis() > end);
+
+        List<Object> reply = read(A, LEASE, 1, grantOf("r", A));
+
+        assertThat(reply.get(0)).isEqualTo(1L);
+        assertThat((Long) reply.get(1)).isGreaterThan(first);
+        assertThat(reply.get(2)).isEqualTo(1L);
+        assertThat(sync.hget(keys.lock(), "r:" + A)).isEqualTo("1");
+    }
+
+    @Test
+    void writeReentryAfterTheWriteHoldRanOutIsAFreshHoldWithANewToken() throws Exception {
+        long first = (Long) write(A, 150).get(1);
+        await().atMost(Duration.ofSeconds(5)).until(() -> sync.exists(keys.lock()) == 0);
+
+        List<Object> reply = write(A, LEASE, 1, grantOf("w", A));
+
+        assertThat(reply.get(0)).isEqualTo(1L);
+        assertThat((Long) reply.get(1)).isGreaterThan(first);
+        assertThat(reply.get(2)).isEqualTo(1L);
+        assertThat(sync.hget(keys.lock(), "w:" + A)).isEqualTo("1");
     }
 
     @Test
@@ -190,8 +217,8 @@ class ReadWriteScriptTest extends ScriptTestSupport {
         read(A, 300);
         read(B, 300);
 
-        assertThat(renew("r", A, LEASE)).isOne();
-        assertThat(renew("r", C, LEASE)).isZero();
+        assertThat(rwRenew("r", A, LEASE)).isOne();
+        assertThat(rwRenew("r", C, LEASE)).isZero();
 
         assertThat(sync.pttl(keys.lock())).isBetween(LEASE - 1_000, LEASE);
         assertThat(Long.parseLong(sync.hget(keys.lock(), "rd:" + B)))
@@ -216,7 +243,7 @@ class ReadWriteScriptTest extends ScriptTestSupport {
         assertThat(read(B, LEASE).get(0)).isEqualTo(0L);
         assertThat(write(B, LEASE).get(0)).isEqualTo(0L);
         assertThat(release("r", B, "m")).isEqualTo(-1L);
-        assertThat(renew("r", A, LEASE)).isZero();
+        assertThat(rwRenew("r", A, LEASE)).isZero();
 
         assertThat(sync.hgetall(keys.lock())).containsExactly(java.util.Map.entry(A, "1"));
     }
@@ -227,29 +254,230 @@ class ReadWriteScriptTest extends ScriptTestSupport {
         release("w", A, "m");
         sync.del(keys.fence());
 
+        long before = serverMicros();
         long second = (Long) read(B, LEASE).get(1);
+        sync.del(keys.fence());
+        long third = (Long) read(C, LEASE).get(1);
+        release("r", B, "m");
+        release("r", C, "m");
+        sync.del(keys.fence());
+        long fourth = (Long) write(A, LEASE).get(1);
 
-        assertThat(second).isGreaterThan(first);
+        assertThat(second).isGreaterThan(first).isGreaterThanOrEqualTo(before);
+        assertThat(third).isGreaterThan(second);
+        assertThat(fourth).isGreaterThan(third);
         assertThat(sync.pttl(keys.fence())).isPositive();
     }
 
+    // The same call sent twice: Lettuce re-sends a command whose reply was lost.
+
+    @Test
+    void readGrantSentTwiceIsGrantedOnceWithTheSameToken() throws Exception {
+        List<Object> first = read(A, LEASE);
+        long counter = fenceCounter();
+
+        assertThat(read(A, LEASE)).isEqualTo(first);
+
+        assertThat(sync.hget(keys.lock(), "r:" + A)).isEqualTo("1");
+        assertThat(sync.hget(keys.lock(), "rq:" + A)).isEqualTo(grantOf("r", A));
+        assertThat(fenceCounter()).isEqualTo(counter);
+    }
+
+    @Test
+    void readReentrySentTwiceCountsOnce() throws Exception {
+        long token = (Long) read(A, LEASE).get(1);
+
+        assertThat(read(A, LEASE, 1, grantOf("r", A))).containsExactly(1L, token, 2L);
+        assertThat(read(A, LEASE, 1, grantOf("r", A))).containsExactly(1L, token, 2L);
+
+        assertThat(sync.hget(keys.lock(), "r:" + A)).isEqualTo("2");
+    }
+
+    @Test
+    void writeGrantSentTwiceIsGrantedOnceWithTheSameToken() throws Exception {
+        List<Object> first = write(A, LEASE);
+        long counter = fenceCounter();
+
+        assertThat(write(A, LEASE)).isEqualTo(first);
+
+        assertThat(sync.hget(keys.lock(), "w:" + A)).isEqualTo("1");
+        assertThat(sync.hget(keys.lock(), "wq:" + A)).isEqualTo(grantOf("w", A));
+        assertThat(fenceCounter()).isEqualTo(counter);
+    }
+
+    @Test
+    void writeReentrySentTwiceCountsOnce() throws Exception {
+        long token = (Long) write(A, LEASE).get(1);
+
+        assertThat(write(A, LEASE, 1, grantOf("w", A))).containsExactly(1L, token, 2L);
+        assertThat(write(A, LEASE, 1, grantOf("w", A))).containsExactly(1L, token, 2L);
+
+        assertThat(sync.hget(keys.lock(), "w:" + A)).isEqualTo("2");
+    }
+
+    @Test
+    void partialReadReleaseSentTwiceCountsDownOnce() throws Exception {
+        read(A, LEASE);
+        read(A, LEASE, 1, grantOf("r", A));
+        read(A, LEASE, 2, grantOf("r", A));
+
+        assertThat(release("r", A, grantOf("r", A), 3, "m", NOTE_TTL_MS)).isZero();
+        assertThat(release("r", A, grantOf("r", A), 3, "m", NOTE_TTL_MS)).isZero();
+
+        assertThat(sync.hget(keys.lock(), "r:" + A)).isEqualTo("2");
+    }
+
+    @Test
+    void lastReadReleaseSentTwiceAnswersOneAgainAndPublishesOnce() throws Exception {
+        BlockingQueue<String> messages = probe.subscribe(keys.channel());
+        read(A, LEASE);
+        assertThat(release("r", A, "first")).isOne();
+
+        assertThat(release("r", A, "repeat")).isOne();
+
+        assertThat(sync.exists(keys.lock())).isZero();
+        assertThat(sync.get(noteKey("r:" + A))).isEqualTo(grantOf("r", A));
+        assertThat(messages.poll(5, TimeUnit.SECONDS)).isEqualTo("first");
+        sync.publish(keys.channel(), "flush");
+        assertThat(messages.poll(5, TimeUnit.SECONDS)).isEqualTo("flush");
+    }
+
+    @Test
+    void writeReleaseSentTwiceLeavesTheReadHoldsAndPublishesOnce() throws Exception {
+        BlockingQueue<String> messages = probe.subscribe(keys.channel());
+        write(A, LEASE);
+        read(A, LEASE);
+        assertThat(release("w", A, "first")).isOne();
+
+        assertThat(release("w", A, "repeat")).isOne();
+
+        assertThat(sync.hget(keys.lock(), "mode")).isEqualTo("read");
+        assertThat(sync.hget(keys.lock(), "r:" + A)).isEqualTo("1");
+        assertThat(sync.hexists(keys.lock(), "w:" + A)).isFalse();
+        assertThat(sync.get(noteKey("w:" + A))).isEqualTo(grantOf("w", A));
+        assertThat(messages.poll(5, TimeUnit.SECONDS)).isEqualTo("first");
+        sync.publish(keys.channel(), "flush");
+        assertThat(messages.poll(5, TimeUnit.SECONDS)).isEqualTo("flush");
+    }
+
+    @Test
+    void repeatOfALastReleaseWithAnotherGrantIdOrKindGetsMinusOne() throws Exception {
+        read(A, LEASE);
+        release("r", A, "m");
+
+        assertThat(release("r", A, "g-other", 1, "m", NOTE_TTL_MS)).isEqualTo(-1L);
+        assertThat(release("w", A, grantOf("r", A), 1, "m", NOTE_TTL_MS)).as("the note is per kind").isEqualTo(-1L);
+        assertThat(release("r", B, grantOf("r", A), 1, "m", NOTE_TTL_MS)).as("and per owner").isEqualTo(-1L);
+    }
+
+    @Test
+    void repeatOfALastReleaseAfterTheNoteExpiredGetsMinusOne() throws Exception {
+        write(A, LEASE);
+        assertThat(release("w", A, grantOf("w", A), 1, "m", 100)).isOne();
+        assertThat(release("w", A, grantOf("w", A), 1, "m", 100)).as("while the note lives").isOne();
+
+        await().atMost(Duration.ofSeconds(5)).until(() -> sync.exists(noteKey("w:" + A)) == 0);
+
+        assertThat(release("w", A, grantOf("w", A), 1, "m", 100)).isEqualTo(-1L);
+        assertThat(sync.exists(keys.lock())).isZero();
+    }
+
+    @Test
+    void renewalSentTwiceAnswersOneBothTimesAndChangesNoCount() throws Exception {
+        long token = (Long) write(A, 300).get(1);
+
+        assertThat(rwRenew("w", A, LEASE)).isOne();
+        assertThat(rwRenew("w", A, LEASE)).isOne();
+
+        assertThat(sync.hget(keys.lock(), "w:" + A)).isEqualTo("1");
+        assertThat(sync.hget(keys.lock(), "wt:" + A)).isEqualTo(Long.toString(token));
+        assertThat(sync.pttl(keys.lock())).isBetween(LEASE - 1_000, LEASE);
+    }
+
+    @Test
+    void renewalWithAStaleGrantIdReturnsZeroAndExtendsNothing() throws Exception {
+        read(A, 2_000);
+        long leaseEnd = Long.parseLong(sync.hget(keys.lock(), "rd:" + A));
+
+        assertThat(rwRenew("r", A, "g-stale", LEASE)).isZero();
+        assertThat(rwRenew("w", A, grantOf("r", A), LEASE)).as("a read grant does not renew a write hold").isZero();
+
+        assertThat(Long.parseLong(sync.hget(keys.lock(), "rd:" + A))).isEqualTo(leaseEnd);
+        assertThat(sync.pttl(keys.lock())).isBetween(1L, 2_000L);
+    }
+
+    @Test
+    void presentReaderWithAnotherGrantIdGetsTheStaleReadHoldReplacedByAFreshLargerToken() throws Exception {
+        long stale = (Long) read(A, LEASE, 0, "g1").get(1);
+        read(A, LEASE, 1, "g1");
+
+        List<Object> fresh = read(A, LEASE, 0, "g2");
+
+        assertThat(fresh.get(0)).isEqualTo(1L);
+        assertThat((Long) fresh.get(1)).isGreaterThan(stale);
+        assertThat(fresh.get(2)).isEqualTo(1L);
+        assertThat(sync.hget(keys.lock(), "r:" + A)).isEqualTo("1");
+        assertThat(sync.hget(keys.lock(), "rt:" + A)).isEqualTo(fresh.get(1).toString());
+        assertThat(sync.hget(keys.lock(), "rq:" + A)).isEqualTo("g2");
+        assertThat(release("r", A, "g1", 1, "m", NOTE_TTL_MS)).as("the replaced grant cannot release").isEqualTo(-1L);
+    }
+
+    @Test
+    void presentWriterWithAnotherGrantIdGetsTheStaleWriteHoldReplacedByAFreshLargerToken() throws Exception {
+        long stale = (Long) write(A, LEASE, 0, "g1").get(1);
+        write(A, LEASE, 1, "g1");
+
+        List<Object> fresh = write(A, LEASE, 0, "g2");
+
+        assertThat(fresh.get(0)).isEqualTo(1L);
+        assertThat((Long) fresh.get(1)).isGreaterThan(stale);
+        assertThat(fresh.get(2)).isEqualTo(1L);
+        assertThat(sync.hget(keys.lock(), "w:" + A)).isEqualTo("1");
+        assertThat(sync.hget(keys.lock(), "wt:" + A)).isEqualTo(fresh.get(1).toString());
+        assertThat(sync.hget(keys.lock(), "wq:" + A)).isEqualTo("g2");
+        assertThat(sync.hget(keys.lock(), "mode")).isEqualTo("write");
+        assertThat(rwRenew("w", A, "g1", LEASE)).as("the replaced grant cannot renew").isZero();
+    }
+
+    /** The grant id an owner's holds of {@code kind} use in these tests. */
+    private static String grantOf(String kind, String owner) {
+        return "g" + kind + ":" + owner;
+    }
+
     private List<Object> read(String owner, long leaseMs) throws Exception {
-        return scripts.array(LockScript.RW_READ_ACQUIRE, new String[] {keys.lock(), keys.fence()}, owner, Long.toString(leaseMs),
-                "60000").get(5, TimeUnit.SECONDS);
+        return read(owner, leaseMs, 0, grantOf("r", owner));
+    }
+
+    private List<Object> read(String owner, long leaseMs, int held, String grant) throws Exception {
+        return scripts.array(LockScript.RW_READ_ACQUIRE, new String[] {keys.lock()}, owner, Long.toString(leaseMs),
+                Long.toString(FENCE_TTL_MS), Integer.toString(held), grant).get(5, TimeUnit.SECONDS);
     }
 
     private List<Object> write(String owner, long leaseMs) throws Exception {
-        return scripts.array(LockScript.RW_WRITE_ACQUIRE, new String[] {keys.lock(), keys.fence()}, owner, Long.toString(leaseMs),
-                "60000").get(5, TimeUnit.SECONDS);
+        return write(owner, leaseMs, 0, grantOf("w", owner));
     }
 
+    private List<Object> write(String owner, long leaseMs, int held, String grant) throws Exception {
+        return scripts.array(LockScript.RW_WRITE_ACQUIRE, new String[] {keys.lock()}, owner, Long.toString(leaseMs),
+                Long.toString(FENCE_TTL_MS), Integer.toString(held), grant).get(5, TimeUnit.SECONDS);
+    }
+
+    /** The last release of the owner's hold of {@code kind} under its usual grant id. */
     private long release(String kind, String owner, String message) throws Exception {
-        return scripts.integer(LockScript.RW_RELEASE, new String[] {keys.lock(), keys.channel()}, kind, owner, message)
-                .get(5, TimeUnit.SECONDS);
+        return release(kind, owner, grantOf(kind, owner), 1, message, NOTE_TTL_MS);
     }
 
-    private long renew(String kind, String owner, long leaseMs) throws Exception {
-        return scripts.integer(LockScript.RW_RENEW, new String[] {keys.lock()}, kind, owner, Long.toString(leaseMs))
+    private long release(String kind, String owner, String grant, int held, String message, long noteTtlMs) throws Exception {
+        return scripts.integer(LockScript.RW_RELEASE, new String[] {keys.lock()}, kind, owner, grant, Integer.toString(held),
+                keys.channel(), message, Long.toString(noteTtlMs)).get(5, TimeUnit.SECONDS);
+    }
+
+    private long rwRenew(String kind, String owner, long leaseMs) throws Exception {
+        return rwRenew(kind, owner, grantOf(kind, owner), leaseMs);
+    }
+
+    private long rwRenew(String kind, String owner, String grant, long leaseMs) throws Exception {
+        return scripts.integer(LockScript.RW_RENEW, new String[] {keys.lock()}, kind, owner, grant, Long.toString(leaseMs))
                 .get(5, TimeUnit.SECONDS);
     }
 }

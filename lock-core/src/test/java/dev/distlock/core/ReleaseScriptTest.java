@@ -1,73 +1,97 @@
 package dev.distlock.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
-import dev.distlock.core.script.LockScript;
 import java.time.Duration;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
-/** release.lua run directly against a real Redis: owner check, count decrement, delete and publish. */
+/**
+ * release.lua run directly against a real Redis: owner and grant check, count written down, delete
+ * and publish, and the note that lets the same last release sent again still answer "released".
+ */
 class ReleaseScriptTest extends ScriptTestSupport {
 
     ReleaseScriptTest() {
         super("release");
     }
 
-    private static final String OWNER_A = "client-a:1";
-    private static final String OWNER_B = "client-b:1";
-
     @Test
     void wrongOwnerGetsMinusOneAndLockIsUntouched() throws Exception {
-        acquire(OWNER_A);
+        grant(A, 30_000, "g1");
         long ttlBefore = sync.pttl(keys.lock());
 
-        assertThat(release(OWNER_B, "m")).isEqualTo(-1L);
+        assertThat(release(B, "g1", 1, "m")).isEqualTo(-1L);
 
-        assertThat(sync.hget(keys.lock(), OWNER_A)).isEqualTo("1");
-        assertThat(sync.hexists(keys.lock(), OWNER_B)).isFalse();
+        assertThat(sync.hget(keys.lock(), A)).isEqualTo("1");
+        assertThat(sync.hexists(keys.lock(), B)).isFalse();
         assertThat(sync.pttl(keys.lock())).isBetween(1L, ttlBefore);
+        assertThat(sync.exists(noteKey(B))).isZero();
+    }
+
+    @Test
+    void rightOwnerWithAnotherGrantIdGetsMinusOneAndLockIsUntouched() throws Exception {
+        grant(A, 30_000, "g1");
+
+        assertThat(release(A, "g-other", 1, "m")).isEqualTo(-1L);
+
+        assertThat(sync.hgetall(keys.lock())).containsEntry(A, "1").containsEntry("~req", "g1");
+        assertThat(sync.exists(noteKey(A))).isZero();
     }
 
     @Test
     void releasingAFreeLockGetsMinusOneAndCreatesNothing() throws Exception {
-        assertThat(release(OWNER_A, "m")).isEqualTo(-1L);
+        assertThat(release(A, "g1", 1, "m")).isEqualTo(-1L);
 
-        assertThat(sync.exists(keys.lock())).isZero();
+        assertThat(sync.exists(keys.lock(), noteKey(A))).isZero();
     }
 
     @Test
-    void releaseOfAReentrantHoldDecrementsCountAndReturnsZero() throws Exception {
-        acquire(OWNER_A);
-        acquire(OWNER_A);
+    void releaseOfAnExpiredLockGetsMinusOne() throws Exception {
+        grant(A, 50, "g1");
+        await().atMost(Duration.ofSeconds(5)).until(() -> sync.exists(keys.lock()) == 0);
 
-        assertThat(release(OWNER_A, "m")).isZero();
+        assertThat(release(A, "g1", 1, "m")).isEqualTo(-1L);
 
-        assertThat(sync.hget(keys.lock(), OWNER_A)).isEqualTo("1");
+        assertThat(sync.exists(keys.lock(), noteKey(A))).isZero();
+    }
+
+    @Test
+    void releaseOfAReentrantHoldWritesTheCountDownAndReturnsZero() throws Exception {
+        grant(A, 30_000, "g1");
+        acquire(A, 30_000, 1, "g1");
+
+        assertThat(release(A, "g1", 2, "m")).isZero();
+
+        assertThat(sync.hget(keys.lock(), A)).isEqualTo("1");
         assertThat(sync.pttl(keys.lock())).isPositive();
+        assertThat(sync.exists(noteKey(A))).as("only a last release leaves a note").isZero();
     }
 
     @Test
-    void lastReleaseDeletesLockAndPublishesWakeUp() throws Exception {
+    void lastReleaseDeletesLockLeavesANoteAndPublishesWakeUp() throws Exception {
         BlockingQueue<String> messages = probe.subscribe(keys.channel());
-        acquire(OWNER_A);
+        grant(A, 30_000, "g1");
 
-        assertThat(release(OWNER_A, "wake-from-a")).isEqualTo(1L);
+        assertThat(release(A, "g1", 1, "wake-from-a", 20_000)).isEqualTo(1L);
 
         assertThat(sync.exists(keys.lock())).isZero();
+        assertThat(sync.get(noteKey(A))).isEqualTo("g1");
+        assertThat(sync.pttl(noteKey(A))).isBetween(1L, 20_000L);
         assertThat(messages.poll(5, TimeUnit.SECONDS)).isEqualTo("wake-from-a");
     }
 
     @Test
     void onlyTheLastReleasePublishes() throws Exception {
         BlockingQueue<String> messages = probe.subscribe(keys.channel());
-        acquire(OWNER_A);
-        acquire(OWNER_A);
+        grant(A, 30_000, "g1");
+        acquire(A, 30_000, 1, "g1");
 
-        assertThat(release(OWNER_B, "from-wrong-owner")).isEqualTo(-1L);
-        assertThat(release(OWNER_A, "from-partial-release")).isZero();
-        assertThat(release(OWNER_A, "from-last-release")).isEqualTo(1L);
+        assertThat(release(B, "g1", 1, "from-wrong-owner")).isEqualTo(-1L);
+        assertThat(release(A, "g1", 2, "from-partial-release")).isZero();
+        assertThat(release(A, "g1", 1, "from-last-release")).isEqualTo(1L);
 
         // Redis delivers a connection's publishes in order: had an earlier call published, it would come first.
         assertThat(messages.poll(5, TimeUnit.SECONDS)).isEqualTo("from-last-release");
@@ -75,19 +99,90 @@ class ReleaseScriptTest extends ScriptTestSupport {
 
     @Test
     void releaseKeepsTheFencingCounter() throws Exception {
-        long token = acquire(OWNER_A);
+        long token = grant(A, 30_000, "g1");
 
-        release(OWNER_A, "m");
+        release(A, "g1", 1, "m");
 
         assertThat(sync.get(keys.fence())).isEqualTo(Long.toString(token));
     }
 
-    private long acquire(String owner) throws Exception {
-        return (Long) scripts.array(LockScript.ACQUIRE, new String[] {keys.lock(), keys.fence()}, owner, "30000",
-                Long.toString(Duration.ofDays(1).toMillis())).get(5, TimeUnit.SECONDS).get(1);
+    // The same call sent twice: Lettuce re-sends a command whose reply was lost.
+
+    @Test
+    void partialReleaseSentTwiceCountsDownOnce() throws Exception {
+        grant(A, 30_000, "g1");
+        acquire(A, 30_000, 1, "g1");
+        acquire(A, 30_000, 2, "g1");
+
+        assertThat(release(A, "g1", 3, "m")).isZero();
+        assertThat(release(A, "g1", 3, "m")).isZero();
+
+        assertThat(sync.hget(keys.lock(), A)).isEqualTo("2");
     }
 
-    private long release(String owner, String message) throws Exception {
-        return scripts.integer(LockScript.RELEASE, new String[] {keys.lock(), keys.channel()}, owner, message).get(5, TimeUnit.SECONDS);
+    @Test
+    void lastReleaseSentTwiceAnswersOneAgainAndPublishesOnce() throws Exception {
+        BlockingQueue<String> messages = probe.subscribe(keys.channel());
+        grant(A, 30_000, "g1");
+        assertThat(release(A, "g1", 1, "first")).isEqualTo(1L);
+
+        assertThat(release(A, "g1", 1, "repeat")).isEqualTo(1L);
+
+        assertThat(sync.exists(keys.lock())).isZero();
+        assertThat(sync.get(noteKey(A))).isEqualTo("g1");
+        assertThat(messages.poll(5, TimeUnit.SECONDS)).isEqualTo("first");
+        sync.publish(keys.channel(), "flush"); // in order on one channel: a second wake-up would come before this
+        assertThat(messages.poll(5, TimeUnit.SECONDS)).isEqualTo("flush");
+    }
+
+    @Test
+    void repeatOfALastReleaseAfterTheOwnerTookTheLockAgainAnswersOneAndLeavesTheNewHold() throws Exception {
+        grant(A, 30_000, "g1");
+        release(A, "g1", 1, "m");
+        long token = grant(A, 30_000, "g2");
+
+        assertThat(release(A, "g1", 1, "m")).isEqualTo(1L);
+
+        assertThat(sync.hgetall(keys.lock())).containsEntry(A, "1").containsEntry("~req", "g2")
+                .containsEntry("~token", Long.toString(token));
+    }
+
+    @Test
+    void repeatOfALastReleaseAfterAnotherOwnerTookTheLockAnswersOneAndLeavesThatOwnersGrant() throws Exception {
+        BlockingQueue<String> messages = probe.subscribe(keys.channel());
+        grant(A, 30_000, "g1");
+        release(A, "g1", 1, "first");
+        long token = grant(B, 30_000, "g2");
+
+        assertThat(release(A, "g1", 1, "repeat")).isEqualTo(1L);
+
+        assertThat(sync.hgetall(keys.lock())).containsOnlyKeys(B, "~token", "~req").containsEntry(B, "1")
+                .containsEntry("~token", Long.toString(token));
+        assertThat(messages.poll(5, TimeUnit.SECONDS)).isEqualTo("first");
+        sync.publish(keys.channel(), "flush");
+        assertThat(messages.poll(5, TimeUnit.SECONDS)).isEqualTo("flush");
+    }
+
+    @Test
+    void repeatOfALastReleaseWithAnotherGrantIdGetsMinusOne() throws Exception {
+        grant(A, 30_000, "g1");
+        release(A, "g1", 1, "m");
+
+        assertThat(release(A, "g2", 1, "m")).isEqualTo(-1L);
+        assertThat(release(B, "g1", 1, "m")).as("the note is the owner's own").isEqualTo(-1L);
+
+        assertThat(sync.get(noteKey(A))).isEqualTo("g1");
+    }
+
+    @Test
+    void repeatOfALastReleaseAfterTheNoteExpiredGetsMinusOne() throws Exception {
+        grant(A, 30_000, "g1");
+        assertThat(release(A, "g1", 1, "m", 100)).isEqualTo(1L);
+        assertThat(release(A, "g1", 1, "m", 100)).as("while the note lives").isEqualTo(1L);
+
+        await().atMost(Duration.ofSeconds(5)).until(() -> sync.exists(noteKey(A)) == 0);
+
+        assertThat(release(A, "g1", 1, "m", 100)).isEqualTo(-1L);
+        assertThat(sync.exists(keys.lock(), noteKey(A))).isZero();
     }
 }

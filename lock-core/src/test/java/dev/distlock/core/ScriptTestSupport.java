@@ -1,17 +1,38 @@
 package dev.distlock.core;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.distlock.core.script.LockScript;
 import dev.distlock.core.script.ScriptRunner;
 import dev.distlock.testsupport.RedisExtension;
 import io.lettuce.core.api.sync.RedisCommands;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-/** Fixture of the tests that run lock scripts directly: a real Redis, a plain connection, fresh keys. */
+/**
+ * Fixture of the tests that run lock scripts directly: a real Redis, a plain connection, fresh keys,
+ * and the reentrant scripts called with their ARGV spelled out. The caller plays the engine: it says
+ * how many holds the owner has and which grant id it uses, so a test can send the very same call twice.
+ */
 abstract class ScriptTestSupport {
 
     @RegisterExtension
     static final RedisExtension redis = new RedisExtension();
+
+    static final long FENCE_TTL_MS = Duration.ofDays(1).toMillis();
+    /** How long a last release's note lives unless a test says otherwise. */
+    static final long NOTE_TTL_MS = 60_000;
+    /** About eleven days in microseconds: a counter this far ahead of the server clock decides the next token. */
+    static final long FAR_AHEAD_MICROS = 1_000_000_000_000L;
+
+    static final String A = "client-a:1";
+    static final String B = "client-b:1";
+    static final String C = "client-c:1";
+    static final String D = "client-d:1";
 
     private final String keyHint;
     RedisProbe probe;
@@ -34,5 +55,69 @@ abstract class ScriptTestSupport {
     @AfterEach
     void close() {
         probe.close();
+    }
+
+    /** acquire.lua: {1, token, count} or {0, ms busy, 0}. */
+    List<Object> acquire(String owner, long leaseMs, int held, String grant) throws Exception {
+        return scripts.array(LockScript.ACQUIRE, new String[] {keys.lock()}, owner, Long.toString(leaseMs), Long.toString(FENCE_TTL_MS),
+                Integer.toString(held), grant).get(5, TimeUnit.SECONDS);
+    }
+
+    /** A new hold of {@code owner} under {@code grant}; fails the test unless granted. Returns the token. */
+    long grant(String owner, long leaseMs, String grant) throws Exception {
+        List<Object> reply = acquire(owner, leaseMs, 0, grant);
+        assertThat(reply.get(0)).as("grant %s to %s", grant, owner).isEqualTo(1L);
+        return (Long) reply.get(1);
+    }
+
+    /** release.lua with the default note TTL: 1 released, 0 still held, -1 not held by this grant. */
+    long release(String owner, String grant, int held, String message) throws Exception {
+        return release(owner, grant, held, message, NOTE_TTL_MS);
+    }
+
+    long release(String owner, String grant, int held, String message, long noteTtlMs) throws Exception {
+        return scripts.integer(LockScript.RELEASE, new String[] {keys.lock()}, owner, grant, Integer.toString(held), keys.channel(),
+                message, Long.toString(noteTtlMs)).get(5, TimeUnit.SECONDS);
+    }
+
+    /** renew.lua: 1 renewed, 0 not held by this grant. */
+    long renew(String owner, String grant, long leaseMs) throws Exception {
+        return scripts.integer(LockScript.RENEW, new String[] {keys.lock()}, owner, grant, Long.toString(leaseMs))
+                .get(5, TimeUnit.SECONDS);
+    }
+
+    /** force-release.lua as a new request: 1 deleted, 0 was free. */
+    long forceRelease(String message) throws Exception {
+        return forceRelease(message, "force-" + java.util.UUID.randomUUID());
+    }
+
+    /** force-release.lua with request id {@code request}: the same id again answers as its first run did. */
+    long forceRelease(String message, String request) throws Exception {
+        return scripts.integer(LockScript.FORCE_RELEASE, new String[] {keys.lock()}, keys.channel(), message, request,
+                Long.toString(NOTE_TTL_MS)).get(5, TimeUnit.SECONDS);
+    }
+
+    /** raise-fence.lua: 1 when {@code owner} holds the lock, 0 when not. */
+    long raiseFence(String owner, long token) throws Exception {
+        return scripts.integer(LockScript.RAISE_FENCE, new String[] {keys.lock()}, owner, Long.toString(token),
+                Long.toString(FENCE_TTL_MS)).get(5, TimeUnit.SECONDS);
+    }
+
+    /** The note a last release of {@code owner} leaves (rw holds: pass {@code kind:owner}). */
+    String noteKey(String hold) {
+        return keys.lock() + ":released:" + hold;
+    }
+
+    long fenceCounter() {
+        return Long.parseLong(sync.get(keys.fence()));
+    }
+
+    long serverMicros() {
+        List<String> time = sync.time();
+        return Long.parseLong(time.get(0)) * 1_000_000L + Long.parseLong(time.get(1));
+    }
+
+    long serverMillis() {
+        return serverMicros() / 1_000;
     }
 }

@@ -9,7 +9,8 @@ import java.util.stream.Collectors;
 /**
  * A Redis Cluster of three masters (no replicas) on free loopback ports, the 16384 slots split
  * evenly. {@link #start()} returns once every node reports {@code cluster_state:ok}; {@link #close()}
- * kills every node and deletes its directory (and its {@code nodes.conf}).
+ * kills every node and deletes its directory (and its {@code nodes.conf}). {@link #migrateSlot} reshards
+ * one slot between masters, as {@code redis-cli --cluster reshard} does, for tests of clients under resharding.
  *
  * <pre>{@code
  * try (RedisClusterSetup cluster = RedisClusterSetup.start()) {
@@ -101,15 +102,56 @@ public final class RedisClusterSetup implements AutoCloseable {
         return Integer.parseInt(nodes.get(0).query("CLUSTER", "KEYSLOT", key).substring(1));
     }
 
-    /** The node serving {@code key}'s slot. */
+    /** The node serving {@code key}'s slot now (as the first node sees the cluster, so also after {@link #migrateSlot}). */
     public RedisServer nodeFor(String key) {
-        int slot = slotOf(key);
-        for (int i = MASTERS - 1; i > 0; i--) {
-            if (slot >= i * SLOTS / MASTERS) {
-                return nodes.get(i);
+        return ownerOf(slotOf(key));
+    }
+
+    /** The master that owns {@code slot} now, as the first node's {@code CLUSTER NODES} reports it. */
+    public RedisServer ownerOf(int slot) {
+        for (String line : nodes.get(0).query("CLUSTER", "NODES").split("\n")) {
+            String[] fields = line.trim().split(" ");
+            if (fields.length < 9) {
+                continue; // a node without slots
+            }
+            int port = Integer.parseInt(fields[1].substring(fields[1].lastIndexOf(':') + 1, fields[1].indexOf('@')));
+            for (int i = 8; i < fields.length; i++) {
+                if (fields[i].startsWith("[")) {
+                    continue; // an open migration ([slot->-id] / [slot-<-id]), not ownership
+                }
+                String[] range = fields[i].split("-");
+                int from = Integer.parseInt(range[0]);
+                int to = range.length > 1 ? Integer.parseInt(range[1]) : from;
+                if (slot >= from && slot <= to) {
+                    return nodes.stream().filter(n -> n.port() == port).findFirst()
+                            .orElseThrow(() -> new IllegalStateException("Slot " + slot + " owned by unknown port " + port));
+                }
             }
         }
-        return nodes.get(0);
+        throw new IllegalStateException("No node owns slot " + slot + ": " + nodes.get(0).query("CLUSTER", "NODES"));
+    }
+
+    /** What one {@link #migrateSlot} moved; {@code replacedKeys} are the keys of batches that met BUSYKEY. */
+    public record SlotMigration(int slot, RedisServer from, RedisServer to, int keysMoved, List<String> replacedKeys) {
+    }
+
+    /** Moves {@code slot} and its keys to {@code target} in batches of 10, as {@code redis-cli --cluster reshard} does. */
+    public SlotMigration migrateSlot(int slot, RedisServer target) {
+        return migrateSlot(slot, target, 10, Duration.ZERO);
+    }
+
+    /**
+     * Moves {@code slot} to {@code target} the way {@code redis-cli --cluster reshard} does (see
+     * {@link SlotMove}), its keys in batches of {@code batchSize}, {@code betweenBatches} apart, so that
+     * clients meet the slot half moved: ASK redirects, TRYAGAIN for keys split between the nodes.
+     */
+    public SlotMigration migrateSlot(int slot, RedisServer target, int batchSize, Duration betweenBatches) {
+        return beginMigration(slot, target).moveRemainingKeys(batchSize, betweenBatches).finish();
+    }
+
+    /** Opens the migration of {@code slot} from its owner to {@code target}, for a test to move its keys step by step. */
+    public SlotMove beginMigration(int slot, RedisServer target) {
+        return new SlotMove(slot, ownerOf(slot), target, nodes);
     }
 
     /** Kills every node and deletes their directories. */

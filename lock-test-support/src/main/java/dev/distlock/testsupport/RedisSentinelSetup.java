@@ -8,7 +8,8 @@ import java.util.stream.Collectors;
 
 /**
  * A Sentinel-managed Redis on free loopback ports: one master, one replica and three sentinels
- * (quorum 2) that fail over about 1 s after the master stops answering. Every process is killed
+ * (quorum 2) that fail over about 1 s after the master stops answering. {@link #cutReplication()} makes
+ * the replica fall behind before a failover. Every process is killed
  * and its temp directory deleted on {@link #close()} (and at JVM exit at the latest).
  *
  * <pre>{@code
@@ -134,6 +135,34 @@ public final class RedisSentinelSetup implements AutoCloseable {
         }, () -> sentinels.stream().map(s -> s.port() + ": " + s.query("SENTINEL", "GET-MASTER-ADDR-BY-NAME", MASTER_NAME))
                 .collect(Collectors.joining("; ")));
         return master();
+    }
+
+    /**
+     * Cuts the replica off the master's replication stream and keeps it off, so that it misses every
+     * write from now on, as a replica far behind would: the replica is given a wrong master password
+     * and its link is killed, so its re-sync fails until it is promoted. It still answers clients and
+     * sentinels, so Sentinel promotes it as usual when the master dies. Returns once the replica
+     * reports its link down.
+     */
+    public void cutReplication() {
+        RedisServer replica = replica();
+        RedisServer master = master();
+        String reply = replica.query("CONFIG", "SET", "masterauth", "not-the-master-password");
+        if (!reply.startsWith("+OK")) {
+            throw new IllegalStateException("CONFIG SET masterauth on the replica (port " + replica.port() + ") failed: " + reply);
+        }
+        // AUTH with a password is refused by a master without one, so the replica's re-sync handshake fails
+        master.query("CLIENT", "KILL", "TYPE", "replica");
+        Topologies.await("replica link down", READY_TIMEOUT,
+                () -> "down".equals(Topologies.info(replica.query("INFO", "replication")).get("master_link_status")),
+                () -> replica.query("INFO", "replication"));
+    }
+
+    /** How many bytes of the master's replication stream the replica has not applied (0 when in sync). */
+    public long replicationLag() {
+        long master = Long.parseLong(Topologies.info(master().query("INFO", "replication")).get("master_repl_offset"));
+        long replica = Long.parseLong(Topologies.info(replica().query("INFO", "replication")).get("master_repl_offset"));
+        return master - replica;
     }
 
     /** Kills every process and deletes their directories. */

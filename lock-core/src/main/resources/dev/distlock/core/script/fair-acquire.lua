@@ -13,6 +13,7 @@ local lock, queue, timeouts = KEYS[1], KEYS[2], KEYS[3]
 local owner, lease, held, req = ARGV[1], ARGV[2], tonumber(ARGV[4]), ARGV[5]
 local waitMs, recheck, margin = tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8])
 
+local replaced = false
 if redis.call('HEXISTS', lock, owner) == 1 then
     if redis.call('HGET', lock, '~req') == req then
         redis.call('HSET', lock, owner, held + 1)
@@ -20,6 +21,7 @@ if redis.call('HEXISTS', lock, owner) == 1 then
         return {1, tonumber(redis.call('HGET', lock, '~token')), held + 1}
     end
     redis.call('DEL', lock) -- a grant its owner never learnt of: replace it
+    replaced = true
 end
 
 local now = serverMs()
@@ -36,8 +38,9 @@ if free and (not head or head == owner) then
     return {1, token, 1}
 end
 
-if dropped and free then
-    -- The new head may sleep for a whole recheck period: its turn came without a release, so tell it.
+if (dropped or replaced) and free then
+    -- The head may sleep for a whole recheck period: its turn came without a release (dead waiters
+    -- dropped before it, or a stale grant deleted here), so tell it.
     redis.call('PUBLISH', ARGV[9] .. head, ARGV[10])
 end
 local queued = redis.call('ZSCORE', timeouts, owner)

@@ -1,9 +1,17 @@
--- Delete a lock whoever holds it and wake waiters.
+-- Delete a lock whoever holds it and wake waiters. Safe to run twice: the first run leaves a short
+-- note <lock>:released:~force:<request id>, so a repeat (the reply lost, the command re-sent, maybe
+-- after another owner took the freed lock) answers as the first run did and deletes nothing.
 -- KEYS[1] lock hash
--- ARGV[1] wake-up channel   ARGV[2] wake-up message
--- Returns 1 when a lock was deleted, 0 when it was free.
-if redis.call('DEL', KEYS[1]) == 1 then
-    redis.call('PUBLISH', ARGV[1], ARGV[2])
-    return 1
+-- ARGV[1] wake-up channel   ARGV[2] wake-up message   ARGV[3] request id   ARGV[4] how long the note is kept, in ms
+-- Returns 1 when a lock was deleted (by this request), 0 when it was free.
+local note = KEYS[1] .. ':released:~force:' .. ARGV[3]
+local first = redis.call('GET', note)
+if first then
+    return tonumber(first)
 end
-return 0
+local deleted = redis.call('DEL', KEYS[1])
+redis.call('SET', note, deleted, 'PX', ARGV[4])
+if deleted == 1 then
+    redis.call('PUBLISH', ARGV[1], ARGV[2])
+end
+return deleted

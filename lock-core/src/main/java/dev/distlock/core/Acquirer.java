@@ -1,0 +1,289 @@
+package dev.distlock.core;
+
+import dev.distlock.core.LockListener.AcquireOutcome;
+import dev.distlock.core.pubsub.WakeupHub;
+import dev.distlock.core.pubsub.WakeupHub.WaitChannel;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Acquisition in Redis and waiting: tries, then sleeps on the lock's wake-up channel (each sleep
+ * bounded by the holder's TTL) until the deadline, and records a grant as a hold. Every attempt of
+ * one call carries the same grant id, so any of them that Redis ran twice, or ran although its reply
+ * never came, is one grant that the next attempt or the give-back recognises.
+ */
+final class Acquirer {
+
+    private static final Logger log = LoggerFactory.getLogger(Acquirer.class);
+
+    private final RedisNode node;
+    private final RedisCalls calls;
+    private final WakeupHub hub;
+    private final HoldTable holds;
+    private final LeaseKeeper<Hold> keeper;
+    private final Events events;
+    private final LockClientOptions options;
+    /** Numbers the requests of this client; with the owner id they name a grant in Redis. */
+    private final AtomicLong requests = new AtomicLong();
+
+    private final ScheduledExecutorService timers;
+
+    Acquirer(RedisNode node, RedisCalls calls, WakeupHub hub, HoldTable holds, LeaseKeeper<Hold> keeper, Events events,
+            LockClientOptions options, ScheduledExecutorService timers) {
+        this.timers = timers;
+        this.node = node;
+        this.calls = calls;
+        this.hub = hub;
+        this.holds = holds;
+        this.keeper = keeper;
+        this.events = events;
+        this.options = options;
+    }
+
+    /** Acquires in Redis for {@code request.owner()} until {@code deadline}; the hold, or {@code null} when the wait ran out. */
+    @Nullable Hold acquire(AcquireRequest request, long deadline) throws InterruptedException {
+        LockKind kind = request.kind();
+        LockKeys keys = request.keys();
+        Hold current = holds.get(kind, keys, request.owner());
+        boolean reentry = current != null && current.isLive(request.startNanos());
+        ScriptArgs.Acquire args = node.acquireArgs(request.owner(), request.lease().millis(), reentry ? current.count() : 0,
+                reentry ? current.grantId : Long.toString(requests.incrementAndGet()));
+        boolean acquired = false;
+        WaitChannel channel = null;
+        try {
+            Grant grant = attempt(request, args, deadline);
+            while (true) {
+                if (grant.granted()) {
+                    Hold hold = granted(request, grant);
+                    if (hold != null) {
+                        acquired = true;
+                        return hold;
+                    }
+                    grant = new Grant(false, 0, 0, args.grantId(), grant.sentNanos()); // arrived after its lease: look again at once
+                }
+                long remaining = deadline - System.nanoTime();
+                if (remaining <= 0) {
+                    events.acquire(request.info(), AcquireOutcome.TIMEOUT, request.startNanos());
+                    return null;
+                }
+                if (channel == null) {
+                    channel = hub.join(kind.waitChannel(keys, request.owner()));
+                    awaitSubscription(channel, deadline, keys, request.interruptible());
+                } else {
+                    // The holder's TTL bounds the sleep: a lost wake-up or a crashed holder cannot stall us.
+                    // PTTL 0 is the lease's last millisecond (expiry publishes nothing): look again right after it.
+                    // Only a key without TTL (-1) falls back to a whole watchdog lease.
+                    long ttlMs = grant.ttlMs() >= 0 ? Math.max(1, grant.ttlMs()) : keeper.watchdogLeaseMs();
+                    channel.await(Math.min(TimeUnit.MILLISECONDS.toNanos(ttlMs), remaining), request.interruptible());
+                }
+                if (request.interruptible() && Thread.interrupted()) {
+                    throw new InterruptedException("Interrupted while waiting for lock '" + request.info().name() + "'");
+                }
+                grant = attempt(request, args, deadline);
+            }
+        } catch (LockUnavailableException e) {
+            if (args.held() == 0) {
+                // Redis may have granted the lock and the reply been lost: give that grant back, whenever Redis answers.
+                node.giveBack(kind, keys, request.owner(), args.grantId(), System.nanoTime() + request.lease().nanos());
+            }
+            throw e;
+        } finally {
+            if (channel != null) {
+                hub.leave(channel);
+            }
+            if (!acquired) {
+                gaveUp(request);
+            }
+        }
+    }
+
+    private void awaitSubscription(WaitChannel channel, long deadline, LockKeys keys, boolean interruptible)
+            throws InterruptedException {
+        boolean interrupted = false;
+        long until = Math.min(deadline - System.nanoTime(), calls.operationTimeoutNanos()) + System.nanoTime();
+        try {
+            while (true) {
+                try {
+                    channel.subscribed().get(Math.max(0, until - System.nanoTime()), TimeUnit.NANOSECONDS);
+                    return;
+                } catch (InterruptedException e) {
+                    if (interruptible) {
+                        throw e;
+                    }
+                    interrupted = true; // lock() is not interruptible: keep waiting, restore the flag after
+                } catch (TimeoutException | ExecutionException e) {
+                    // Waiting still works without it: every sleep is bounded by the holder's TTL.
+                    log.debug("Subscription to {} not confirmed: {}", keys.channel(), e.toString());
+                    return;
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /** One script run, bounded by the caller's deadline (at least {@link RedisCalls#MIN_STEP_NANOS}). */
+    private Grant attempt(AcquireRequest request, ScriptArgs.Acquire args, long deadline) {
+        long sentAt = System.nanoTime();
+        ScriptArgs.Acquire call = args.withWaitMs(Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadline - sentAt)));
+        Grant grant = Grant.of(calls.call(() -> node.acquire(request.kind(), request.keys(), call), calls.stepDeadline(deadline),
+                "acquiring", request.keys()), args.grantId(), sentAt);
+        if (grant.granted() && grant.count() == 1 && options.replicaAcks() > 0) {
+            confirmReplicated(request, args, deadline);
+        }
+        return grant;
+    }
+
+    /** WAIT for the configured replicas after a new grant; give the grant back when too few acknowledge. */
+    private void confirmReplicated(AcquireRequest request, ScriptArgs.Acquire args, long deadline) {
+        LockKeys keys = request.keys();
+        long acked = calls.call(() -> node.waitForReplicas(options.replicaAcks(), options.replicaAckTimeout().toMillis()),
+                calls.stepDeadline(deadline) + options.replicaAckTimeout().toNanos(), "waiting for replicas of", keys);
+        if (acked < options.replicaAcks()) {
+            calls.call(() -> node.release(request.kind(), keys, args.owner(), args.grantId(), 1), calls.operationDeadline(),
+                    "giving back", keys);
+            throw replicasMissing(keys, acked);
+        }
+    }
+
+    private LockException replicasMissing(LockKeys keys, long acked) {
+        return new LockException("Lock " + keys.lock() + " was granted but only " + acked + " of " + options.replicaAcks()
+                + " replica(s) acknowledged it within " + options.replicaAckTimeout().toMillis()
+                + " ms, so it was given back: check the replicas, or lower replicaAcks", null);
+    }
+
+    /**
+     * Records a grant. Returns {@code null} for a grant whose reply came after its lease had already run
+     * out in Redis (counted from when the request was sent): it is given back, and the caller looks again.
+     */
+    @Nullable Hold granted(AcquireRequest request, Grant grant) {
+        long now = System.nanoTime();
+        Lease lease = request.lease();
+        Hold existing = holds.get(request.kind(), request.keys(), request.owner());
+        if (grant.count() > 1 && existing != null && existing.grantId.equals(grant.grantId()) && !existing.released
+                && existing.lostReason() == null) {
+            existing.reentered(lease.millis(), grant.sentNanos() + lease.nanos());
+            keeper.watch(existing);
+            return existing;
+        }
+        if (now - (grant.sentNanos() + lease.nanos()) >= 0) {
+            node.giveBack(request.kind(), request.keys(), request.owner(), grant.grantId(), now + calls.operationTimeoutNanos());
+            return null;
+        }
+        Hold hold = new Hold(request.kind(), request.info(), request.keys(), request.owner(), request.thread(), grant, lease);
+        Hold superseded = holds.put(hold);
+        if (superseded != null) {
+            keeper.stop(superseded);
+            keeper.lost(superseded, "its lease had already run out in Redis when its owner locked again");
+        }
+        keeper.watch(hold);
+        events.acquire(request.info(), AcquireOutcome.ACQUIRED, request.startNanos());
+        return hold;
+    }
+
+    /**
+     * Acquires in Redis for a handle until {@code deadline} without blocking a thread: no re-entry and no
+     * local gate (every handle is an owner of its own). The future completes with the hold, with
+     * {@code null} when the wait ran out, or exceptionally; cancelling it gives everything up.
+     */
+    CompletableFuture<@Nullable Hold> acquireAsync(AcquireRequest request, long deadline) {
+        ScriptArgs.Acquire args = node.acquireArgs(request.owner(), request.lease().millis(), 0,
+                Long.toString(requests.incrementAndGet()));
+        AsyncAcquisition acquisition = new AsyncAcquisition(this, request, deadline, args, timers);
+        acquisition.start();
+        return acquisition.result;
+    }
+
+    /** One try without waiting for it; replica acknowledgements, when asked for, are waited for in the same future. */
+    CompletableFuture<List<Object>> tryAsync(AcquireRequest request, ScriptArgs.Acquire args, long deadline) {
+        ScriptArgs.Acquire call = args.withWaitMs(Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+        CompletableFuture<List<Object>> reply = calls.callAsync(() -> node.acquire(request.kind(), request.keys(), call),
+                calls.stepDeadline(deadline), "acquiring", request.keys());
+        if (options.replicaAcks() == 0) {
+            return reply;
+        }
+        return reply.thenCompose(r -> {
+            if ((Long) r.get(0) != 1L || (Long) r.get(2) != 1L) {
+                return CompletableFuture.completedFuture(r);
+            }
+            return calls.callAsync(() -> node.waitForReplicas(options.replicaAcks(), options.replicaAckTimeout().toMillis()),
+                    calls.stepDeadline(deadline) + options.replicaAckTimeout().toNanos(), "waiting for replicas of", request.keys())
+                    .thenApply(acked -> {
+                        if (acked < options.replicaAcks()) {
+                            giveBack(request, args.grantId());
+                            throw replicasMissing(request.keys(), acked);
+                        }
+                        return r;
+                    });
+        });
+    }
+
+    /** A hold whose acquisition was cancelled after Redis granted it: forget it and give it back. */
+    void abandon(Hold hold) {
+        holds.remove(hold);
+        keeper.stop(hold);
+        node.giveBack(hold.kind, hold.keys, hold.owner, hold.grantId, hold.validUntilNanos);
+    }
+
+    void giveBack(AcquireRequest request, String grantId) {
+        node.giveBack(request.kind(), request.keys(), request.owner(), grantId, System.nanoTime() + request.lease().nanos());
+    }
+
+    void timedOut(AcquireRequest request) {
+        events.acquire(request.info(), AcquireOutcome.TIMEOUT, request.startNanos());
+    }
+
+    void failed(AcquireRequest request, Throwable error) {
+        events.failed(request.info(), RedisCalls.unwrap(error), request.startNanos());
+    }
+
+    WaitChannel join(AcquireRequest request) {
+        return hub.join(request.kind().waitChannel(request.keys(), request.owner()));
+    }
+
+    void leave(WaitChannel channel) {
+        hub.leave(channel);
+    }
+
+    long operationTimeoutNanos() {
+        return calls.operationTimeoutNanos();
+    }
+
+    long watchdogLeaseMs() {
+        return keeper.watchdogLeaseMs();
+    }
+
+    /** Leaves a fair queue (or whatever the kind does on giving up) without waiting for it. */
+    void gaveUpAsync(AcquireRequest request) {
+        if (node.gaveUp(request.kind(), request.keys(), request.owner()) == null) {
+            return;
+        }
+        calls.inBackground(() -> node.gaveUp(request.kind(), request.keys(), request.owner()),
+                System.nanoTime() + calls.operationTimeoutNanos(), "leaving the queue of", request.keys());
+    }
+
+    /** Leaves a fair queue (or whatever the kind does on giving up), waiting briefly: Redis may not answer. */
+    private void gaveUp(AcquireRequest request) {
+        CompletableFuture<?> leaving = node.gaveUp(request.kind(), request.keys(), request.owner());
+        if (leaving == null) {
+            return;
+        }
+        try {
+            calls.call(() -> leaving, System.nanoTime() + RedisCalls.MIN_STEP_NANOS, "leaving the queue of", request.keys());
+        } catch (LockException e) {
+            // The acquire ends anyway and its own outcome matters more; the queue place expires with its deadline.
+            log.warn("Could not leave the queue of lock {}; the place expires by itself within seconds: {}", request.keys().lock(),
+                    e.toString());
+        }
+    }
+}

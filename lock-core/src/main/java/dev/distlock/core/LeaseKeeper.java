@@ -1,0 +1,187 @@
+package dev.distlock.core;
+
+import dev.distlock.core.LockListener.RenewalOutcome;
+import dev.distlock.core.watchdog.LeaseWatchdog;
+import java.util.Collection;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Keeps the leases of one client's holds, written once for Redis and RedLock holds: the watchdog
+ * renews watchdog leases, a timer reports a fixed lease that runs out while held at the moment it
+ * runs out, and every loss is reported once (WARN, listeners, interrupt when chosen). How a renewal
+ * reaches Redis is the {@link Renewer}'s business.
+ */
+final class LeaseKeeper<H extends LeaseState> implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(LeaseKeeper.class);
+
+    /** Sends one renewal of a watchdog lease; a failed future means Redis did not answer. */
+    interface Renewer<H> {
+        CompletableFuture<Renewal> renew(H hold, long leaseMs);
+    }
+
+    /**
+     * A renewal's answer.
+     *
+     * @param outcome renewed, lost (the lock is gone or held by another grant), or failed (no answer)
+     * @param validNanos when renewed: how long the hold is valid from the renewal's send time
+     * @param detail what was found, for logs and loss reasons
+     */
+    record Renewal(RenewalOutcome outcome, long validNanos, String detail) {
+        static Renewal renewed(long validNanos) {
+            return new Renewal(RenewalOutcome.RENEWED, validNanos, "renewed");
+        }
+
+        static Renewal lost(String detail) {
+            return new Renewal(RenewalOutcome.LOST, 0, detail);
+        }
+
+        static Renewal failed(String detail) {
+            return new Renewal(RenewalOutcome.ERROR, 0, detail);
+        }
+    }
+
+    private final String what;
+    private final ScheduledExecutorService timers;
+    private final Events events;
+    private final boolean interruptOnLoss;
+    private final long watchdogLeaseMs;
+    private final Renewer<H> renewer;
+    private final LeaseWatchdog watchdog;
+
+    /**
+     * @param what how logs name a lock of this kind ({@code Lock}, {@code RedLock})
+     * @param holds the holds to keep, read on every watchdog round
+     */
+    LeaseKeeper(String what, ScheduledExecutorService timers, LockClientOptions options, Events events,
+            Supplier<Collection<H>> holds, Renewer<H> renewer) {
+        this.what = what;
+        this.timers = timers;
+        this.events = events;
+        this.interruptOnLoss = options.interruptOnLeaseLost();
+        this.watchdogLeaseMs = options.watchdogLease().toMillis();
+        this.renewer = renewer;
+        this.watchdog = new LeaseWatchdog(timers, options.watchdogLease(),
+                () -> holds.get().stream().<LeaseWatchdog.Lease>map(Watched::new).toList());
+    }
+
+    long watchdogLeaseMs() {
+        return watchdogLeaseMs;
+    }
+
+    /** Starts watching a fixed lease (again, after a re-entry changed its end); watchdog leases need nothing. */
+    void watch(H hold) {
+        if (hold.watchdog() || hold.released || hold.lostReason() != null) {
+            return;
+        }
+        stop(hold);
+        try {
+            hold.leaseTimer = timers.schedule(() -> {
+                if (!hold.released && hold.lostReason() == null) {
+                    if (System.nanoTime() - hold.validUntilNanos < 0) {
+                        watch(hold); // re-entered with a later lease meanwhile
+                    } else {
+                        lost(hold, "its " + hold.lease().describe() + " ran out while it was still held");
+                    }
+                }
+            }, Math.max(0, hold.validUntilNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException e) {
+            log.debug("Client closing: lease of {} '{}' not watched", what, hold.info.name());
+        }
+    }
+
+    /** Stops the fixed-lease timer of a hold that ends. */
+    void stop(H hold) {
+        Future<?> timer = hold.leaseTimer;
+        if (timer != null) {
+            timer.cancel(false);
+        }
+    }
+
+    /** Reports a hold lost, once: WARN, listeners, and an interrupt of its thread when the client asked for it. */
+    void lost(LeaseState hold, String reason) {
+        if (hold.markLost(reason)) {
+            log.warn("{} '{}' was lost while held (owner {}, fencing token {}): {}", what, hold.info.name(), hold.owner, hold.token,
+                    reason);
+            events.leaseLost(hold.info, reason);
+            Thread owner = hold.thread;
+            if (interruptOnLoss && owner != null && !hold.released) {
+                owner.interrupt(); // the holder asked to be stopped rather than run on unprotected
+            }
+        }
+    }
+
+    private void renewed(H hold, long sentAt, Renewal renewal) {
+        if (hold.released) {
+            return; // the reply raced with unlock: the renew scripts never revive a released lock
+        }
+        if (renewal.outcome() == RenewalOutcome.RENEWED) {
+            hold.validUntilNanos = sentAt + renewal.validNanos();
+        }
+        events.renewal(hold.info, renewal.outcome());
+        switch (renewal.outcome()) {
+            case RENEWED -> { }
+            case LOST -> lost(hold, renewal.detail());
+            default -> {
+                if (System.nanoTime() - hold.validUntilNanos > 0) {
+                    lost(hold, "no renewal was confirmed before the " + hold.lease().describe() + " ran out (" + renewal.detail() + ")");
+                } else {
+                    log.warn("Renewing {} '{}' failed, retrying while the lease lasts: {}", what, hold.info.name(), renewal.detail());
+                }
+            }
+        }
+    }
+
+    /** Adapts a hold to the watchdog: renews watchdog leases; fixed leases have their own timer. */
+    private final class Watched implements LeaseWatchdog.Lease {
+        private final H hold;
+
+        Watched(H hold) {
+            this.hold = hold;
+        }
+
+        @Override
+        public boolean dueForRenewal(long now) {
+            if (hold.released || hold.lostReason() != null || !hold.watchdog()) {
+                return false;
+            }
+            if (now - hold.validUntilNanos > 0) {
+                // No renewal confirmed for a whole lease: Redis may have let the key expire. Do not wait
+                // for a command time-out to say so.
+                lost(hold, "no renewal was confirmed within the " + hold.lease().describe() + " (Redis unreachable or stalled)");
+                return false;
+            }
+            return true;
+        }
+
+        @Override
+        public void renew(long sentAt) {
+            CompletableFuture<Renewal> renewal;
+            try {
+                renewal = renewer.renew(hold, watchdogLeaseMs);
+            } catch (RuntimeException e) {
+                renewal = CompletableFuture.failedFuture(e);
+            }
+            renewal.whenComplete((result, error) -> renewed(hold, sentAt,
+                    error == null ? result : Renewal.failed(String.valueOf(RedisCalls.unwrap(error)))));
+        }
+    }
+
+    /** The holds among {@code holds} that are still valid now. */
+    static int live(Collection<? extends LeaseState> holds) {
+        long now = System.nanoTime();
+        return (int) holds.stream().filter(h -> h.isLive(now)).count();
+    }
+
+    @Override
+    public void close() {
+        watchdog.close();
+    }
+}

@@ -1,0 +1,106 @@
+package dev.distlock.core;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What a client knows of one hold's lease, for a plain Redis hold ({@link Hold}) and a RedLock hold
+ * ({@link RedLockHold}) alike: count, fencing token, grant, lease and until when it is valid, and
+ * whether it was released or lost. {@link LeaseKeeper} renews it and reports its loss.
+ */
+abstract class LeaseState {
+
+    final LockInfo info;
+    final String owner;
+    final long token;
+    /** The id of the request that granted this hold in Redis; renewals and releases name it. */
+    final String grantId;
+    /** When the granting request was sent (System.nanoTime). */
+    final long acquiredNanos;
+    /** The thread that owns the hold, interrupted on loss when the client asks for it; {@code null} for a handle's hold. */
+    final @Nullable Thread thread;
+    /** Completes with the reason when the hold is lost while held (never when it is released first). */
+    final CompletableFuture<String> lost = new CompletableFuture<>();
+    private final AtomicInteger count;
+    private final AtomicReference<String> lostReason = new AtomicReference<>();
+    private volatile Lease lease;
+    /**
+     * Until when the hold is valid as far as this client knows, counted from when the request was
+     * sent (never from the reply, so a late reply cannot make a hold look longer than Redis keeps it).
+     */
+    volatile long validUntilNanos;
+    volatile boolean released;
+    /** The timer that reports a fixed lease running out while held; {@code null} for watchdog leases. */
+    volatile Future<?> leaseTimer;
+
+    LeaseState(LockInfo info, String owner, @Nullable Thread thread, long token, String grantId, int count, Lease lease,
+            long sentNanos, long validUntilNanos) {
+        this.info = info;
+        this.thread = thread;
+        this.owner = owner;
+        this.token = token;
+        this.grantId = grantId;
+        this.count = new AtomicInteger(count);
+        this.lease = lease;
+        this.acquiredNanos = sentNanos;
+        this.validUntilNanos = validUntilNanos;
+    }
+
+    Lease lease() {
+        return lease;
+    }
+
+    boolean watchdog() {
+        return lease.watchdog();
+    }
+
+    int count() {
+        return count.get();
+    }
+
+    /**
+     * One more hold. The script set the lock's TTL to the lease the re-entry asked for, so that is
+     * now the lease's length and end; who keeps it (watchdog or not) stays as the first hold chose.
+     */
+    void reentered(long leaseMs, long validUntil) {
+        reenter();
+        lease = new Lease(leaseMs, lease.watchdog());
+        validUntilNanos = validUntil;
+    }
+
+    /** One more hold on the same lease (RedLock re-entry, which does not touch the nodes). */
+    void reenter() {
+        count.incrementAndGet();
+    }
+
+    /** Drops one local hold; returns the holds left. */
+    int exit() {
+        return count.decrementAndGet();
+    }
+
+    /** Whether the hold is still valid: not lost, not released, lease not run out. */
+    boolean isLive(long nowNanos) {
+        return !released && lostReason.get() == null && nowNanos - validUntilNanos < 0;
+    }
+
+    /** Marks the hold lost; true only for the first caller, so loss is reported once. */
+    boolean markLost(String reason) {
+        if (lostReason.compareAndSet(null, reason)) {
+            lost.complete(reason);
+            return true;
+        }
+        return false;
+    }
+
+    String lostReason() {
+        return lostReason.get();
+    }
+
+    Duration heldFor(long nowNanos) {
+        return Duration.ofNanos(nowNanos - acquiredNanos);
+    }
+}

@@ -1,0 +1,41 @@
+package dev.distlock.core;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+
+/** A {@link LockHandle} over any engine's hold: released through the engine's port, once. */
+final class PortHandle<H extends LeaseState> extends ReleasedOnce {
+
+    private final LockPort<H> port;
+    private final H hold;
+
+    PortHandle(LockPort<H> port, H hold) {
+        this.port = port;
+        this.hold = hold;
+    }
+
+    @Override
+    public String key() {
+        return hold.info.name();
+    }
+
+    @Override
+    public long fencingToken() {
+        return hold.token;
+    }
+
+    @Override
+    public boolean isHeld() {
+        return !released() && hold.isLive(System.nanoTime());
+    }
+
+    @Override
+    public CompletionStage<String> leaseLost() {
+        return hold.lost.minimalCompletionStage();
+    }
+
+    @Override
+    CompletableFuture<Void> release() {
+        return port.releaseAsync(hold);
+    }
+}

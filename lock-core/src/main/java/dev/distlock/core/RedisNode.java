@@ -1,0 +1,113 @@
+package dev.distlock.core;
+
+import dev.distlock.core.pubsub.WakeupHub;
+import dev.distlock.core.script.LockScript;
+import dev.distlock.core.script.ScriptRunner;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The scripts of one Redis (standalone, Sentinel or Cluster) as calls on one lock each, with the
+ * arguments every call needs filled in. {@link LockEngine} runs them bounded and retried; a
+ * {@link RedLockClient} uses each node's through this narrow port as single attempts (no waiting,
+ * no local holds, no events). Replies as documented on {@link LockKind}.
+ */
+final class RedisNode {
+
+    private final RedisConnections redis;
+    private final ScriptRunner scripts;
+    private final RedisCalls calls;
+    private final WakeupHub hub;
+    private final String keyPrefix;
+    private final long fenceTtlMs;
+    /** How long Redis remembers a last release, so that the same release sent again still answers "released". */
+    private final long releaseNoteTtlMs;
+    private final AtomicLong requests = new AtomicLong();
+
+    RedisNode(RedisConnections redis, RedisCalls calls, WakeupHub hub, LockClientOptions options) {
+        this.redis = redis;
+        this.scripts = new ScriptRunner(redis.scripting);
+        this.calls = calls;
+        this.hub = hub;
+        this.keyPrefix = options.keyPrefix();
+        this.fenceTtlMs = options.fencingCounterTtl().toMillis();
+        this.releaseNoteTtlMs = Math.max(1000, 2 * options.operationTimeout().toMillis());
+    }
+
+    LockKeys keys(String name) {
+        return LockKeys.of(keyPrefix, name);
+    }
+
+    /** The arguments of an acquire attempt; {@code held} 0 for a new hold. */
+    ScriptArgs.Acquire acquireArgs(String owner, long leaseMs, int held, String grantId) {
+        return new ScriptArgs.Acquire(owner, leaseMs, fenceTtlMs, held, grantId, 0);
+    }
+
+    CompletableFuture<List<Object>> acquire(LockKind kind, LockKeys keys, ScriptArgs.Acquire args) {
+        return kind.acquire(scripts, keys, args);
+    }
+
+    /** Releases one of {@code held} holds of grant {@code grantId}: 1 released, 0 still held, -1 not held by this grant. */
+    CompletableFuture<Long> release(LockKind kind, LockKeys keys, String owner, String grantId, int held) {
+        return kind.release(scripts, keys,
+                new ScriptArgs.Release(owner, grantId, held, hub.message(kind.wakesAllOnRelease()), releaseNoteTtlMs));
+    }
+
+    /**
+     * Gives back grant {@code grantId} of {@code owner} whenever Redis answers, until {@code until}: for
+     * a grant whose reply never came, or a release nobody waits for. It names the grant, so it can
+     * never release a later hold of the same owner, and local waiters are woken when it lands.
+     */
+    void giveBack(LockKind kind, LockKeys keys, String owner, String grantId, long until) {
+        calls.inBackground(() -> release(kind, keys, owner, grantId, 1)
+                .whenComplete((result, error) -> wakeLocal(kind, keys)), until, "giving back", keys);
+    }
+
+    /** Lets a local waiter (all of them for shared kinds) look at the lock again. */
+    void wakeLocal(LockKind kind, LockKeys keys) {
+        hub.wakeLocal(keys.channel(), kind.wakesAllOnRelease());
+    }
+
+    CompletableFuture<Long> renew(LockKind kind, LockKeys keys, String owner, String grantId, long leaseMs) {
+        return kind.renew(scripts, keys, owner, grantId, leaseMs);
+    }
+
+    /** Leaves a fair queue (or whatever the kind does on giving up); {@code null} when there is nothing to do. */
+    CompletableFuture<?> gaveUp(LockKind kind, LockKeys keys, String owner) {
+        return kind.gaveUp(scripts, keys, owner);
+    }
+
+    /** Raises the fencing counter of {@code keys} to at least {@code token} while {@code owner} holds it: 1, else 0. */
+    CompletableFuture<Long> raiseFence(LockKeys keys, String owner, long token) {
+        return scripts.integer(LockScript.RAISE_FENCE, new String[] {keys.lock()}, owner, Long.toString(token), Long.toString(fenceTtlMs));
+    }
+
+    /** A new id for a request that must be recognised when Redis runs it twice. */
+    String requestId() {
+        return hub.message(false) + '-' + requests.incrementAndGet();
+    }
+
+    /**
+     * Deletes the lock whoever holds it and wakes its waiters: 1 deleted, 0 it was free. The same
+     * {@code requestId} sent again answers as the first run and deletes nothing.
+     */
+    CompletableFuture<Long> forceRelease(LockKeys keys, boolean wakeAll, String requestId) {
+        return scripts.integer(LockScript.FORCE_RELEASE, new String[] {keys.lock()}, keys.channel(), hub.message(wakeAll), requestId,
+                Long.toString(releaseNoteTtlMs));
+    }
+
+    /** PTTL of the lock key: -2 when absent. */
+    CompletableFuture<Long> pttl(LockKeys keys) {
+        return redis.keys.pttl(keys.lock()).toCompletableFuture();
+    }
+
+    CompletableFuture<Long> exists(LockKeys keys) {
+        return redis.keys.exists(keys.lock()).toCompletableFuture();
+    }
+
+    /** WAIT for {@code replicas} acknowledgements; {@code null} connection on Cluster is refused at start. */
+    CompletableFuture<Long> waitForReplicas(int replicas, long timeoutMs) {
+        return redis.base.waitForReplication(replicas, timeoutMs).toCompletableFuture();
+    }
+}

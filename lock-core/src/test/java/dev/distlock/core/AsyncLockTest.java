@@ -1,0 +1,282 @@
+package dev.distlock.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import dev.distlock.testsupport.RedisExtension;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Handle-owned holds from the async methods: acquired without blocking a thread, released from any
+ * thread exactly once, renewed and reported lost like a thread's hold, and given up completely when
+ * the caller cancels while waiting.
+ */
+class AsyncLockTest {
+
+    @RegisterExtension
+    static final RedisExtension redis = new RedisExtension();
+
+    private static final Duration GENEROUS = Duration.ofSeconds(10);
+
+    private LockClient client;
+    private LockClient other;
+    private RedisClient observerClient;
+    private StatefulRedisConnection<String, String> observerConnection;
+    private RedisCommands<String, String> observer;
+    private String name;
+
+    @BeforeEach
+    void setUp() {
+        client = LockClient.create(RedisURI.create(redis.server().uri()),
+                LockClientOptions.builder().watchdogLease(Duration.ofMillis(900)).build());
+        other = LockClient.create(RedisURI.create(redis.server().uri()));
+        observerClient = RedisClient.create(RedisURI.create(redis.server().uri()));
+        observerConnection = observerClient.connect();
+        observer = observerConnection.sync();
+        name = Names.fresh("async");
+    }
+
+    @AfterEach
+    void tearDown() {
+        client.close();
+        other.close();
+        observerConnection.close();
+        observerClient.shutdown();
+    }
+
+    private String lockKey(String lockName) {
+        return LockKeys.of(LockClientOptions.DEFAULT_KEY_PREFIX, lockName).lock();
+    }
+
+    private static <T> T get(java.util.concurrent.CompletionStage<T> stage) throws Exception {
+        return stage.toCompletableFuture().get(GENEROUS.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    @Test
+    void lockAsyncGivesAHandleThatAnotherThreadReleases() throws Exception {
+        LockHandle handle = get(client.getLock(name).lockAsync());
+
+        assertThat(handle.isHeld()).isTrue();
+        assertThat(handle.key()).isEqualTo(name);
+        assertThat(handle.fencingToken()).isPositive();
+        assertThat(observer.exists(lockKey(name))).isOne();
+        assertThat(client.getLock(name).isHeldByCurrentThread()).as("the handle owns it, not the thread").isFalse();
+
+        OtherThread.call(() -> {
+            handle.unlock();
+            return null;
+        });
+
+        assertThat(handle.isHeld()).isFalse();
+        assertThat(observer.exists(lockKey(name))).isZero();
+    }
+
+    @Test
+    void aHandleReleasesExactlyOnce() throws Exception {
+        LockHandle handle = get(client.getLock(name).tryLockAsync(Duration.ZERO)).orElseThrow();
+        handle.unlock();
+
+        assertThatThrownBy(handle::unlock).isInstanceOf(IllegalStateException.class).hasMessageContaining("already released");
+        handle.close(); // nothing left to do
+        assertThat(get(other.getLock(name).tryLockAsync(Duration.ZERO))).as("free for others").isPresent();
+    }
+
+    @Test
+    void tryLockAsyncCompletesEmptyWhenTheWaitRunsOutAndHandlesDoNotReenter() throws Exception {
+        LockHandle first = get(client.getLock(name).lockAsync());
+
+        long start = System.nanoTime();
+        Optional<LockHandle> second = get(client.getLock(name).tryLockAsync(Duration.ofMillis(300)));
+
+        assertThat(second).as("a second handle is another owner: it waits, and its wait runs out").isEmpty();
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(Duration.ofMillis(300));
+        first.unlock();
+    }
+
+    /**
+     * Many acquisitions waiting at once cost no thread each: 200 of them are started from this
+     * thread, all wait, and each runs in turn as the one before releases, with never two at once.
+     */
+    @Test
+    void waitingAcquisitionsHoldNoThreadAndRunOneAtATime() throws Exception {
+        RedisLock holder = other.getLock(name);
+        holder.lock();
+        int threadsBefore = Thread.activeCount();
+        AtomicInteger inside = new AtomicInteger();
+        AtomicInteger overlaps = new AtomicInteger();
+        AtomicInteger done = new AtomicInteger();
+        List<CompletableFuture<Void>> all = new ArrayList<>();
+        for (int i = 0; i < 200; i++) {
+            all.add(client.getLock(name).tryLockAsync(Duration.ofSeconds(60)).thenCompose(handle -> {
+                if (inside.incrementAndGet() > 1) {
+                    overlaps.incrementAndGet();
+                }
+                inside.decrementAndGet();
+                done.incrementAndGet();
+                return handle.orElseThrow().unlockAsync();
+            }).toCompletableFuture());
+        }
+        assertThat(Thread.activeCount() - threadsBefore).as("threads started for 200 waiters").isLessThan(20);
+        assertThat(done.get()).isZero();
+
+        holder.unlock();
+        CompletableFuture.allOf(all.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
+
+        assertThat(done.get()).isEqualTo(200);
+        assertThat(overlaps.get()).isZero();
+        assertThat(observer.exists(lockKey(name))).isZero();
+        await().atMost(GENEROUS).until(() -> client.subscribedChannels() == 0);
+    }
+
+    @Test
+    void cancellingAWaitingAcquisitionLeavesNothingInRedis() throws Exception {
+        RedisLock holder = other.getFairLock(name);
+        holder.lock();
+        CompletableFuture<Optional<LockHandle>> waiting = client.getFairLock(name).tryLockAsync(Duration.ofSeconds(30))
+                .toCompletableFuture();
+        LockKeys keys = LockKeys.of(LockClientOptions.DEFAULT_KEY_PREFIX, name);
+        await().atMost(GENEROUS).until(() -> observer.llen(keys.queue()) == 1);
+
+        assertThat(waiting.cancel(true)).isTrue();
+
+        await().atMost(GENEROUS).until(() -> observer.llen(keys.queue()) == 0);
+        holder.unlock();
+        await().atMost(GENEROUS).until(() -> observer.exists(keys.lock()) == 0);
+        assertThat(client.activeHolds()).isZero();
+        assertThat(get(other.getFairLock(name).tryLockAsync(Duration.ofSeconds(2)))).as("the next comer is not blocked").isPresent();
+    }
+
+    @Test
+    void cancellingLockAsyncWhileWaitingGivesUpAndTheLockStaysWithItsHolder() throws Exception {
+        RedisLock holder = other.getLock(name);
+        holder.lock();
+        CompletableFuture<LockHandle> waiting = client.getLock(name).lockAsync().toCompletableFuture();
+        await().atMost(GENEROUS).until(() -> client.subscribedChannels() == 1);
+
+        waiting.cancel(true);
+
+        await().atMost(GENEROUS).until(() -> client.subscribedChannels() == 0);
+        holder.unlock();
+        assertThat(observer.exists(lockKey(name))).isZero();
+        assertThat(client.activeHolds()).isZero();
+    }
+
+    @Test
+    void theWatchdogRenewsAHandleAndItsLossIsSignalled() throws Exception {
+        LockHandle handle = get(client.getLock(name).lockAsync());
+        Thread.sleep(2_000); // over two 900 ms leases: only renewals keep it
+        assertThat(handle.isHeld()).isTrue();
+        assertThat(observer.exists(lockKey(name))).isOne();
+
+        assertThat(other.getLock(name).forceUnlock()).isTrue();
+
+        String reason = handle.leaseLost().toCompletableFuture().get(GENEROUS.toMillis(), TimeUnit.MILLISECONDS);
+        assertThat(reason).contains("renewal");
+        assertThat(handle.isHeld()).isFalse();
+        assertThatThrownBy(handle::unlock).isInstanceOf(LockLeaseExpiredException.class);
+    }
+
+    @Test
+    void aFixedLeaseRunningOutIsSignalledAtItsEnd() throws Exception {
+        LockHandle handle = get(client.getLock(name).tryLockAsync(Duration.ZERO, Duration.ofMillis(300))).orElseThrow();
+
+        String reason = handle.leaseLost().toCompletableFuture().get(GENEROUS.toMillis(), TimeUnit.MILLISECONDS);
+
+        assertThat(reason).contains("explicit lease of 300 ms");
+        assertThat(observer.exists(lockKey(name))).isZero();
+    }
+
+    @Test
+    void readHandlesShareAndAWriteHandleWaitsForThem() throws Exception {
+        RedisReadWriteLock rw = client.getReadWriteLock(name);
+        LockHandle read1 = get(rw.readLock().lockAsync());
+        LockHandle read2 = get(rw.readLock().tryLockAsync(Duration.ZERO)).orElseThrow();
+        CompletableFuture<Optional<LockHandle>> write = rw.writeLock().tryLockAsync(Duration.ofSeconds(20)).toCompletableFuture();
+        Thread.sleep(200);
+        assertThat(write).isNotDone();
+
+        read1.unlock();
+        read2.unlockAsync().toCompletableFuture().get(5, TimeUnit.SECONDS);
+
+        LockHandle writer = write.get(GENEROUS.toMillis(), TimeUnit.MILLISECONDS).orElseThrow();
+        assertThat(writer.fencingToken()).isGreaterThan(read1.fencingToken());
+        writer.unlock();
+    }
+
+    @Test
+    void multiLockHandleTakesAllOrNothing() throws Exception {
+        String a = name + "-a";
+        String b = name + "-b";
+        LockHandle both = get(client.getMultiLock(a, b).tryLockAsync(Duration.ZERO)).orElseThrow();
+        assertThat(observer.exists(lockKey(a), lockKey(b))).isEqualTo(2);
+        both.unlock();
+        assertThat(observer.exists(lockKey(a), lockKey(b))).isZero();
+
+        RedisLock holderOfB = other.getLock(b);
+        holderOfB.lock();
+        assertThat(get(client.getMultiLock(a, b).tryLockAsync(Duration.ofMillis(200)))).isEmpty();
+        assertThat(observer.exists(lockKey(a))).as("a is given back when b cannot be had").isZero();
+        holderOfB.unlock();
+    }
+
+    @Test
+    void redLockHandle() throws Exception {
+        try (RedLockNodes nodes = new RedLockNodes(redis)) {
+            RedLockClient redLock = nodes.connect(3);
+            LockHandle handle = get(redLock.getLock(name).lockAsync());
+            assertThat(handle.fencingToken()).isPositive();
+            assertThat(get(redLock.getLock(name).tryLockAsync(Duration.ofMillis(100)))).isEmpty();
+            for (int i = 0; i < 3; i++) {
+                assertThat(nodes.hasKey(i, name)).isTrue();
+            }
+            OtherThread.call(() -> {
+                handle.unlock();
+                return null;
+            });
+            for (int i = 0; i < 3; i++) {
+                assertThat(nodes.hasKey(i, name)).isFalse();
+            }
+        }
+    }
+
+    @Test
+    void closingTheClientFailsWaitingAcquisitionsAndLaterOnes() throws Exception {
+        RedisLock holder = other.getLock(name);
+        holder.lock();
+        CompletableFuture<Optional<LockHandle>> waiting = client.getLock(name).tryLockAsync(Duration.ofSeconds(30)).toCompletableFuture();
+        await().atMost(GENEROUS).until(() -> client.subscribedChannels() == 1);
+
+        client.close();
+
+        assertThatThrownBy(() -> waiting.get(5, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
+                .hasCauseInstanceOf(LockException.class);
+        assertThatThrownBy(() -> client.getLock(name).lockAsync().toCompletableFuture().join()).isInstanceOf(CompletionException.class)
+                .hasMessageContaining("closed");
+        holder.unlock();
+    }
+
+    @Test
+    void badDurationsAreRefusedBeforeRedisIsTouched() {
+        RedisLock lock = client.getLock(name);
+        assertThatThrownBy(() -> lock.tryLockAsync(Duration.ofMillis(-1))).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("waitTime");
+        assertThatThrownBy(() -> lock.tryLockAsync(Duration.ZERO, Duration.ZERO)).isInstanceOf(IllegalArgumentException.class);
+    }
+}

@@ -1,0 +1,270 @@
+package dev.distlock.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.distlock.testsupport.FaultRelay;
+import dev.distlock.testsupport.FaultRelay.Drop;
+import dev.distlock.testsupport.RedisExtension;
+import dev.distlock.testsupport.RedisServer;
+import io.lettuce.core.RedisURI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BiFunction;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * {@link LostReplyTest} for the other lock kinds (fair, read, write, RedLock) and for renewals: the
+ * relay holds the one reply in flight until Redis has answered it (the relay has the reply in hand),
+ * then drops the connection. Whatever Lettuce and the engine send again, hold counts stay exact, no
+ * loss is reported falsely, and the lock's keys are gone from Redis after the last unlock (fencing
+ * counters and short release notes apart).
+ */
+class LostReplyKindsTest {
+
+    @RegisterExtension
+    static final RedisExtension redis = new RedisExtension();
+
+    enum Kind {
+        FAIR((client, name) -> client.getFairLock(name)),
+        READ((client, name) -> client.getReadWriteLock(name).readLock()),
+        WRITE((client, name) -> client.getReadWriteLock(name).writeLock());
+
+        final BiFunction<LockClient, String, RedisLock> lock;
+
+        Kind(BiFunction<LockClient, String, java.util.concurrent.locks.Lock> lock) {
+            this.lock = (client, name) -> (RedisLock) lock.apply(client, name);
+        }
+    }
+
+    private final RecordingListener events = new RecordingListener();
+    private final List<AutoCloseable> closeables = new ArrayList<>();
+    private FaultRelay relay;
+    private LockClient client;
+    private LockOwner owner;
+    private ReplyLoss loss;
+
+    @BeforeEach
+    void connect() {
+        relay = FaultRelay.to(redis.server());
+        closeables.add(relay);
+        client = LockClient.create(RedisURI.create(relay.uri()), LockClientOptions.builder().listener(events).build());
+        closeables.add(client);
+        owner = new LockOwner("lock-owner");
+        closeables.add(owner);
+        loss = new ReplyLoss(relay, owner);
+    }
+
+    @AfterEach
+    void close() throws Exception {
+        relay.heal();
+        for (int i = closeables.size() - 1; i >= 0; i--) {
+            closeables.get(i).close();
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Kind.class)
+    void lockWhoseReplyIsLostIsCountedOnceOrGivenBack(Kind kind) throws Exception {
+        for (Drop how : Drop.values()) {
+            String name = Names.fresh("lost-grant-" + kind);
+            RedisLock lock = warmedUp(kind, name);
+
+            Future<Void> locking = loss.lose(how, () -> lock.lock());
+
+            try {
+                locking.get(30, TimeUnit.SECONDS);
+            } catch (ExecutionException e) {
+                assertThat(e.getCause()).as(how + ": the only failure allowed is Redis not answering")
+                        .isInstanceOf(LockUnavailableException.class);
+                assertThat(owner.run(lock::getHoldCount)).isZero();
+                await("grant given back").atMost(Duration.ofSeconds(15)).until(() -> lockKeys(redis.server(), name).isEmpty());
+                continue;
+            }
+            assertThat(owner.run(lock::getHoldCount)).as(how + ": hold count after one lock()").isEqualTo(1);
+            unlock(lock);
+            assertThat(lockKeys(redis.server(), name)).as(how + ": one unlock() frees it").isEmpty();
+            assertThat(events.leaseLosses(name)).isEmpty();
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Kind.class)
+    void unlockWhoseReplyIsLostSucceedsWithoutAFalseLoss(Kind kind) throws Exception {
+        for (Drop how : Drop.values()) {
+            String name = Names.fresh("lost-release-" + kind);
+            RedisLock lock = warmedUp(kind, name);
+            owner.act(() -> lock.lock());
+
+            Future<Void> unlocking = loss.lose(how, () -> lock.unlock());
+
+            unlocking.get(30, TimeUnit.SECONDS);
+            assertThat(owner.run(lock::getHoldCount)).isZero();
+            assertThat(lockKeys(redis.server(), name)).as(how + ": released in Redis").isEmpty();
+            assertThat(events.leaseLosses(name)).as(how + ": no false loss").isEmpty();
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Kind.class)
+    void innerUnlockWhoseReplyIsLostLeavesTheOuterHoldInPlace(Kind kind) throws Exception {
+        for (Drop how : Drop.values()) {
+            String name = Names.fresh("lost-inner-" + kind);
+            RedisLock lock = warmedUp(kind, name);
+            owner.act(() -> {
+                lock.lock();
+                lock.lock();
+            });
+
+            Future<Void> unlocking = loss.lose(how, () -> lock.unlock());
+
+            unlocking.get(30, TimeUnit.SECONDS);
+            assertThat(owner.run(lock::getHoldCount)).as(how + ": local count").isEqualTo(1);
+            try (LockClient other = LockClient.create(RedisURI.create(redis.server().uri()))) {
+                RedisLock writer = other.getReadWriteLock(name).writeLock();
+                RedisLock contender = kind == Kind.FAIR ? other.getFairLock(name) : writer;
+                assertThat(contender.tryLock()).as(how + ": another client while the outer hold lasts").isFalse();
+            }
+            unlock(lock);
+            assertThat(lockKeys(redis.server(), name)).as(how + ": the last unlock frees it").isEmpty();
+            assertThat(events.leaseLosses(name)).isEmpty();
+        }
+    }
+
+    /**
+     * Renewals every 300 ms (900 ms watchdog lease); the reply of one is lost with the connection.
+     * The hold must survive: renewals are idempotent, and a lost reply is no loss.
+     */
+    @Test
+    void renewalWhoseReplyIsLostIsNoLoss() throws Exception {
+        LockClient renewing = LockClient.create(RedisURI.create(relay.uri()),
+                LockClientOptions.builder().watchdogLease(Duration.ofMillis(900)).listener(events).build());
+        closeables.add(renewing);
+        String name = Names.fresh("lost-renewal");
+        RedisLock lock = renewing.getLock(name);
+        owner.act(() -> lock.lock());
+        for (Drop how : Drop.values()) {
+            relay.holdReplies();
+            awaitReplyHeld(); // the watchdog's next renewal ran in Redis
+            relay.drop(how);
+        }
+        long after = System.nanoTime();
+        await("two more leases pass").atMost(Duration.ofSeconds(10)).until(() -> System.nanoTime() - after > 2_000_000_000L);
+        assertThat(events.leaseLosses(name)).as("no loss reported").isEmpty();
+        assertThat(owner.run(lock::isHeldByCurrentThread)).isTrue();
+        assertThat(lockKeys(redis.server(), name)).hasSize(1);
+        unlock(lock);
+        assertThat(lockKeys(redis.server(), name)).isEmpty();
+    }
+
+    /**
+     * forceUnlock() of a held lock whose reply is lost: the re-sent script finds the lock already
+     * gone. The issue asks that a re-run returns its first answer, so the caller still learns that it
+     * freed a held lock.
+     */
+    @ParameterizedTest
+    @EnumSource(Drop.class)
+    void forceUnlockWhoseReplyIsLostStillReportsThatItFreedTheLock(Drop how) throws Exception {
+        String name = Names.fresh("lost-force");
+        try (LockClient holderClient = LockClient.create(RedisURI.create(redis.server().uri()))) {
+            RedisLock lock = client.getLock(name);
+            assertThat(client.getLock(Names.fresh("warm-up")).forceUnlock()).as("loads the script; nothing to free").isFalse();
+            holderClient.getLock(name).lock();
+
+            Future<Boolean> forcing = loss.lose(how, () -> true, lock::forceUnlock);
+
+            assertThat(forcing.get(30, TimeUnit.SECONDS)).as(how + ": forceUnlock() freed a held lock").isTrue();
+            assertThat(lockKeys(redis.server(), name)).isEmpty();
+        }
+    }
+
+    /**
+     * A RedLock over three Redis servers, each behind its own relay: every node's grant reply is
+     * held, then every connection dropped. The RedLock must count one hold or give all grants back.
+     */
+    @ParameterizedTest
+    @EnumSource(Drop.class)
+    void redLockWhoseRepliesAreLostOnEveryNodeIsCountedOnceOrGivenBack(Drop how) throws Exception {
+        List<RedisServer> servers = List.of(redis.server(), redis.startAnother(), redis.startAnother());
+        List<FaultRelay> relays = servers.stream().map(FaultRelay::to).toList();
+        closeables.addAll(relays);
+        RedLockClient redLock = RedLockClient.connect(relays.stream().map(r -> RedisURI.create(r.uri())).toList(),
+                LockClientOptions.builder().listener(events).build());
+        closeables.add(redLock);
+        String name = Names.fresh("lost-redlock");
+        RedisLock lock = redLock.getLock(name);
+        owner.act(() -> {
+            lock.lock();
+            lock.unlock();
+        });
+
+        relays.forEach(FaultRelay::holdReplies);
+        Future<Void> locking = owner.start(() -> lock.lock());
+        await("every node answered and its reply is held").atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(5))
+                .until(() -> relays.stream().allMatch(r -> r.pendingReplyBytes() > 0));
+        relays.forEach(r -> r.drop(how));
+
+        try {
+            locking.get(30, TimeUnit.SECONDS);
+        } catch (ExecutionException e) {
+            assertThat(e.getCause()).isInstanceOf(LockException.class);
+            try {
+                await("grants given back on every node").atMost(Duration.ofSeconds(15))
+                        .until(() -> servers.stream().allMatch(s -> lockKeys(s, name).isEmpty()));
+            } catch (org.awaitility.core.ConditionTimeoutException timedOut) {
+                StringBuilder left = new StringBuilder();
+                for (RedisServer s : servers) {
+                    for (String key : lockKeys(s, name)) {
+                        left.append(s).append(' ').append(key).append(" = ").append(s.query("HGETALL", key).replace('\n', ' '))
+                                .append(", PTTL ").append(s.command("PTTL", key)).append('\n');
+                    }
+                }
+                throw new AssertionError("lock() failed with " + e.getCause() + "\nand its grants were not given back within 15 s:\n"
+                        + left, timedOut);
+            }
+            return;
+        }
+        assertThat(owner.run(lock::getHoldCount)).isEqualTo(1);
+        unlock(lock);
+        assertThat(servers).allSatisfy(s -> assertThat(lockKeys(s, name)).as("keys on %s", s).isEmpty());
+        assertThat(events.leaseLosses(name)).isEmpty();
+    }
+
+    /** A lock of {@code kind} whose scripts are loaded in Redis, so that a held reply is a script's answer, not NOSCRIPT. */
+    private RedisLock warmedUp(Kind kind, String name) {
+        RedisLock lock = kind.lock.apply(client, name);
+        owner.act(() -> {
+            lock.lock();
+            lock.lock();
+            lock.unlock();
+            lock.unlock();
+        });
+        assertThat(lockKeys(redis.server(), name)).as("nothing left by the warm-up").isEmpty();
+        return lock;
+    }
+
+    private void unlock(RedisLock lock) {
+        owner.act(() -> lock.unlock());
+    }
+
+    private void awaitReplyHeld() {
+        await("Redis answered and the relay holds the reply").atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(5))
+                .until(() -> relay.pendingReplyBytes() > 0);
+    }
+
+    /** The lock's keys in Redis apart from its fencing counter and short-lived release notes. */
+    private static List<String> lockKeys(RedisServer server, String name) {
+        String keys = server.query("KEYS", LockClientOptions.DEFAULT_KEY_PREFIX + "{" + name + "}*");
+        return java.util.Arrays.stream(keys.split("\n")).filter(k -> !k.isBlank())
+                .filter(k -> !k.endsWith(":fence") && !k.contains(":released:")).toList();
+    }
+}

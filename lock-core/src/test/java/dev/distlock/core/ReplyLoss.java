@@ -1,0 +1,48 @@
+package dev.distlock.core;
+
+import static org.awaitility.Awaitility.await;
+
+import dev.distlock.testsupport.FaultRelay;
+import java.time.Duration;
+import java.util.concurrent.Callable;
+import java.util.concurrent.Future;
+
+/**
+ * Loses the reply of one step of a lock owner: the relay holds replies back, the step starts, and
+ * once Redis has run it (the relay has the reply in hand, and {@code ranInRedis} holds) every
+ * connection is dropped, so the reply never arrives and Lettuce or the engine sends the command
+ * again.
+ */
+final class ReplyLoss {
+
+    private final FaultRelay relay;
+    private final LockOwner owner;
+
+    ReplyLoss(FaultRelay relay, LockOwner owner) {
+        this.relay = relay;
+        this.owner = owner;
+    }
+
+    /** Loses the reply of {@code step}; returns the step, still running. */
+    <T> Future<T> lose(FaultRelay.Drop how, Callable<Boolean> ranInRedis, Callable<T> step) {
+        relay.holdReplies();
+        Future<T> running = owner.submit(step);
+        await("Redis ran the command and the relay holds its reply").atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(5))
+                .until(() -> ranInRedis.call() && relay.pendingReplyBytes() > 0);
+        relay.drop(how);
+        return running;
+    }
+
+    /** {@link #lose(FaultRelay.Drop, Callable, Callable)} for a step that returns nothing. */
+    Future<Void> lose(FaultRelay.Drop how, Callable<Boolean> ranInRedis, LockOwner.Step step) {
+        return lose(how, ranInRedis, () -> {
+            step.run();
+            return null;
+        });
+    }
+
+    /** Loses the reply of {@code step}, the only command in flight: the relay having a reply shows that Redis ran it. */
+    Future<Void> lose(FaultRelay.Drop how, LockOwner.Step step) {
+        return lose(how, () -> true, step);
+    }
+}

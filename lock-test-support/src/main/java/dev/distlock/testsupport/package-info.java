@@ -1,0 +1,7 @@
+/**
+ * Real {@code redis-server} processes and topologies (Sentinel, Cluster) for tests, on free ports.
+ */
+@NullMarked
+package dev.distlock.testsupport;
+
+import org.jspecify.annotations.NullMarked;
