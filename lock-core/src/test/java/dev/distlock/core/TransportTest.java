@@ -7,7 +7,7 @@ import io.lettuce.core.resource.EpollProvider;
 import java.util.Locale;
 import org.junit.jupiter.api.Test;
 
-/** lock-core ships Netty's native epoll transport so that Lettuce uses it where it can. */
+/** With Netty's native epoll transport on the classpath (an opt-in for users; the tests have it), Lettuce uses it. */
 class TransportTest {
 
     @Test

@@ -15,17 +15,14 @@ import dev.distlock.testsupport.RedisServer;
 import io.lettuce.core.RedisURI;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import java.lang.reflect.Proxy;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 class AutoConfigurationTest {
 
@@ -34,7 +31,7 @@ class AutoConfigurationTest {
 
     private ApplicationContextRunner runner() {
         return new ApplicationContextRunner()
-                .withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, DistributedLockAutoConfiguration.class,
+                .withConfiguration(AutoConfigurations.of(BootLine.REDIS, DistributedLockAutoConfiguration.class,
                         DistributedLockMetricsAutoConfiguration.class))
                 .withPropertyValues("spring.data.redis.host=127.0.0.1", "spring.data.redis.port=" + redis.server().port());
     }
@@ -155,17 +152,6 @@ class AutoConfigurationTest {
             assertThat(analysis.getDescription()).contains("could not connect to Redis").contains("127.0.0.1:" + closedPort);
             assertThat(analysis.getAction()).contains("spring.data.redis.host");
         });
-    }
-
-    @Test
-    void nonLettuceConnectionFactoryFailsStartup() {
-        runner().withBean(RedisConnectionFactory.class, () -> (RedisConnectionFactory) Proxy.newProxyInstance(getClass().getClassLoader(),
-                new Class<?>[] {RedisConnectionFactory.class}, (p, m, a) -> null)).run(context -> {
-                    assertThat(context).hasFailed();
-                    FailureAnalysis analysis = analyze(context.getStartupFailure());
-                    assertThat(analysis.getDescription()).contains("need the Lettuce client");
-                    assertThat(analysis.getAction()).contains("spring.data.redis.client-type=lettuce");
-                });
     }
 
     @Test

@@ -18,7 +18,6 @@ import java.util.concurrent.CountDownLatch;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 class MetricsTest {
@@ -28,7 +27,7 @@ class MetricsTest {
 
     private ApplicationContextRunner runner() {
         return new ApplicationContextRunner()
-                .withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, DistributedLockAutoConfiguration.class,
+                .withConfiguration(AutoConfigurations.of(BootLine.REDIS, DistributedLockAutoConfiguration.class,
                         DistributedLockMetricsAutoConfiguration.class))
                 .withPropertyValues("spring.data.redis.port=" + redis.server().port(), "distributed-lock.wait-time=100ms",
                         "distributed-lock.watchdog-lease=300ms")

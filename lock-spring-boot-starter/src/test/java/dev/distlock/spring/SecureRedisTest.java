@@ -22,7 +22,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.ssl.SslAutoConfiguration;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ApplicationContext;
@@ -39,7 +38,7 @@ class SecureRedisTest {
 
     private static ApplicationContextRunner runner() {
         return new ApplicationContextRunner()
-                .withConfiguration(AutoConfigurations.of(SslAutoConfiguration.class, DataRedisAutoConfiguration.class,
+                .withConfiguration(AutoConfigurations.of(SslAutoConfiguration.class, BootLine.REDIS,
                         DistributedLockAutoConfiguration.class))
                 .withPropertyValues("spring.data.redis.host=127.0.0.1", "spring.data.redis.timeout=2s", "spring.data.redis.connect-timeout=2s");
     }

@@ -5,6 +5,7 @@ import java.lang.annotation.ElementType;
 import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
+import org.springframework.aot.hint.annotation.Reflective;
 
 /**
  * Runs the annotated method while holding a distributed lock, so that no two instances of the
@@ -26,6 +27,7 @@ import java.lang.annotation.Target;
 @Target(ElementType.METHOD)
 @Retention(RetentionPolicy.RUNTIME)
 @Documented
+@Reflective // AOT registers annotated methods for reflection: a native image keeps their annotations and parameter names
 public @interface DistributedLock {
 
     /**

@@ -24,6 +24,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
 import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
 import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.ssl.SslBundles;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.ConditionContext;
 import org.springframework.core.type.AnnotatedTypeMetadata;
@@ -31,6 +32,7 @@ import org.springframework.context.SmartLifecycle;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.ImportBeanDefinitionRegistrar;
+import org.springframework.context.annotation.ImportRuntimeHints;
 import org.springframework.context.annotation.Role;
 import org.springframework.core.env.Environment;
 import org.springframework.core.type.AnnotationMetadata;
@@ -40,13 +42,19 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 /**
  * Distributed locks on the application's own Redis connection: a {@link LockClient} built from the
  * Lettuce client behind Spring Boot's {@link RedisConnectionFactory} (so every
- * {@code spring.data.redis.*} setting applies), and the {@code @DistributedLock} advisor.
+ * {@code spring.data.redis.*} setting applies), and the {@code @DistributedLock} advisor. Beside a
+ * factory that is not Lettuce (Jedis, Redisson's), the locks open their own Lettuce connection from
+ * the same {@code spring.data.redis.*} settings.
  */
-@AutoConfiguration(afterName = "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration")
+@AutoConfiguration(afterName = {
+        // Spring Boot 4.x, then 3.5.x: the one on the classpath orders us, the other is ignored.
+        "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration",
+        "org.springframework.boot.autoconfigure.data.redis.RedisAutoConfiguration" })
 @ConditionalOnClass({LockClient.class, LettuceConnectionFactory.class})
 @ConditionalOnBooleanProperty(name = "distributed-lock.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(DistributedLockProperties.class)
 @Import(DistributedLockAutoConfiguration.AutoProxyRegistrar.class)
+@ImportRuntimeHints(DistributedLockRuntimeHints.class)
 public class DistributedLockAutoConfiguration {
 
     /** Lifecycle phase of the lock client: above the connection factory's 0, far below executors and web servers. */
@@ -55,7 +63,7 @@ public class DistributedLockAutoConfiguration {
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
     LockClient distributedLockClient(ObjectProvider<RedisConnectionFactory> connectionFactory, DistributedLockProperties properties,
-            ObjectProvider<LockListener> listeners) {
+            ObjectProvider<LockListener> listeners, SeparateRedisClient separateClient) {
         LockClientOptions options = options(properties, listeners);
         RedisConnectionFactory factory = connectionFactory.getIfAvailable();
         if (factory == null) {
@@ -63,9 +71,7 @@ public class DistributedLockAutoConfiguration {
                     "Configure Redis with spring.data.redis.* (spring-boot-starter-data-redis is on the classpath), or set distributed-lock.enabled=false");
         }
         if (!(factory instanceof LettuceConnectionFactory lettuce)) {
-            throw new DistributedLockConfigurationException("Distributed locks need the Lettuce client, but the RedisConnectionFactory is a "
-                    + factory.getClass().getName(),
-                    "Use Lettuce, the default of spring-boot-starter-data-redis: remove Jedis or set spring.data.redis.client-type=lettuce");
+            return separateClient.connect(factory, options);
         }
         if (!lettuce.isRunning()) {
             lettuce.start();
@@ -78,6 +84,12 @@ public class DistributedLockAutoConfiguration {
                     "Check spring.data.redis.host/port (or url, sentinel.*, cluster.*), username/password and ssl, and that Redis is running;"
                             + " or set distributed-lock.enabled=false", e);
         }
+    }
+
+    /** The locks' own Lettuce client when the application's RedisConnectionFactory is not Lettuce (Jedis, Redisson's). */
+    @Bean
+    SeparateRedisClient distributedLockSeparateRedisClient(Environment environment, ObjectProvider<SslBundles> sslBundles) {
+        return new SeparateRedisClient(environment, sslBundles);
     }
 
     /**
@@ -206,7 +218,7 @@ public class DistributedLockAutoConfiguration {
         return factory.getHostName() + ":" + factory.getPort();
     }
 
-    private static String rootMessage(Throwable e) {
+    static String rootMessage(Throwable e) {
         Throwable t = e;
         while (t.getCause() != null && t.getCause() != t) {
             t = t.getCause();

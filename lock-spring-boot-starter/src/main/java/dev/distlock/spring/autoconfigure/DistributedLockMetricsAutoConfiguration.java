@@ -14,9 +14,15 @@ import org.springframework.context.annotation.Bean;
 
 /** Micrometer metrics for distributed locks, when Micrometer and a {@link MeterRegistry} are present. */
 @AutoConfiguration(before = DistributedLockAutoConfiguration.class, afterName = {
+        // After the MeterRegistry exists, or @ConditionalOnBean(MeterRegistry) silently drops every lock meter.
+        // Spring Boot 4.x names (module spring-boot-micrometer-metrics):
         "org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",
         "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
-        "org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration" })
+        "org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration",
+        // Spring Boot 3.5.x names (spring-boot-actuator-autoconfigure):
+        "org.springframework.boot.actuate.autoconfigure.metrics.MetricsAutoConfiguration",
+        "org.springframework.boot.actuate.autoconfigure.metrics.CompositeMeterRegistryAutoConfiguration",
+        "org.springframework.boot.actuate.autoconfigure.metrics.export.simple.SimpleMetricsExportAutoConfiguration" })
 @ConditionalOnClass({ MeterRegistry.class, LockClient.class })
 @ConditionalOnBean(MeterRegistry.class)
 @ConditionalOnBooleanProperty(name = { "distributed-lock.enabled", "distributed-lock.metrics.enabled" }, matchIfMissing = true)
