@@ -2,6 +2,7 @@ package dev.distlock.spring.aop;
 
 import dev.distlock.core.LockClient;
 import dev.distlock.core.RedLockClient;
+import dev.distlock.spring.metrics.LockInstrumentation;
 import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.function.Supplier;
@@ -26,17 +27,19 @@ public final class DistributedLockAdvisor extends AbstractPointcutAdvisor {
     /**
      * @param client the lock client, looked up on the first call
      * @param redLockClient the RedLock client, looked up on the first redlock call
+     * @param instrumentation meters (and later observations) of every call, looked up on the first call
      * @param redlockConfigured whether distributed-lock.redlock.nodes is set
      * @param throwOnLeaseLost whether a method whose lock was lost throws LockLeaseExpiredException on return
      * @param interruptOnLeaseLost whether the lock client interrupts holders (then the flag is cleared on return)
      * @param defaultWait wait time of annotations that give none
      * @param defaultLease lease of annotations that give none; {@code null} for the watchdog
      */
-    public DistributedLockAdvisor(Supplier<LockClient> client, Supplier<RedLockClient> redLockClient, BeanFactory beanFactory,
+    public DistributedLockAdvisor(Supplier<LockClient> client, Supplier<RedLockClient> redLockClient,
+            Supplier<LockInstrumentation> instrumentation, BeanFactory beanFactory,
             PropertyResolver properties, Duration defaultWait, Duration defaultLease, boolean redlockConfigured, boolean throwOnLeaseLost,
             boolean interruptOnLeaseLost, int order) {
         this.attributes = new LockAttributeSource(new LockAttributeParser(properties, defaultWait, defaultLease, redlockConfigured));
-        this.interceptor = new DistributedLockInterceptor(client, redLockClient, attributes, new LockKeyResolver(beanFactory),
+        this.interceptor = new DistributedLockInterceptor(client, redLockClient, instrumentation, attributes, new LockKeyResolver(beanFactory),
                 throwOnLeaseLost, interruptOnLeaseLost);
         this.pointcut = new StaticMethodMatcherPointcut() {
             @Override
@@ -45,6 +48,11 @@ public final class DistributedLockAdvisor extends AbstractPointcutAdvisor {
             }
         };
         setOrder(order);
+    }
+
+    /** The parsed annotations, for the start-up coverage check. */
+    LockAttributeSource attributes() {
+        return attributes;
     }
 
     @Override

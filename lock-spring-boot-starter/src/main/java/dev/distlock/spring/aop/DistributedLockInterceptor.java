@@ -10,6 +10,9 @@ import dev.distlock.core.RedisLock;
 import dev.distlock.core.RedisMultiLock;
 import dev.distlock.spring.LockContext;
 import dev.distlock.spring.annotation.OnLockFailure;
+import dev.distlock.spring.metrics.LockInstrumentation;
+import dev.distlock.spring.metrics.LockMetrics;
+import dev.distlock.spring.metrics.RecordedByStarter;
 import java.lang.reflect.Method;
 import java.util.List;
 import java.util.Map;
@@ -32,11 +35,14 @@ final class DistributedLockInterceptor implements MethodInterceptor {
     private final LockKeyResolver keys;
     private final boolean throwOnLeaseLost;
     private final boolean interruptOnLeaseLost;
+    private final Supplier<LockInstrumentation> instrumentationSupplier;
     private volatile LockClient client;
+    private volatile LockInstrumentation instrumentation;
 
-    DistributedLockInterceptor(Supplier<LockClient> client, Supplier<RedLockClient> redLockClient, LockAttributeSource attributes,
-            LockKeyResolver keys, boolean throwOnLeaseLost, boolean interruptOnLeaseLost) {
+    DistributedLockInterceptor(Supplier<LockClient> client, Supplier<RedLockClient> redLockClient, Supplier<LockInstrumentation> instrumentation,
+            LockAttributeSource attributes, LockKeyResolver keys, boolean throwOnLeaseLost, boolean interruptOnLeaseLost) {
         this.clientSupplier = client;
+        this.instrumentationSupplier = instrumentation;
         this.redLockSupplier = redLockClient;
         this.throwOnLeaseLost = throwOnLeaseLost;
         this.interruptOnLeaseLost = interruptOnLeaseLost;
@@ -57,18 +63,31 @@ final class DistributedLockInterceptor implements MethodInterceptor {
                 target, targetClass);
         RedisLock lock = lockFor(attrs, resolved);
         String key = lock instanceof RedisMultiLock multi ? String.join(", ", multi.names()) : resolved.get(0);
-        if (!acquire(lock, attrs)) {
+        LockInstrumentation.Acquisition acquisition = instrumentation().acquiring(attrs.label(), attrs.metricType());
+        boolean acquired;
+        try {
+            acquired = RecordedByStarter.call(() -> acquire(lock, attrs));
+        } catch (LockUnavailableException e) {
+            acquisition.failed(LockMetrics.UNAVAILABLE, e);
+            throw e;
+        } catch (Exception e) {
+            acquisition.failed(LockMetrics.ERROR, e);
+            throw e;
+        }
+        if (!acquired) {
+            acquisition.failed(LockMetrics.TIMEOUT, null);
             if (attrs.onFailure() == OnLockFailure.SKIP) {
                 return attrs.returnsOptional() ? Optional.empty() : null;
             }
             throw new LockAcquisitionException(key, attrs.waitTime(), "Lock '" + key + "' for " + attrs.method()
                     + " is held elsewhere and was not released within " + attrs.waitTime().toMillis() + " ms", null);
         }
+        LockInstrumentation.Holding holding = acquisition.acquired();
         Map<String, Long> tokens;
         try {
             tokens = lock instanceof RedisMultiLock multi ? multi.fencingTokens() : Map.of(key, lock.currentFencingToken());
         } catch (RuntimeException e) { // the hold was lost already: give it back, say so
-            release(lock, attrs, e);
+            release(lock, attrs, e, holding);
             throw e;
         }
         Throwable failure = null;
@@ -80,8 +99,17 @@ final class DistributedLockInterceptor implements MethodInterceptor {
             throw t;
         } finally {
             LockContext.exit();
-            release(lock, attrs, failure);
+            release(lock, attrs, failure, holding);
         }
+    }
+
+    private LockInstrumentation instrumentation() {
+        LockInstrumentation i = instrumentation;
+        if (i == null) {
+            i = instrumentationSupplier.get();
+            instrumentation = i;
+        }
+        return i;
     }
 
     /** The core rejects bad names (too long, control characters); say which method produced one and what to change. */
@@ -137,10 +165,12 @@ final class DistributedLockInterceptor implements MethodInterceptor {
     }
 
     /** Releases after the method; a failure to release never hides the method's own exception. */
-    private void release(RedisLock lock, LockAttributes attrs, Throwable failure) {
+    private void release(RedisLock lock, LockAttributes attrs, Throwable failure, LockInstrumentation.Holding holding) {
+        LockLeaseExpiredException lost = null;
         try {
-            lock.unlock();
+            unlockRecorded(lock);
         } catch (LockLeaseExpiredException e) {
+            lost = e;
             if (interruptOnLeaseLost) {
                 Thread.interrupted(); // the interrupt was ours, to stop the method: do not leak it to the caller's thread
             }
@@ -162,6 +192,21 @@ final class DistributedLockInterceptor implements MethodInterceptor {
                 throw e;
             }
             failure.addSuppressed(e);
+        } finally {
+            holding.released(lost);
+        }
+    }
+
+    private static void unlockRecorded(RedisLock lock) {
+        try {
+            RecordedByStarter.call(() -> {
+                lock.unlock();
+                return null;
+            });
+        } catch (RuntimeException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new IllegalStateException(e); // unlock throws no checked exception
         }
     }
 }

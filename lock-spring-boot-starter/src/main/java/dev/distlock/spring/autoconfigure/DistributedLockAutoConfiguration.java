@@ -7,6 +7,9 @@ import dev.distlock.core.LockListener;
 import dev.distlock.core.RedLockClient;
 import io.lettuce.core.RedisURI;
 import dev.distlock.spring.aop.DistributedLockAdvisor;
+import dev.distlock.spring.aop.LockCoverageCheck;
+import dev.distlock.spring.metrics.LockInstrumentation;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -60,7 +63,7 @@ public class DistributedLockAutoConfiguration {
         RedisConnectionFactory factory = connectionFactory.getIfAvailable();
         if (factory == null) {
             throw new DistributedLockConfigurationException("Distributed locks need Redis, but there is no RedisConnectionFactory bean",
-                    "Configure Redis with spring.data.redis.* (spring-boot-starter-data-redis is on the classpath), or set distributed-lock.enabled=false");
+                    "Configure Redis with spring.data.redis.* (spring-boot-starter-data-redis is on the classpath)");
         }
         if (!(factory instanceof LettuceConnectionFactory lettuce)) {
             throw new DistributedLockConfigurationException("Distributed locks need the Lettuce client, but the RedisConnectionFactory is a "
@@ -75,8 +78,7 @@ public class DistributedLockAutoConfiguration {
         } catch (LockException e) {
             throw new DistributedLockConfigurationException("Distributed locks could not connect to Redis (" + describe(lettuce) + "): "
                     + rootMessage(e),
-                    "Check spring.data.redis.host/port (or url, sentinel.*, cluster.*), username/password and ssl, and that Redis is running;"
-                            + " or set distributed-lock.enabled=false", e);
+                    "Check spring.data.redis.host/port (or url, sentinel.*, cluster.*), username/password and ssl, and that Redis is running", e);
         }
     }
 
@@ -144,14 +146,23 @@ public class DistributedLockAutoConfiguration {
     @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
     @ConditionalOnMissingBean
     static DistributedLockAdvisor distributedLockAdvisor(ObjectProvider<LockClient> client, ObjectProvider<RedLockClient> redLockClient,
-            BeanFactory beanFactory, Environment environment) {
+            ObjectProvider<LockInstrumentation> instrumentation, BeanFactory beanFactory, Environment environment) {
         // Bound here rather than injected: advisors are created before most beans, and must not pull them in early.
         DistributedLockProperties properties = Binder.get(environment).bindOrCreate("distributed-lock", DistributedLockProperties.class);
         Duration wait = checked(properties.getWaitTime(), "distributed-lock.wait-time", false);
         Duration lease = properties.getLeaseTime() == null ? null : checked(properties.getLeaseTime(), "distributed-lock.lease-time", true);
-        return new DistributedLockAdvisor(client::getObject, redLockClient::getObject, beanFactory, environment, wait, lease,
+        return new DistributedLockAdvisor(client::getObject, redLockClient::getObject,
+                () -> instrumentation.getIfAvailable(() -> LockInstrumentation.NONE), beanFactory, environment, wait, lease,
                 !properties.getRedlock().getNodes().isEmpty(), properties.isThrowOnLeaseLost(),
                 properties.getOnLeaseLost() == DistributedLockProperties.OnLeaseLost.INTERRUPT, properties.getAop().getOrder());
+    }
+
+    /** Fails start-up for @DistributedLock methods that no proxy would lock (private, static, final, unproxied beans). */
+    @Bean
+    @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+    static LockCoverageCheck distributedLockCoverageCheck(ConfigurableListableBeanFactory beanFactory,
+            ObjectProvider<DistributedLockAdvisor> advisor) {
+        return new LockCoverageCheck(beanFactory, advisor.getObject());
     }
 
     /** Whether distributed-lock.redlock.nodes lists any node (as a YAML list or comma-separated). */

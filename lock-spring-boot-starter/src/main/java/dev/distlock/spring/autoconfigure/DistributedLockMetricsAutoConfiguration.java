@@ -1,7 +1,9 @@
 package dev.distlock.spring.autoconfigure;
 
 import dev.distlock.core.LockClient;
+import dev.distlock.spring.metrics.LockInstrumentation;
 import dev.distlock.spring.metrics.LockMetrics;
+import dev.distlock.spring.metrics.MeterLockInstrumentation;
 import dev.distlock.spring.metrics.MicrometerLockListener;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -26,6 +28,13 @@ public class DistributedLockMetricsAutoConfiguration {
     @ConditionalOnMissingBean
     MicrometerLockListener distributedLockMetricsListener(MeterRegistry registry) {
         return new MicrometerLockListener(registry);
+    }
+
+    /** Times each @DistributedLock and LockTemplate call once, whatever its number of keys. */
+    @Bean
+    @ConditionalOnMissingBean
+    LockInstrumentation distributedLockInstrumentation(MeterRegistry registry) {
+        return new MeterLockInstrumentation(registry);
     }
 
     /** Registered directly (not as a MeterBinder) so it works without Spring Boot's metrics auto-configuration too. */
