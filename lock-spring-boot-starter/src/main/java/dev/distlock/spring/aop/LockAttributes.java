@@ -23,11 +23,6 @@ import org.springframework.expression.Expression;
 record LockAttributes(String method, String label, LockType type, boolean redlock, List<Key> keys, boolean multi, Duration waitTime, Duration leaseTime,
         OnLockFailure onFailure, boolean returnsOptional) {
 
-    /** The {@code type} tag of this method's meters: the annotation's type, or REDLOCK. */
-    String metricType() {
-        return redlock ? "REDLOCK" : type.name();
-    }
-
     /** One key: a literal, or a SpEL expression evaluated per call. */
     record Key(String literal, Expression expression) {
         String source() {

@@ -7,7 +7,11 @@ import dev.distlock.core.LockListener;
 import dev.distlock.core.RedLockClient;
 import io.lettuce.core.RedisURI;
 import dev.distlock.spring.aop.DistributedLockAdvisor;
+import dev.distlock.spring.LockTemplate;
 import dev.distlock.spring.aop.LockCoverageCheck;
+import dev.distlock.spring.execution.LockExecutor;
+import dev.distlock.spring.execution.LockSource;
+import dev.distlock.spring.execution.RedisLockSource;
 import dev.distlock.spring.metrics.LockInstrumentation;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import java.time.Duration;
@@ -145,16 +149,38 @@ public class DistributedLockAutoConfiguration {
     @Bean
     @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
     @ConditionalOnMissingBean
-    static DistributedLockAdvisor distributedLockAdvisor(ObjectProvider<LockClient> client, ObjectProvider<RedLockClient> redLockClient,
-            ObjectProvider<LockInstrumentation> instrumentation, BeanFactory beanFactory, Environment environment) {
+    static DistributedLockAdvisor distributedLockAdvisor(ObjectProvider<LockExecutor> executor, BeanFactory beanFactory,
+            Environment environment) {
         // Bound here rather than injected: advisors are created before most beans, and must not pull them in early.
         DistributedLockProperties properties = Binder.get(environment).bindOrCreate("distributed-lock", DistributedLockProperties.class);
         Duration wait = checked(properties.getWaitTime(), "distributed-lock.wait-time", false);
         Duration lease = properties.getLeaseTime() == null ? null : checked(properties.getLeaseTime(), "distributed-lock.lease-time", true);
-        return new DistributedLockAdvisor(client::getObject, redLockClient::getObject,
-                () -> instrumentation.getIfAvailable(() -> LockInstrumentation.NONE), beanFactory, environment, wait, lease,
-                !properties.getRedlock().getNodes().isEmpty(), properties.isThrowOnLeaseLost(),
-                properties.getOnLeaseLost() == DistributedLockProperties.OnLeaseLost.INTERRUPT, properties.getAop().getOrder());
+        return new DistributedLockAdvisor(executor::getObject, beanFactory, environment, wait, lease,
+                !properties.getRedlock().getNodes().isEmpty(), properties.getAop().getOrder());
+    }
+
+    /** Where locks come from: the application's Redis (and the RedLock nodes, when set). */
+    @Bean
+    @ConditionalOnMissingBean
+    LockSource distributedLockSource(ObjectProvider<LockClient> client, ObjectProvider<RedLockClient> redLockClient) {
+        return new RedisLockSource(client::getObject, redLockClient::getObject);
+    }
+
+    /** The one code path of @DistributedLock and LockTemplate. */
+    @Bean
+    @ConditionalOnMissingBean
+    LockExecutor distributedLockExecutor(LockSource source, ObjectProvider<LockInstrumentation> instrumentation,
+            DistributedLockProperties properties) {
+        return new LockExecutor(source, () -> instrumentation.getIfAvailable(() -> LockInstrumentation.NONE),
+                properties.isThrowOnLeaseLost(), properties.getOnLeaseLost() == DistributedLockProperties.OnLeaseLost.INTERRUPT);
+    }
+
+    /** Locks for code that cannot use the annotation, with the same defaults, metrics and exceptions. */
+    @Bean
+    @ConditionalOnMissingBean
+    LockTemplate distributedLockTemplate(LockExecutor executor, DistributedLockProperties properties) {
+        Duration lease = properties.getLeaseTime() == null ? null : checked(properties.getLeaseTime(), "distributed-lock.lease-time", true);
+        return new LockTemplate(executor, lease, !properties.getRedlock().getNodes().isEmpty());
     }
 
     /** Fails start-up for @DistributedLock methods that no proxy would lock (private, static, final, unproxied beans). */

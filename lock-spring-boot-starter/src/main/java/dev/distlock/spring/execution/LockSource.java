@@ -1,0 +1,19 @@
+package dev.distlock.spring.execution;
+
+import dev.distlock.core.RedisLock;
+import dev.distlock.core.RedisMultiLock;
+import dev.distlock.spring.annotation.LockType;
+import java.util.List;
+
+/**
+ * Where the starter's locks come from: Redis (the default) or, with {@code distributed-lock.mode=local},
+ * this JVM. Infrastructure of the starter, not API.
+ */
+public interface LockSource {
+
+    /** A lock of {@code type} on {@code key}, reported under {@code label}; a RedLock when {@code redlock}. */
+    RedisLock lock(LockType type, boolean redlock, String key, String label);
+
+    /** The keys locked together, all or nothing. */
+    RedisMultiLock multiLock(List<String> keys, String label);
+}
