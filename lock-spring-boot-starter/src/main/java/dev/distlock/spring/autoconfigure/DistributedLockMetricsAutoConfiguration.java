@@ -3,7 +3,9 @@ package dev.distlock.spring.autoconfigure;
 import dev.distlock.core.LockClient;
 import dev.distlock.spring.metrics.LockInstrumentation;
 import dev.distlock.spring.metrics.LockMetrics;
-import dev.distlock.spring.metrics.MeterLockInstrumentation;
+import dev.distlock.spring.metrics.ObservationLockInstrumentation;
+import io.micrometer.core.instrument.observation.DefaultMeterObservationHandler;
+import io.micrometer.observation.ObservationRegistry;
 import dev.distlock.spring.metrics.MicrometerLockListener;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -15,7 +17,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.context.annotation.Bean;
 
 /** Micrometer metrics for distributed locks, when Micrometer and a {@link MeterRegistry} are present. */
-@AutoConfiguration(before = DistributedLockAutoConfiguration.class, afterName = {
+@AutoConfiguration(before = DistributedLockAutoConfiguration.class, after = DistributedLockObservationAutoConfiguration.class, afterName = {
         "org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",
         "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
         "org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration" })
@@ -30,11 +32,18 @@ public class DistributedLockMetricsAutoConfiguration {
         return new MicrometerLockListener(registry);
     }
 
-    /** Times each @DistributedLock and LockTemplate call once, whatever its number of keys. */
+    /**
+     * Times each @DistributedLock and LockTemplate call once, whatever its number of keys. Without an
+     * application ObservationRegistry (see {@link DistributedLockObservationAutoConfiguration}) the
+     * same observations feed a registry of our own whose only handler writes the meters, so the
+     * meters have the same names and tags either way.
+     */
     @Bean
     @ConditionalOnMissingBean
     LockInstrumentation distributedLockInstrumentation(MeterRegistry registry) {
-        return new MeterLockInstrumentation(registry);
+        ObservationRegistry meterOnly = ObservationRegistry.create();
+        meterOnly.observationConfig().observationHandler(new DefaultMeterObservationHandler(registry));
+        return new ObservationLockInstrumentation(meterOnly);
     }
 
     /** Registered directly (not as a MeterBinder) so it works without Spring Boot's metrics auto-configuration too. */

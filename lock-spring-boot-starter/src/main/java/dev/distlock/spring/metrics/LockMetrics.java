@@ -5,11 +5,11 @@ public final class LockMetrics {
 
     /**
      * Timer of acquisition attempts; tags {@link #NAME}, {@link #TYPE}, {@link #OUTCOME} (acquired, timeout,
-     * unavailable, error). One per {@code @DistributedLock} call or {@code LockTemplate} call, also for
+     * unavailable, error), {@link #ERROR_TAG}. One per {@code @DistributedLock} call or {@code LockTemplate} call, also for
      * a multi-key lock; holds taken directly through {@code LockClient} are counted per lock.
      */
     public static final String ACQUIRE = "distributed.lock.acquire";
-    /** Timer of how long locks were held; tags {@link #NAME}, {@link #TYPE}. */
+    /** Timer of how long locks were held; tags {@link #NAME}, {@link #TYPE}, {@link #ERROR_TAG} (LockLeaseExpiredException when lost). */
     public static final String HELD = "distributed.lock.held";
     /** Gauge of locks this instance holds now. */
     public static final String ACTIVE = "distributed.lock.active";
@@ -24,6 +24,13 @@ public final class LockMetrics {
     public static final String TYPE = "type";
     /** How an attempt ended. */
     public static final String OUTCOME = "outcome";
+    /**
+     * The exception's simple name, or {@value #NO_ERROR}; added to the acquire and held timers by
+     * Micrometer's meter observation handler, and written the same way for locks used directly.
+     */
+    public static final String ERROR_TAG = "error";
+    /** The {@link #ERROR_TAG} of calls that ended without an exception. */
+    public static final String NO_ERROR = "none";
 
     /** Outcome: the lock was granted. */
     public static final String ACQUIRED = "acquired";

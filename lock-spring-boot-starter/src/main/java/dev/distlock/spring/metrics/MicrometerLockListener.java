@@ -29,6 +29,7 @@ public final class MicrometerLockListener implements LockListener {
         }
         Timer.builder(LockMetrics.ACQUIRE).description("Time spent acquiring distributed locks")
                 .tag(LockMetrics.NAME, lock.label()).tag(LockMetrics.TYPE, LockInstrumentation.type(lock.kind())).tag(LockMetrics.OUTCOME, lower(outcome))
+                .tag(LockMetrics.ERROR_TAG, errorOf(outcome))
                 .register(registry).record(waited);
     }
 
@@ -39,7 +40,7 @@ public final class MicrometerLockListener implements LockListener {
         }
         Timer.builder(LockMetrics.HELD).description("Time distributed locks were held")
                 .tag(LockMetrics.NAME, lock.label()).tag(LockMetrics.TYPE, LockInstrumentation.type(lock.kind()))
-                .register(registry).record(held);
+                .tag(LockMetrics.ERROR_TAG, LockMetrics.NO_ERROR).register(registry).record(held);
     }
 
     @Override
@@ -52,6 +53,15 @@ public final class MicrometerLockListener implements LockListener {
     public void onLeaseLost(LockInfo lock, String reason) {
         Counter.builder(LockMetrics.LOST).description("Distributed locks lost while still held")
                 .tag(LockMetrics.NAME, lock.label()).tag(LockMetrics.TYPE, LockInstrumentation.type(lock.kind())).register(registry).increment();
+    }
+
+    /** The error tag as Micrometer's meter observation handler writes it for the starter's own calls (the exception's simple name). */
+    private static String errorOf(AcquireOutcome outcome) {
+        return switch (outcome) {
+            case ACQUIRED, TIMEOUT -> LockMetrics.NO_ERROR;
+            case UNAVAILABLE -> "LockUnavailableException";
+            case ERROR -> "LockException";
+        };
     }
 
     private static String lower(Enum<?> value) {
