@@ -9,6 +9,7 @@ import io.lettuce.core.RedisURI;
 import dev.distlock.spring.aop.DistributedLockAdvisor;
 import dev.distlock.spring.LockTemplate;
 import dev.distlock.spring.aop.LockCoverageCheck;
+import dev.distlock.spring.execution.ActiveHolds;
 import dev.distlock.spring.execution.LockExecutor;
 import dev.distlock.spring.execution.LockSource;
 import dev.distlock.spring.execution.RedisLockSource;
@@ -166,12 +167,19 @@ public class DistributedLockAutoConfiguration {
         return new RedisLockSource(client::getObject, redLockClient::getObject);
     }
 
+    /** The holds taken through the starter and not yet released, for the Actuator endpoint. */
+    @Bean
+    @ConditionalOnMissingBean
+    ActiveHolds distributedLockActiveHolds() {
+        return new ActiveHolds();
+    }
+
     /** The one code path of @DistributedLock and LockTemplate. */
     @Bean
     @ConditionalOnMissingBean
-    LockExecutor distributedLockExecutor(LockSource source, ObjectProvider<LockInstrumentation> instrumentation,
+    LockExecutor distributedLockExecutor(LockSource source, ActiveHolds holds, ObjectProvider<LockInstrumentation> instrumentation,
             DistributedLockProperties properties) {
-        return new LockExecutor(source, () -> instrumentation.getIfAvailable(() -> LockInstrumentation.NONE),
+        return new LockExecutor(source, holds, () -> instrumentation.getIfAvailable(() -> LockInstrumentation.NONE),
                 properties.isThrowOnLeaseLost(), properties.getOnLeaseLost() == DistributedLockProperties.OnLeaseLost.INTERRUPT);
     }
 

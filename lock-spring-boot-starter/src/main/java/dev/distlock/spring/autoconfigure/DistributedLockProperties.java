@@ -52,6 +52,10 @@ public class DistributedLockProperties {
 
     private final Metrics metrics = new Metrics();
 
+    private final Actuator actuator = new Actuator();
+
+    private final Health health = new Health();
+
     public boolean isEnabled() {
         return enabled;
     }
@@ -169,6 +173,54 @@ public class DistributedLockProperties {
 
     public Redlock getRedlock() {
         return redlock;
+    }
+
+    public Actuator getActuator() {
+        return actuator;
+    }
+
+    public Health getHealth() {
+        return health;
+    }
+
+    /** Settings of the distributedlocks Actuator endpoint. */
+    public static class Actuator {
+
+        private final ForceUnlock forceUnlock = new ForceUnlock();
+
+        public ForceUnlock getForceUnlock() {
+            return forceUnlock;
+        }
+
+        /** Settings of the endpoint's force-unlock write operation. */
+        public static class ForceUnlock {
+
+            /** Whether the endpoint offers force-unlock of a key (dangerous: the holder runs on unprotected). */
+            private boolean enabled = false;
+
+            public boolean isEnabled() {
+                return enabled;
+            }
+
+            public void setEnabled(boolean enabled) {
+                this.enabled = enabled;
+            }
+        }
+    }
+
+    /** Settings of the distributedLock health indicator. */
+    public static class Health {
+
+        /** How long a lease loss stays in the health details. */
+        private Duration leaseLossWindow = Duration.ofMinutes(15);
+
+        public Duration getLeaseLossWindow() {
+            return leaseLossWindow;
+        }
+
+        public void setLeaseLossWindow(Duration leaseLossWindow) {
+            this.leaseLossWindow = leaseLossWindow;
+        }
     }
 
     /** Settings of the RedLock client used by {@code @DistributedLock(redlock = true)}. */

@@ -25,19 +25,22 @@ public final class LockExecutor {
     private static final Logger log = LoggerFactory.getLogger(LockExecutor.class);
 
     private final LockSource source;
+    private final ActiveHolds holds;
     private final Supplier<LockInstrumentation> instrumentationSupplier;
     private final boolean throwOnLeaseLost;
     private final boolean interruptOnLeaseLost;
     private volatile LockInstrumentation instrumentation;
 
     /**
+     * @param holds where holds are listed while they run, for the Actuator endpoint
      * @param instrumentation meters and observations of every call, looked up on the first call
      * @param throwOnLeaseLost whether work whose lock was lost throws LockLeaseExpiredException on return
      * @param interruptOnLeaseLost whether the lock client interrupts holders (then the flag is cleared on return)
      */
-    public LockExecutor(LockSource source, Supplier<LockInstrumentation> instrumentation, boolean throwOnLeaseLost,
+    public LockExecutor(LockSource source, ActiveHolds holds, Supplier<LockInstrumentation> instrumentation, boolean throwOnLeaseLost,
             boolean interruptOnLeaseLost) {
         this.source = source;
+        this.holds = holds;
         this.instrumentationSupplier = instrumentation;
         this.throwOnLeaseLost = throwOnLeaseLost;
         this.interruptOnLeaseLost = interruptOnLeaseLost;
@@ -80,6 +83,7 @@ public final class LockExecutor {
             throw e;
         }
         Throwable failure = null;
+        long listed = holds.add(request, tokens, lock);
         LockContext.enter(tokens);
         try {
             return work.call();
@@ -88,6 +92,7 @@ public final class LockExecutor {
             throw t;
         } finally {
             LockContext.exit();
+            holds.remove(listed);
             release(lock, request, failure, holding);
         }
     }

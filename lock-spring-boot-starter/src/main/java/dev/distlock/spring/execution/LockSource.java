@@ -16,4 +16,19 @@ public interface LockSource {
 
     /** The keys locked together, all or nothing. */
     RedisMultiLock multiLock(List<String> keys, String label);
+
+    /**
+     * Deletes the lock on {@code key} whoever holds it (operators only: its holder runs on unprotected).
+     *
+     * @param type the kind of lock on the key: REENTRANT, FAIR, READ or WRITE (both sides of a read/write lock), or REDLOCK
+     * @return whether a lock was deleted
+     */
+    boolean forceUnlock(String key, String type);
+
+    /**
+     * Checks that locks can be taken now (for the health indicator).
+     *
+     * @throws RuntimeException saying why not
+     */
+    void check();
 }

@@ -40,6 +40,24 @@ public final class RedisLockSource implements LockSource {
         return client().getMultiLock(keys, label);
     }
 
+    @Override
+    public boolean forceUnlock(String key, String type) {
+        return switch (type) {
+            case "REDLOCK" -> redLockSupplier.get().getLock(key).forceUnlock();
+            case "READ", "WRITE" -> client().getReadWriteLock(key).writeLock().forceUnlock();
+            default -> lock(LockType.valueOf(type), false, key, key).forceUnlock();
+        };
+    }
+
+    /** One bounded round trip on the lock client's own connection (EXISTS on a key no lock uses). */
+    @Override
+    public void check() {
+        client().getLock(HEALTH_KEY).isLocked();
+    }
+
+    /** A name reserved for the check; only ever read (EXISTS), never locked. */
+    static final String HEALTH_KEY = "distlock-health-check";
+
     private LockClient client() {
         LockClient c = client;
         if (c == null) {
