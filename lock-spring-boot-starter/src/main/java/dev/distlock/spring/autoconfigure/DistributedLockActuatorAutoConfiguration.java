@@ -31,7 +31,7 @@ public class DistributedLockActuatorAutoConfiguration {
     static final String FORCE_UNLOCK = "distributed-lock.actuator.force-unlock.enabled";
 
     static String mode(DistributedLockProperties properties) {
-        return "redis";
+        return properties.getMode().name().toLowerCase(java.util.Locale.ROOT);
     }
 
     @Configuration(proxyBeanMethods = false)

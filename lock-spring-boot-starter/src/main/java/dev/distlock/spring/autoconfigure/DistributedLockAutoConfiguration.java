@@ -27,6 +27,7 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
 import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
@@ -62,13 +63,15 @@ public class DistributedLockAutoConfiguration {
 
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
+    @ConditionalOnProperty(name = "distributed-lock.mode", havingValue = "redis", matchIfMissing = true)
     LockClient distributedLockClient(ObjectProvider<RedisConnectionFactory> connectionFactory, DistributedLockProperties properties,
             ObjectProvider<LockListener> listeners) {
         LockClientOptions options = options(properties, listeners);
         RedisConnectionFactory factory = connectionFactory.getIfAvailable();
         if (factory == null) {
             throw new DistributedLockConfigurationException("Distributed locks need Redis, but there is no RedisConnectionFactory bean",
-                    "Configure Redis with spring.data.redis.* (spring-boot-starter-data-redis is on the classpath)");
+                    "Configure Redis with spring.data.redis.* (spring-boot-starter-data-redis is on the classpath); for tests or"
+                            + " single-instance development only, distributed-lock.mode=local keeps locks in this JVM (not distributed)");
         }
         if (!(factory instanceof LettuceConnectionFactory lettuce)) {
             throw new DistributedLockConfigurationException("Distributed locks need the Lettuce client, but the RedisConnectionFactory is a "
@@ -92,6 +95,7 @@ public class DistributedLockAutoConfiguration {
      * client it shares, but after web servers and task executors (higher phases) let running work end.
      */
     @Bean
+    @ConditionalOnProperty(name = "distributed-lock.mode", havingValue = "redis", matchIfMissing = true)
     SmartLifecycle distributedLockClientLifecycle(LockClient client) {
         return new SmartLifecycle() {
             private volatile boolean running = true;
@@ -123,6 +127,7 @@ public class DistributedLockAutoConfiguration {
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
     @Conditional(RedLockNodesConfigured.class)
+    @ConditionalOnProperty(name = "distributed-lock.mode", havingValue = "redis", matchIfMissing = true)
     RedLockClient distributedRedLockClient(DistributedLockProperties properties, ObjectProvider<LockListener> listeners) {
         List<String> nodes = properties.getRedlock().getNodes();
         if (nodes.size() < RedLockClient.MIN_NODES) {
@@ -156,8 +161,10 @@ public class DistributedLockAutoConfiguration {
         DistributedLockProperties properties = Binder.get(environment).bindOrCreate("distributed-lock", DistributedLockProperties.class);
         Duration wait = checked(properties.getWaitTime(), "distributed-lock.wait-time", false);
         Duration lease = properties.getLeaseTime() == null ? null : checked(properties.getLeaseTime(), "distributed-lock.lease-time", true);
-        return new DistributedLockAdvisor(executor::getObject, beanFactory, environment, wait, lease,
-                !properties.getRedlock().getNodes().isEmpty(), properties.getAop().getOrder());
+        // In local mode a redlock = true method is a local lock like any other: no nodes needed.
+        boolean redlockAvailable = !properties.getRedlock().getNodes().isEmpty() || properties.getMode() == DistributedLockProperties.Mode.LOCAL;
+        return new DistributedLockAdvisor(executor::getObject, beanFactory, environment, wait, lease, redlockAvailable,
+                properties.getAop().getOrder());
     }
 
     /** Where locks come from: the application's Redis (and the RedLock nodes, when set). */
@@ -188,7 +195,8 @@ public class DistributedLockAutoConfiguration {
     @ConditionalOnMissingBean
     LockTemplate distributedLockTemplate(LockExecutor executor, DistributedLockProperties properties) {
         Duration lease = properties.getLeaseTime() == null ? null : checked(properties.getLeaseTime(), "distributed-lock.lease-time", true);
-        return new LockTemplate(executor, lease, !properties.getRedlock().getNodes().isEmpty());
+        return new LockTemplate(executor, lease,
+                !properties.getRedlock().getNodes().isEmpty() || properties.getMode() == DistributedLockProperties.Mode.LOCAL);
     }
 
     /** Fails start-up for @DistributedLock methods that no proxy would lock (private, static, final, unproxied beans). */

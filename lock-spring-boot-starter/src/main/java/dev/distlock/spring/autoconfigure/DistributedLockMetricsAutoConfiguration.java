@@ -1,6 +1,7 @@
 package dev.distlock.spring.autoconfigure;
 
 import dev.distlock.core.LockClient;
+import dev.distlock.spring.execution.LockSource;
 import dev.distlock.spring.metrics.LockInstrumentation;
 import dev.distlock.spring.metrics.LockMetrics;
 import dev.distlock.spring.metrics.ObservationLockInstrumentation;
@@ -48,8 +49,8 @@ public class DistributedLockMetricsAutoConfiguration {
 
     /** Registered directly (not as a MeterBinder) so it works without Spring Boot's metrics auto-configuration too. */
     @Bean
-    Gauge distributedLockActiveGauge(MeterRegistry registry, LockClient client) {
-        return Gauge.builder(LockMetrics.ACTIVE, client, LockClient::activeHolds)
+    Gauge distributedLockActiveGauge(MeterRegistry registry, LockSource source) {
+        return Gauge.builder(LockMetrics.ACTIVE, source, LockSource::activeHolds)
                 .description("Distributed locks this instance holds now").register(registry);
     }
 }

@@ -13,6 +13,9 @@ public class DistributedLockProperties {
     /** Whether distributed locks are auto-configured. */
     private boolean enabled = true;
 
+    /** Where locks live: REDIS (shared by every instance) or LOCAL (this JVM only, NOT distributed; for tests and single-instance development). */
+    private Mode mode = Mode.REDIS;
+
     /** Prefix of every Redis key and channel used for locks; must not contain braces. */
     private String keyPrefix = "lock:";
 
@@ -62,6 +65,25 @@ public class DistributedLockProperties {
 
     public void setEnabled(boolean enabled) {
         this.enabled = enabled;
+    }
+
+    public Mode getMode() {
+        return mode;
+    }
+
+    public void setMode(Mode mode) {
+        this.mode = mode;
+    }
+
+    /** Where locks live. */
+    public enum Mode {
+        /** On the application's Redis: instances exclude each other. */
+        REDIS,
+        /**
+         * In this JVM only, with the same API, metrics and errors but no Redis: NOT distributed, two
+         * instances do not exclude each other. For tests and single-instance development.
+         */
+        LOCAL
     }
 
     public String getKeyPrefix() {

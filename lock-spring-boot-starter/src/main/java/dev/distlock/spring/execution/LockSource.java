@@ -25,6 +25,9 @@ public interface LockSource {
      */
     boolean forceUnlock(String key, String type);
 
+    /** How many locks this instance holds now. */
+    int activeHolds();
+
     /**
      * Checks that locks can be taken now (for the health indicator).
      *

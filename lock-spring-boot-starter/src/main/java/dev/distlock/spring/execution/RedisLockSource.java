@@ -49,6 +49,11 @@ public final class RedisLockSource implements LockSource {
         };
     }
 
+    @Override
+    public int activeHolds() {
+        return client().activeHolds();
+    }
+
     /** One bounded round trip on the lock client's own connection (EXISTS on a key no lock uses). */
     @Override
     public void check() {
