@@ -4,10 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.distlock.spring.annotation.DistributedLock;
-import dev.distlock.testsupport.RedisServer;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -18,12 +14,9 @@ import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
-import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.test.annotation.DirtiesContext;
-import org.springframework.test.context.DynamicPropertyRegistry;
-import org.springframework.test.context.DynamicPropertySource;
 
 /**
  * The read-only endpoint and the health indicator, over HTTP in a running application on a real
@@ -33,36 +26,13 @@ import org.springframework.test.context.DynamicPropertySource;
         "management.endpoints.web.exposure.include=health,distributedlocks", "management.endpoint.health.show-details=always",
         "distributed-lock.operation-timeout=1s", "spring.data.redis.timeout=1s" })
 @DirtiesContext
-class ActuatorEndpointTest {
-
-    /** Of this class only, killed at JVM exit after the application closed (see SampleApplicationTest for why not RedisExtension). */
-    static final RedisServer redis = RedisServer.start();
-
-    @DynamicPropertySource
-    static void redis(DynamicPropertyRegistry registry) {
-        registry.add("spring.data.redis.port", redis::port);
-    }
-
-    @LocalServerPort
-    int port;
+class ActuatorEndpointTest extends RunningApplication {
 
     @Autowired
     Jobs jobs;
 
     @Autowired
     LockTemplate template;
-
-    private final HttpClient http = HttpClient.newHttpClient();
-
-    HttpResponse<String> get(String path) throws Exception {
-        return http.send(HttpRequest.newBuilder(URI.create("http://localhost:" + port + path)).timeout(Duration.ofSeconds(30)).build(),
-                HttpResponse.BodyHandlers.ofString());
-    }
-
-    HttpResponse<String> post(String path, String json) throws Exception {
-        return http.send(HttpRequest.newBuilder(URI.create("http://localhost:" + port + path)).header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(json)).timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
-    }
 
     @Test
     void listsTheHoldsOfThisInstanceWithKindOwnerTokenAndLease() throws Exception {

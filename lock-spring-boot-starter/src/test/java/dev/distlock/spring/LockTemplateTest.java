@@ -18,8 +18,6 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -31,18 +29,6 @@ class LockTemplateTest {
 
     @RegisterExtension
     static final RedisExtension redis = new RedisExtension();
-
-    static LockClient otherInstance;
-
-    @BeforeAll
-    static void connectOtherInstance() {
-        otherInstance = LockClient.create(RedisURI.create(redis.server().uri()));
-    }
-
-    @AfterAll
-    static void closeOtherInstance() {
-        otherInstance.close();
-    }
 
     private ApplicationContextRunner runner() {
         return new ApplicationContextRunner()
@@ -73,15 +59,17 @@ class LockTemplateTest {
     void busyLockThrowsLockAcquisitionExceptionOrGivesEmptyWithTryExecute() {
         runner().run(context -> {
             LockTemplate template = context.getBean(LockTemplate.class).withName("busy");
-            var elsewhere = otherInstance.getLock("order:2"); // another client: another owner, even on this thread
-            elsewhere.lock();
-            try {
-                assertThatThrownBy(() -> template.execute("order:2", Duration.ofMillis(100), () -> "ran"))
-                        .isInstanceOf(LockAcquisitionException.class)
-                        .hasMessageContaining("Lock 'order:2' for LockTemplate 'busy' is held elsewhere");
-                assertThat(template.tryExecute("order:2", Duration.ZERO, () -> "ran")).isEmpty();
-            } finally {
-                elsewhere.unlock();
+            try (LockClient otherInstance = LockClient.create(RedisURI.create(redis.server().uri()))) {
+                var elsewhere = otherInstance.getLock("order:2"); // another client: another owner, even on this thread
+                elsewhere.lock();
+                try {
+                    assertThatThrownBy(() -> template.execute("order:2", Duration.ofMillis(100), () -> "ran"))
+                            .isInstanceOf(LockAcquisitionException.class)
+                            .hasMessageContaining("Lock 'order:2' for LockTemplate 'busy' is held elsewhere");
+                    assertThat(template.tryExecute("order:2", Duration.ZERO, () -> "ran")).isEmpty();
+                } finally {
+                    elsewhere.unlock();
+                }
             }
             assertThat(template.tryExecute("order:2", Duration.ZERO, () -> "ran")).isEqualTo(Optional.of("ran"));
             assertThat(context.getBean(MeterRegistry.class).get(LockMetrics.ACQUIRE).tags("name", "busy", "outcome", "timeout").timer()

@@ -20,8 +20,6 @@ import io.micrometer.tracing.handler.DefaultTracingObservationHandler;
 import io.micrometer.tracing.test.simple.SimpleSpan;
 import io.micrometer.tracing.test.simple.SimpleTracer;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -40,18 +38,6 @@ class ObservationTest {
 
     @RegisterExtension
     static final RedisExtension redis = new RedisExtension();
-
-    static LockClient otherInstance;
-
-    @BeforeAll
-    static void connectOtherInstance() {
-        otherInstance = LockClient.create(RedisURI.create(redis.server().uri()));
-    }
-
-    @AfterAll
-    static void closeOtherInstance() {
-        otherInstance.close();
-    }
 
     static final SimpleTracer TRACER = new SimpleTracer();
 
@@ -84,12 +70,14 @@ class ObservationTest {
                             .count()).as("the meter handler of the same observation").isEqualTo(1);
                     assertThat(meters.get(LockMetrics.HELD).tags("name", "orders").timer().count()).isEqualTo(1);
 
-                    var busy = otherInstance.getLock("order:8");
-                    busy.lock();
-                    try {
-                        assertThatThrownBy(() -> context.getBean(Orders.class).pay(8)).isInstanceOf(LockAcquisitionException.class);
-                    } finally {
-                        busy.unlock();
+                    try (LockClient otherInstance = LockClient.create(RedisURI.create(redis.server().uri()))) {
+                        var busy = otherInstance.getLock("order:8");
+                        busy.lock();
+                        try {
+                            assertThatThrownBy(() -> context.getBean(Orders.class).pay(8)).isInstanceOf(LockAcquisitionException.class);
+                        } finally {
+                            busy.unlock();
+                        }
                     }
                     assertThat(TRACER.getSpans()).filteredOn(s -> s.getName().equals("lock wait orders"))
                             .anySatisfy(s -> assertThat(s.getTags()).containsEntry("outcome", "timeout"));

@@ -10,17 +10,18 @@ import java.util.function.Supplier;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
 import org.springframework.aop.support.AopUtils;
+import org.springframework.util.function.SingletonSupplier;
 
 /** Runs a {@code @DistributedLock} method inside its lock, through the {@link LockExecutor} that {@code LockTemplate} uses too. */
 final class DistributedLockInterceptor implements MethodInterceptor {
 
-    private final Supplier<LockExecutor> executorSupplier;
+    /** Looked up on first use: advisors are created early, before the lock client should be. */
+    private final Supplier<LockExecutor> executor;
     private final LockAttributeSource attributes;
     private final LockKeyResolver keys;
-    private volatile LockExecutor executor;
 
     DistributedLockInterceptor(Supplier<LockExecutor> executor, LockAttributeSource attributes, LockKeyResolver keys) {
-        this.executorSupplier = executor;
+        this.executor = SingletonSupplier.of(executor);
         this.attributes = attributes;
         this.keys = keys;
     }
@@ -39,16 +40,6 @@ final class DistributedLockInterceptor implements MethodInterceptor {
         LockRequest request = new LockRequest(attrs.method(), attrs.label(), attrs.type(), attrs.redlock(), resolved, attrs.multi(),
                 attrs.waitTime(), attrs.leaseTime());
         Supplier<Object> whenBusy = attrs.onFailure() == OnLockFailure.SKIP ? () -> attrs.returnsOptional() ? Optional.empty() : null : null;
-        return executor().execute(request, invocation::proceed, whenBusy);
-    }
-
-    /** Looked up on first use: advisors are created early, before the lock client should be. */
-    private LockExecutor executor() {
-        LockExecutor e = executor;
-        if (e == null) {
-            e = executorSupplier.get();
-            executor = e;
-        }
-        return e;
+        return executor.get().execute(request, invocation::proceed, whenBusy);
     }
 }

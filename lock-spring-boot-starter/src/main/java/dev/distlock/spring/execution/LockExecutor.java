@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.util.function.SingletonSupplier;
 
 /**
  * Runs work inside a lock: the one code path of {@code @DistributedLock} and {@code LockTemplate},
@@ -26,10 +27,9 @@ public final class LockExecutor {
 
     private final LockSource source;
     private final ActiveHolds holds;
-    private final Supplier<LockInstrumentation> instrumentationSupplier;
+    private final Supplier<LockInstrumentation> instrumentation;
     private final boolean throwOnLeaseLost;
     private final boolean interruptOnLeaseLost;
-    private volatile LockInstrumentation instrumentation;
 
     /**
      * @param holds where holds are listed while they run, for the Actuator endpoint
@@ -41,7 +41,7 @@ public final class LockExecutor {
             boolean interruptOnLeaseLost) {
         this.source = source;
         this.holds = holds;
-        this.instrumentationSupplier = instrumentation;
+        this.instrumentation = SingletonSupplier.of(instrumentation);
         this.throwOnLeaseLost = throwOnLeaseLost;
         this.interruptOnLeaseLost = interruptOnLeaseLost;
     }
@@ -55,7 +55,7 @@ public final class LockExecutor {
     public <T> T execute(LockRequest request, LockedCall<T> work, Supplier<T> whenBusy) throws Throwable {
         RedisLock lock = lockFor(request);
         String key = lock instanceof RedisMultiLock multi ? String.join(", ", multi.names()) : request.keys().get(0);
-        LockInstrumentation.Acquisition acquisition = instrumentation().acquiring(request.label(), request.metricType());
+        LockInstrumentation.Acquisition acquisition = instrumentation.get().acquiring(request.label(), request.metricType());
         boolean acquired;
         try {
             acquired = RecordedByStarter.call(() -> acquire(lock, request));
@@ -112,15 +112,6 @@ public final class LockExecutor {
 
     private static String describe(LockRequest request) {
         return request.caller().startsWith("LockTemplate") ? request.caller() : "@DistributedLock on " + request.caller();
-    }
-
-    private LockInstrumentation instrumentation() {
-        LockInstrumentation i = instrumentation;
-        if (i == null) {
-            i = instrumentationSupplier.get();
-            instrumentation = i;
-        }
-        return i;
     }
 
     private static boolean acquire(RedisLock lock, LockRequest request) {

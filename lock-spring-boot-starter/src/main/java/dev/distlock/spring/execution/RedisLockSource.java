@@ -7,17 +7,17 @@ import dev.distlock.core.RedisMultiLock;
 import dev.distlock.spring.annotation.LockType;
 import java.util.List;
 import java.util.function.Supplier;
+import org.springframework.util.function.SingletonSupplier;
 
 /** Locks on the application's Redis through {@link LockClient}, and RedLocks through {@link RedLockClient}. */
 public final class RedisLockSource implements LockSource {
 
-    private final Supplier<LockClient> clientSupplier;
+    private final Supplier<LockClient> client;
     private final Supplier<RedLockClient> redLockSupplier;
-    private volatile LockClient client;
 
     /** Both clients are looked up on first use: advisors are created early, before the Redis connection should be. */
     public RedisLockSource(Supplier<LockClient> client, Supplier<RedLockClient> redLockClient) {
-        this.clientSupplier = client;
+        this.client = SingletonSupplier.of(client);
         this.redLockSupplier = redLockClient;
     }
 
@@ -64,11 +64,6 @@ public final class RedisLockSource implements LockSource {
     static final String HEALTH_KEY = "distlock-health-check";
 
     private LockClient client() {
-        LockClient c = client;
-        if (c == null) {
-            c = clientSupplier.get();
-            client = c;
-        }
-        return c;
+        return client.get();
     }
 }
