@@ -212,6 +212,11 @@ final class LocalLockState {
         return !all.isEmpty();
     }
 
+    /** Threads waiting in the fair queue; for tests. */
+    synchronized int queued() {
+        return fairQueue.size();
+    }
+
     synchronized int activeHolds() {
         return readers.size() + (exclusive != null ? 1 : 0);
     }

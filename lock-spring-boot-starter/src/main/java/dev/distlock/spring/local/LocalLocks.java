@@ -109,6 +109,11 @@ public final class LocalLocks implements LockSource, AutoCloseable {
         }
     }
 
+    /** Threads waiting in the fair queue of {@code name}; for tests. */
+    int queued(String name) {
+        return with(name, LocalLockState::queued);
+    }
+
     long nextToken() {
         return tokens.incrementAndGet();
     }
