@@ -87,7 +87,11 @@ class BadInputTableTest {
                 new Case("SpEL key that evaluates to null", CALL, "IllegalArgumentException", "Keyed.byId(String)", "evaluated to null",
                         "make the expression fall back to a value", call(k -> k.byId(null))),
                 new Case("SpEL key built from a null argument", CALL, "IllegalArgumentException", "Keyed.order(Long)",
-                        "uses #id, which is null", "#id ?: 'none'", call(k -> k.order(null))),
+                        "uses #id, which is null in this call", "pass a value", call(k -> k.order(null))),
+                new Case("SpEL key naming a variable that is not a parameter (typo)", STARTUP, CONFIG_ERROR, "Typo.pay(Long)",
+                        "which is not a parameter of the method", "#p0/#a0 by position", startup(Typo.class)),
+                new Case("@DistributedLock on a private, final or static method", STARTUP, CONFIG_ERROR, "Hidden.run()",
+                        "is private", "Make @DistributedLock methods public", startup(Hidden.class)),
                 new Case("key longer than the limit (default 1024 characters)", CALL, "IllegalArgumentException", "Keyed.byId(String)",
                         "is 1025 characters long, over the limit of 1024", "raise distributed-lock.max-key-length",
                         call(k -> k.byId("x".repeat(1025)))),
@@ -283,6 +287,18 @@ class BadInputTableTest {
         @DistributedLock(key = "report", leaseTime = "200ms")
         public void outlivesLease() {
             await().atMost(Duration.ofSeconds(5)).until(() -> redis.server().command("EXISTS", "lock:{report}").equals(":0"));
+        }
+    }
+
+    public static class Typo {
+        @DistributedLock(key = "'order:' + #ordrId")
+        public void pay(Long orderId) {
+        }
+    }
+
+    public static class Hidden {
+        @DistributedLock(key = "hidden")
+        private void run() {
         }
     }
 

@@ -42,13 +42,39 @@ class MetricsTest {
             Payments payments = context.getBean(Payments.class);
             payments.pay(1, registry);
             payments.pay(2, registry);
-            assertThat(registry.get(LockMetrics.ACQUIRE).tags("name", "payments", "outcome", "acquired", "type", "reentrant").timer().count())
+            assertThat(registry.get(LockMetrics.ACQUIRE).tags("name", "payments", "outcome", "acquired", "type", "REENTRANT").timer().count())
                     .isEqualTo(2);
             assertThat(registry.get(LockMetrics.HELD).tags("name", "payments").timer().count()).isEqualTo(2);
             assertThat(registry.find(LockMetrics.ACQUIRE).meters()).allSatisfy(m ->
                     assertThat(m.getId().getTags()).doesNotContain(Tag.of("name", "pay:1")));
             assertThat(payments.activeSeenInside()).isEqualTo(1.0);
             assertThat(registry.get(LockMetrics.ACTIVE).gauge().value()).isZero();
+        });
+    }
+
+    @Test
+    void multiKeyCallCountsOneAcquisitionAndOneHoldTaggedAsTheAnnotationSpellsTheType() {
+        runner().run(context -> {
+            MeterRegistry registry = context.getBean(MeterRegistry.class);
+            context.getBean(Payments.class).transfer(1, 2);
+            assertThat(registry.get(LockMetrics.ACQUIRE).tags("name", "transfer", "type", "REENTRANT", "outcome", "acquired").timer()
+                    .count()).isEqualTo(1);
+            assertThat(registry.get(LockMetrics.HELD).tags("name", "transfer").timer().count()).isEqualTo(1);
+            context.getBean(Payments.class).audit("a");
+            assertThat(registry.get(LockMetrics.ACQUIRE).tags("name", "audit", "type", "READ").timer().count()).isEqualTo(1);
+        });
+    }
+
+    @Test
+    void locksUsedDirectlyThroughTheClientAreStillCountedPerLock() {
+        runner().run(context -> {
+            MeterRegistry registry = context.getBean(MeterRegistry.class);
+            var lock = context.getBean(dev.distlock.core.LockClient.class).getLock("direct:1", "direct");
+            lock.lock();
+            lock.unlock();
+            assertThat(registry.get(LockMetrics.ACQUIRE).tags("name", "direct", "type", "REENTRANT", "outcome", "acquired").timer()
+                    .count()).isEqualTo(1);
+            assertThat(registry.get(LockMetrics.HELD).tags("name", "direct").timer().count()).isEqualTo(1);
         });
     }
 
@@ -105,6 +131,14 @@ class MetricsTest {
         @DistributedLock(key = "'pay:' + #id", name = "payments")
         public void pay(int id, MeterRegistry registry) {
             activeSeenInside = registry.get(LockMetrics.ACTIVE).gauge().value();
+        }
+
+        @DistributedLock(keys = {"'account:' + #from", "'account:' + #to"}, name = "transfer")
+        public void transfer(long from, long to) {
+        }
+
+        @DistributedLock(key = "#doc", name = "audit", type = dev.distlock.spring.annotation.LockType.READ)
+        public void audit(String doc) {
         }
 
         @DistributedLock(key = "slow")

@@ -1,7 +1,6 @@
 package dev.distlock.spring.aop;
 
-import dev.distlock.core.LockClient;
-import dev.distlock.core.RedLockClient;
+import dev.distlock.spring.execution.LockExecutor;
 import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.function.Supplier;
@@ -24,20 +23,15 @@ public final class DistributedLockAdvisor extends AbstractPointcutAdvisor {
     private final transient Pointcut pointcut;
 
     /**
-     * @param client the lock client, looked up on the first call
-     * @param redLockClient the RedLock client, looked up on the first redlock call
+     * @param executor runs each call inside its lock (shared with LockTemplate), looked up on the first call
      * @param redlockConfigured whether distributed-lock.redlock.nodes is set
-     * @param throwOnLeaseLost whether a method whose lock was lost throws LockLeaseExpiredException on return
-     * @param interruptOnLeaseLost whether the lock client interrupts holders (then the flag is cleared on return)
      * @param defaultWait wait time of annotations that give none
      * @param defaultLease lease of annotations that give none; {@code null} for the watchdog
      */
-    public DistributedLockAdvisor(Supplier<LockClient> client, Supplier<RedLockClient> redLockClient, BeanFactory beanFactory,
-            PropertyResolver properties, Duration defaultWait, Duration defaultLease, boolean redlockConfigured, boolean throwOnLeaseLost,
-            boolean interruptOnLeaseLost, int order) {
+    public DistributedLockAdvisor(Supplier<LockExecutor> executor, BeanFactory beanFactory, PropertyResolver properties,
+            Duration defaultWait, Duration defaultLease, boolean redlockConfigured, int order) {
         this.attributes = new LockAttributeSource(new LockAttributeParser(properties, defaultWait, defaultLease, redlockConfigured));
-        this.interceptor = new DistributedLockInterceptor(client, redLockClient, attributes, new LockKeyResolver(beanFactory),
-                throwOnLeaseLost, interruptOnLeaseLost);
+        this.interceptor = new DistributedLockInterceptor(executor, attributes, new LockKeyResolver(beanFactory));
         this.pointcut = new StaticMethodMatcherPointcut() {
             @Override
             public boolean matches(Method method, Class<?> targetClass) {
@@ -45,6 +39,11 @@ public final class DistributedLockAdvisor extends AbstractPointcutAdvisor {
             }
         };
         setOrder(order);
+    }
+
+    /** The parsed annotations, for the start-up coverage check. */
+    LockAttributeSource attributes() {
+        return attributes;
     }
 
     @Override

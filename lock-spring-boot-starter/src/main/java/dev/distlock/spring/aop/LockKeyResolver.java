@@ -1,9 +1,7 @@
 package dev.distlock.spring.aop;
 
 import java.lang.reflect.Method;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Deque;
 import java.util.List;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.context.expression.BeanFactoryResolver;
@@ -12,9 +10,6 @@ import org.springframework.core.DefaultParameterNameDiscoverer;
 import org.springframework.core.ParameterNameDiscoverer;
 import org.springframework.expression.EvaluationContext;
 import org.springframework.expression.EvaluationException;
-import org.springframework.expression.spel.SpelNode;
-import org.springframework.expression.spel.ast.VariableReference;
-import org.springframework.expression.spel.standard.SpelExpression;
 
 /** Evaluates a method's lock key once per call. */
 final class LockKeyResolver {
@@ -63,24 +58,19 @@ final class LockKeyResolver {
         return key;
     }
 
-    /** {@code 'order:' + #id} with a null id gives "order:null": refuse a key built from a null argument. */
+    /**
+     * {@code 'order:' + #id} with a null id gives "order:null": refuse a key built from a null argument.
+     * The advice does not suggest a fallback value: one constant for every null would put all such
+     * calls on one lock.
+     */
     private static void rejectNullVariables(LockAttributes attributes, LockAttributes.Key source, EvaluationContext context,
             String key) {
-        if (source.expression() instanceof SpelExpression spel) {
-            Deque<SpelNode> nodes = new ArrayDeque<>(List.of(spel.getAST()));
-            while (!nodes.isEmpty()) {
-                SpelNode node = nodes.pop();
-                if (node instanceof VariableReference) {
-                    String name = node.toStringAST().substring(1);
-                    if (!name.equals("root") && !name.equals("this") && context.lookupVariable(name) == null) {
-                        throw new IllegalArgumentException("@DistributedLock key \"" + source.source() + "\" on "
-                                + attributes.method() + " uses #" + name + ", which is null, so the key would be \"" + key
-                                + "\": pass a value or make the expression handle null (e.g. #" + name + " ?: 'none')");
-                    }
-                }
-                for (int i = 0; i < node.getChildCount(); i++) {
-                    nodes.push(node.getChild(i));
-                }
+        for (String name : LockAttributeParser.variables(source.expression())) {
+            if (!name.equals("root") && !name.equals("this") && context.lookupVariable(name) == null) {
+                throw new IllegalArgumentException("@DistributedLock key \"" + source.source() + "\" on "
+                        + attributes.method() + " uses #" + name + ", which is null in this call, so the key would be \"" + key
+                        + "\": pass a value (a key must name what it protects); if null is a valid argument, build the key from"
+                        + " something else that identifies the resource, or check for null before calling");
             }
         }
     }

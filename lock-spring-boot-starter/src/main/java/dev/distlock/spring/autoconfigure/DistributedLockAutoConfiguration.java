@@ -7,6 +7,14 @@ import dev.distlock.core.LockListener;
 import dev.distlock.core.RedLockClient;
 import io.lettuce.core.RedisURI;
 import dev.distlock.spring.aop.DistributedLockAdvisor;
+import dev.distlock.spring.LockTemplate;
+import dev.distlock.spring.aop.LockCoverageCheck;
+import dev.distlock.spring.execution.ActiveHolds;
+import dev.distlock.spring.execution.LockExecutor;
+import dev.distlock.spring.execution.LockSource;
+import dev.distlock.spring.execution.RedisLockSource;
+import dev.distlock.spring.metrics.LockInstrumentation;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -19,6 +27,7 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
 import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
@@ -62,13 +71,15 @@ public class DistributedLockAutoConfiguration {
 
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
+    @ConditionalOnProperty(name = "distributed-lock.mode", havingValue = "redis", matchIfMissing = true)
     LockClient distributedLockClient(ObjectProvider<RedisConnectionFactory> connectionFactory, DistributedLockProperties properties,
             ObjectProvider<LockListener> listeners, SeparateRedisClient separateClient) {
         LockClientOptions options = options(properties, listeners);
         RedisConnectionFactory factory = connectionFactory.getIfAvailable();
         if (factory == null) {
             throw new DistributedLockConfigurationException("Distributed locks need Redis, but there is no RedisConnectionFactory bean",
-                    "Configure Redis with spring.data.redis.* (spring-boot-starter-data-redis is on the classpath), or set distributed-lock.enabled=false");
+                    "Configure Redis with spring.data.redis.* (spring-boot-starter-data-redis is on the classpath); for tests or"
+                            + " single-instance development only, distributed-lock.mode=local keeps locks in this JVM (not distributed)");
         }
         if (!(factory instanceof LettuceConnectionFactory lettuce)) {
             return separateClient.connect(factory, options);
@@ -81,8 +92,7 @@ public class DistributedLockAutoConfiguration {
         } catch (LockException e) {
             throw new DistributedLockConfigurationException("Distributed locks could not connect to Redis (" + describe(lettuce) + "): "
                     + rootMessage(e),
-                    "Check spring.data.redis.host/port (or url, sentinel.*, cluster.*), username/password and ssl, and that Redis is running;"
-                            + " or set distributed-lock.enabled=false", e);
+                    "Check spring.data.redis.host/port (or url, sentinel.*, cluster.*), username/password and ssl, and that Redis is running", e);
         }
     }
 
@@ -97,6 +107,7 @@ public class DistributedLockAutoConfiguration {
      * client it shares, but after web servers and task executors (higher phases) let running work end.
      */
     @Bean
+    @ConditionalOnProperty(name = "distributed-lock.mode", havingValue = "redis", matchIfMissing = true)
     SmartLifecycle distributedLockClientLifecycle(LockClient client) {
         return new SmartLifecycle() {
             private volatile boolean running = true;
@@ -128,6 +139,7 @@ public class DistributedLockAutoConfiguration {
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
     @Conditional(RedLockNodesConfigured.class)
+    @ConditionalOnProperty(name = "distributed-lock.mode", havingValue = "redis", matchIfMissing = true)
     RedLockClient distributedRedLockClient(DistributedLockProperties properties, ObjectProvider<LockListener> listeners) {
         List<String> nodes = properties.getRedlock().getNodes();
         if (nodes.size() < RedLockClient.MIN_NODES) {
@@ -155,15 +167,56 @@ public class DistributedLockAutoConfiguration {
     @Bean
     @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
     @ConditionalOnMissingBean
-    static DistributedLockAdvisor distributedLockAdvisor(ObjectProvider<LockClient> client, ObjectProvider<RedLockClient> redLockClient,
-            BeanFactory beanFactory, Environment environment) {
+    static DistributedLockAdvisor distributedLockAdvisor(ObjectProvider<LockExecutor> executor, BeanFactory beanFactory,
+            Environment environment) {
         // Bound here rather than injected: advisors are created before most beans, and must not pull them in early.
         DistributedLockProperties properties = Binder.get(environment).bindOrCreate("distributed-lock", DistributedLockProperties.class);
         Duration wait = checked(properties.getWaitTime(), "distributed-lock.wait-time", false);
         Duration lease = properties.getLeaseTime() == null ? null : checked(properties.getLeaseTime(), "distributed-lock.lease-time", true);
-        return new DistributedLockAdvisor(client::getObject, redLockClient::getObject, beanFactory, environment, wait, lease,
-                !properties.getRedlock().getNodes().isEmpty(), properties.isThrowOnLeaseLost(),
-                properties.getOnLeaseLost() == DistributedLockProperties.OnLeaseLost.INTERRUPT, properties.getAop().getOrder());
+        // In local mode a redlock = true method is a local lock like any other: no nodes needed.
+        boolean redlockAvailable = !properties.getRedlock().getNodes().isEmpty() || properties.getMode() == DistributedLockProperties.Mode.LOCAL;
+        return new DistributedLockAdvisor(executor::getObject, beanFactory, environment, wait, lease, redlockAvailable,
+                properties.getAop().getOrder());
+    }
+
+    /** Where locks come from: the application's Redis (and the RedLock nodes, when set). */
+    @Bean
+    @ConditionalOnMissingBean
+    LockSource distributedLockSource(ObjectProvider<LockClient> client, ObjectProvider<RedLockClient> redLockClient) {
+        return new RedisLockSource(client::getObject, redLockClient::getObject);
+    }
+
+    /** The holds taken through the starter and not yet released, for the Actuator endpoint. */
+    @Bean
+    @ConditionalOnMissingBean
+    ActiveHolds distributedLockActiveHolds() {
+        return new ActiveHolds();
+    }
+
+    /** The one code path of @DistributedLock and LockTemplate. */
+    @Bean
+    @ConditionalOnMissingBean
+    LockExecutor distributedLockExecutor(LockSource source, ActiveHolds holds, ObjectProvider<LockInstrumentation> instrumentation,
+            DistributedLockProperties properties) {
+        return new LockExecutor(source, holds, () -> instrumentation.getIfAvailable(() -> LockInstrumentation.NONE),
+                properties.isThrowOnLeaseLost(), properties.getOnLeaseLost() == DistributedLockProperties.OnLeaseLost.INTERRUPT);
+    }
+
+    /** Locks for code that cannot use the annotation, with the same defaults, metrics and exceptions. */
+    @Bean
+    @ConditionalOnMissingBean
+    LockTemplate distributedLockTemplate(LockExecutor executor, DistributedLockProperties properties) {
+        Duration lease = properties.getLeaseTime() == null ? null : checked(properties.getLeaseTime(), "distributed-lock.lease-time", true);
+        return new LockTemplate(executor, lease,
+                !properties.getRedlock().getNodes().isEmpty() || properties.getMode() == DistributedLockProperties.Mode.LOCAL);
+    }
+
+    /** Fails start-up for @DistributedLock methods that no proxy would lock (private, static, final, unproxied beans). */
+    @Bean
+    @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+    static LockCoverageCheck distributedLockCoverageCheck(ConfigurableListableBeanFactory beanFactory,
+            ObjectProvider<DistributedLockAdvisor> advisor) {
+        return new LockCoverageCheck(beanFactory, advisor.getObject());
     }
 
     /** Whether distributed-lock.redlock.nodes lists any node (as a YAML list or comma-separated). */

@@ -1,7 +1,12 @@
 package dev.distlock.spring.autoconfigure;
 
 import dev.distlock.core.LockClient;
+import dev.distlock.spring.execution.LockSource;
+import dev.distlock.spring.metrics.LockInstrumentation;
 import dev.distlock.spring.metrics.LockMetrics;
+import dev.distlock.spring.metrics.ObservationLockInstrumentation;
+import io.micrometer.core.instrument.observation.DefaultMeterObservationHandler;
+import io.micrometer.observation.ObservationRegistry;
 import dev.distlock.spring.metrics.MicrometerLockListener;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -13,7 +18,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.context.annotation.Bean;
 
 /** Micrometer metrics for distributed locks, when Micrometer and a {@link MeterRegistry} are present. */
-@AutoConfiguration(before = DistributedLockAutoConfiguration.class, afterName = {
+@AutoConfiguration(before = DistributedLockAutoConfiguration.class, after = DistributedLockObservationAutoConfiguration.class, afterName = {
         // After the MeterRegistry exists, or @ConditionalOnBean(MeterRegistry) silently drops every lock meter.
         // Spring Boot 4.x names (module spring-boot-micrometer-metrics):
         "org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",
@@ -34,10 +39,24 @@ public class DistributedLockMetricsAutoConfiguration {
         return new MicrometerLockListener(registry);
     }
 
+    /**
+     * Times each @DistributedLock and LockTemplate call once, whatever its number of keys. Without an
+     * application ObservationRegistry (see {@link DistributedLockObservationAutoConfiguration}) the
+     * same observations feed a registry of our own whose only handler writes the meters, so the
+     * meters have the same names and tags either way.
+     */
+    @Bean
+    @ConditionalOnMissingBean
+    LockInstrumentation distributedLockInstrumentation(MeterRegistry registry) {
+        ObservationRegistry meterOnly = ObservationRegistry.create();
+        meterOnly.observationConfig().observationHandler(new DefaultMeterObservationHandler(registry));
+        return new ObservationLockInstrumentation(meterOnly);
+    }
+
     /** Registered directly (not as a MeterBinder) so it works without Spring Boot's metrics auto-configuration too. */
     @Bean
-    Gauge distributedLockActiveGauge(MeterRegistry registry, LockClient client) {
-        return Gauge.builder(LockMetrics.ACTIVE, client, LockClient::activeHolds)
+    Gauge distributedLockActiveGauge(MeterRegistry registry, LockSource source) {
+        return Gauge.builder(LockMetrics.ACTIVE, source, LockSource::activeHolds)
                 .description("Distributed locks this instance holds now").register(registry);
     }
 }

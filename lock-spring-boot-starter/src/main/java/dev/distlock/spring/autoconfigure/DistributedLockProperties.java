@@ -13,6 +13,9 @@ public class DistributedLockProperties {
     /** Whether distributed locks are auto-configured. */
     private boolean enabled = true;
 
+    /** Where locks live: REDIS (shared by every instance) or LOCAL (this JVM only, NOT distributed; for tests and single-instance development). */
+    private Mode mode = Mode.REDIS;
+
     /** Prefix of every Redis key and channel used for locks; must not contain braces. */
     private String keyPrefix = "lock:";
 
@@ -52,12 +55,35 @@ public class DistributedLockProperties {
 
     private final Metrics metrics = new Metrics();
 
+    private final Actuator actuator = new Actuator();
+
+    private final Health health = new Health();
+
     public boolean isEnabled() {
         return enabled;
     }
 
     public void setEnabled(boolean enabled) {
         this.enabled = enabled;
+    }
+
+    public Mode getMode() {
+        return mode;
+    }
+
+    public void setMode(Mode mode) {
+        this.mode = mode;
+    }
+
+    /** Where locks live. */
+    public enum Mode {
+        /** On the application's Redis: instances exclude each other. */
+        REDIS,
+        /**
+         * In this JVM only, with the same API, metrics and errors but no Redis: NOT distributed, two
+         * instances do not exclude each other. For tests and single-instance development.
+         */
+        LOCAL
     }
 
     public String getKeyPrefix() {
@@ -169,6 +195,54 @@ public class DistributedLockProperties {
 
     public Redlock getRedlock() {
         return redlock;
+    }
+
+    public Actuator getActuator() {
+        return actuator;
+    }
+
+    public Health getHealth() {
+        return health;
+    }
+
+    /** Settings of the distributedlocks Actuator endpoint. */
+    public static class Actuator {
+
+        private final ForceUnlock forceUnlock = new ForceUnlock();
+
+        public ForceUnlock getForceUnlock() {
+            return forceUnlock;
+        }
+
+        /** Settings of the endpoint's force-unlock write operation. */
+        public static class ForceUnlock {
+
+            /** Whether the endpoint offers force-unlock of a key (dangerous: the holder runs on unprotected). */
+            private boolean enabled = false;
+
+            public boolean isEnabled() {
+                return enabled;
+            }
+
+            public void setEnabled(boolean enabled) {
+                this.enabled = enabled;
+            }
+        }
+    }
+
+    /** Settings of the distributedLock health indicator. */
+    public static class Health {
+
+        /** How long a lease loss stays in the health details. */
+        private Duration leaseLossWindow = Duration.ofMinutes(15);
+
+        public Duration getLeaseLossWindow() {
+            return leaseLossWindow;
+        }
+
+        public void setLeaseLossWindow(Duration leaseLossWindow) {
+            this.leaseLossWindow = leaseLossWindow;
+        }
     }
 
     /** Settings of the RedLock client used by {@code @DistributedLock(redlock = true)}. */

@@ -3,9 +3,13 @@ package dev.distlock.spring.metrics;
 /** Names and tags of the Micrometer meters recorded for distributed locks. */
 public final class LockMetrics {
 
-    /** Timer of acquisition attempts; tags {@link #NAME}, {@link #TYPE}, {@link #OUTCOME} (acquired, timeout, error). */
+    /**
+     * Timer of acquisition attempts; tags {@link #NAME}, {@link #TYPE}, {@link #OUTCOME} (acquired, timeout,
+     * unavailable, error), {@link #ERROR_TAG}. One per {@code @DistributedLock} call or {@code LockTemplate} call, also for
+     * a multi-key lock; holds taken directly through {@code LockClient} are counted per lock.
+     */
     public static final String ACQUIRE = "distributed.lock.acquire";
-    /** Timer of how long locks were held; tags {@link #NAME}, {@link #TYPE}. */
+    /** Timer of how long locks were held; tags {@link #NAME}, {@link #TYPE}, {@link #ERROR_TAG} (LockLeaseExpiredException when lost). */
     public static final String HELD = "distributed.lock.held";
     /** Gauge of locks this instance holds now. */
     public static final String ACTIVE = "distributed.lock.active";
@@ -16,10 +20,26 @@ public final class LockMetrics {
 
     /** The lock's declared name (never the resolved key). */
     public static final String NAME = "name";
-    /** The lock kind, e.g. reentrant. */
+    /** The lock type as the annotation spells it: REENTRANT, FAIR, READ, WRITE, or REDLOCK for redlock = true. */
     public static final String TYPE = "type";
     /** How an attempt ended. */
     public static final String OUTCOME = "outcome";
+    /**
+     * The exception's simple name, or {@value #NO_ERROR}; added to the acquire and held timers by
+     * Micrometer's meter observation handler, and written the same way for locks used directly.
+     */
+    public static final String ERROR_TAG = "error";
+    /** The {@link #ERROR_TAG} of calls that ended without an exception. */
+    public static final String NO_ERROR = "none";
+
+    /** Outcome: the lock was granted. */
+    public static final String ACQUIRED = "acquired";
+    /** Outcome: the wait time ran out while the lock was busy. */
+    public static final String TIMEOUT = "timeout";
+    /** Outcome: Redis did not answer in time. */
+    public static final String UNAVAILABLE = "unavailable";
+    /** Outcome: Redis answered with an error, or the waiting thread was interrupted. */
+    public static final String ERROR = "error";
 
     private LockMetrics() {
     }

@@ -8,7 +8,12 @@ import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
 import java.util.Locale;
 
-/** Records lock events as Micrometer meters, tagged by the lock's label (declared name), never its key. */
+/**
+ * Records lock events as Micrometer meters, tagged by the lock's label (declared name), never its key.
+ * Acquisitions and releases made by {@code @DistributedLock} and {@code LockTemplate} are left to
+ * {@link LockInstrumentation}, which counts one per call; this listener counts those of locks used
+ * directly through {@code LockClient}, and renewals and lost leases of all.
+ */
 public final class MicrometerLockListener implements LockListener {
 
     private final MeterRegistry registry;
@@ -19,16 +24,23 @@ public final class MicrometerLockListener implements LockListener {
 
     @Override
     public void onAcquire(LockInfo lock, AcquireOutcome outcome, Duration waited) {
+        if (RecordedByStarter.onThisThread()) {
+            return;
+        }
         Timer.builder(LockMetrics.ACQUIRE).description("Time spent acquiring distributed locks")
-                .tag(LockMetrics.NAME, lock.label()).tag(LockMetrics.TYPE, lock.kind()).tag(LockMetrics.OUTCOME, lower(outcome))
+                .tag(LockMetrics.NAME, lock.label()).tag(LockMetrics.TYPE, LockInstrumentation.type(lock.kind())).tag(LockMetrics.OUTCOME, lower(outcome))
+                .tag(LockMetrics.ERROR_TAG, errorOf(outcome))
                 .register(registry).record(waited);
     }
 
     @Override
     public void onRelease(LockInfo lock, Duration held) {
+        if (RecordedByStarter.onThisThread()) {
+            return;
+        }
         Timer.builder(LockMetrics.HELD).description("Time distributed locks were held")
-                .tag(LockMetrics.NAME, lock.label()).tag(LockMetrics.TYPE, lock.kind())
-                .register(registry).record(held);
+                .tag(LockMetrics.NAME, lock.label()).tag(LockMetrics.TYPE, LockInstrumentation.type(lock.kind()))
+                .tag(LockMetrics.ERROR_TAG, LockMetrics.NO_ERROR).register(registry).record(held);
     }
 
     @Override
@@ -40,7 +52,16 @@ public final class MicrometerLockListener implements LockListener {
     @Override
     public void onLeaseLost(LockInfo lock, String reason) {
         Counter.builder(LockMetrics.LOST).description("Distributed locks lost while still held")
-                .tag(LockMetrics.NAME, lock.label()).tag(LockMetrics.TYPE, lock.kind()).register(registry).increment();
+                .tag(LockMetrics.NAME, lock.label()).tag(LockMetrics.TYPE, LockInstrumentation.type(lock.kind())).register(registry).increment();
+    }
+
+    /** The error tag as Micrometer's meter observation handler writes it for the starter's own calls (the exception's simple name). */
+    private static String errorOf(AcquireOutcome outcome) {
+        return switch (outcome) {
+            case ACQUIRED, TIMEOUT -> LockMetrics.NO_ERROR;
+            case UNAVAILABLE -> "LockUnavailableException";
+            case ERROR -> "LockException";
+        };
     }
 
     private static String lower(Enum<?> value) {

@@ -1,0 +1,181 @@
+package dev.distlock.spring;
+
+import dev.distlock.core.LockAcquisitionException;
+import dev.distlock.spring.annotation.LockType;
+import dev.distlock.spring.execution.LockExecutor;
+import dev.distlock.spring.execution.LockRequest;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.function.Supplier;
+
+/**
+ * Runs code inside a distributed lock where an annotation cannot be used: the key is only known
+ * inside the method, the lock covers part of a method, or the caller is not a Spring bean. It runs
+ * on the same code path as {@code @DistributedLock}: the same {@code distributed-lock.*} defaults,
+ * metrics, traces, fencing tokens ({@link LockContext}), lease-loss handling and exceptions.
+ *
+ * <pre>{@code
+ * Receipt receipt = lockTemplate.withName("payments")
+ *         .execute("order:" + orderId, Duration.ofSeconds(2), () -> pay(orderId));
+ *
+ * Optional<Report> report = lockTemplate.withName("nightly-report")
+ *         .tryExecute("nightly-report", Duration.ZERO, this::buildReport);   // empty when another instance runs it
+ * }</pre>
+ *
+ * Immutable and thread-safe: {@code with...} methods return configured copies. Give a fixed
+ * {@link #withName(String) name} for metrics (default {@value #DEFAULT_NAME}); the key is never a tag.
+ */
+public final class LockTemplate {
+
+    /** The metrics name of a template that was not given one. */
+    public static final String DEFAULT_NAME = "LockTemplate";
+
+    private final LockExecutor executor;
+    private final String name;
+    private final LockType type;
+    private final Duration leaseTime;
+    private final boolean redlock;
+    private final boolean redlockConfigured;
+
+    /**
+     * Created by the starter's auto-configuration; inject the {@code LockTemplate} bean rather than
+     * building one.
+     *
+     * @param defaultLease the lease of calls that set none ({@code distributed-lock.lease-time}); {@code null} for the watchdog
+     * @param redlockConfigured whether distributed-lock.redlock.nodes is set
+     */
+    public LockTemplate(LockExecutor executor, Duration defaultLease, boolean redlockConfigured) {
+        this(executor, DEFAULT_NAME, LockType.REENTRANT, defaultLease, false, redlockConfigured);
+    }
+
+    private LockTemplate(LockExecutor executor, String name, LockType type, Duration leaseTime, boolean redlock, boolean redlockConfigured) {
+        this.executor = executor;
+        this.name = name;
+        this.type = type;
+        this.leaseTime = leaseTime;
+        this.redlock = redlock;
+        this.redlockConfigured = redlockConfigured;
+    }
+
+    /** A copy whose locks are reported under {@code name} in metrics, traces and the Actuator endpoint. */
+    public LockTemplate withName(String name) {
+        if (name == null || name.isBlank()) {
+            throw new IllegalArgumentException("LockTemplate.withName needs a non-blank name, such as \"payments\"");
+        }
+        return new LockTemplate(executor, name.trim(), type, leaseTime, redlock, redlockConfigured);
+    }
+
+    /** A copy that takes locks of {@code type} (default {@link LockType#REENTRANT}). */
+    public LockTemplate withType(LockType type) {
+        Objects.requireNonNull(type, "LockTemplate.withType needs a LockType");
+        if (redlock && type != LockType.REENTRANT) {
+            throw new IllegalArgumentException(caller() + " uses RedLock, which supports type REENTRANT only, not " + type);
+        }
+        return new LockTemplate(executor, name, type, leaseTime, redlock, redlockConfigured);
+    }
+
+    /**
+     * A copy that holds its locks for a fixed {@code lease}, without renewal; {@code null} for the
+     * watchdog lease, renewed while the work runs (recommended).
+     */
+    public LockTemplate withLeaseTime(Duration lease) {
+        if (lease != null && (lease.isNegative() || lease.isZero())) {
+            throw new IllegalArgumentException(caller() + " got lease " + lease + ": give a positive lease, or null for the watchdog lease");
+        }
+        return new LockTemplate(executor, name, type, lease, redlock, redlockConfigured);
+    }
+
+    /** A copy that takes its locks as RedLocks on distributed-lock.redlock.nodes. */
+    public LockTemplate withRedLock() {
+        if (!redlockConfigured) {
+            throw new IllegalStateException(caller() + " cannot use RedLock: distributed-lock.redlock.nodes is not set;"
+                    + " list at least 3 independent Redis masters there");
+        }
+        if (type != LockType.REENTRANT) {
+            throw new IllegalArgumentException(caller() + " has type " + type + ", which RedLock does not support; use REENTRANT");
+        }
+        return new LockTemplate(executor, name, type, leaseTime, true, redlockConfigured);
+    }
+
+    /**
+     * Runs {@code action} while holding the lock on {@code key}, waiting up to {@code waitTime} for it.
+     *
+     * @return what {@code action} returned
+     * @throws LockAcquisitionException when the lock stayed busy for the whole wait (or the wait was interrupted)
+     * @throws dev.distlock.core.LockUnavailableException when Redis did not answer in time
+     * @throws dev.distlock.core.LockLeaseExpiredException when the lock was lost while {@code action} ran
+     *         (unless distributed-lock.throw-on-lease-lost=false)
+     */
+    public <T> T execute(String key, Duration waitTime, Supplier<T> action) {
+        Objects.requireNonNull(action, "action");
+        return run(request(List.of(requireKey(key)), false, waitTime), action::get, null);
+    }
+
+    /** {@link #execute(String, Duration, Supplier)} for work without a result. */
+    public void execute(String key, Duration waitTime, Runnable action) {
+        Objects.requireNonNull(action, "action");
+        run(request(List.of(requireKey(key)), false, waitTime), () -> {
+            action.run();
+            return null;
+        }, null);
+    }
+
+    /**
+     * Like {@link #execute(String, Duration, Supplier)}, but a lock that stays busy for the whole
+     * wait gives {@link Optional#empty()} instead of an exception (the annotation's
+     * {@code onFailure = SKIP}). Redis errors are still thrown.
+     */
+    public <T> Optional<T> tryExecute(String key, Duration waitTime, Supplier<T> action) {
+        Objects.requireNonNull(action, "action");
+        return run(request(List.of(requireKey(key)), false, waitTime), () -> Optional.ofNullable(action.get()), Optional::empty);
+    }
+
+    /**
+     * Runs {@code action} while holding every one of {@code keys}, all or nothing, taken in sorted
+     * order (no deadlock with callers naming them in another order); type REENTRANT only.
+     */
+    public <T> T executeAll(Collection<String> keys, Duration waitTime, Supplier<T> action) {
+        Objects.requireNonNull(action, "action");
+        if (keys == null || keys.isEmpty()) {
+            throw new IllegalArgumentException(caller() + " needs at least one key");
+        }
+        if (type != LockType.REENTRANT || redlock) {
+            throw new IllegalArgumentException(caller() + " locks several keys, which works with type REENTRANT only (not "
+                    + (redlock ? "RedLock" : type) + ")");
+        }
+        return run(request(keys.stream().map(this::requireKey).toList(), true, waitTime), action::get, null);
+    }
+
+    private LockRequest request(List<String> keys, boolean multi, Duration waitTime) {
+        if (waitTime == null || waitTime.isNegative()) {
+            throw new IllegalArgumentException(caller() + " got wait time " + waitTime + ": give Duration.ZERO to try once, or a positive wait");
+        }
+        return new LockRequest(caller(), name, type, redlock, keys, multi, waitTime, leaseTime);
+    }
+
+    private String requireKey(String key) {
+        if (key == null || key.isBlank()) {
+            throw new IllegalArgumentException(caller() + " needs a key naming what it protects, such as \"order:\" + orderId; got "
+                    + (key == null ? "null" : "a blank string"));
+        }
+        return key;
+    }
+
+    private String caller() {
+        return "LockTemplate '" + name + "'";
+    }
+
+    private <T> T run(LockRequest request, dev.distlock.spring.execution.LockedCall<T> work, Supplier<T> whenBusy) {
+        try {
+            return executor.execute(request, work, whenBusy);
+        } catch (RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable t) {
+            // Suppliers and Runnables throw no checked exception; a sneaky one is still the caller's, so keep it as the cause.
+            throw new IllegalStateException(caller() + " work threw a checked exception: " + t, t);
+        }
+    }
+}

@@ -1,0 +1,77 @@
+package dev.distlock.spring.autoconfigure;
+
+import dev.distlock.core.LockClient;
+import dev.distlock.spring.actuate.DistributedLockHealthIndicator;
+import dev.distlock.spring.actuate.DistributedLocksEndpoint;
+import dev.distlock.spring.actuate.ForceUnlockDistributedLocksEndpoint;
+import dev.distlock.spring.actuate.RecentLeaseLosses;
+import dev.distlock.spring.execution.ActiveHolds;
+import dev.distlock.spring.execution.LockSource;
+import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * The {@code distributedlocks} Actuator endpoint (holds of this instance; force-unlock only with
+ * {@code distributed-lock.actuator.force-unlock.enabled=true}) and the {@code distributedLock}
+ * health indicator, each when its Spring Boot module is present.
+ */
+@AutoConfiguration(after = DistributedLockAutoConfiguration.class)
+@ConditionalOnClass(LockClient.class)
+@ConditionalOnBooleanProperty(name = "distributed-lock.enabled", matchIfMissing = true)
+public class DistributedLockActuatorAutoConfiguration {
+
+    static final String FORCE_UNLOCK = "distributed-lock.actuator.force-unlock.enabled";
+
+    static String mode(DistributedLockProperties properties) {
+        return properties.getMode().name().toLowerCase(java.util.Locale.ROOT);
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(Endpoint.class)
+    @ConditionalOnAvailableEndpoint(DistributedLocksEndpoint.class)
+    static class EndpointConfiguration {
+
+        @Bean
+        @ConditionalOnMissingBean(DistributedLocksEndpoint.class)
+        @ConditionalOnBooleanProperty(name = FORCE_UNLOCK, havingValue = false, matchIfMissing = true)
+        DistributedLocksEndpoint distributedLocksEndpoint(ActiveHolds holds, DistributedLockProperties properties) {
+            return new DistributedLocksEndpoint(holds, mode(properties));
+        }
+
+        @Bean
+        @ConditionalOnMissingBean(DistributedLocksEndpoint.class)
+        @ConditionalOnBooleanProperty(name = FORCE_UNLOCK)
+        ForceUnlockDistributedLocksEndpoint distributedLocksForceUnlockEndpoint(ActiveHolds holds, DistributedLockProperties properties,
+                LockSource source) {
+            return new ForceUnlockDistributedLocksEndpoint(holds, mode(properties), source);
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(HealthIndicator.class)
+    @ConditionalOnEnabledHealthIndicator("distributedlock")
+    static class HealthConfiguration {
+
+        /** A LockListener, so the lock client reports lease losses to it. */
+        @Bean
+        @ConditionalOnMissingBean
+        RecentLeaseLosses distributedLockRecentLeaseLosses(DistributedLockProperties properties) {
+            return new RecentLeaseLosses(properties.getHealth().getLeaseLossWindow());
+        }
+
+        @Bean
+        @ConditionalOnMissingBean(name = "distributedLockHealthIndicator")
+        DistributedLockHealthIndicator distributedLockHealthIndicator(LockSource source, ActiveHolds holds, RecentLeaseLosses losses,
+                DistributedLockProperties properties) {
+            return new DistributedLockHealthIndicator(source, holds, losses, mode(properties));
+        }
+    }
+}

@@ -1,0 +1,36 @@
+package dev.distlock.spring.autoconfigure;
+
+import dev.distlock.core.LockListener;
+import dev.distlock.spring.execution.LockSource;
+import dev.distlock.spring.local.LocalLocks;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * {@code distributed-lock.mode=local}: the annotation, LockTemplate, metrics, tracing and Actuator
+ * work as usual, on locks kept in this JVM; no Redis connection is made. NOT distributed.
+ */
+@AutoConfiguration(before = DistributedLockAutoConfiguration.class)
+@ConditionalOnBooleanProperty(name = "distributed-lock.enabled", matchIfMissing = true)
+@ConditionalOnProperty(name = "distributed-lock.mode", havingValue = "local")
+@EnableConfigurationProperties(DistributedLockProperties.class)
+public class DistributedLockLocalAutoConfiguration {
+
+    private static final Logger log = LoggerFactory.getLogger(DistributedLockLocalAutoConfiguration.class);
+
+    @Bean(destroyMethod = "close")
+    @ConditionalOnMissingBean(LockSource.class)
+    LocalLocks distributedLockSource(DistributedLockProperties properties, ObjectProvider<LockListener> listeners) {
+        log.warn("distributed-lock.mode=local: locks live in this JVM only and are NOT distributed; other instances of this"
+                + " application do not exclude each other. Use it for tests and single-instance development, never in a cluster");
+        return new LocalLocks(listeners.orderedStream().toList(), properties.getWatchdogLease(),
+                properties.getOnLeaseLost() == DistributedLockProperties.OnLeaseLost.INTERRUPT, properties.getMaxKeyLength());
+    }
+}

@@ -1,0 +1,27 @@
+package dev.distlock.spring.execution;
+
+import dev.distlock.spring.annotation.LockType;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * One call's lock, as {@code @DistributedLock} or {@code LockTemplate} asks for it. Infrastructure of
+ * the starter, not API.
+ *
+ * @param caller how errors name the caller, e.g. {@code OrderService.pay(long)} or {@code LockTemplate 'payments'}
+ * @param label the fixed name used in metrics, traces and the Actuator endpoint
+ * @param type the kind of lock
+ * @param redlock whether the lock is a RedLock over distributed-lock.redlock.nodes
+ * @param keys the resolved key or keys
+ * @param multi whether the keys are locked together as one multi-lock
+ * @param waitTime how long to wait
+ * @param leaseTime fixed lease, or {@code null} for the watchdog
+ */
+public record LockRequest(String caller, String label, LockType type, boolean redlock, List<String> keys, boolean multi,
+        Duration waitTime, Duration leaseTime) {
+
+    /** The {@code type} tag of meters and observations: the annotation's spelling, or REDLOCK. */
+    public String metricType() {
+        return redlock ? "REDLOCK" : type.name();
+    }
+}

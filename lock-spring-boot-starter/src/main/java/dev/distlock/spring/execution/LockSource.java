@@ -1,0 +1,37 @@
+package dev.distlock.spring.execution;
+
+import dev.distlock.core.RedisLock;
+import dev.distlock.core.RedisMultiLock;
+import dev.distlock.spring.annotation.LockType;
+import java.util.List;
+
+/**
+ * Where the starter's locks come from: Redis (the default) or, with {@code distributed-lock.mode=local},
+ * this JVM. Infrastructure of the starter, not API.
+ */
+public interface LockSource {
+
+    /** A lock of {@code type} on {@code key}, reported under {@code label}; a RedLock when {@code redlock}. */
+    RedisLock lock(LockType type, boolean redlock, String key, String label);
+
+    /** The keys locked together, all or nothing. */
+    RedisMultiLock multiLock(List<String> keys, String label);
+
+    /**
+     * Deletes the lock on {@code key} whoever holds it (operators only: its holder runs on unprotected).
+     *
+     * @param type the kind of lock on the key: REENTRANT, FAIR, READ or WRITE (both sides of a read/write lock), or REDLOCK
+     * @return whether a lock was deleted
+     */
+    boolean forceUnlock(String key, String type);
+
+    /** How many locks this instance holds now. */
+    int activeHolds();
+
+    /**
+     * Checks that locks can be taken now (for the health indicator).
+     *
+     * @throws RuntimeException saying why not
+     */
+    void check();
+}

@@ -1,0 +1,69 @@
+package dev.distlock.spring.execution;
+
+import dev.distlock.core.LockClient;
+import dev.distlock.core.RedLockClient;
+import dev.distlock.core.RedisLock;
+import dev.distlock.core.RedisMultiLock;
+import dev.distlock.spring.annotation.LockType;
+import java.util.List;
+import java.util.function.Supplier;
+import org.springframework.util.function.SingletonSupplier;
+
+/** Locks on the application's Redis through {@link LockClient}, and RedLocks through {@link RedLockClient}. */
+public final class RedisLockSource implements LockSource {
+
+    private final Supplier<LockClient> client;
+    private final Supplier<RedLockClient> redLockSupplier;
+
+    /** Both clients are looked up on first use: advisors are created early, before the Redis connection should be. */
+    public RedisLockSource(Supplier<LockClient> client, Supplier<RedLockClient> redLockClient) {
+        this.client = SingletonSupplier.of(client);
+        this.redLockSupplier = redLockClient;
+    }
+
+    @Override
+    public RedisLock lock(LockType type, boolean redlock, String key, String label) {
+        if (redlock) {
+            return redLockSupplier.get().getLock(key, label);
+        }
+        LockClient c = client();
+        return switch (type) {
+            case REENTRANT -> c.getLock(key, label);
+            case FAIR -> c.getFairLock(key, label);
+            case READ -> c.getReadWriteLock(key, label).readLock();
+            case WRITE -> c.getReadWriteLock(key, label).writeLock();
+        };
+    }
+
+    @Override
+    public RedisMultiLock multiLock(List<String> keys, String label) {
+        return client().getMultiLock(keys, label);
+    }
+
+    @Override
+    public boolean forceUnlock(String key, String type) {
+        return switch (type) {
+            case "REDLOCK" -> redLockSupplier.get().getLock(key).forceUnlock();
+            case "READ", "WRITE" -> client().getReadWriteLock(key).writeLock().forceUnlock();
+            default -> lock(LockType.valueOf(type), false, key, key).forceUnlock();
+        };
+    }
+
+    @Override
+    public int activeHolds() {
+        return client().activeHolds();
+    }
+
+    /** One bounded round trip on the lock client's own connection (EXISTS on a key no lock uses). */
+    @Override
+    public void check() {
+        client().getLock(HEALTH_KEY).isLocked();
+    }
+
+    /** A name reserved for the check; only ever read (EXISTS), never locked. */
+    static final String HEALTH_KEY = "distlock-health-check";
+
+    private LockClient client() {
+        return client.get();
+    }
+}

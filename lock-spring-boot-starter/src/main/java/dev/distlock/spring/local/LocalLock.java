@@ -1,0 +1,180 @@
+package dev.distlock.spring.local;
+
+import dev.distlock.core.LockInfo;
+import dev.distlock.core.LockListener.AcquireOutcome;
+import dev.distlock.core.RedisLock;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+
+/** A {@link RedisLock} that lives in this JVM ({@code distributed-lock.mode=local}); thread-bound and reentrant. */
+final class LocalLock implements RedisLock {
+
+    /** The Duration variants refuse longer waits and leases, as lock-core's do. */
+    private static final Duration MAX = Duration.ofDays(365);
+
+    private final LocalLocks locks;
+    private final LockInfo info;
+    private final boolean read;
+    private final boolean fair;
+
+    LocalLock(LocalLocks locks, LockInfo info) {
+        this.locks = locks;
+        this.info = info;
+        this.read = info.kind().equals(LocalLocks.READ);
+        this.fair = info.kind().equals(LocalLocks.FAIR);
+    }
+
+    @Override
+    public String getName() {
+        return info.name();
+    }
+
+    @Override
+    public void lock() {
+        acquireUninterruptibly(0);
+    }
+
+    @Override
+    public void lock(Duration lease) {
+        acquireUninterruptibly(leaseMs(lease));
+    }
+
+    private void acquireUninterruptibly(long leaseMs) {
+        try {
+            acquire(leaseMs, -1, false);
+        } catch (InterruptedException e) {
+            throw new IllegalStateException("not reached: uninterruptible wait", e);
+        }
+    }
+
+    @Override
+    public void lockInterruptibly() throws InterruptedException {
+        acquire(0, -1, true);
+    }
+
+    @Override
+    public boolean tryLock() {
+        try {
+            return acquire(0, 0, false);
+        } catch (InterruptedException e) {
+            throw new IllegalStateException("not reached: no wait", e);
+        }
+    }
+
+    @Override
+    public boolean tryLock(Duration waitTime) throws InterruptedException {
+        return tryLock(waitTime, null);
+    }
+
+    @Override
+    public boolean tryLock(Duration waitTime, Duration lease) throws InterruptedException {
+        if (waitTime == null || waitTime.isNegative() || waitTime.compareTo(MAX) > 0) {
+            throw new IllegalArgumentException("waitTime of lock '" + info.name() + "' must be between 0 and 365 days, was " + waitTime);
+        }
+        return acquire(lease == null ? 0 : leaseMs(lease), waitTime.toNanos(), true);
+    }
+
+    @Override
+    public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
+        long nanos = Math.max(0, unit.toNanos(time));
+        return acquire(0, nanos > MAX.toNanos() ? -1 : nanos, true);
+    }
+
+    private long leaseMs(Duration lease) {
+        if (lease == null || lease.isNegative() || lease.isZero() || lease.compareTo(MAX) > 0) {
+            throw new IllegalArgumentException("lease of lock '" + info.name() + "' must be positive and at most 365 days, was " + lease);
+        }
+        return Math.max(1, lease.toMillis());
+    }
+
+    /** @param waitNanos negative: wait for ever */
+    private boolean acquire(long leaseMs, long waitNanos, boolean interruptible) throws InterruptedException {
+        long start = System.nanoTime();
+        boolean reentry = getHoldCount() > 0;
+        LocalLockState.Hold hold;
+        try {
+            hold = locks.with(info.name(), state -> {
+                try {
+                    return state.acquire(info, read, fair, leaseMs, waitNanos, interruptible);
+                } catch (InterruptedException e) {
+                    throw new Interrupted(e);
+                }
+            });
+        } catch (Interrupted e) {
+            report(reentry, AcquireOutcome.ERROR, start);
+            throw e.cause;
+        } catch (RuntimeException e) {
+            report(reentry, AcquireOutcome.ERROR, start);
+            throw e;
+        }
+        report(reentry, hold != null ? AcquireOutcome.ACQUIRED : AcquireOutcome.TIMEOUT, start);
+        return hold != null;
+    }
+
+    /** Re-entry is not reported, as with the Redis client. */
+    private void report(boolean reentry, AcquireOutcome outcome, long start) {
+        if (!reentry) {
+            Duration waited = Duration.ofNanos(System.nanoTime() - start);
+            locks.listeners().forEach(l -> l.onAcquire(info, outcome, waited));
+        }
+    }
+
+    /** Carries an InterruptedException out of the state call. */
+    private static final class Interrupted extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+        private final transient InterruptedException cause;
+
+        Interrupted(InterruptedException cause) {
+            super(null, null, false, false);
+            this.cause = cause;
+        }
+    }
+
+    @Override
+    public void unlock() {
+        locks.with(info.name(), state -> {
+            state.release(read);
+            return null;
+        });
+    }
+
+    @Override
+    public boolean isHeldByCurrentThread() {
+        return getHoldCount() > 0;
+    }
+
+    @Override
+    public int getHoldCount() {
+        LocalLockState.Hold hold = locks.with(info.name(), state -> state.held(read));
+        return hold == null ? 0 : hold.count;
+    }
+
+    @Override
+    public boolean isLocked() {
+        return locks.with(info.name(), LocalLockState::isLocked);
+    }
+
+    @Override
+    public Duration remainingLease() {
+        return locks.with(info.name(), state -> state.remainingLease(locks.watchdogLease()));
+    }
+
+    @Override
+    public long currentFencingToken() {
+        LocalLockState.Hold hold = locks.with(info.name(), state -> state.held(read));
+        if (hold == null) {
+            throw new IllegalMonitorStateException("Lock '" + info.name() + "' is not held by the current thread: no fencing token");
+        }
+        return hold.token;
+    }
+
+    @Override
+    public boolean forceUnlock() {
+        return locks.with(info.name(), LocalLockState::forceUnlock);
+    }
+
+    @Override
+    public String toString() {
+        return "LocalLock[" + info.name() + ", " + info.kind() + "]";
+    }
+}

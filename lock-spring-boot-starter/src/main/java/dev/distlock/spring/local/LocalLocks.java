@@ -1,0 +1,164 @@
+package dev.distlock.spring.local;
+
+import dev.distlock.core.LockInfo;
+import dev.distlock.core.LockListener;
+import dev.distlock.core.RedisLock;
+import dev.distlock.core.RedisMultiLock;
+import dev.distlock.spring.annotation.LockType;
+import dev.distlock.spring.execution.LockSource;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@code distributed-lock.mode=local}: locks that live in this JVM only, with the same API, kinds,
+ * fencing tokens, listener events and exceptions as the Redis locks. NOT distributed: two instances
+ * of the application do not exclude each other. For tests and single-instance development.
+ */
+public final class LocalLocks implements LockSource, AutoCloseable {
+
+    static final String REENTRANT = "reentrant";
+    static final String FAIR = "fair";
+    static final String READ = "read";
+    static final String WRITE = "write";
+
+    private static final Logger log = LoggerFactory.getLogger(LocalLocks.class);
+
+    private final Map<String, LocalLockState> states = new ConcurrentHashMap<>();
+    /** One counter for every name: tokens grow per name too, and survive a name's state being dropped while free. */
+    private final AtomicLong tokens = new AtomicLong();
+    private final List<LockListener> listeners;
+    private final Duration watchdogLease;
+    private final boolean interruptOnLeaseLost;
+    private final int maxKeyLength;
+    /** One timer thread for every fixed lease, never one per lock. */
+    private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "distlock-local-lease");
+        t.setDaemon(true);
+        return t;
+    });
+
+    /**
+     * @param listeners told of acquisitions, releases and lost leases, as the Redis client tells them
+     * @param watchdogLease what {@code remainingLease()} shows for holds without a fixed lease
+     * @param interruptOnLeaseLost whether a holder whose fixed lease ran out is interrupted
+     * @param maxKeyLength the longest key accepted, as distributed-lock.max-key-length
+     */
+    public LocalLocks(List<LockListener> listeners, Duration watchdogLease, boolean interruptOnLeaseLost, int maxKeyLength) {
+        this.maxKeyLength = maxKeyLength;
+        this.listeners = List.copyOf(listeners);
+        this.watchdogLease = watchdogLease;
+        this.interruptOnLeaseLost = interruptOnLeaseLost;
+    }
+
+    @Override
+    public RedisLock lock(LockType type, boolean redlock, String key, String label) {
+        String kind = redlock ? REENTRANT : switch (type) {
+            case REENTRANT -> REENTRANT;
+            case FAIR -> FAIR;
+            case READ -> READ;
+            case WRITE -> WRITE;
+        };
+        return new LocalLock(this, new LockInfo(requireName(key, maxKeyLength), label == null ? key : label, kind));
+    }
+
+    @Override
+    public RedisMultiLock multiLock(List<String> keys, String label) {
+        if (keys == null || keys.isEmpty()) {
+            throw new IllegalArgumentException("a multi-lock needs at least one lock name");
+        }
+        List<String> sorted = keys.stream().map(k -> requireName(k, maxKeyLength)).distinct().sorted().toList();
+        return new LocalMultiLock(sorted, sorted.stream().map(k -> lock(LockType.REENTRANT, false, k, label)).toList());
+    }
+
+    @Override
+    public boolean forceUnlock(String key, String type) {
+        return with(key, LocalLockState::forceUnlock);
+    }
+
+    /** Nothing to reach: local locks are always available. */
+    @Override
+    public void check() {
+    }
+
+    @Override
+    public int activeHolds() {
+        return states.values().stream().mapToInt(LocalLockState::activeHolds).sum();
+    }
+
+    /** Runs {@code call} on the state of {@code name}, dropping the state afterwards when nobody holds, waits for or lost it. */
+    <T> T with(String name, Function<LocalLockState, T> call) {
+        LocalLockState state = states.compute(name, (n, s) -> {
+            LocalLockState used = s != null ? s : new LocalLockState(n, this);
+            used.users++;
+            return used;
+        });
+        try {
+            return call.apply(state);
+        } finally {
+            states.computeIfPresent(name, (n, s) -> --s.users == 0 && s.idle() ? null : s);
+        }
+    }
+
+    /** Threads waiting in the fair queue of {@code name}; for tests. */
+    int queued(String name) {
+        return with(name, LocalLockState::queued);
+    }
+
+    long nextToken() {
+        return tokens.incrementAndGet();
+    }
+
+    Duration watchdogLease() {
+        return watchdogLease;
+    }
+
+    List<LockListener> listeners() {
+        return listeners;
+    }
+
+    ScheduledFuture<?> schedule(Runnable task, long delayMs) {
+        return timer.schedule(task, delayMs, TimeUnit.MILLISECONDS);
+    }
+
+    /** Reports a lost hold as the Redis client does: WARN, listeners, and the interrupt when configured. */
+    void leaseLost(LocalLockState.Hold hold, String reason) {
+        log.warn("Lock '{}' was lost while held (local mode, fencing token {}): {}", hold.info.name(), hold.token, reason);
+        listeners.forEach(l -> l.onLeaseLost(hold.info, reason));
+        if (interruptOnLeaseLost) {
+            hold.thread.interrupt();
+        }
+    }
+
+    /** The same limits as lock-core's names, so local mode fails where Redis mode would. */
+    private static String requireName(String name, int maxKeyLength) {
+        if (name == null || name.isBlank()) {
+            throw new IllegalArgumentException("lock name must not be null or blank");
+        }
+        if (name.length() > maxKeyLength) {
+            throw new IllegalArgumentException("lock name is " + name.length() + " characters long, over the limit of " + maxKeyLength);
+        }
+        for (int i = 0; i < name.length(); i++) {
+            char c = name.charAt(i);
+            if (Character.isISOControl(c)) {
+                throw new IllegalArgumentException("lock name contains the control character U+" + String.format("%04X", (int) c)
+                        + "; strip or encode such input before using it in a key");
+            }
+        }
+        return name;
+    }
+
+    @Override
+    public void close() {
+        timer.shutdownNow();
+    }
+}

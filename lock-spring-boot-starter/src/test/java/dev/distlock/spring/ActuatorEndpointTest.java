@@ -1,0 +1,120 @@
+package dev.distlock.spring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.distlock.spring.annotation.DistributedLock;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.test.annotation.DirtiesContext;
+
+/**
+ * The read-only endpoint and the health indicator, over HTTP in a running application on a real
+ * redis-server that the test pauses to make it unreachable.
+ */
+@SpringBootTest(classes = ActuatorEndpointTest.App.class, webEnvironment = WebEnvironment.RANDOM_PORT, properties = {
+        "management.endpoints.web.exposure.include=health,distributedlocks", "management.endpoint.health.show-details=always",
+        "distributed-lock.operation-timeout=1s", "spring.data.redis.timeout=1s" })
+@DirtiesContext
+class ActuatorEndpointTest extends RunningApplication {
+
+    @Autowired
+    Jobs jobs;
+
+    @Autowired
+    LockTemplate template;
+
+    @Test
+    void listsTheHoldsOfThisInstanceWithKindOwnerTokenAndLease() throws Exception {
+        CountDownLatch release = new CountDownLatch(1);
+        CompletableFuture<Void> annotated = CompletableFuture.runAsync(() -> jobs.hold("order:42", release));
+        CompletableFuture<Void> programmatic = CompletableFuture.runAsync(() -> template.withName("exports").withLeaseTime(Duration.ofMinutes(5))
+                .execute("export:7", Duration.ofSeconds(5), () -> awaitRelease(release)));
+        try {
+            await().atMost(Duration.ofSeconds(20)).until(() -> get("/actuator/distributedlocks").body().contains("export:7")
+                    && get("/actuator/distributedlocks").body().contains("order:42"));
+            String body = get("/actuator/distributedlocks").body();
+            assertThat(body).contains("\"mode\":\"redis\"").contains("not listed")
+                    .contains("\"name\":\"jobs\"").contains("\"key\":\"order:42\"").contains("\"type\":\"REENTRANT\"")
+                    .contains("\"lease\":\"watchdog\"").contains("\"name\":\"exports\"").contains("\"lease\":\"fixed\"")
+                    .contains("\"fixedLeaseMs\":300000").contains("\"fencingTokens\":{\"order:42\":").contains("\"ownerThread\":")
+                    .contains("\"leaseLeftMs\":");
+            assertThat(body).doesNotContain("\"leaseLeftMs\":null");
+        } finally {
+            release.countDown();
+            annotated.get(20, TimeUnit.SECONDS);
+            programmatic.get(20, TimeUnit.SECONDS);
+        }
+        assertThat(get("/actuator/distributedlocks").body()).contains("\"holds\":[]");
+    }
+
+    @Test
+    void forceUnlockIsNotOfferedUnlessSwitchedOn() throws Exception {
+        HttpResponse<String> response = post("/actuator/distributedlocks", "{\"key\":\"order:1\",\"type\":\"REENTRANT\"}");
+        assertThat(response.statusCode()).isIn(400, 404, 405);
+        assertThat(response.body()).doesNotContain("deleted");
+    }
+
+    @Test
+    void healthIsUpWithRecentLeaseLossesAndDownWhileRedisDoesNotAnswer() throws Exception {
+        try {
+            jobs.outliveLease(); // a 200 ms lease held past its end: reported lost
+        } catch (dev.distlock.core.LockLeaseExpiredException expected) {
+            // the caller's view; the health details are what this test is about
+        }
+        HttpResponse<String> up = get("/actuator/health/distributedLock");
+        assertThat(up.statusCode()).isEqualTo(200);
+        assertThat(up.body()).contains("\"status\":\"UP\"").contains("\"recentLeaseLosses\":[{").contains("\"key\":\"short-job\"");
+
+        redis.pause();
+        try {
+            HttpResponse<String> down = get("/actuator/health/distributedLock");
+            assertThat(down.statusCode()).isEqualTo(503);
+            assertThat(down.body()).contains("\"status\":\"DOWN\"").contains("error");
+        } finally {
+            redis.resume();
+        }
+        await().atMost(Duration.ofSeconds(20)).until(() -> get("/actuator/health/distributedLock").statusCode() == 200);
+    }
+
+    private static Object awaitRelease(CountDownLatch latch) {
+        try {
+            latch.await(30, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return null;
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @EnableAutoConfiguration
+    static class App {
+        @Bean
+        Jobs jobs() {
+            return new Jobs();
+        }
+    }
+
+    public static class Jobs {
+        @DistributedLock(key = "#key", name = "jobs")
+        public void hold(String key, CountDownLatch release) {
+            awaitRelease(release);
+        }
+
+        @DistributedLock(key = "short-job", leaseTime = "200ms")
+        public void outliveLease() {
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10))
+                    .until(() -> redis.command("EXISTS", "lock:{short-job}").equals(":0"));
+        }
+    }
+}

@@ -1,0 +1,46 @@
+package dev.distlock.spring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.distlock.core.LockLeaseExpiredException;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
+import org.springframework.test.annotation.DirtiesContext;
+
+/** With distributed-lock.actuator.force-unlock.enabled=true the endpoint deletes a held lock, and its holder learns it lost it. */
+@SpringBootTest(classes = ActuatorEndpointTest.App.class, webEnvironment = WebEnvironment.RANDOM_PORT, properties = {
+        "management.endpoints.web.exposure.include=distributedlocks", "distributed-lock.actuator.force-unlock.enabled=true" })
+@DirtiesContext
+class ForceUnlockEndpointTest extends RunningApplication {
+
+    @Autowired
+    ActuatorEndpointTest.Jobs jobs;
+
+    @Test
+    void deletesAHeldLockAndItsHolderGetsLockLeaseExpiredException() throws Exception {
+        CountDownLatch release = new CountDownLatch(1);
+        CompletableFuture<Void> holder = CompletableFuture.runAsync(() -> jobs.hold("order:9", release));
+        await().atMost(Duration.ofSeconds(20)).until(() -> redis.command("EXISTS", "lock:{order:9}").equals(":1"));
+
+        HttpResponse<String> response = post("/actuator/distributedlocks", "{\"key\":\"order:9\",\"type\":\"REENTRANT\"}");
+        assertThat(response.statusCode()).isEqualTo(200);
+        assertThat(response.body()).contains("\"deleted\":true");
+        assertThat(redis.command("EXISTS", "lock:{order:9}")).isEqualTo(":0");
+
+        release.countDown();
+        assertThat(org.assertj.core.api.Assertions.catchThrowable(() -> holder.get(20, TimeUnit.SECONDS)))
+                .isInstanceOf(ExecutionException.class).cause().isInstanceOf(LockLeaseExpiredException.class);
+
+        assertThat(post("/actuator/distributedlocks", "{\"key\":\"order:9\",\"type\":\"REENTRANT\"}").body()).contains("\"deleted\":false").contains("not held");
+        assertThat(post("/actuator/distributedlocks", "{\"key\":\"order:9\",\"type\":\"SHARED\"}").body()).contains("\"deleted\":false").contains("one of");
+    }
+}

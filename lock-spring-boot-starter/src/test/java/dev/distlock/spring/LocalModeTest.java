@@ -1,0 +1,149 @@
+package dev.distlock.spring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.distlock.core.LockAcquisitionException;
+import dev.distlock.core.LockClient;
+import dev.distlock.core.LockLeaseExpiredException;
+import dev.distlock.spring.actuate.DistributedLocksEndpoint;
+import dev.distlock.spring.annotation.DistributedLock;
+import dev.distlock.spring.annotation.LockType;
+import dev.distlock.spring.annotation.OnLockFailure;
+import dev.distlock.spring.autoconfigure.DistributedLockActuatorAutoConfiguration;
+import dev.distlock.spring.autoconfigure.DistributedLockAutoConfiguration;
+import dev.distlock.spring.autoconfigure.DistributedLockLocalAutoConfiguration;
+import dev.distlock.spring.autoconfigure.DistributedLockMetricsAutoConfiguration;
+import dev.distlock.spring.metrics.LockMetrics;
+import dev.distlock.testsupport.RedisServer;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.boot.health.contributor.Status;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+
+/** distributed-lock.mode=local: the same annotation, template, metrics and errors, in this JVM, with no Redis at all. */
+@ExtendWith(OutputCaptureExtension.class)
+class LocalModeTest {
+
+    /** Spring's Redis points at a port nobody listens on: any Redis call would fail. */
+    private ApplicationContextRunner runner() {
+        return new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, DistributedLockLocalAutoConfiguration.class,
+                        DistributedLockAutoConfiguration.class, DistributedLockMetricsAutoConfiguration.class,
+                        DistributedLockActuatorAutoConfiguration.class))
+                .withPropertyValues("distributed-lock.mode=local", "spring.data.redis.port=" + RedisServer.freePort(),
+                        "distributed-lock.wait-time=100ms", "management.endpoints.web.exposure.include=distributedlocks")
+                .withBean(MeterRegistry.class, SimpleMeterRegistry::new)
+                .withBean(Work.class);
+    }
+
+    @Test
+    void startsWithoutRedisAndWarnsThatLocksAreNotDistributed(CapturedOutput output) {
+        runner().run(context -> {
+            assertThat(context).hasNotFailed().doesNotHaveBean(LockClient.class);
+            assertThat(output).contains("distributed-lock.mode=local").contains("NOT distributed");
+            HealthIndicator health = context.getBean("distributedLockHealthIndicator", HealthIndicator.class);
+            assertThat(health.health().getStatus()).isEqualTo(Status.UP);
+            assertThat(health.health().getDetails()).containsEntry("mode", "local");
+        });
+    }
+
+    @Test
+    void excludesConcurrentCallersWithTheSameExceptionsAndMetricsAsRedisMode() throws Exception {
+        runner().run(context -> {
+            Work work = context.getBean(Work.class);
+            CountDownLatch release = new CountDownLatch(1);
+            CompletableFuture<Void> holder = CompletableFuture.runAsync(() -> work.hold("order:1", release));
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10))
+                    .until(() -> context.getBean(DistributedLocksEndpoint.class).holds().holds().size() == 1);
+            assertThat(context.getBean(DistributedLocksEndpoint.class).holds().mode()).isEqualTo("local");
+
+            assertThatThrownBy(() -> work.hold("order:1", new CountDownLatch(0))).isInstanceOf(LockAcquisitionException.class)
+                    .hasMessageContaining("Lock 'order:1' for Work.hold(String, CountDownLatch) is held elsewhere");
+            assertThat(work.skip("order:1")).isEmpty();
+            assertThat(context.getBean(LockTemplate.class).tryExecute("order:1", Duration.ZERO, () -> "ran")).isEmpty();
+            assertThat(work.hold("order:2", new CountDownLatch(0))).as("another key is free").isPositive();
+
+            release.countDown();
+            holder.get(10, TimeUnit.SECONDS);
+            long first = work.hold("order:1", new CountDownLatch(0));
+            long second = work.hold("order:1", new CountDownLatch(0));
+            assertThat(second).as("fencing tokens grow").isGreaterThan(first);
+
+            MeterRegistry meters = context.getBean(MeterRegistry.class);
+            assertThat(meters.get(LockMetrics.ACQUIRE).tags("name", "Work.hold", "type", "REENTRANT", "outcome", "timeout").timer().count())
+                    .isEqualTo(1);
+            assertThat(meters.get(LockMetrics.ACQUIRE).tags("name", "Work.hold", "outcome", "acquired").timer().count()).isEqualTo(4);
+            assertThat(meters.get(LockMetrics.ACTIVE).gauge().value()).isZero();
+        });
+    }
+
+    @Test
+    void fixedLeaseRunsOutAsInRedisMode() {
+        runner().run(context -> {
+            Work work = context.getBean(Work.class);
+            assertThatThrownBy(work::outliveLease).isInstanceOf(LockLeaseExpiredException.class).hasMessageContaining("short");
+            assertThat(context.getBean(MeterRegistry.class).get(LockMetrics.LOST).tags("name", "Work.outliveLease").counter().count())
+                    .isEqualTo(1);
+            // the lock was free for others once the lease ran out
+            assertThat(context.getBean(LockTemplate.class).tryExecute("short", Duration.ZERO, () -> "ran")).contains("ran");
+        });
+    }
+
+    @Test
+    void readersShareWritersExcludeAndAReaderCannotUpgrade() {
+        runner().run(context -> {
+            LockTemplate readers = context.getBean(LockTemplate.class).withType(LockType.READ);
+            LockTemplate writers = readers.withType(LockType.WRITE);
+            String seen = readers.execute("doc", Duration.ZERO, () -> CompletableFuture.supplyAsync(
+                    () -> readers.tryExecute("doc", Duration.ZERO, () -> "r").orElse("-") + writers.tryExecute("doc", Duration.ZERO, () -> "w")
+                            .orElse("-")).join());
+            assertThat(seen).isEqualTo("r-");
+            assertThatThrownBy(() -> readers.execute("doc", Duration.ZERO, () -> writers.execute("doc", Duration.ZERO, () -> "w")))
+                    .isInstanceOf(IllegalStateException.class).hasMessageContaining("cannot upgrade to the write lock");
+            assertThat(writers.execute("doc", Duration.ZERO, () -> readers.execute("doc", Duration.ZERO, () -> "downgrade")))
+                    .isEqualTo("downgrade");
+        });
+    }
+
+    public static class Work {
+        private final dev.distlock.spring.execution.LockSource locks;
+
+        public Work(dev.distlock.spring.execution.LockSource locks) {
+            this.locks = locks;
+        }
+
+        @DistributedLock(key = "#key")
+        public long hold(String key, CountDownLatch release) {
+            try {
+                release.await(10, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            return LockContext.currentToken();
+        }
+
+        @DistributedLock(key = "#key", waitTime = "0", onFailure = OnLockFailure.SKIP)
+        public Optional<String> skip(String key) {
+            return Optional.of("ran");
+        }
+
+        @DistributedLock(key = "short", leaseTime = "200ms")
+        public void outliveLease() {
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10))
+                    .until(() -> !locks.lock(LockType.REENTRANT, false, "short", "probe").isLocked());
+        }
+    }
+}

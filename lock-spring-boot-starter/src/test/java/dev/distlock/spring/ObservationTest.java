@@ -1,0 +1,107 @@
+package dev.distlock.spring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.distlock.core.LockAcquisitionException;
+import dev.distlock.core.LockClient;
+import dev.distlock.spring.annotation.DistributedLock;
+import dev.distlock.spring.autoconfigure.DistributedLockAutoConfiguration;
+import dev.distlock.spring.autoconfigure.DistributedLockMetricsAutoConfiguration;
+import dev.distlock.spring.autoconfigure.DistributedLockObservationAutoConfiguration;
+import dev.distlock.spring.metrics.LockMetrics;
+import dev.distlock.testsupport.RedisExtension;
+import io.lettuce.core.RedisURI;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationHandler;
+import io.micrometer.observation.ObservationRegistry;
+import io.micrometer.tracing.handler.DefaultTracingObservationHandler;
+import io.micrometer.tracing.test.simple.SimpleSpan;
+import io.micrometer.tracing.test.simple.SimpleTracer;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration;
+import org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+/**
+ * With Spring Boot's ObservationRegistry, a Micrometer Tracing bridge (the test tracer) and a
+ * MeterRegistry, one instrumentation gives both the wait and hold spans and the lock meters.
+ */
+class ObservationTest {
+
+    @RegisterExtension
+    static final RedisExtension redis = new RedisExtension();
+
+    static final SimpleTracer TRACER = new SimpleTracer();
+
+    @Test
+    void waitAndHoldAreSpansTaggedByNameTypeAndOutcomeWithTheWorkNestedInTheHold() {
+        TRACER.getSpans().clear();
+        new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(ObservationAutoConfiguration.class, MetricsAutoConfiguration.class,
+                        CompositeMeterRegistryAutoConfiguration.class, SimpleMetricsExportAutoConfiguration.class,
+                        DataRedisAutoConfiguration.class, DistributedLockAutoConfiguration.class,
+                        DistributedLockObservationAutoConfiguration.class, DistributedLockMetricsAutoConfiguration.class))
+                .withPropertyValues("spring.data.redis.port=" + redis.server().port(), "distributed-lock.wait-time=100ms")
+                .withBean(DefaultTracingObservationHandler.class, () -> new DefaultTracingObservationHandler(TRACER))
+                .withBean(Orders.class)
+                .run(context -> {
+                    assertThat(context).hasSingleBean(ObservationRegistry.class);
+                    context.getBean(Orders.class).pay(7);
+
+                    SimpleSpan wait = span("lock wait orders");
+                    SimpleSpan held = span("lock held orders");
+                    SimpleSpan work = span("charge card");
+                    assertThat(wait.getTags()).containsEntry("name", "orders").containsEntry("type", "REENTRANT")
+                            .containsEntry("outcome", "acquired");
+                    assertThat(held.getTags()).containsEntry("name", "orders").containsEntry("type", "REENTRANT");
+                    assertThat(work.getParentId()).as("the work runs inside the hold span").isEqualTo(held.getSpanId());
+                    assertThat(TRACER.getSpans()).allSatisfy(s -> assertThat(s.getTags().values()).noneMatch(v -> v.contains("order:7")));
+
+                    MeterRegistry meters = context.getBean(MeterRegistry.class);
+                    assertThat(meters.get(LockMetrics.ACQUIRE).tags("name", "orders", "type", "REENTRANT", "outcome", "acquired").timer()
+                            .count()).as("the meter handler of the same observation").isEqualTo(1);
+                    assertThat(meters.get(LockMetrics.HELD).tags("name", "orders").timer().count()).isEqualTo(1);
+
+                    try (LockClient otherInstance = LockClient.create(RedisURI.create(redis.server().uri()))) {
+                        var busy = otherInstance.getLock("order:8");
+                        busy.lock();
+                        try {
+                            assertThatThrownBy(() -> context.getBean(Orders.class).pay(8)).isInstanceOf(LockAcquisitionException.class);
+                        } finally {
+                            busy.unlock();
+                        }
+                    }
+                    assertThat(TRACER.getSpans()).filteredOn(s -> s.getName().equals("lock wait orders"))
+                            .anySatisfy(s -> assertThat(s.getTags()).containsEntry("outcome", "timeout"));
+                    assertThat(meters.get(LockMetrics.ACQUIRE).tags("name", "orders", "outcome", "timeout").timer().count()).isEqualTo(1);
+                });
+    }
+
+    private static SimpleSpan span(String name) {
+        List<SimpleSpan> found = TRACER.getSpans().stream().filter(s -> name.equals(s.getName())).toList();
+        assertThat(found).as("spans named '%s' among %s", name, TRACER.getSpans().stream().map(SimpleSpan::getName).toList()).hasSize(1);
+        return found.get(0);
+    }
+
+    public static class Orders {
+        private final ObservationRegistry observations;
+
+        public Orders(ObservationRegistry observations) {
+            this.observations = observations;
+        }
+
+        @DistributedLock(key = "'order:' + #id", name = "orders")
+        public void pay(long id) {
+            Observation.createNotStarted("charge", observations).contextualName("charge card").observe(() -> {
+            });
+        }
+    }
+}
