@@ -136,22 +136,6 @@ class AutoConfigurationTest {
     }
 
     @Test
-    void healthIndicatorAndEndpointComeWithActuatorAndBackOffWhenSwitchedOff() {
-        ApplicationContextRunner actuator = runner().withConfiguration(AutoConfigurations.of(
-                dev.distlock.spring.autoconfigure.DistributedLockActuatorAutoConfiguration.class))
-                .withPropertyValues("management.endpoints.web.exposure.include=distributedlocks");
-        actuator.run(context -> assertThat(context).hasBean("distributedLockHealthIndicator")
-                .hasSingleBean(dev.distlock.spring.actuate.DistributedLocksEndpoint.class)
-                .doesNotHaveBean(dev.distlock.spring.actuate.ForceUnlockDistributedLocksEndpoint.class));
-        actuator.withPropertyValues("management.health.distributedlock.enabled=false")
-                .run(context -> assertThat(context).doesNotHaveBean("distributedLockHealthIndicator"));
-        actuator.withClassLoader(new FilteredClassLoader(org.springframework.boot.actuate.endpoint.annotation.Endpoint.class,
-                org.springframework.boot.health.contributor.HealthIndicator.class))
-                .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean("distributedLockHealthIndicator")
-                        .doesNotHaveBean(dev.distlock.spring.actuate.DistributedLocksEndpoint.class));
-    }
-
-    @Test
     void userListenersAreRegistered() {
         LockListener listener = new LockListener() {
         };

@@ -177,4 +177,23 @@ final class LocalLock implements RedisLock {
     public String toString() {
         return "LocalLock[" + info.name() + ", " + info.kind() + "]";
     }
+
+    /** Not in local mode yet: handle-owned async holds need lock-core's engine ({@code distributed-lock.mode=redis}). */
+    @Override
+    public java.util.concurrent.CompletionStage<dev.distlock.core.LockHandle> lockAsync() {
+        throw LocalLocks.noAsync(getName());
+    }
+
+    /** Not in local mode yet; see {@link #lockAsync()}. */
+    @Override
+    public java.util.concurrent.CompletionStage<java.util.Optional<dev.distlock.core.LockHandle>> tryLockAsync(Duration waitTime) {
+        throw LocalLocks.noAsync(getName());
+    }
+
+    /** Not in local mode yet; see {@link #lockAsync()}. */
+    @Override
+    public java.util.concurrent.CompletionStage<java.util.Optional<dev.distlock.core.LockHandle>> tryLockAsync(Duration waitTime,
+            Duration lease) {
+        throw LocalLocks.noAsync(getName());
+    }
 }
