@@ -43,19 +43,19 @@ record LockKeys(String lock, String fence, String channel) {
      */
     static String requireName(String name, LockClientOptions options) {
         if (name == null) {
-            throw new IllegalArgumentException("lock name must not be null");
+            throw new LockNameException(LockNameException.Problem.MISSING, "lock name must not be null");
         }
         if (name.isBlank()) {
-            throw new IllegalArgumentException("lock name must not be blank");
+            throw new LockNameException(LockNameException.Problem.MISSING, "lock name must not be blank");
         }
         if (name.charAt(0) == '}') {
             // <prefix>{}...} has an empty hash tag: Redis Cluster would then hash each derived key on its own.
-            throw new IllegalArgumentException("lock name " + abbreviate(name) + " must not start with '}': the name is the"
+            throw new LockNameException(LockNameException.Problem.NOT_ALLOWED, "lock name " + abbreviate(name) + " must not start with '}': the name is the"
                     + " Redis Cluster hash tag of the lock's keys, and a leading '}' would leave that tag empty");
         }
         int max = options.maxKeyLength();
         if (name.length() > max) {
-            throw new IllegalArgumentException("lock name " + abbreviate(name) + " is " + name.length()
+            throw new LockNameException(LockNameException.Problem.TOO_LONG, "lock name " + abbreviate(name) + " is " + name.length()
                     + " characters long, over the limit of " + max + " (LockClientOptions.maxKeyLength)");
         }
         for (int i = 0; i < name.length(); i++) {
@@ -66,7 +66,7 @@ record LockKeys(String lock, String fence, String channel) {
             }
             String problem = problem(c);
             if (problem != null) {
-                throw new IllegalArgumentException("lock name " + abbreviate(name) + " contains " + problem + " "
+                throw new LockNameException(LockNameException.Problem.NOT_ALLOWED, "lock name " + abbreviate(name) + " contains " + problem + " "
                         + String.format("U+%04X", (int) c) + " at index " + i
                         + "; lock names must be printable text that encodes to UTF-8 unchanged: strip or encode such input first");
             }

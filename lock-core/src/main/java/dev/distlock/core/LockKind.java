@@ -10,7 +10,7 @@ import java.util.concurrent.CompletableFuture;
  * the rest (waiting, watchdog, local holds, events) the same way for every kind. Every script is
  * idempotent: the same call sent twice (a reply lost, the command re-sent) has the effect of one.
  */
-abstract class LockKind {
+abstract sealed class LockKind permits ReentrantKind, FairKind, ReadWriteKind {
 
     /** The kind's name in events and metrics, e.g. {@code reentrant}. */
     final String name;

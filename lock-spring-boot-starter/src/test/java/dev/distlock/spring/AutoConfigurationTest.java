@@ -7,7 +7,6 @@ import dev.distlock.core.LockListener;
 import dev.distlock.core.RedisLock;
 import dev.distlock.spring.aop.DistributedLockAdvisor;
 import dev.distlock.spring.autoconfigure.DistributedLockAutoConfiguration;
-import dev.distlock.spring.autoconfigure.DistributedLockConfigurationException;
 import dev.distlock.spring.autoconfigure.DistributedLockMetricsAutoConfiguration;
 import dev.distlock.spring.metrics.MicrometerLockListener;
 import dev.distlock.testsupport.RedisExtension;

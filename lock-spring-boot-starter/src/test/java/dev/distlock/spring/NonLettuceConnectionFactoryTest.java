@@ -9,7 +9,6 @@ import dev.distlock.core.LockClient;
 import dev.distlock.core.RedisLock;
 import dev.distlock.spring.annotation.DistributedLock;
 import dev.distlock.spring.autoconfigure.DistributedLockAutoConfiguration;
-import dev.distlock.spring.autoconfigure.DistributedLockConfigurationException;
 import dev.distlock.testsupport.RedisExtension;
 import dev.distlock.testsupport.RedisServer;
 import io.lettuce.core.RedisURI;

@@ -5,6 +5,7 @@ import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.function.Supplier;
 import org.aopalliance.aop.Advice;
+import org.jspecify.annotations.Nullable;
 import org.springframework.aop.Pointcut;
 import org.springframework.aop.support.AbstractPointcutAdvisor;
 import org.springframework.aop.support.StaticMethodMatcherPointcut;
@@ -23,14 +24,23 @@ public final class DistributedLockAdvisor extends AbstractPointcutAdvisor {
     private final transient Pointcut pointcut;
 
     /**
-     * @param executor runs each call inside its lock (shared with LockTemplate), looked up on the first call
-     * @param redlockConfigured whether distributed-lock.redlock.nodes is set
+     * What the advisor needs from the configuration.
+     *
      * @param defaultWait wait time of annotations that give none
      * @param defaultLease lease of annotations that give none; {@code null} for the watchdog
+     * @param redlockConfigured whether distributed-lock.redlock.nodes is set
+     * @param order the advisor's order (distributed-lock.aop.order)
+     */
+    public record Settings(Duration defaultWait, @Nullable Duration defaultLease, boolean redlockConfigured, int order) {
+    }
+
+    /**
+     * @param executor runs each call inside its lock (shared with LockTemplate), looked up on the first call
      */
     public DistributedLockAdvisor(Supplier<LockExecutor> executor, BeanFactory beanFactory, PropertyResolver properties,
-            Duration defaultWait, Duration defaultLease, boolean redlockConfigured, int order) {
-        this.attributes = new LockAttributeSource(new LockAttributeParser(properties, defaultWait, defaultLease, redlockConfigured));
+            Settings settings) {
+        this.attributes = new LockAttributeSource(new LockAttributeParser(properties, settings.defaultWait(), settings.defaultLease(),
+                settings.redlockConfigured()));
         this.interceptor = new DistributedLockInterceptor(executor, attributes, new LockKeyResolver(beanFactory));
         this.pointcut = new StaticMethodMatcherPointcut() {
             @Override
@@ -38,7 +48,7 @@ public final class DistributedLockAdvisor extends AbstractPointcutAdvisor {
                 return attributes.get(method, targetClass) != null;
             }
         };
-        setOrder(order);
+        setOrder(settings.order());
     }
 
     /** The parsed annotations, for the start-up coverage check. */

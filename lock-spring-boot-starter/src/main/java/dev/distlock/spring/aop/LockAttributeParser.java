@@ -3,7 +3,7 @@ package dev.distlock.spring.aop;
 import dev.distlock.spring.annotation.DistributedLock;
 import dev.distlock.spring.annotation.LockType;
 import dev.distlock.spring.annotation.OnLockFailure;
-import dev.distlock.spring.autoconfigure.DistributedLockConfigurationException;
+import dev.distlock.spring.DistributedLockConfigurationException;
 import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.Arrays;

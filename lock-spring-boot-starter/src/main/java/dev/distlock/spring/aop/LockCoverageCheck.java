@@ -1,6 +1,6 @@
 package dev.distlock.spring.aop;
 
-import dev.distlock.spring.autoconfigure.DistributedLockConfigurationException;
+import dev.distlock.spring.DistributedLockConfigurationException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.util.ArrayList;

@@ -1,5 +1,6 @@
 package dev.distlock.spring.autoconfigure;
 
+import dev.distlock.spring.DistributedLockConfigurationException;
 import dev.distlock.core.LockClient;
 import dev.distlock.core.LockClientOptions;
 import dev.distlock.core.LockException;
@@ -175,8 +176,8 @@ public class DistributedLockAutoConfiguration {
         Duration lease = properties.getLeaseTime() == null ? null : checked(properties.getLeaseTime(), "distributed-lock.lease-time", true);
         // In local mode a redlock = true method is a local lock like any other: no nodes needed.
         boolean redlockAvailable = !properties.getRedlock().getNodes().isEmpty() || properties.getMode() == DistributedLockProperties.Mode.LOCAL;
-        return new DistributedLockAdvisor(executor::getObject, beanFactory, environment, wait, lease, redlockAvailable,
-                properties.getAop().getOrder());
+        return new DistributedLockAdvisor(executor::getObject, beanFactory, environment,
+                new DistributedLockAdvisor.Settings(wait, lease, redlockAvailable, properties.getAop().getOrder()));
     }
 
     /** Where locks come from: the application's Redis (and the RedLock nodes, when set). */

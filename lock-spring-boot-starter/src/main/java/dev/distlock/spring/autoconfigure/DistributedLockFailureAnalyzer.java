@@ -1,5 +1,6 @@
 package dev.distlock.spring.autoconfigure;
 
+import dev.distlock.spring.DistributedLockConfigurationException;
 import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 

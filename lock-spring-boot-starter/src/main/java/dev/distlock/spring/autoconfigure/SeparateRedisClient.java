@@ -1,5 +1,6 @@
 package dev.distlock.spring.autoconfigure;
 
+import dev.distlock.spring.DistributedLockConfigurationException;
 import dev.distlock.core.LockClient;
 import dev.distlock.core.LockClientOptions;
 import io.lettuce.core.AbstractRedisClient;

@@ -3,6 +3,7 @@ package dev.distlock.spring.execution;
 import dev.distlock.core.LockAcquisitionException;
 import dev.distlock.core.LockException;
 import dev.distlock.core.LockLeaseExpiredException;
+import dev.distlock.core.LockNameException;
 import dev.distlock.core.LockUnavailableException;
 import dev.distlock.core.RedisLock;
 import dev.distlock.core.RedisMultiLock;
@@ -103,7 +104,7 @@ public final class LockExecutor {
             return request.multi() ? source.multiLock(request.keys(), request.label())
                     : source.lock(request.type(), request.redlock(), request.keys().get(0), request.label());
         } catch (IllegalArgumentException e) {
-            String advice = e.getMessage() != null && e.getMessage().contains("over the limit")
+            String advice = e instanceof LockNameException name && name.problem() == LockNameException.Problem.TOO_LONG
                     ? "; shorten the key or raise distributed-lock.max-key-length"
                     : "";
             throw new IllegalArgumentException(describe(request) + " cannot lock: " + e.getMessage() + advice, e);

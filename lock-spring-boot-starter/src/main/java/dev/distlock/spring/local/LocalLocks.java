@@ -1,5 +1,6 @@
 package dev.distlock.spring.local;
 
+import dev.distlock.core.LockNameException;
 import dev.distlock.core.LockInfo;
 import dev.distlock.core.LockListener;
 import dev.distlock.core.RedisLock;
@@ -142,15 +143,15 @@ public final class LocalLocks implements LockSource, AutoCloseable {
     /** The same limits as lock-core's names, so local mode fails where Redis mode would. */
     private static String requireName(String name, int maxKeyLength) {
         if (name == null || name.isBlank()) {
-            throw new IllegalArgumentException("lock name must not be null or blank");
+            throw new LockNameException(LockNameException.Problem.MISSING, "lock name must not be null or blank");
         }
         if (name.length() > maxKeyLength) {
-            throw new IllegalArgumentException("lock name is " + name.length() + " characters long, over the limit of " + maxKeyLength);
+            throw new LockNameException(LockNameException.Problem.TOO_LONG, "lock name is " + name.length() + " characters long, over the limit of " + maxKeyLength);
         }
         for (int i = 0; i < name.length(); i++) {
             char c = name.charAt(i);
             if (Character.isISOControl(c)) {
-                throw new IllegalArgumentException("lock name contains the control character U+" + String.format("%04X", (int) c)
+                throw new LockNameException(LockNameException.Problem.NOT_ALLOWED, "lock name contains the control character U+" + String.format("%04X", (int) c)
                         + "; strip or encode such input before using it in a key");
             }
         }

@@ -1,4 +1,4 @@
-package dev.distlock.spring.autoconfigure;
+package dev.distlock.spring;
 
 /**
  * Start-up failure caused by lock configuration: a bad {@code @DistributedLock} attribute, a bad

@@ -1,0 +1,7 @@
+/**
+ * The {@code distributedlocks} Actuator endpoint and the lock health indicator.
+ */
+@NullMarked
+package dev.distlock.spring.actuate;
+
+import org.jspecify.annotations.NullMarked;
