@@ -85,7 +85,7 @@ final class Acquirer {
                     channel.await(Math.min(TimeUnit.MILLISECONDS.toNanos(ttlMs), remaining), request.interruptible());
                 }
                 if (request.interruptible() && Thread.interrupted()) {
-                    throw new InterruptedException("Interrupted while waiting for lock '" + request.info().name() + "'");
+                    throw new InterruptedException("Interrupted while waiting for lock '" + request.info().key() + "'");
                 }
                 grant = attempt(request, args, deadline);
             }

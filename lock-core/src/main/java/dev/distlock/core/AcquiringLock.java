@@ -50,14 +50,14 @@ abstract class AcquiringLock implements RedisLock {
 
     @Override
     public CompletionStage<Optional<LockHandle>> tryLockAsync(Duration waitTime, @Nullable Duration lease) {
-        Durations.requireWait(waitTime, "waitTime of lock '" + info.name() + "'");
-        Durations.requireLease(lease, info.name());
+        Durations.requireWait(waitTime, "waitTime of lock '" + info.key() + "'");
+        Durations.requireLease(lease, info.key());
         return acquireAsync(waitTime, lease);
     }
 
     @Override
-    public String getName() {
-        return info.name();
+    public String getKey() {
+        return info.key();
     }
 
     @Override
@@ -67,7 +67,7 @@ abstract class AcquiringLock implements RedisLock {
 
     @Override
     public void lock(Duration lease) {
-        acquireUninterruptibly(Durations.requireLease(lease, info.name()));
+        acquireUninterruptibly(Durations.requireLease(lease, info.key()));
     }
 
     private void acquireUninterruptibly(@Nullable Duration lease) {
@@ -99,8 +99,8 @@ abstract class AcquiringLock implements RedisLock {
 
     @Override
     public boolean tryLock(Duration waitTime, @Nullable Duration lease) throws InterruptedException {
-        Durations.requireWait(waitTime, "waitTime of lock '" + info.name() + "'");
-        Durations.requireLease(lease, info.name());
+        Durations.requireWait(waitTime, "waitTime of lock '" + info.key() + "'");
+        Durations.requireLease(lease, info.key());
         return acquire(waitTime, lease, true);
     }
 

@@ -31,7 +31,7 @@ final class FairKind extends LockKind {
      * @param margin how late past its next attempt a waiter may be before it counts as gone
      */
     FairKind(Duration recheck, Duration margin) {
-        super(LockClient.FAIR);
+        super(LockType.FAIR);
         this.recheckMs = Long.toString(recheck.toMillis());
         this.marginMs = Long.toString(margin.toMillis());
     }

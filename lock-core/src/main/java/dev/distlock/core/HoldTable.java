@@ -94,10 +94,10 @@ final class HoldTable {
     }
 
     private static String gateId(LockKind kind, LockKeys keys) {
-        return keys.lock() + '\n' + kind.name;
+        return keys.lock() + '\n' + kind.type;
     }
 
     private static String holdId(LockKind kind, LockKeys keys, String owner) {
-        return keys.lock() + '\n' + kind.name + '\n' + owner;
+        return keys.lock() + '\n' + kind.type + '\n' + owner;
     }
 }

@@ -93,7 +93,7 @@ final class LeaseKeeper<H extends LeaseState> implements AutoCloseable {
                 }
             }, Math.max(0, hold.validUntilNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
         } catch (RejectedExecutionException e) {
-            log.debug("Client closing: lease of {} '{}' not watched", what, hold.info.name());
+            log.debug("Client closing: lease of {} '{}' not watched", what, hold.info.key());
         }
     }
 
@@ -108,7 +108,7 @@ final class LeaseKeeper<H extends LeaseState> implements AutoCloseable {
     /** Reports a hold lost, once: WARN, listeners, and an interrupt of its thread when the client asked for it. */
     void lost(LeaseState hold, String reason) {
         if (hold.markLost(reason)) {
-            log.warn("{} '{}' was lost while held (owner {}, fencing token {}): {}", what, hold.info.name(), hold.owner, hold.token,
+            log.warn("{} '{}' was lost while held (owner {}, fencing token {}): {}", what, hold.info.key(), hold.owner, hold.token,
                     reason);
             events.leaseLost(hold.info, reason);
             Thread owner = hold.thread;
@@ -133,7 +133,7 @@ final class LeaseKeeper<H extends LeaseState> implements AutoCloseable {
                 if (System.nanoTime() - hold.validUntilNanos > 0) {
                     lost(hold, "no renewal was confirmed before the " + hold.lease().describe() + " ran out (" + renewal.detail() + ")");
                 } else {
-                    log.warn("Renewing {} '{}' failed, retrying while the lease lasts: {}", what, hold.info.name(), renewal.detail());
+                    log.warn("Renewing {} '{}' failed, retrying while the lease lasts: {}", what, hold.info.key(), renewal.detail());
                     retrySoon(hold);
                 }
             }
@@ -154,7 +154,7 @@ final class LeaseKeeper<H extends LeaseState> implements AutoCloseable {
                 }
             }, Math.max(1, Math.min(200, watchdogLeaseMs / 10)), TimeUnit.MILLISECONDS);
         } catch (RejectedExecutionException e) {
-            log.debug("Client closing: renewal of {} '{}' not retried", what, hold.info.name());
+            log.debug("Client closing: renewal of {} '{}' not retried", what, hold.info.key());
         }
     }
 

@@ -29,16 +29,6 @@ import org.jspecify.annotations.Nullable;
  */
 public final class LockClient implements AutoCloseable {
 
-    /** The lock kind reported in events for {@link #getLock}. */
-    public static final String REENTRANT = "reentrant";
-    /** The lock kind reported in events for the read lock of {@link #getReadWriteLock}. */
-    public static final String READ = "read";
-    /** The lock kind reported in events for the write lock of {@link #getReadWriteLock}. */
-    public static final String WRITE = "write";
-
-    /** The lock kind reported in events for {@link #getFairLock}. */
-    public static final String FAIR = "fair";
-
     private final LockEngine engine;
     private final LockClientOptions options;
     private final AtomicBoolean closed = new AtomicBoolean();
@@ -71,25 +61,25 @@ public final class LockClient implements AutoCloseable {
         return new LockClient(RedisConnections.open(redisClient, false), Objects.requireNonNull(options, "options"));
     }
 
-    /** A reentrant lock named {@code name}; cheap, no Redis call. */
-    public RedisLock getLock(String name) {
-        return getLock(name, name);
+    /** A reentrant lock on {@code key}; cheap, no Redis call. Events and metrics call it by its key. */
+    public RedisLock getLock(String key) {
+        return getLock(key, key);
     }
 
     /**
-     * A reentrant lock named {@code name}, reported in events under {@code label}: use a fixed label
-     * (for example {@code OrderService.pay}) when names are per entity, to keep metrics small.
+     * A reentrant lock on {@code key}, called {@code name} in events and metrics: use a fixed name
+     * (for example {@code order-payment}) when keys are per entity ({@code order:42}), to keep metrics small.
      */
-    public RedisLock getLock(String name, @Nullable String label) {
-        return getLock(ReentrantKind.INSTANCE, name, label);
+    public RedisLock getLock(String key, @Nullable String name) {
+        return getLock(ReentrantKind.INSTANCE, key, name);
     }
 
     /**
-     * A fair lock named {@code name}; cheap, no Redis call. Threads get it in the order they first
+     * A fair lock on {@code key}; cheap, no Redis call. Threads get it in the order they first
      * asked, across all clients: a waiting thread keeps its place in a queue in Redis and is woken
      * alone when its turn comes. A waiter that disappears without giving up (a crashed process)
      * holds up the queue for a few seconds at most. Use either the fair or the plain lock for a
-     * given name, never both: the plain one would not queue.
+     * given key, never both: the plain one would not queue.
      *
      * <pre>{@code
      * RedisLock lock = client.getFairLock("invoice-numbers");
@@ -101,59 +91,59 @@ public final class LockClient implements AutoCloseable {
      * }
      * }</pre>
      */
-    public RedisLock getFairLock(String name) {
-        return getFairLock(name, name);
+    public RedisLock getFairLock(String key) {
+        return getFairLock(key, key);
     }
 
-    /** A fair lock named {@code name}, reported in events under {@code label}; see {@link #getFairLock(String)}. */
-    public RedisLock getFairLock(String name, @Nullable String label) {
-        return getLock(FairKind.INSTANCE, name, label);
+    /** A fair lock on {@code key}, called {@code name} in events and metrics; see {@link #getFairLock(String)}. */
+    public RedisLock getFairLock(String key, @Nullable String name) {
+        return getLock(FairKind.INSTANCE, key, name);
     }
 
     /** A thread-bound lock of any kind; tests use it for kinds with other timings. */
-    RedisLock getLock(LockKind kind, String name, @Nullable String label) {
-        LockKeys.requireName(name, options);
-        return threadBound(kind, new LockInfo(name, label == null ? name : label, kind.name));
+    RedisLock getLock(LockKind kind, String key, @Nullable String name) {
+        LockKeys.requireName(key, options);
+        return threadBound(kind, new LockInfo(key, name == null ? key : name, kind.type));
     }
 
     private ThreadBoundLock<Hold> threadBound(LockKind kind, LockInfo info) {
         return new ThreadBoundLock<>(info, engine.port(kind, info), "Lock");
     }
 
-    /** A read/write lock named {@code name}; cheap, no Redis call. */
-    public RedisReadWriteLock getReadWriteLock(String name) {
-        return getReadWriteLock(name, name);
+    /** A read/write lock on {@code key}; cheap, no Redis call. */
+    public RedisReadWriteLock getReadWriteLock(String key) {
+        return getReadWriteLock(key, key);
     }
 
     /**
-     * A read/write lock named {@code name}, its read and write locks reported in events under
-     * {@code label} with kinds {@value #READ} and {@value #WRITE}.
+     * A read/write lock on {@code key}, its read and write locks called {@code name} in events and
+     * metrics, with types {@link LockType#READ} and {@link LockType#WRITE}.
      */
-    public RedisReadWriteLock getReadWriteLock(String name, @Nullable String label) {
-        LockKeys.requireName(name, options);
-        String shownAs = label == null ? name : label;
-        return new ThreadBoundReadWriteLock(name,
-                threadBound(ReadWriteKind.READ, new LockInfo(name, shownAs, READ)),
-                threadBound(ReadWriteKind.WRITE, new LockInfo(name, shownAs, WRITE)));
+    public RedisReadWriteLock getReadWriteLock(String key, @Nullable String name) {
+        LockKeys.requireName(key, options);
+        String shownAs = name == null ? key : name;
+        return new ThreadBoundReadWriteLock(key,
+                threadBound(ReadWriteKind.READ, new LockInfo(key, shownAs, LockType.READ)),
+                threadBound(ReadWriteKind.WRITE, new LockInfo(key, shownAs, LockType.WRITE)));
     }
 
     /**
-     * Several locks taken as one, all or nothing, in sorted name order (no deadlock between callers
-     * naming them in different orders). Duplicate names count once.
+     * Several locks taken as one, all or nothing, in sorted key order (no deadlock between callers
+     * naming them in different orders). Duplicate keys count once.
      *
-     * @throws IllegalArgumentException when no name is given or a name is null or blank
+     * @throws IllegalArgumentException when no key is given or a key is null or blank
      */
-    public RedisMultiLock getMultiLock(String... names) {
-        return getMultiLock(names == null ? null : Arrays.asList(names), null);
+    public RedisMultiLock getMultiLock(String... keys) {
+        return getMultiLock(keys == null ? null : Arrays.asList(keys), null);
     }
 
-    /** {@link #getMultiLock(String...)} with every lock reported in events under {@code label}. */
-    public RedisMultiLock getMultiLock(Collection<String> names, @Nullable String label) {
-        if (names == null || names.isEmpty()) {
-            throw new IllegalArgumentException("a multi-lock needs at least one lock name");
+    /** {@link #getMultiLock(String...)} with every lock called {@code name} in events and metrics. */
+    public RedisMultiLock getMultiLock(Collection<String> keys, @Nullable String name) {
+        if (keys == null || keys.isEmpty()) {
+            throw new IllegalArgumentException("a multi-lock needs at least one lock key");
         }
-        List<String> sorted = names.stream().map(n -> LockKeys.requireName(n, options)).distinct().sorted().toList();
-        List<RedisLock> locks = sorted.stream().map(n -> getLock(n, label)).toList();
+        List<String> sorted = keys.stream().map(k -> LockKeys.requireName(k, options)).distinct().sorted().toList();
+        List<RedisLock> locks = sorted.stream().map(k -> getLock(k, name)).toList();
         return new MultiLock(sorted, locks);
     }
 

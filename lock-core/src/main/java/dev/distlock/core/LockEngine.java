@@ -84,7 +84,7 @@ final class LockEngine implements AutoCloseable {
             kind.checkAcquire(holds, info, keys, owner);
             // As java.util.concurrent.locks.Lock specifies: a pending interrupt fails even a free lock.
             if (interruptible && Thread.interrupted()) {
-                throw new InterruptedException("Interrupted before acquiring lock '" + info.name() + "'");
+                throw new InterruptedException("Interrupted before acquiring lock '" + info.key() + "'");
             }
             Hold current = holds.get(kind, keys, owner);
             if (!kind.localQueue() || (current != null && current.isLive(start))) {
@@ -125,7 +125,7 @@ final class LockEngine implements AutoCloseable {
 
     /** One lock of {@code kind} as this engine serves it to a lock object. */
     LockPort<Hold> port(LockKind kind, LockInfo info) {
-        return new EngineLockPort(this, kind, info, keys(info.name()));
+        return new EngineLockPort(this, kind, info, keys(info.key()));
     }
 
     /** The hold {@code owner} has on {@code keys} in this client, or {@code null}. */
@@ -176,7 +176,7 @@ final class LockEngine implements AutoCloseable {
                 // A stale release cannot hurt a later hold of the same owner: it names this grant only.
                 node.giveBack(hold.kind, hold.keys, hold.owner, hold.grantId, hold.validUntilNanos);
             }
-            return CompletableFuture.failedFuture(lost != null ? new LockLeaseExpiredException(hold.info.name(), lost)
+            return CompletableFuture.failedFuture(lost != null ? new LockLeaseExpiredException(hold.info.key(), lost)
                     : calls.closedException());
         }
         return calls.callAsync(() -> node.release(hold.kind, hold.keys, hold.owner, hold.grantId, held), calls.operationDeadline(),
@@ -207,7 +207,7 @@ final class LockEngine implements AutoCloseable {
                                     ? "it was no longer in Redis when unlocking (expired or force-unlocked)"
                                     : "its " + hold.lease().describe() + " ran out before unlock";
                             keeper.lost(hold, reason);
-                            throw new LockLeaseExpiredException(hold.info.name(), hold.lostReason());
+                            throw new LockLeaseExpiredException(hold.info.key(), hold.lostReason());
                         }
                         return null;
                     } finally {

@@ -1,11 +1,14 @@
 package dev.distlock.core;
 
 /**
- * Identifies a lock in {@link LockListener} events.
+ * Identifies a lock in {@link LockListener} events. The vocabulary is the same everywhere (API,
+ * annotation, metrics, docs): the <em>key</em> is what is locked (resolved, may be high-cardinality,
+ * for example {@code order:42}), the <em>name</em> is what the lock is called in metrics and traces
+ * (low-cardinality, for example {@code order-payment}), and the <em>type</em> is the kind of lock.
  *
- * @param name the lock name as given to the client (may be high-cardinality, for example {@code order:42})
- * @param label a low-cardinality name for metrics; the lock name unless one was given
- * @param kind the kind of lock, for example {@code reentrant}
+ * @param key the lock's key, as given to the client
+ * @param name the low-cardinality name for metrics and traces; the key unless one was given
+ * @param type the type of lock
  */
-public record LockInfo(String name, String label, String kind) {
+public record LockInfo(String key, String name, LockType type) {
 }

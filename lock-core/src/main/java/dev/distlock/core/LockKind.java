@@ -12,11 +12,11 @@ import java.util.concurrent.CompletableFuture;
  */
 abstract sealed class LockKind permits ReentrantKind, FairKind, ReadWriteKind {
 
-    /** The kind's name in events and metrics, e.g. {@code reentrant}. */
-    final String name;
+    /** The kind's type in events and metrics. */
+    final LockType type;
 
-    LockKind(String name) {
-        this.name = name;
+    LockKind(LockType type) {
+        this.type = type;
     }
 
     /**
@@ -66,6 +66,6 @@ abstract sealed class LockKind permits ReentrantKind, FairKind, ReadWriteKind {
 
     @Override
     public String toString() {
-        return name;
+        return type.name();
     }
 }

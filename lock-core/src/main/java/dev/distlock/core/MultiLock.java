@@ -26,12 +26,12 @@ final class MultiLock implements RedisMultiLock {
     }
 
     @Override
-    public String getName() {
+    public String getKey() {
         return name;
     }
 
     @Override
-    public List<String> names() {
+    public List<String> keys() {
         return names;
     }
 

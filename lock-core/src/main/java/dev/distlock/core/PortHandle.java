@@ -16,7 +16,7 @@ final class PortHandle<H extends LeaseState> extends ReleasedOnce {
 
     @Override
     public String key() {
-        return hold.info.name();
+        return hold.info.key();
     }
 
     @Override

@@ -13,15 +13,15 @@ import java.util.concurrent.CompletableFuture;
  */
 final class ReadWriteKind extends LockKind {
 
-    static final ReadWriteKind READ = new ReadWriteKind(LockClient.READ, "r", LockScript.RW_READ_ACQUIRE);
-    static final ReadWriteKind WRITE = new ReadWriteKind(LockClient.WRITE, "w", LockScript.RW_WRITE_ACQUIRE);
+    static final ReadWriteKind READ = new ReadWriteKind(LockType.READ, "r", LockScript.RW_READ_ACQUIRE);
+    static final ReadWriteKind WRITE = new ReadWriteKind(LockType.WRITE, "w", LockScript.RW_WRITE_ACQUIRE);
 
     /** The hold's field prefix in the hash ({@code r} or {@code w}). */
     private final String field;
     private final LockScript acquireScript;
 
-    private ReadWriteKind(String name, String field, LockScript acquireScript) {
-        super(name);
+    private ReadWriteKind(LockType type, String field, LockScript acquireScript) {
+        super(type);
         this.field = field;
         this.acquireScript = acquireScript;
     }
@@ -68,7 +68,7 @@ final class ReadWriteKind extends LockKind {
         Hold read = holds.get(READ, keys, owner);
         Hold write = holds.get(WRITE, keys, owner);
         if (read != null && read.isLive(now) && (write == null || !write.isLive(now))) {
-            throw new LockUpgradeException(info.name());
+            throw new LockUpgradeException(info.key());
         }
     }
 }

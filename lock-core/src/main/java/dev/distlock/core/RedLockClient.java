@@ -49,8 +49,6 @@ import org.jspecify.annotations.Nullable;
  */
 public final class RedLockClient implements AutoCloseable {
 
-    /** The lock kind reported in events for RedLocks. */
-    public static final String REDLOCK = "redlock";
     /** The fewest nodes a RedLock accepts. */
     public static final int MIN_NODES = 3;
 
@@ -134,15 +132,15 @@ public final class RedLockClient implements AutoCloseable {
         }
     }
 
-    /** A reentrant RedLock named {@code name}; cheap, no Redis call. */
-    public RedisLock getLock(String name) {
-        return getLock(name, name);
+    /** A reentrant RedLock on {@code key}; cheap, no Redis call. */
+    public RedisLock getLock(String key) {
+        return getLock(key, key);
     }
 
-    /** A reentrant RedLock named {@code name}, reported in events under {@code label} (see {@link LockClient#getLock(String, String)}). */
-    public RedisLock getLock(String name, @Nullable String label) {
-        LockKeys.requireName(name, options);
-        LockInfo info = new LockInfo(name, label == null ? name : label, REDLOCK);
+    /** A reentrant RedLock on {@code key}, called {@code name} in events and metrics (see {@link LockClient#getLock(String, String)}). */
+    public RedisLock getLock(String key, @Nullable String name) {
+        LockKeys.requireName(key, options);
+        LockInfo info = new LockInfo(key, name == null ? key : name, LockType.REDLOCK);
         return new ThreadBoundLock<>(info, engine.port(info), "RedLock");
     }
 

@@ -62,7 +62,7 @@ final class RedLockEngine implements AutoCloseable {
 
     /** One RedLock as this engine serves it to a lock object. */
     LockPort<RedLockHold> port(LockInfo info) {
-        List<LockKeys> keys = keys(info.name());
+        List<LockKeys> keys = keys(info.key());
         return new LockPort<>() {
             @Override
             public String clientId() {
@@ -87,7 +87,7 @@ final class RedLockEngine implements AutoCloseable {
 
             @Override
             public @Nullable RedLockHold hold(String owner) {
-                return holds.get(holdId(info.name(), owner));
+                return holds.get(holdId(info.key(), owner));
             }
 
             @Override
@@ -134,9 +134,9 @@ final class RedLockEngine implements AutoCloseable {
                 throw new LockException("The RedLockClient is closed: create a new one to take locks", null);
             }
             if (interruptible && Thread.interrupted()) {
-                throw new InterruptedException("Interrupted before acquiring lock '" + info.name() + "'");
+                throw new InterruptedException("Interrupted before acquiring lock '" + info.key() + "'");
             }
-            RedLockHold current = holds.get(holdId(info.name(), owner));
+            RedLockHold current = holds.get(holdId(info.key(), owner));
             if (current != null) {
                 if (current.isLive(start)) {
                     current.reenter(); // re-entry keeps the lease and token of the first hold
@@ -150,13 +150,13 @@ final class RedLockEngine implements AutoCloseable {
                 if (attempt.granted()) {
                     RedLockHold hold = new RedLockHold(info, keys, owner, Thread.currentThread(), grantId, attempt.token(), lease, start,
                             attempt.validUntilNanos());
-                    holds.put(holdId(info.name(), owner), hold);
+                    holds.put(holdId(info.key(), owner), hold);
                     keeper.watch(hold);
                     events.acquire(info, AcquireOutcome.ACQUIRED, start);
                     return hold;
                 }
                 if (attempt.answered() < quorum) {
-                    throw new LockUnavailableException("RedLock '" + info.name() + "': only " + attempt.answered() + " of " + nodes.size()
+                    throw new LockUnavailableException("RedLock '" + info.key() + "': only " + attempt.answered() + " of " + nodes.size()
                             + " Redis nodes answered, a majority of " + quorum + " is needed; check that the nodes are up"
                             + " and reachable", attempt.error());
                 }
@@ -168,7 +168,7 @@ final class RedLockEngine implements AutoCloseable {
                 long backOff = TimeUnit.MILLISECONDS.toNanos(ThreadLocalRandom.current().nextLong(5, 40));
                 interrupted |= backOff(Math.min(remaining, backOff), interruptible);
                 if (closed) {
-                    throw new LockException("The RedLockClient was closed while waiting for lock '" + info.name() + "'", null);
+                    throw new LockException("The RedLockClient was closed while waiting for lock '" + info.key() + "'", null);
                 }
             }
         } catch (InterruptedException | RuntimeException e) {
@@ -202,7 +202,7 @@ final class RedLockEngine implements AutoCloseable {
         keeper.lost(stale, "its lease had already run out when its owner locked again");
         stale.released = true;
         keeper.stop(stale);
-        holds.remove(holdId(stale.info.name(), stale.owner), stale);
+        holds.remove(holdId(stale.info.key(), stale.owner), stale);
         nodes.release(stale.keys, stale.owner, stale.grantId, stale.lease().millis());
     }
 
@@ -225,29 +225,29 @@ final class RedLockEngine implements AutoCloseable {
         }
         String lost = hold.lostReason();
         if (hold.exit() > 0) {
-            return lost != null ? CompletableFuture.failedFuture(new LockLeaseExpiredException(hold.info.name(), lost))
+            return lost != null ? CompletableFuture.failedFuture(new LockLeaseExpiredException(hold.info.key(), lost))
                     : CompletableFuture.completedFuture(null);
         }
         // Before the scripts run: a renewal reply that finds the lock gone must not count as a loss.
         hold.released = true;
         keeper.stop(hold);
-        holds.remove(holdId(hold.info.name(), hold.owner), hold);
+        holds.remove(holdId(hold.info.key(), hold.owner), hold);
         return nodes.releaseAsync(hold.keys, hold.owner, hold.grantId, hold.lease().millis()).handle((replies, error) -> {
             try {
                 if (error != null) {
                     throw RedisCalls.asLockException(error);
                 }
                 if (lost != null) {
-                    throw new LockLeaseExpiredException(hold.info.name(), lost);
+                    throw new LockLeaseExpiredException(hold.info.key(), lost);
                 }
                 int notHeld = NodeCalls.count(replies, -1L);
                 if (nodes.size() - notHeld < quorum) {
                     keeper.lost(hold, "only " + (nodes.size() - notHeld) + " of " + nodes.size() + " nodes still had it at unlock");
-                    throw new LockLeaseExpiredException(hold.info.name(), hold.lostReason());
+                    throw new LockLeaseExpiredException(hold.info.key(), hold.lostReason());
                 }
                 int answered = NodeCalls.answered(replies);
                 if (answered < quorum) {
-                    throw new LockUnavailableException("RedLock '" + hold.info.name() + "': unlock reached only " + answered + " of "
+                    throw new LockUnavailableException("RedLock '" + hold.info.key() + "': unlock reached only " + answered + " of "
                             + nodes.size() + " Redis nodes; the others let the lock expire with its lease", NodeCalls.firstError(replies));
                 }
                 events.release(hold.info, hold.heldFor(System.nanoTime()));
@@ -294,7 +294,7 @@ final class RedLockEngine implements AutoCloseable {
         }
         if (closed) {
             r.result().completeExceptionally(new LockException("The RedLockClient was closed while waiting for lock '"
-                    + r.info().name() + "'", null));
+                    + r.info().key() + "'", null));
             return;
         }
         nodes.acquireAsync(r.keys(), r.owner(), r.grantId(), r.lease().millis()).whenComplete((attempt, error) -> {
@@ -303,7 +303,7 @@ final class RedLockEngine implements AutoCloseable {
             } else if (attempt.granted()) {
                 RedLockHold hold = new RedLockHold(r.info(), r.keys(), r.owner(), null, r.grantId(), attempt.token(), r.lease(), r.start(),
                         attempt.validUntilNanos());
-                holds.put(holdId(r.info().name(), r.owner()), hold);
+                holds.put(holdId(r.info().key(), r.owner()), hold);
                 keeper.watch(hold);
                 if (r.result().complete(hold)) {
                     events.acquire(r.info(), AcquireOutcome.ACQUIRED, r.start());
@@ -311,7 +311,7 @@ final class RedLockEngine implements AutoCloseable {
                     releaseAsync(hold); // cancelled meanwhile: nobody would release it
                 }
             } else if (attempt.answered() < quorum) {
-                r.result().completeExceptionally(new LockUnavailableException("RedLock '" + r.info().name() + "': only "
+                r.result().completeExceptionally(new LockUnavailableException("RedLock '" + r.info().key() + "': only "
                         + attempt.answered() + " of " + nodes.size() + " Redis nodes answered, a majority of " + quorum
                         + " is needed; check that the nodes are up and reachable", attempt.error()));
             } else if (r.deadline() - System.nanoTime() <= 0) {
@@ -325,7 +325,7 @@ final class RedLockEngine implements AutoCloseable {
                     timers.schedule(() -> roundAsync(r), backOff, TimeUnit.NANOSECONDS);
                 } catch (RejectedExecutionException e) {
                     r.result().completeExceptionally(new LockException("The RedLockClient was closed while waiting for lock '"
-                            + r.info().name() + "'", null));
+                            + r.info().key() + "'", null));
                 }
             }
         });

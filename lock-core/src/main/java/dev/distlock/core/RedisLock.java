@@ -34,8 +34,8 @@ import org.jspecify.annotations.Nullable;
  */
 public interface RedisLock extends Lock {
 
-    /** The lock name given to {@link LockClient#getLock(String)}. */
-    String getName();
+    /** The lock's key, as given to {@link LockClient#getLock(String)}. */
+    String getKey();
 
     /** Blocks until the lock is acquired, holding it for {@code lease} with no renewal. */
     void lock(Duration lease);
@@ -134,7 +134,7 @@ public interface RedisLock extends Lock {
     /** Not supported: a Redis lock has no conditions. */
     @Override
     default Condition newCondition() {
-        throw new UnsupportedOperationException("RedisLock '" + getName()
+        throw new UnsupportedOperationException("RedisLock '" + getKey()
                 + "' does not support conditions: use a separate signalling mechanism (for example a Redis list or pub/sub)");
     }
 }

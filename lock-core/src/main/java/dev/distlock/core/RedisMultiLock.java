@@ -17,8 +17,8 @@ import java.util.Map;
  */
 public interface RedisMultiLock extends RedisLock {
 
-    /** The distinct lock names, in the order they are locked. */
-    List<String> names();
+    /** The distinct lock keys, in the order they are locked. */
+    List<String> keys();
 
     /**
      * Each name's fencing token for the current thread's hold, in locking order.

@@ -22,8 +22,8 @@ import java.util.concurrent.locks.ReadWriteLock;
  */
 public interface RedisReadWriteLock extends ReadWriteLock {
 
-    /** The lock name. */
-    String getName();
+    /** The lock's key. */
+    String getKey();
 
     /** The shared lock; {@link RedisLock#isLocked()} and {@link RedisLock#forceUnlock()} act on the whole name. */
     @Override

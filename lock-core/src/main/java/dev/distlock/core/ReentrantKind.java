@@ -11,7 +11,7 @@ final class ReentrantKind extends LockKind {
     static final ReentrantKind INSTANCE = new ReentrantKind();
 
     private ReentrantKind() {
-        super(LockClient.REENTRANT);
+        super(LockType.REENTRANT);
     }
 
     @Override

@@ -41,7 +41,7 @@ final class ThreadBoundLock<H extends LeaseState> extends AcquiringLock {
     public void unlock() {
         H hold = port.hold(owner());
         if (hold == null) {
-            throw new IllegalMonitorStateException(what + " '" + info.name() + "' is not held by the current thread ("
+            throw new IllegalMonitorStateException(what + " '" + info.key() + "' is not held by the current thread ("
                     + Thread.currentThread().getName() + "): only the owner can unlock it");
         }
         port.release(hold);
@@ -74,7 +74,7 @@ final class ThreadBoundLock<H extends LeaseState> extends AcquiringLock {
     public long currentFencingToken() {
         H hold = liveHold();
         if (hold == null) {
-            throw new IllegalMonitorStateException(what + " '" + info.name() + "' is not held by the current thread: no fencing token");
+            throw new IllegalMonitorStateException(what + " '" + info.key() + "' is not held by the current thread: no fencing token");
         }
         return hold.token;
     }
@@ -97,6 +97,6 @@ final class ThreadBoundLock<H extends LeaseState> extends AcquiringLock {
 
     @Override
     public String toString() {
-        return ("Lock".equals(what) ? "RedisLock" : what) + "[" + info.name() + "]";
+        return ("Lock".equals(what) ? "RedisLock" : what) + "[" + info.key() + "]";
     }
 }

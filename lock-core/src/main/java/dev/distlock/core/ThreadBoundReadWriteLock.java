@@ -1,15 +1,15 @@
 package dev.distlock.core;
 
 /** The read and write lock of one name, both thread-bound. */
-record ThreadBoundReadWriteLock(String name, RedisLock readLock, RedisLock writeLock) implements RedisReadWriteLock {
+record ThreadBoundReadWriteLock(String key, RedisLock readLock, RedisLock writeLock) implements RedisReadWriteLock {
 
     @Override
-    public String getName() {
-        return name;
+    public String getKey() {
+        return key;
     }
 
     @Override
     public String toString() {
-        return "RedisReadWriteLock[" + name + "]";
+        return "RedisReadWriteLock[" + key + "]";
     }
 }

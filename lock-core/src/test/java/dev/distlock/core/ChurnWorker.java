@@ -48,7 +48,7 @@ public final class ChurnWorker {
         LockListener lossAlarm = new LockListener() {
             @Override
             public void onLeaseLost(LockInfo lock, String reason) {
-                failures.add("lease of " + lock.name() + " reported lost: " + reason);
+                failures.add("lease of " + lock.key() + " reported lost: " + reason);
             }
         };
         AtomicLong holds = new AtomicLong();

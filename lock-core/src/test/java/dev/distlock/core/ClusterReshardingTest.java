@@ -29,7 +29,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Resharding a real three-master Redis Cluster under load: the one slot that holds every lock of
@@ -251,14 +251,14 @@ class ClusterReshardingTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {LockClient.REENTRANT, LockClient.FAIR, LockClient.READ, LockClient.WRITE})
-    void releaseWhileTheLockKeyIsStillOnTheMigratingNodeFreesItAndWakesAWaiterOfAnotherClient(String kind) throws Exception {
-        String name = Names.fresh("migrating-" + kind);
+    @EnumSource(value = LockType.class, names = {"REENTRANT", "FAIR", "READ", "WRITE"})
+    void releaseWhileTheLockKeyIsStillOnTheMigratingNodeFreesItAndWakesAWaiterOfAnotherClient(LockType kind) throws Exception {
+        String name = Names.fresh("migrating-" + kind.name().toLowerCase(java.util.Locale.ROOT));
         int slot = SlotHash.getSlot(key(name));
         RedisLock held = lock(clientA, kind, name);
         held.lock(Duration.ofSeconds(15)); // a waiter that misses the wake-up would sleep through this lease
         OtherThread<Long> waiter = OtherThread.start(() -> {
-            RedisLock lock = lock(clientB, kind.equals(LockClient.READ) ? LockClient.WRITE : kind, name); // readers share
+            RedisLock lock = lock(clientB, kind == LockType.READ ? LockType.WRITE : kind, name); // readers share
             if (!lock.tryLock(Duration.ofSeconds(10))) {
                 return -1L;
             }
@@ -361,11 +361,11 @@ class ClusterReshardingTest {
         });
     }
 
-    private static RedisLock lock(LockClient client, String kind, String name) {
+    private static RedisLock lock(LockClient client, LockType kind, String name) {
         return switch (kind) {
-            case LockClient.FAIR -> client.getFairLock(name);
-            case LockClient.READ -> client.getReadWriteLock(name).readLock();
-            case LockClient.WRITE -> client.getReadWriteLock(name).writeLock();
+            case FAIR -> client.getFairLock(name);
+            case READ -> client.getReadWriteLock(name).readLock();
+            case WRITE -> client.getReadWriteLock(name).writeLock();
             default -> client.getLock(name);
         };
     }
@@ -395,11 +395,11 @@ class ClusterReshardingTest {
             if (lock.tryLock(wait, lease)) {
                 return true;
             }
-            failures.add("tryLock(" + wait + ") of " + lock.getName() + " not granted");
+            failures.add("tryLock(" + wait + ") of " + lock.getKey() + " not granted");
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (RuntimeException e) {
-            failures.add("tryLock of " + lock.getName() + " threw " + e);
+            failures.add("tryLock of " + lock.getKey() + " threw " + e);
         }
         return false;
     }
@@ -408,7 +408,7 @@ class ClusterReshardingTest {
         try {
             lock.unlock();
         } catch (RuntimeException e) {
-            failures.add("unlock of " + lock.getName() + " threw " + e);
+            failures.add("unlock of " + lock.getKey() + " threw " + e);
         }
     }
 

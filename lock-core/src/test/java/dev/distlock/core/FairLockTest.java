@@ -223,7 +223,7 @@ class FairLockTest {
         lock.lock();
         assertThat(lock.currentFencingToken()).isGreaterThan(token);
         lock.unlock();
-        assertThat(events.acquires(name)).allSatisfy(e -> assertThat(e.lock().kind()).isEqualTo(LockClient.FAIR));
+        assertThat(events.acquires(name)).allSatisfy(e -> assertThat(e.lock().type()).isEqualTo(LockType.FAIR));
     }
 
     @Test

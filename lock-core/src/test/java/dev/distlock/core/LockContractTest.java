@@ -132,7 +132,7 @@ class LockContractTest {
         assertThat(locks.apply(operator, name).forceUnlock()).isTrue();
         await().pollInSameThread().atMost(Duration.ofSeconds(5)).until(() -> !lock.isHeldByCurrentThread());
         assertThatThrownBy(lock::unlock).isInstanceOf(LockLeaseExpiredException.class);
-        assertThat(events.leaseLosses.stream().filter(l -> l.lock().name().startsWith(name)).count())
-                .as("once per lock name held").isEqualTo(lock instanceof RedisMultiLock m ? m.names().size() : 1);
+        assertThat(events.leaseLosses.stream().filter(l -> l.lock().key().startsWith(name)).count())
+                .as("once per lock name held").isEqualTo(lock instanceof RedisMultiLock m ? m.keys().size() : 1);
     }
 }

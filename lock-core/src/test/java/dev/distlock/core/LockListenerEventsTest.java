@@ -62,7 +62,7 @@ class LockListenerEventsTest {
         RecordingListener.Acquire acquired = events.acquires(name).get(0);
         assertThat(acquired.outcome()).isEqualTo(AcquireOutcome.ACQUIRED);
         assertThat(acquired.waited()).isGreaterThanOrEqualTo(atLeastWaited).isLessThan(Duration.ofSeconds(10));
-        assertThat(acquired.lock()).isEqualTo(new LockInfo(name, name, LockClient.REENTRANT));
+        assertThat(acquired.lock()).isEqualTo(new LockInfo(name, name, LockType.REENTRANT));
     }
 
     @Test
@@ -126,8 +126,8 @@ class LockListenerEventsTest {
         lock.unlock();
 
         assertThat(events.acquires(name)).singleElement()
-                .satisfies(e -> assertThat(e.lock()).isEqualTo(new LockInfo(name, "OrderService.pay", LockClient.REENTRANT)));
-        assertThat(events.releases(name)).singleElement().satisfies(e -> assertThat(e.lock().label()).isEqualTo("OrderService.pay"));
+                .satisfies(e -> assertThat(e.lock()).isEqualTo(new LockInfo(name, "OrderService.pay", LockType.REENTRANT)));
+        assertThat(events.releases(name)).singleElement().satisfies(e -> assertThat(e.lock().name()).isEqualTo("OrderService.pay"));
     }
 
     @Test

@@ -42,7 +42,7 @@ class MultiLockTest {
         String a = Names.fresh("a");
         String b = Names.fresh("b");
         RedisMultiLock multi = client.getMultiLock(b, a, b);
-        assertThat(multi.names()).containsExactly(a, b);
+        assertThat(multi.keys()).containsExactly(a, b);
         assertThat(multi.tryLock(Duration.ofSeconds(1))).isTrue();
         assertThat(multi.isHeldByCurrentThread()).isTrue();
         assertThat(other.getLock(a).isLocked()).isTrue();

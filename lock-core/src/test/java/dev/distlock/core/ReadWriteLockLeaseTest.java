@@ -115,7 +115,7 @@ class ReadWriteLockLeaseTest {
         assertThat(otherClient.getReadWriteLock(name).writeLock().forceUnlock()).isTrue();
 
         await().atMost(Duration.ofSeconds(5)).until(() -> events.leaseLosses(name).size() == 1);
-        assertThat(events.leaseLosses(name).get(0).lock().kind()).isEqualTo(LockClient.READ);
+        assertThat(events.leaseLosses(name).get(0).lock().type()).isEqualTo(LockType.READ);
         assertThat(read.isHeldByCurrentThread()).isFalse();
         assertThatThrownBy(read::unlock).isInstanceOf(LockLeaseExpiredException.class).hasMessageContaining(name);
         // the thread can read again afterwards

@@ -212,9 +212,9 @@ class ReadWriteLockTest {
         rw.readLock().lock();
         rw.readLock().unlock();
 
-        assertThat(events.acquires(name)).extracting(a -> a.lock().kind()).containsExactly(LockClient.WRITE, LockClient.READ);
-        assertThat(events.releases(name)).extracting(r -> r.lock().label()).containsOnly("Prices.update");
-        assertThat(rw.getName()).isEqualTo(name);
+        assertThat(events.acquires(name)).extracting(a -> a.lock().type()).containsExactly(LockType.WRITE, LockType.READ);
+        assertThat(events.releases(name)).extracting(r -> r.lock().name()).containsOnly("Prices.update");
+        assertThat(rw.getKey()).isEqualTo(name);
     }
 
     @Test

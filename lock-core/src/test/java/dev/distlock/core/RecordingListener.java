@@ -45,18 +45,18 @@ final class RecordingListener implements LockListener {
     }
 
     List<Acquire> acquires(String lockName) {
-        return acquires.stream().filter(e -> e.lock().name().equals(lockName)).toList();
+        return acquires.stream().filter(e -> e.lock().key().equals(lockName)).toList();
     }
 
     List<Release> releases(String lockName) {
-        return releases.stream().filter(e -> e.lock().name().equals(lockName)).toList();
+        return releases.stream().filter(e -> e.lock().key().equals(lockName)).toList();
     }
 
     List<Renewal> renewals(String lockName, RenewalOutcome outcome) {
-        return renewals.stream().filter(e -> e.lock().name().equals(lockName) && e.outcome() == outcome).toList();
+        return renewals.stream().filter(e -> e.lock().key().equals(lockName) && e.outcome() == outcome).toList();
     }
 
     List<LeaseLost> leaseLosses(String lockName) {
-        return leaseLosses.stream().filter(e -> e.lock().name().equals(lockName)).toList();
+        return leaseLosses.stream().filter(e -> e.lock().key().equals(lockName)).toList();
     }
 }

@@ -44,13 +44,13 @@ class RedLockTest {
         assertThat(lock.isLocked()).isTrue();
         assertThat(lock.remainingLease()).isPositive();
         for (int i = 0; i < n; i++) {
-            assertThat(nodes.hasKey(i, lock.getName())).as("node %d holds the key", i).isTrue();
+            assertThat(nodes.hasKey(i, lock.getKey())).as("node %d holds the key", i).isTrue();
         }
         lock.unlock();
         assertThat(lock.isHeldByCurrentThread()).isFalse();
         assertThat(lock.isLocked()).isFalse();
         for (int i = 0; i < n; i++) {
-            assertThat(nodes.hasKey(i, lock.getName())).as("node %d released", i).isFalse();
+            assertThat(nodes.hasKey(i, lock.getKey())).as("node %d released", i).isFalse();
         }
     }
 
@@ -76,7 +76,7 @@ class RedLockTest {
     @ValueSource(ints = {3, 5})
     void releasesOnlyForOwnerAndExcludesOtherThreadsAndClients(int n) throws Exception {
         RedisLock lock = nodes.connect(n).getLock(Names.fresh("owner"));
-        RedisLock sameLockOtherClient = nodes.connect(n).getLock(lock.getName());
+        RedisLock sameLockOtherClient = nodes.connect(n).getLock(lock.getKey());
         lock.lock();
 
         assertThat(OtherThread.<Boolean>call(() -> lock.tryLock())).as("another thread of the same client").isFalse();
@@ -117,9 +117,9 @@ class RedLockTest {
         assertThat(lock.tryLock(Duration.ofSeconds(2))).isTrue();
 
         assertThat(lock.isHeldByCurrentThread()).isTrue();
-        assertThat(nodes.hasKey(1, lock.getName())).isTrue();
+        assertThat(nodes.hasKey(1, lock.getKey())).isTrue();
         lock.unlock();
-        assertThat(nodes.hasKey(1, lock.getName())).isFalse();
+        assertThat(nodes.hasKey(1, lock.getKey())).isFalse();
     }
 
     @Test
@@ -235,6 +235,6 @@ class RedLockTest {
         assertThat(OtherThread.<Boolean>call(() -> lock.forceUnlock())).isTrue();
 
         await().atMost(Duration.ofSeconds(5)).until(() -> !lock.isLocked());
-        assertThat(nodes.hasKey(0, lock.getName())).isFalse();
+        assertThat(nodes.hasKey(0, lock.getKey())).isFalse();
     }
 }

@@ -45,13 +45,13 @@ class RedLockWatchdogTest {
 
         await().atMost(Duration.ofSeconds(10))
                 .until(() -> System.nanoTime() - start > LEASE.multipliedBy(3).toNanos()
-                        && events.renewals(lock.getName(), RenewalOutcome.RENEWED).size() >= 6);
+                        && events.renewals(lock.getKey(), RenewalOutcome.RENEWED).size() >= 6);
 
         assertThat(lock.isHeldByCurrentThread()).isTrue();
         for (int i = 0; i < 3; i++) {
-            assertThat(nodes.hasKey(i, lock.getName())).as("node %d still holds the key", i).isTrue();
+            assertThat(nodes.hasKey(i, lock.getKey())).as("node %d still holds the key", i).isTrue();
         }
-        assertThat(events.leaseLosses(lock.getName())).isEmpty();
+        assertThat(events.leaseLosses(lock.getKey())).isEmpty();
         lock.unlock();
         assertThat(lock.isLocked()).isFalse();
     }
@@ -66,7 +66,7 @@ class RedLockWatchdogTest {
         await().atMost(Duration.ofSeconds(10)).until(() -> System.nanoTime() - start > LEASE.multipliedBy(3).toNanos());
 
         assertThat(lock.isHeldByCurrentThread()).isTrue();
-        assertThat(events.leaseLosses(lock.getName())).isEmpty();
+        assertThat(events.leaseLosses(lock.getKey())).isEmpty();
         lock.unlock();
     }
 
@@ -78,12 +78,12 @@ class RedLockWatchdogTest {
         nodes.server(0).command("FLUSHALL");
         nodes.server(1).command("FLUSHALL");
 
-        await().atMost(Duration.ofSeconds(5)).until(() -> !events.leaseLosses(lock.getName()).isEmpty());
+        await().atMost(Duration.ofSeconds(5)).until(() -> !events.leaseLosses(lock.getKey()).isEmpty());
         assertThat(lock.isHeldByCurrentThread()).isFalse();
-        assertThat(events.leaseLosses(lock.getName()).get(0).reason()).contains("1 of 3 nodes");
-        assertThatThrownBy(lock::unlock).isInstanceOf(LockLeaseExpiredException.class).hasMessageContaining(lock.getName());
-        assertThat(events.leaseLosses(lock.getName())).hasSize(1);
-        assertThat(nodes.hasKey(2, lock.getName())).as("the lost hold is cleaned up on the node that still had it").isFalse();
+        assertThat(events.leaseLosses(lock.getKey()).get(0).reason()).contains("1 of 3 nodes");
+        assertThatThrownBy(lock::unlock).isInstanceOf(LockLeaseExpiredException.class).hasMessageContaining(lock.getKey());
+        assertThat(events.leaseLosses(lock.getKey())).hasSize(1);
+        assertThat(nodes.hasKey(2, lock.getKey())).as("the lost hold is cleaned up on the node that still had it").isFalse();
     }
 
     @Test
@@ -122,6 +122,6 @@ class RedLockWatchdogTest {
 
         await().atMost(Duration.ofSeconds(5)).until(() -> !lock.isLocked());
         assertThatThrownBy(lock::unlock).isInstanceOf(LockLeaseExpiredException.class).hasMessageContaining("300 ms");
-        assertThat(events.leaseLosses(lock.getName())).hasSize(1);
+        assertThat(events.leaseLosses(lock.getKey())).hasSize(1);
     }
 }

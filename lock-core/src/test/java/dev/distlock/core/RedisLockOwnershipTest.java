@@ -203,7 +203,7 @@ class RedisLockOwnershipTest {
     void toStringAndNameShowTheLockName() {
         RedisLock lock = client.getLock(name);
 
-        assertThat(lock.getName()).isEqualTo(name);
+        assertThat(lock.getKey()).isEqualTo(name);
         assertThat(lock).hasToString("RedisLock[" + name + "]");
     }
 }

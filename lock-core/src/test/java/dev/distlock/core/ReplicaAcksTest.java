@@ -29,7 +29,7 @@ class ReplicaAcksTest {
         try (LockClient client = LockClient.create(RedisURI.create(master.uri()), patient)) {
             RedisLock lock = client.getLock(Names.fresh("acked"));
             assertThat(lock.tryLock(Duration.ofSeconds(10))).isTrue();
-            assertThat(replica.command("EXISTS", "lock:{" + lock.getName() + "}")).as("on the replica").isEqualTo(":1");
+            assertThat(replica.command("EXISTS", "lock:{" + lock.getKey() + "}")).as("on the replica").isEqualTo(":1");
             lock.unlock();
         }
     }

@@ -57,7 +57,7 @@ class SentinelFailoverTest {
         // held across the failover: once the replica has the key, the promoted replica keeps the lock
         RedisLock held = client.getLock(Names.fresh("held"));
         held.lock();
-        String heldKey = "lock:{" + held.getName() + "}";
+        String heldKey = "lock:{" + held.getKey() + "}";
         await().atMost(Duration.ofSeconds(5)).until(() -> sentinel.replica().command("EXISTS", heldKey).equals(":1"));
 
         sentinel.killMaster();

@@ -180,7 +180,7 @@ class SentinelFailoverTokenTest {
                 continue;
             }
             try {
-                grants.add(new Grant(lock.getName(), lock.currentFencingToken(), requested, System.nanoTime(),
+                grants.add(new Grant(lock.getKey(), lock.currentFencingToken(), requested, System.nanoTime(),
                         Thread.currentThread().getName()));
             } finally {
                 try {

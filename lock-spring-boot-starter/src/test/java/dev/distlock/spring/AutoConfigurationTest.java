@@ -41,7 +41,7 @@ class AutoConfigurationTest {
             assertThat(context).hasSingleBean(LockClient.class).hasSingleBean(DistributedLockAdvisor.class);
             RedisLock lock = context.getBean(LockClient.class).getLock("autoconfig-" + System.nanoTime());
             assertThat(lock.tryLock()).isTrue();
-            assertThat(redis.server().command("EXISTS", "lock:{" + lock.getName() + "}")).isEqualTo(":1");
+            assertThat(redis.server().command("EXISTS", "lock:{" + lock.getKey() + "}")).isEqualTo(":1");
             lock.unlock();
         });
     }

@@ -56,7 +56,7 @@ class RedisTopologiesTest {
                 assertThat(sentinel.masterPort()).as("the replica was promoted").isNotEqualTo(oldMaster);
                 RedisLock lock = client.getLock("direct-" + UUID.randomUUID());
                 assertThat(lock.tryLock(Duration.ofSeconds(5))).isTrue();
-                assertThat(sentinel.master().command("EXISTS", "lock:{" + lock.getName() + "}")).isEqualTo(":1");
+                assertThat(sentinel.master().command("EXISTS", "lock:{" + lock.getKey() + "}")).isEqualTo(":1");
                 lock.unlock();
             });
         }

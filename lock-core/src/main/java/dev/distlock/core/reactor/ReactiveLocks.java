@@ -40,8 +40,8 @@ public final class ReactiveLocks {
      * when it completes, fails or is cancelled. The work gets the handle for its fencing token.
      */
     public static <T> Flux<T> usingLock(RedisLock lock, Duration waitTime, Function<LockHandle, ? extends Publisher<T>> work) {
-        Mono<LockHandle> acquire = tryLock(lock, waitTime).switchIfEmpty(Mono.error(() -> new LockAcquisitionException(lock.getName(),
-                waitTime, "Lock '" + lock.getName() + "' was not acquired within " + waitTime.toMillis() + " ms", null)));
+        Mono<LockHandle> acquire = tryLock(lock, waitTime).switchIfEmpty(Mono.error(() -> new LockAcquisitionException(lock.getKey(),
+                waitTime, "Lock '" + lock.getKey() + "' was not acquired within " + waitTime.toMillis() + " ms", null)));
         return Flux.usingWhen(acquire, work, ReactiveLocks::release, (handle, error) -> release(handle), ReactiveLocks::release);
     }
 

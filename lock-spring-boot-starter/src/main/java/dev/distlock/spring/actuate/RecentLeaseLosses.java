@@ -34,7 +34,7 @@ public final class RecentLeaseLosses implements LockListener {
     @Override
     public void onLeaseLost(LockInfo lock, String reason) {
         synchronized (losses) {
-            losses.addFirst(new Loss(lock.name(), lock.label(), lock.kind().toUpperCase(java.util.Locale.ROOT), reason, clock.instant()));
+            losses.addFirst(new Loss(lock.key(), lock.name(), lock.type().name(), reason, clock.instant()));
             while (losses.size() > KEPT) {
                 losses.removeLast();
             }

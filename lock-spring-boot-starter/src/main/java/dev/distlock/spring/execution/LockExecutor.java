@@ -55,7 +55,7 @@ public final class LockExecutor {
      */
     public <T> T execute(LockRequest request, LockedCall<T> work, Supplier<T> whenBusy) throws Throwable {
         RedisLock lock = lockFor(request);
-        String key = lock instanceof RedisMultiLock multi ? String.join(", ", multi.names()) : request.keys().get(0);
+        String key = lock instanceof RedisMultiLock multi ? String.join(", ", multi.keys()) : request.keys().get(0);
         LockInstrumentation.Acquisition acquisition = instrumentation.get().acquiring(request.label(), request.metricType());
         boolean acquired;
         try {
@@ -120,14 +120,14 @@ public final class LockExecutor {
             return lock.tryLock(request.waitTime(), request.leaseTime());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new LockAcquisitionException(lock.getName(), request.waitTime(),
-                    "Interrupted while waiting for lock '" + lock.getName() + "' for " + request.caller(), e);
+            throw new LockAcquisitionException(lock.getKey(), request.waitTime(),
+                    "Interrupted while waiting for lock '" + lock.getKey() + "' for " + request.caller(), e);
         } catch (LockUnavailableException e) {
             // Not "busy": nobody knows who holds the lock. A distinct type, so callers can answer 503 rather than 409.
             throw new LockUnavailableException("Redis did not answer while " + request.caller() + " waited up to "
-                    + request.waitTime().toMillis() + " ms for lock '" + lock.getName() + "': " + e.getMessage(), e);
+                    + request.waitTime().toMillis() + " ms for lock '" + lock.getKey() + "': " + e.getMessage(), e);
         } catch (LockException e) {
-            throw new LockException("Redis failed while acquiring lock '" + lock.getName() + "' for " + request.caller() + ": "
+            throw new LockException("Redis failed while acquiring lock '" + lock.getKey() + "' for " + request.caller() + ": "
                     + e.getMessage(), e);
         }
     }
@@ -151,7 +151,7 @@ public final class LockExecutor {
         } catch (LockUnavailableException e) {
             // The work is done and mutual exclusion held: the release is retried in the background and the
             // lock frees itself with its lease at the latest. Failing a finished call for that would mislead the caller.
-            log.warn("Could not confirm the release of lock '{}' after {}: {}", lock.getName(), request.caller(), e.getMessage());
+            log.warn("Could not confirm the release of lock '{}' after {}: {}", lock.getKey(), request.caller(), e.getMessage());
             if (failure != null) {
                 failure.addSuppressed(e);
             }

@@ -20,13 +20,13 @@ final class LocalLock implements RedisLock {
     LocalLock(LocalLocks locks, LockInfo info) {
         this.locks = locks;
         this.info = info;
-        this.read = info.kind().equals(LocalLocks.READ);
-        this.fair = info.kind().equals(LocalLocks.FAIR);
+        this.read = info.type() == dev.distlock.core.LockType.READ;
+        this.fair = info.type() == dev.distlock.core.LockType.FAIR;
     }
 
     @Override
-    public String getName() {
-        return info.name();
+    public String getKey() {
+        return info.key();
     }
 
     @Override
@@ -69,7 +69,7 @@ final class LocalLock implements RedisLock {
     @Override
     public boolean tryLock(Duration waitTime, Duration lease) throws InterruptedException {
         if (waitTime == null || waitTime.isNegative() || waitTime.compareTo(MAX) > 0) {
-            throw new IllegalArgumentException("waitTime of lock '" + info.name() + "' must be between 0 and 365 days, was " + waitTime);
+            throw new IllegalArgumentException("waitTime of lock '" + info.key() + "' must be between 0 and 365 days, was " + waitTime);
         }
         return acquire(lease == null ? 0 : leaseMs(lease), waitTime.toNanos(), true);
     }
@@ -82,7 +82,7 @@ final class LocalLock implements RedisLock {
 
     private long leaseMs(Duration lease) {
         if (lease == null || lease.isNegative() || lease.isZero() || lease.compareTo(MAX) > 0) {
-            throw new IllegalArgumentException("lease of lock '" + info.name() + "' must be positive and at most 365 days, was " + lease);
+            throw new IllegalArgumentException("lease of lock '" + info.key() + "' must be positive and at most 365 days, was " + lease);
         }
         return Math.max(1, lease.toMillis());
     }
@@ -93,7 +93,7 @@ final class LocalLock implements RedisLock {
         boolean reentry = getHoldCount() > 0;
         LocalLockState.Hold hold;
         try {
-            hold = locks.with(info.name(), state -> {
+            hold = locks.with(info.key(), state -> {
                 try {
                     return state.acquire(info, read, fair, leaseMs, waitNanos, interruptible);
                 } catch (InterruptedException e) {
@@ -132,7 +132,7 @@ final class LocalLock implements RedisLock {
 
     @Override
     public void unlock() {
-        locks.with(info.name(), state -> {
+        locks.with(info.key(), state -> {
             state.release(read);
             return null;
         });
@@ -145,55 +145,55 @@ final class LocalLock implements RedisLock {
 
     @Override
     public int getHoldCount() {
-        LocalLockState.Hold hold = locks.with(info.name(), state -> state.held(read));
+        LocalLockState.Hold hold = locks.with(info.key(), state -> state.held(read));
         return hold == null ? 0 : hold.count;
     }
 
     @Override
     public boolean isLocked() {
-        return locks.with(info.name(), LocalLockState::isLocked);
+        return locks.with(info.key(), LocalLockState::isLocked);
     }
 
     @Override
     public Duration remainingLease() {
-        return locks.with(info.name(), state -> state.remainingLease(locks.watchdogLease()));
+        return locks.with(info.key(), state -> state.remainingLease(locks.watchdogLease()));
     }
 
     @Override
     public long currentFencingToken() {
-        LocalLockState.Hold hold = locks.with(info.name(), state -> state.held(read));
+        LocalLockState.Hold hold = locks.with(info.key(), state -> state.held(read));
         if (hold == null) {
-            throw new IllegalMonitorStateException("Lock '" + info.name() + "' is not held by the current thread: no fencing token");
+            throw new IllegalMonitorStateException("Lock '" + info.key() + "' is not held by the current thread: no fencing token");
         }
         return hold.token;
     }
 
     @Override
     public boolean forceUnlock() {
-        return locks.with(info.name(), LocalLockState::forceUnlock);
+        return locks.with(info.key(), LocalLockState::forceUnlock);
     }
 
     @Override
     public String toString() {
-        return "LocalLock[" + info.name() + ", " + info.kind() + "]";
+        return "LocalLock[" + info.key() + ", " + info.type() + "]";
     }
 
     /** Not in local mode yet: handle-owned async holds need lock-core's engine ({@code distributed-lock.mode=redis}). */
     @Override
     public java.util.concurrent.CompletionStage<dev.distlock.core.LockHandle> lockAsync() {
-        throw LocalLocks.noAsync(getName());
+        throw LocalLocks.noAsync(getKey());
     }
 
     /** Not in local mode yet; see {@link #lockAsync()}. */
     @Override
     public java.util.concurrent.CompletionStage<java.util.Optional<dev.distlock.core.LockHandle>> tryLockAsync(Duration waitTime) {
-        throw LocalLocks.noAsync(getName());
+        throw LocalLocks.noAsync(getKey());
     }
 
     /** Not in local mode yet; see {@link #lockAsync()}. */
     @Override
     public java.util.concurrent.CompletionStage<java.util.Optional<dev.distlock.core.LockHandle>> tryLockAsync(Duration waitTime,
             Duration lease) {
-        throw LocalLocks.noAsync(getName());
+        throw LocalLocks.noAsync(getKey());
     }
 }

@@ -174,7 +174,7 @@ final class LocalLockState {
     }
 
     private static boolean isRead(Hold hold) {
-        return hold.info.kind().equals(LocalLocks.READ);
+        return hold.info.type() == dev.distlock.core.LockType.READ;
     }
 
     synchronized Hold held(boolean read) {

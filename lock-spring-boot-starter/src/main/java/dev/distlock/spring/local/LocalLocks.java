@@ -27,10 +27,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class LocalLocks implements LockSource, AutoCloseable {
 
-    static final String REENTRANT = "reentrant";
-    static final String FAIR = "fair";
-    static final String READ = "read";
-    static final String WRITE = "write";
 
     private static final Logger log = LoggerFactory.getLogger(LocalLocks.class);
 
@@ -63,11 +59,11 @@ public final class LocalLocks implements LockSource, AutoCloseable {
 
     @Override
     public RedisLock lock(LockType type, boolean redlock, String key, String label) {
-        String kind = redlock ? REENTRANT : switch (type) {
-            case REENTRANT -> REENTRANT;
-            case FAIR -> FAIR;
-            case READ -> READ;
-            case WRITE -> WRITE;
+        dev.distlock.core.LockType kind = redlock ? dev.distlock.core.LockType.REENTRANT : switch (type) {
+            case REENTRANT -> dev.distlock.core.LockType.REENTRANT;
+            case FAIR -> dev.distlock.core.LockType.FAIR;
+            case READ -> dev.distlock.core.LockType.READ;
+            case WRITE -> dev.distlock.core.LockType.WRITE;
         };
         return new LocalLock(this, new LockInfo(requireName(key, maxKeyLength), label == null ? key : label, kind));
     }
@@ -133,7 +129,7 @@ public final class LocalLocks implements LockSource, AutoCloseable {
 
     /** Reports a lost hold as the Redis client does: WARN, listeners, and the interrupt when configured. */
     void leaseLost(LocalLockState.Hold hold, String reason) {
-        log.warn("Lock '{}' was lost while held (local mode, fencing token {}): {}", hold.info.name(), hold.token, reason);
+        log.warn("Lock '{}' was lost while held (local mode, fencing token {}): {}", hold.info.key(), hold.token, reason);
         listeners.forEach(l -> l.onLeaseLost(hold.info, reason));
         if (interruptOnLeaseLost) {
             hold.thread.interrupt();

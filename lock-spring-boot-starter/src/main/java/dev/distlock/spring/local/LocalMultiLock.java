@@ -21,12 +21,12 @@ final class LocalMultiLock implements RedisMultiLock {
     }
 
     @Override
-    public String getName() {
+    public String getKey() {
         return String.join("+", names);
     }
 
     @Override
-    public List<String> names() {
+    public List<String> keys() {
         return names;
     }
 
@@ -114,7 +114,7 @@ final class LocalMultiLock implements RedisMultiLock {
     @Override
     public boolean tryLock(Duration waitTime, Duration lease) throws InterruptedException {
         if (waitTime == null || waitTime.isNegative()) {
-            throw new IllegalArgumentException("waitTime of multi-lock '" + getName() + "' must not be negative, was " + waitTime);
+            throw new IllegalArgumentException("waitTime of multi-lock '" + getKey() + "' must not be negative, was " + waitTime);
         }
         return takeAll(waitTime.toNanos(),
                 (lock, deadline) -> lock.tryLock(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())), lease));
@@ -191,19 +191,19 @@ final class LocalMultiLock implements RedisMultiLock {
     /** Not in local mode yet: handle-owned async holds need lock-core's engine ({@code distributed-lock.mode=redis}). */
     @Override
     public java.util.concurrent.CompletionStage<dev.distlock.core.LockHandle> lockAsync() {
-        throw LocalLocks.noAsync(getName());
+        throw LocalLocks.noAsync(getKey());
     }
 
     /** Not in local mode yet; see {@link #lockAsync()}. */
     @Override
     public java.util.concurrent.CompletionStage<java.util.Optional<dev.distlock.core.LockHandle>> tryLockAsync(Duration waitTime) {
-        throw LocalLocks.noAsync(getName());
+        throw LocalLocks.noAsync(getKey());
     }
 
     /** Not in local mode yet; see {@link #lockAsync()}. */
     @Override
     public java.util.concurrent.CompletionStage<java.util.Optional<dev.distlock.core.LockHandle>> tryLockAsync(Duration waitTime,
             Duration lease) {
-        throw LocalLocks.noAsync(getName());
+        throw LocalLocks.noAsync(getKey());
     }
 }

@@ -1,6 +1,5 @@
 package dev.distlock.spring.metrics;
 
-import java.util.Locale;
 
 /**
  * Instruments the locks taken by {@code @DistributedLock} and {@code LockTemplate}: one acquisition
@@ -47,8 +46,8 @@ public interface LockInstrumentation {
         void released(Throwable leaseLost);
     }
 
-    /** How the core names a kind ({@code reentrant}) as the annotation spells it ({@code REENTRANT}). */
-    static String type(String coreKind) {
-        return coreKind.toUpperCase(Locale.ROOT);
+    /** The type tag: the core's type, spelt as the annotation spells it ({@code REENTRANT}). */
+    static String type(dev.distlock.core.LockType type) {
+        return type.name();
     }
 }

@@ -28,7 +28,7 @@ public final class MicrometerLockListener implements LockListener {
             return;
         }
         Timer.builder(LockMetrics.ACQUIRE).description("Time spent acquiring distributed locks")
-                .tag(LockMetrics.NAME, lock.label()).tag(LockMetrics.TYPE, LockInstrumentation.type(lock.kind())).tag(LockMetrics.OUTCOME, lower(outcome))
+                .tag(LockMetrics.NAME, lock.name()).tag(LockMetrics.TYPE, LockInstrumentation.type(lock.type())).tag(LockMetrics.OUTCOME, lower(outcome))
                 .tag(LockMetrics.ERROR_TAG, errorOf(outcome))
                 .register(registry).record(waited);
     }
@@ -39,7 +39,7 @@ public final class MicrometerLockListener implements LockListener {
             return;
         }
         Timer.builder(LockMetrics.HELD).description("Time distributed locks were held")
-                .tag(LockMetrics.NAME, lock.label()).tag(LockMetrics.TYPE, LockInstrumentation.type(lock.kind()))
+                .tag(LockMetrics.NAME, lock.name()).tag(LockMetrics.TYPE, LockInstrumentation.type(lock.type()))
                 .tag(LockMetrics.ERROR_TAG, LockMetrics.NO_ERROR).register(registry).record(held);
     }
 
@@ -52,7 +52,7 @@ public final class MicrometerLockListener implements LockListener {
     @Override
     public void onLeaseLost(LockInfo lock, String reason) {
         Counter.builder(LockMetrics.LOST).description("Distributed locks lost while still held")
-                .tag(LockMetrics.NAME, lock.label()).tag(LockMetrics.TYPE, LockInstrumentation.type(lock.kind())).register(registry).increment();
+                .tag(LockMetrics.NAME, lock.name()).tag(LockMetrics.TYPE, LockInstrumentation.type(lock.type())).register(registry).increment();
     }
 
     /** The error tag as Micrometer's meter observation handler writes it for the starter's own calls (the exception's simple name). */

@@ -24,17 +24,17 @@ class LocalLocksTest {
     private final LocalLocks locks = new LocalLocks(List.of(new LockListener() {
         @Override
         public void onAcquire(LockInfo lock, AcquireOutcome outcome, Duration waited) {
-            events.add("acquire " + lock.name() + " " + outcome);
+            events.add("acquire " + lock.key() + " " + outcome);
         }
 
         @Override
         public void onRelease(LockInfo lock, Duration held) {
-            events.add("release " + lock.name());
+            events.add("release " + lock.key());
         }
 
         @Override
         public void onLeaseLost(LockInfo lock, String reason) {
-            events.add("lost " + lock.name());
+            events.add("lost " + lock.key());
         }
     }), Duration.ofSeconds(30), false, 1024);
 
@@ -120,7 +120,7 @@ class LocalLocksTest {
         });
         holdB.join();
         RedisMultiLock multi = locks.multiLock(List.of("b", "a"), "m");
-        assertThat(multi.names()).containsExactly("a", "b");
+        assertThat(multi.keys()).containsExactly("a", "b");
         assertThat(multi.tryLock(Duration.ofMillis(50))).isFalse();
         assertThat(locks.lock(LockType.REENTRANT, false, "a", "m").isLocked()).as("a given back").isFalse();
         done.complete(null);
