@@ -1,7 +1,6 @@
 package dev.distlock.core;
 
 import dev.distlock.core.LockListener.AcquireOutcome;
-import dev.distlock.core.LockLeaseExpiredException;
 import dev.distlock.core.pubsub.WakeupHub;
 import java.time.Duration;
 import java.util.UUID;
@@ -30,6 +29,7 @@ final class LockEngine implements AutoCloseable {
     private final Events events;
     private final LeaseKeeper<Hold> keeper;
     private final Acquirer acquirer;
+    private final Releaser releaser;
     /** Numbers the handles of this client: each is an owner of its own. */
     private final AtomicLong handles = new AtomicLong();
 
@@ -52,6 +52,7 @@ final class LockEngine implements AutoCloseable {
         this.events = new Events(options.listeners());
         this.keeper = new LeaseKeeper<>("Lock", timers, options, events, holds::all, this::renew);
         this.acquirer = new Acquirer(node, calls, hub, holds, keeper, events, options, timers);
+        this.releaser = new Releaser(node, calls, holds, keeper, events);
     }
 
     LockKeys keys(String name) {
@@ -149,73 +150,18 @@ final class LockEngine implements AutoCloseable {
     }
 
     /**
-     * Releases one hold count. The script is told how many holds the owner has, so running it twice
-     * (a reply lost) releases once.
+     * Releases one hold count; see {@link Releaser#release}.
      *
      * @throws LockLeaseExpiredException when the hold was lost or its lease ran out
-     * @throws LockUnavailableException when Redis did not confirm the release within the operation
-     *         timeout; a last release is then retried in the background until the lease ends
+     * @throws LockUnavailableException when Redis did not confirm the release within the operation timeout
      */
     void release(Hold hold) {
-        RedisCalls.join(releaseAsync(hold));
+        releaser.release(hold);
     }
 
-    /** {@link #release} without blocking: the future fails with the exceptions {@code release} throws. */
+    /** {@link #release} without blocking. */
     CompletableFuture<Void> releaseAsync(Hold hold) {
-        String lost = hold.lostReason();
-        int held = hold.count();
-        boolean last = hold.exit() <= 0;
-        if (last) {
-            // Before the script runs: a renewal reply that finds the lock gone must not count as a loss.
-            holds.remove(hold);
-            keeper.stop(hold);
-        }
-        if (lost != null || calls.isClosed()) {
-            if (last) {
-                holds.exitGate(hold);
-                // A stale release cannot hurt a later hold of the same owner: it names this grant only.
-                node.giveBack(hold.kind, hold.keys, hold.owner, hold.grantId, hold.validUntilNanos);
-            }
-            return CompletableFuture.failedFuture(lost != null ? new LockLeaseExpiredException(hold.info.key(), lost)
-                    : calls.closedException());
-        }
-        return calls.callAsync(() -> node.release(hold.kind, hold.keys, hold.owner, hold.grantId, held), calls.operationDeadline(),
-                "releasing", hold.keys).handle((result, error) -> {
-                    boolean ended = last;
-                    try {
-                        if (error != null) {
-                            RuntimeException e = RedisCalls.asLockException(error);
-                            node.wakeLocal(hold.kind, hold.keys); // the release may have happened: let a waiter check
-                            if (last && e instanceof LockUnavailableException) {
-                                node.giveBack(hold.kind, hold.keys, hold.owner, hold.grantId, hold.validUntilNanos);
-                                throw new LockUnavailableException(e.getMessage() + "; the release is retried in the background"
-                                        + " until the lease ends, when the lock frees itself anyway", e.getCause());
-                            }
-                            throw e;
-                        }
-                        if (result == 1) {
-                            holds.remove(hold);
-                            ended = true;
-                            holds.exitGate(hold);
-                            node.wakeLocal(hold.kind, hold.keys);
-                            events.release(hold.info, hold.heldFor(System.nanoTime()));
-                        } else if (result < 0) {
-                            holds.remove(hold);
-                            keeper.stop(hold);
-                            ended = true;
-                            String reason = hold.watchdog()
-                                    ? "it was no longer in Redis when unlocking (expired or force-unlocked)"
-                                    : "its " + hold.lease().describe() + " ran out before unlock";
-                            keeper.lost(hold, reason);
-                            throw new LockLeaseExpiredException(hold.info.key(), hold.lostReason());
-                        }
-                        return null;
-                    } finally {
-                        if (ended) {
-                            holds.exitGate(hold);
-                        }
-                    }
-                });
+        return releaser.releaseAsync(hold);
     }
 
     /** One watchdog renewal, bounded by one watchdog period: a renewal still unanswered then is cancelled, the next round sends another. */

@@ -15,6 +15,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -41,8 +42,6 @@ final class RedisCalls {
 
     private static final long FIRST_BACK_OFF_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
     private static final long MAX_BACK_OFF_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
-    /** How much later than its deadline a blocking call gives up by itself should the timer thread stall. */
-    private static final long TIMER_GRACE_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
 
     private final long operationTimeoutNanos;
     private final ScheduledExecutorService timers;
@@ -92,26 +91,70 @@ final class RedisCalls {
      * @throws LockException when Redis answered with an error that retrying cannot mend
      */
     <T> T call(Supplier<CompletableFuture<T>> call, long deadline, String doing, LockKeys keys) {
-        CompletableFuture<T> result = callAsync(call, deadline, doing, keys);
+        // The waiting thread is its own timer here: no timer task per call, which would cost every lock and
+        // unlock a trip through the client's one timer queue.
+        long backOff = FIRST_BACK_OFF_NANOS;
+        Throwable last = null;
         boolean interrupted = false;
         try {
             while (true) {
-                try {
-                    // The timer ends the call at its deadline; this bound only guards against a stalled timer thread.
-                    return result.get(Math.max(0, deadline - System.nanoTime()) + TIMER_GRACE_NANOS, TimeUnit.NANOSECONDS);
-                } catch (InterruptedException e) {
-                    interrupted = true;
-                } catch (TimeoutException e) {
-                    result.completeExceptionally(unavailable(doing, keys, null));
-                } catch (ExecutionException e) {
-                    throw asLockException(e.getCause());
+                if (closed) {
+                    throw closedException();
                 }
+                CompletableFuture<T> future = send(call);
+                Throwable cause;
+                while (true) {
+                    long left = deadline - System.nanoTime();
+                    try {
+                        if (left <= 0) {
+                            throw new TimeoutException();
+                        }
+                        return future.get(left, TimeUnit.NANOSECONDS);
+                    } catch (InterruptedException e) {
+                        interrupted = true;
+                    } catch (TimeoutException e) {
+                        future.cancel(true); // so that Lettuce does not send it again after a reconnect
+                        throw unavailable(doing, keys, last);
+                    } catch (ExecutionException | CancellationException e) {
+                        cause = unwrap(e instanceof ExecutionException ? e.getCause() : e);
+                        break;
+                    }
+                }
+                RuntimeException fatal = fatal(cause, doing, keys);
+                if (fatal != null) {
+                    throw fatal;
+                }
+                last = cause;
+                long pause = Math.min(backOff, deadline - System.nanoTime());
+                if (pause <= 0) {
+                    throw unavailable(doing, keys, last);
+                }
+                LockSupport.parkNanos(pause);
+                interrupted |= Thread.interrupted();
+                backOff = Math.min(backOff * 2, MAX_BACK_OFF_NANOS);
             }
         } finally {
             if (interrupted) {
                 Thread.currentThread().interrupt();
             }
         }
+    }
+
+    /**
+     * What a failed attempt means for its call: {@code null} when sending it again may succeed (a
+     * transient failure), else the exception the call ends with.
+     */
+    private @Nullable RuntimeException fatal(Throwable cause, String doing, LockKeys keys) {
+        if (cause instanceof LockUpgradeException refused) {
+            return new LockUpgradeException(refused.getMessage(), refused); // a refusal, not a Redis failure
+        }
+        if (closed) {
+            return closedException();
+        }
+        if (!isTransient(cause)) {
+            return new LockException("Redis failed while " + doing + " lock " + keys.lock() + ": " + cause.getMessage(), cause);
+        }
+        return null;
     }
 
     /**
@@ -175,15 +218,9 @@ final class RedisCalls {
                 return;
             }
             Throwable cause = unwrap(error);
-            if (timedOut.get()) {
-                a.result().completeExceptionally(unavailable(a.doing(), a.keys(), last));
-            } else if (cause instanceof LockUpgradeException refused) {
-                a.result().completeExceptionally(new LockUpgradeException(refused.getMessage(), refused)); // a refusal, not a Redis failure
-            } else if (closed) {
-                a.result().completeExceptionally(closedException());
-            } else if (!isTransient(cause)) {
-                a.result().completeExceptionally(new LockException("Redis failed while " + a.doing() + " lock " + a.keys().lock() + ": "
-                        + cause.getMessage(), cause));
+            RuntimeException fatal = timedOut.get() ? unavailable(a.doing(), a.keys(), last) : fatal(cause, a.doing(), a.keys());
+            if (fatal != null) {
+                a.result().completeExceptionally(fatal);
             } else {
                 long pause = Math.min(backOff, a.deadline() - System.nanoTime());
                 if (pause <= 0) {

@@ -1,0 +1,132 @@
+package dev.distlock.core;
+
+import java.util.concurrent.CompletableFuture;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Releases holds: counts a hold down, runs the release script (told how many holds the owner has, so
+ * running it twice releases once), and handles its answer: the last release frees the local gate and
+ * wakes a local waiter; a hold found gone is reported lost; a release Redis does not confirm is
+ * retried in the background until the lease ends.
+ */
+final class Releaser {
+
+    private final RedisNode node;
+    private final RedisCalls calls;
+    private final HoldTable holds;
+    private final LeaseKeeper<Hold> keeper;
+    private final Events events;
+
+    Releaser(RedisNode node, RedisCalls calls, HoldTable holds, LeaseKeeper<Hold> keeper, Events events) {
+        this.node = node;
+        this.calls = calls;
+        this.holds = holds;
+        this.keeper = keeper;
+        this.events = events;
+    }
+
+    /**
+     * Releases one hold count. The script is told how many holds the owner has, so running it twice
+     * (a reply lost) releases once.
+     *
+     * @throws LockLeaseExpiredException when the hold was lost or its lease ran out
+     * @throws LockUnavailableException when Redis did not confirm the release within the operation
+     *         timeout; a last release is then retried in the background until the lease ends
+     */
+    void release(Hold hold) {
+        int held = hold.count();
+        boolean last = beginRelease(hold);
+        long result;
+        try {
+            // On the caller's thread (events too): the starter tells its own calls apart by thread.
+            result = calls.call(() -> node.release(hold.kind, hold.keys, hold.owner, hold.grantId, held),
+                    calls.operationDeadline(), "releasing", hold.keys);
+        } catch (LockException e) {
+            throw released(hold, last, 0, e);
+        }
+        RuntimeException failure = released(hold, last, result, null);
+        if (failure != null) {
+            throw failure;
+        }
+    }
+
+    /** {@link #release} without blocking: the future fails with the exceptions {@code release} throws. */
+    CompletableFuture<Void> releaseAsync(Hold hold) {
+        int held = hold.count();
+        boolean last;
+        try {
+            last = beginRelease(hold);
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        return calls.callAsync(() -> node.release(hold.kind, hold.keys, hold.owner, hold.grantId, held), calls.operationDeadline(),
+                "releasing", hold.keys).handle((result, error) -> {
+                    RuntimeException failure = released(hold, last, result == null ? 0 : result, error);
+                    if (failure != null) {
+                        throw failure;
+                    }
+                    return null;
+                });
+    }
+
+    /**
+     * Counts one hold down before its release is sent; returns whether it was the last. A hold already
+     * lost (or a closed client) ends here, with the exception the release throws.
+     */
+    private boolean beginRelease(Hold hold) {
+        String lost = hold.lostReason();
+        boolean last = hold.exit() <= 0;
+        if (last) {
+            // Before the script runs: a renewal reply that finds the lock gone must not count as a loss.
+            holds.remove(hold);
+            keeper.stop(hold);
+        }
+        if (lost != null || calls.isClosed()) {
+            if (last) {
+                holds.exitGate(hold);
+                // A stale release cannot hurt a later hold of the same owner: it names this grant only.
+                node.giveBack(hold.kind, hold.keys, hold.owner, hold.grantId, hold.validUntilNanos);
+            }
+            throw lost != null ? new LockLeaseExpiredException(hold.info.key(), lost) : calls.closedException();
+        }
+        return last;
+    }
+
+    /** Handles the release script's answer (1 released, 0 still held, -1 not held) or {@code error}; the failure to throw, or null. */
+    private @Nullable RuntimeException released(Hold hold, boolean last, long result, @Nullable Throwable error) {
+        boolean ended = last;
+        try {
+            if (error != null) {
+                RuntimeException e = RedisCalls.asLockException(error);
+                node.wakeLocal(hold.kind, hold.keys); // the release may have happened: let a waiter check
+                if (last && e instanceof LockUnavailableException) {
+                    node.giveBack(hold.kind, hold.keys, hold.owner, hold.grantId, hold.validUntilNanos);
+                    return new LockUnavailableException(e.getMessage() + "; the release is retried in the background until the lease"
+                            + " ends, when the lock frees itself anyway", e.getCause());
+                }
+                return e;
+            }
+            if (result == 1) {
+                holds.remove(hold);
+                ended = true;
+                holds.exitGate(hold);
+                node.wakeLocal(hold.kind, hold.keys);
+                events.release(hold.info, hold.heldFor(System.nanoTime()));
+            } else if (result < 0) {
+                holds.remove(hold);
+                keeper.stop(hold);
+                ended = true;
+                String reason = hold.watchdog()
+                        ? "it was no longer in Redis when unlocking (expired or force-unlocked)"
+                        : "its " + hold.lease().describe() + " ran out before unlock";
+                keeper.lost(hold, reason);
+                return new LockLeaseExpiredException(hold.info.key(), hold.lostReason());
+            }
+            return null;
+        } finally {
+            if (ended) {
+                holds.exitGate(hold);
+            }
+        }
+    }
+}
