@@ -281,7 +281,7 @@ final class Acquirer {
 
     /** Leaves a fair queue (or whatever the kind does on giving up) without waiting for it. */
     void gaveUpAsync(AcquireRequest request) {
-        if (node.gaveUp(request.kind(), request.keys(), request.owner()) == null) {
+        if (!request.kind().leavesWhenGivingUp() || calls.isClosed()) {
             return;
         }
         calls.inBackground(() -> node.gaveUp(request.kind(), request.keys(), request.owner()),
@@ -290,12 +290,11 @@ final class Acquirer {
 
     /** Leaves a fair queue (or whatever the kind does on giving up), waiting briefly: Redis may not answer. */
     private void gaveUp(AcquireRequest request) {
-        CompletableFuture<?> leaving = node.gaveUp(request.kind(), request.keys(), request.owner());
-        if (leaving == null) {
+        if (!request.kind().leavesWhenGivingUp() || calls.isClosed()) {
             return;
         }
         try {
-            calls.call(() -> leaving, System.nanoTime() + RedisCalls.MIN_STEP_NANOS, "leaving the queue of", request.keys());
+            calls.call(() -> node.gaveUp(request.kind(), request.keys(), request.owner()), System.nanoTime() + RedisCalls.MIN_STEP_NANOS, "leaving the queue of", request.keys());
         } catch (LockException e) {
             // The acquire ends anyway and its own outcome matters more; the queue place expires with its deadline.
             log.warn("Could not leave the queue of lock {}; the place expires by itself within seconds: {}", request.keys().lock(),

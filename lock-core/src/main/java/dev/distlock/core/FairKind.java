@@ -67,6 +67,11 @@ final class FairKind extends LockKind {
      * waits for it briefly. Should Redis not answer, the place expires with its deadline.
      */
     @Override
+    boolean leavesWhenGivingUp() {
+        return true;
+    }
+
+    @Override
     CompletableFuture<?> gaveUp(ScriptRunner scripts, LockKeys keys, String owner) {
         return scripts.integer(LockScript.FAIR_LEAVE, new String[] {keys.lock(), keys.queue(), keys.timeouts()}, owner,
                 keys.waiterChannelPrefix(), wakeMessage(owner));

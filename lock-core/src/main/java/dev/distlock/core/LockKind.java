@@ -36,9 +36,14 @@ abstract sealed class LockKind permits ReentrantKind, FairKind, ReadWriteKind {
         return keys.channel();
     }
 
-    /** Called when {@code owner} stops waiting without the lock (timeout, interrupt, error); returns what to wait for, or null. */
+    /** Whether {@link #gaveUp} has something to do in Redis (a fair lock's queue place to leave). */
+    boolean leavesWhenGivingUp() {
+        return false;
+    }
+
+    /** Called when {@code owner} stops waiting without the lock (timeout, interrupt, error), for kinds that {@link #leavesWhenGivingUp}. */
     CompletableFuture<?> gaveUp(ScriptRunner scripts, LockKeys keys, String owner) {
-        return null;
+        return CompletableFuture.completedFuture(null);
     }
 
     /**

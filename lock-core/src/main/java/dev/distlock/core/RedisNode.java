@@ -76,7 +76,7 @@ final class RedisNode {
         return kind.renew(scripts, keys, owner, grantId, leaseMs);
     }
 
-    /** Leaves a fair queue (or whatever the kind does on giving up); {@code null} when there is nothing to do. */
+    /** Leaves a fair queue (whatever the kind does on giving up; see {@link LockKind#leavesWhenGivingUp()}). */
     CompletableFuture<?> gaveUp(LockKind kind, LockKeys keys, String owner) {
         return kind.gaveUp(scripts, keys, owner);
     }
