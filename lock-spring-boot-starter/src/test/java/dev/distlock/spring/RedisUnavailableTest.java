@@ -43,7 +43,9 @@ class RedisUnavailableTest {
 
     @AfterEach
     void stop() {
-        server.resume();
+        if (server.isRunning()) { // a stopped server cannot be resumed, only closed
+            server.resume();
+        }
         server.close();
     }
 
@@ -67,7 +69,7 @@ class RedisUnavailableTest {
             assertThatThrownBy(() -> payments.pay(2)).isInstanceOf(LockUnavailableException.class)
                     .hasMessageContaining("Payments.pay").hasMessageContaining("did not answer");
             assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(GENEROUS);
-            assertThat(payments.runs.get()).isEqualTo(1);
+            assertThat(payments.runs()).isEqualTo(1);
             assertThat(acquisitions(context.getBean(MeterRegistry.class), "unavailable")).isEqualTo(1);
         });
     }
@@ -82,7 +84,7 @@ class RedisUnavailableTest {
             long start = System.nanoTime();
             assertThatThrownBy(() -> payments.pay(2)).isInstanceOf(LockUnavailableException.class);
             assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(GENEROUS);
-            assertThat(payments.runs.get()).isEqualTo(1);
+            assertThat(payments.runs()).isEqualTo(1);
         });
     }
 
@@ -126,7 +128,12 @@ class RedisUnavailableTest {
     }
 
     public static class Payments {
-        final AtomicInteger runs = new AtomicInteger();
+        private final AtomicInteger runs = new AtomicInteger();
+
+        /** Read through a method: the test holds the CGLIB proxy, whose own fields are never initialised. */
+        public int runs() {
+            return runs.get();
+        }
 
         @DistributedLock(key = "'order:' + #orderId", waitTime = "300ms")
         public String pay(long orderId) {
