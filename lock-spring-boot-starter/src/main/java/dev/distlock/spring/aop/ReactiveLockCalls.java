@@ -1,0 +1,78 @@
+package dev.distlock.spring.aop;
+
+import dev.distlock.spring.ReactiveLockContext;
+import dev.distlock.spring.annotation.OnLockFailure;
+import dev.distlock.spring.execution.AsyncHold;
+import dev.distlock.spring.execution.LockExecutor;
+import dev.distlock.spring.execution.LockRequest;
+import java.util.Optional;
+import java.util.concurrent.CancellationException;
+import org.aopalliance.intercept.MethodInvocation;
+import org.reactivestreams.Publisher;
+import org.springframework.aop.ProxyMethodInvocation;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * {@code @DistributedLock} on methods returning {@code Mono} or {@code Flux}: each subscription
+ * acquires the lock without blocking, invokes the method and subscribes to its publisher once the lock
+ * is held, and releases once when it completes, fails or is cancelled. Loaded only for such methods,
+ * so applications without Reactor never load it.
+ */
+final class ReactiveLockCalls {
+
+    private ReactiveLockCalls() {
+    }
+
+    static Object call(LockAttributes attrs, LockExecutor executor, LockRequest request, MethodInvocation invocation) {
+        Mono<AsyncHold> acquire = acquire(attrs, executor, request);
+        if (attrs.result() == LockAttributes.Result.MONO) {
+            return Mono.usingWhen(acquire, hold -> Mono.from(run(hold, executor, request, invocation, true)), ReactiveLockCalls::release,
+                    (hold, error) -> Mono.fromFuture(hold.release(error)), ReactiveLockCalls::cancelled);
+        }
+        return Flux.usingWhen(acquire, hold -> run(hold, executor, request, invocation, false), ReactiveLockCalls::release,
+                (hold, error) -> Mono.fromFuture(hold.release(error)), ReactiveLockCalls::cancelled);
+    }
+
+    /** Completes, or fails with LockLeaseExpiredException when the lease was lost meanwhile (and throw-on-lease-lost is on). */
+    private static Mono<Void> release(AsyncHold hold) {
+        return Mono.fromFuture(hold.release(null));
+    }
+
+    private static Mono<Void> cancelled(AsyncHold hold) {
+        return Mono.fromFuture(hold.release(new CancellationException("subscription cancelled")));
+    }
+
+    static Object error(LockAttributes attrs, Throwable error) {
+        return attrs.result() == LockAttributes.Result.MONO ? Mono.error(error) : Flux.error(error);
+    }
+
+    /** Empty when the lock stayed busy and onFailure is SKIP (the publisher then completes empty). */
+    private static Mono<AsyncHold> acquire(LockAttributes attrs, LockExecutor executor, LockRequest request) {
+        return Mono.fromFuture(() -> executor.acquireAsync(request), false).flatMap(hold -> hold.map(Mono::just)
+                .orElseGet(() -> attrs.onFailure() == OnLockFailure.SKIP ? Mono.empty() : Mono.error(executor.busy(request))));
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Publisher<Object> run(AsyncHold hold, LockExecutor executor, LockRequest request, MethodInvocation invocation, boolean mono) {
+        // Every subscription calls the method anew, so it needs an invocation of its own.
+        MethodInvocation call = invocation instanceof ProxyMethodInvocation proxied ? proxied.invocableClone() : invocation;
+        Publisher<Object> publisher;
+        try {
+            publisher = hold.invoke(() -> (Publisher<Object>) call.proceed());
+        } catch (Throwable t) {
+            return Flux.error(t);
+        }
+        if (publisher == null) {
+            return Flux.error(new IllegalStateException("@DistributedLock method " + request.caller()
+                    + " returned null instead of a " + (mono ? "Mono" : "Flux") + "; return an empty one instead"));
+        }
+        Mono<String> lost = Mono.fromCompletionStage(hold.leaseLost());
+        if (mono) {
+            Mono<Object> work = Mono.from(publisher).contextWrite(ctx -> ctx.put(ReactiveLockContext.TOKENS, hold.tokens()));
+            return executor.cancelsOnLeaseLost() ? work.takeUntilOther(lost) : work;
+        }
+        Flux<Object> work = Flux.from(publisher).contextWrite(ctx -> ctx.put(ReactiveLockContext.TOKENS, hold.tokens()));
+        return executor.cancelsOnLeaseLost() ? work.takeUntilOther(lost) : work;
+    }
+}
