@@ -26,21 +26,27 @@ final class ReactiveLockCalls {
 
     static Object call(LockAttributes attrs, LockExecutor executor, LockRequest request, MethodInvocation invocation) {
         Mono<AsyncHold> acquire = acquire(attrs, executor, request);
-        if (attrs.result() == LockAttributes.Result.MONO) {
-            return Mono.usingWhen(acquire, hold -> Mono.from(run(hold, executor, request, invocation, true)), ReactiveLockCalls::release,
-                    (hold, error) -> Mono.fromFuture(hold.release(error)), ReactiveLockCalls::cancelled);
-        }
-        return Flux.usingWhen(acquire, hold -> run(hold, executor, request, invocation, false), ReactiveLockCalls::release,
-                (hold, error) -> Mono.fromFuture(hold.release(error)), ReactiveLockCalls::cancelled);
+        boolean mono = attrs.result() == LockAttributes.Result.MONO;
+        Flux<Object> locked = Flux.usingWhen(acquire, hold -> Flux.concat(run(hold, executor, request, invocation, mono), released(hold)),
+                hold -> release(hold, null), (hold, error) -> release(hold, error),
+                hold -> release(hold, new CancellationException("subscription cancelled")));
+        return mono ? locked.singleOrEmpty() : locked;
     }
 
-    /** Completes, or fails with LockLeaseExpiredException when the lease was lost meanwhile (and throw-on-lease-lost is on). */
-    private static Mono<Void> release(AsyncHold hold) {
-        return Mono.fromFuture(hold.release(null));
+    /**
+     * Releases once the work completed, still inside the publisher, so that a lease found lost reaches
+     * the subscriber as LockLeaseExpiredException itself (a failing cleanup step would arrive wrapped).
+     */
+    private static Mono<Object> released(AsyncHold hold) {
+        return Mono.defer(() -> Mono.fromFuture(hold.release(null))).then(Mono.empty());
     }
 
-    private static Mono<Void> cancelled(AsyncHold hold) {
-        return Mono.fromFuture(hold.release(new CancellationException("subscription cancelled")));
+    /**
+     * Releases on error or cancel (a release problem is added to the error, or logged), or finds the
+     * release done already at the end of the work, where its failure was reported.
+     */
+    private static Mono<Void> release(AsyncHold hold, Throwable failure) {
+        return Mono.fromFuture(hold.release(failure)).onErrorResume(e -> Mono.empty());
     }
 
     static Object error(LockAttributes attrs, Throwable error) {
