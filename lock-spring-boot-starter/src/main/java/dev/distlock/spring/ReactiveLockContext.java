@@ -14,6 +14,9 @@ import reactor.core.publisher.Mono;
  *     return ReactiveLockContext.currentToken().flatMap(token -> stock.decrement(sku, token));
  * }
  * }</pre>
+ *
+ * In a Kotlin {@code suspend} function or {@code Flow} the token is in the coroutine's {@code ReactorContext}:
+ * {@code ReactiveLockContext.currentToken().awaitSingle()} (kotlinx-coroutines-reactor) reads it.
  */
 public final class ReactiveLockContext {
 

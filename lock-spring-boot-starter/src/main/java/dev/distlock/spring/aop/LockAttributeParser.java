@@ -12,7 +12,9 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Future;
+import org.springframework.core.MethodParameter;
 import org.springframework.core.ResolvableType;
+import org.springframework.util.ClassUtils;
 import java.util.stream.Collectors;
 import org.springframework.boot.convert.DurationStyle;
 import org.springframework.core.env.PropertyResolver;
@@ -37,6 +39,10 @@ final class LockAttributeParser {
     private static final SpelExpressionParser PARSER = new SpelExpressionParser();
     private static final ParameterNameDiscoverer PARAMETER_NAMES = new DefaultParameterNameDiscoverer();
     private static final Pattern POSITIONAL = Pattern.compile("[ap](\\d+)");
+    private static final String FLOW = "kotlinx.coroutines.flow.Flow";
+    /** Spring calls suspend functions through kotlinx-coroutines-reactor and kotlin-reflect, and adapts Flow with the former. */
+    private static final boolean KOTLIN_SUPPORTED = ClassUtils.isPresent("kotlinx.coroutines.reactor.MonoKt", LockAttributeParser.class.getClassLoader())
+            && ClassUtils.isPresent("kotlin.reflect.full.KClasses", LockAttributeParser.class.getClassLoader());
 
     private final PropertyResolver properties;
     private final Duration defaultWait;
@@ -202,11 +208,25 @@ final class LockAttributeParser {
     private static LockAttributes.Result result(Method method, String where) {
         Class<?> type = method.getReturnType();
         Class<?>[] parameters = method.getParameterTypes();
-        if (parameters.length > 0 && parameters[parameters.length - 1].getName().equals("kotlin.coroutines.Continuation")) {
-            throw new DistributedLockConfigurationException("@DistributedLock on " + where + " is a Kotlin suspend function, which"
-                    + " @DistributedLock does not support yet: the lock would be released when the function first suspends,"
-                    + " before its work completes", "Return a CompletableFuture (e.g. with kotlinx-coroutines' future { }) or a Mono"
-                    + " (mono { }) from the annotated method, or lock inside the coroutine with ReactiveLocks.usingLock");
+        boolean suspend = parameters.length > 0 && parameters[parameters.length - 1].getName().equals("kotlin.coroutines.Continuation");
+        // A suspend function returns Object in bytecode: its declared type comes from Kotlin's metadata.
+        boolean flow = (suspend && KOTLIN_SUPPORTED ? new MethodParameter(method, -1).getParameterType() : type).getName().equals(FLOW);
+        if ((suspend || flow) && !KOTLIN_SUPPORTED) {
+            throw new DistributedLockConfigurationException("@DistributedLock on " + where + (suspend ? " is a Kotlin suspend function"
+                    : " returns a Kotlin Flow") + ", which needs kotlinx-coroutines-reactor and kotlin-reflect on the classpath"
+                    + " (Spring calls suspend functions through Reactor), and they are missing",
+                    "Add org.jetbrains.kotlinx:kotlinx-coroutines-reactor and org.jetbrains.kotlin:kotlin-reflect to the dependencies");
+        }
+        if (suspend && flow) {
+            throw new DistributedLockConfigurationException("@DistributedLock on " + where + " is a suspend function returning a Flow,"
+                    + " which @DistributedLock does not support: the lock would cover building the Flow, not collecting it",
+                    "Drop suspend from the function (a Flow is cold already): the lock is then held while the Flow is collected");
+        }
+        if (suspend) {
+            return LockAttributes.Result.SUSPEND;
+        }
+        if (flow) {
+            return LockAttributes.Result.FLOW;
         }
         if (type == CompletionStage.class || type == CompletableFuture.class) {
             return LockAttributes.Result.STAGE;

@@ -33,7 +33,16 @@ record LockAttributes(String method, String label, LockType type, boolean redloc
         /** A Reactor {@code Mono}: acquired on subscription, held until it completes, fails or is cancelled. */
         MONO,
         /** A Reactor {@code Flux}: as {@link #MONO}. */
-        FLUX
+        FLUX,
+        /** A Kotlin {@code suspend} function (Spring AOP hands the interceptor a {@code Mono} of its result): as {@link #MONO}. */
+        SUSPEND,
+        /** A Kotlin {@code Flow}: collected as a {@code Flux}, as {@link #FLUX}. */
+        FLOW;
+
+        /** Whether the work is a publisher of at most one value. */
+        boolean single() {
+            return this == MONO || this == SUSPEND;
+        }
     }
 
     /** One key: a literal, or a SpEL expression evaluated per call. */

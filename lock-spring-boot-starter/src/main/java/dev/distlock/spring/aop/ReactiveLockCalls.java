@@ -16,8 +16,9 @@ import reactor.core.publisher.Mono;
 /**
  * {@code @DistributedLock} on methods returning {@code Mono} or {@code Flux}: each subscription
  * acquires the lock without blocking, invokes the method and subscribes to its publisher once the lock
- * is held, and releases once when it completes, fails or is cancelled. Loaded only for such methods,
- * so applications without Reactor never load it.
+ * is held, and releases once when it completes, fails or is cancelled. Kotlin {@code suspend} functions
+ * (a {@code Mono} by the time Spring AOP hands them over) and {@code Flow}s (adapted to a {@code Flux})
+ * go the same way. Loaded only for such methods, so applications without Reactor never load it.
  */
 final class ReactiveLockCalls {
 
@@ -26,11 +27,11 @@ final class ReactiveLockCalls {
 
     static Object call(LockAttributes attrs, LockExecutor executor, LockRequest request, MethodInvocation invocation) {
         Mono<AsyncHold> acquire = acquire(attrs, executor, request);
-        boolean mono = attrs.result() == LockAttributes.Result.MONO;
+        boolean mono = attrs.result().single();
         Flux<Object> locked = Flux.usingWhen(acquire, hold -> Flux.concat(run(hold, executor, request, invocation, mono), released(hold)),
                 hold -> release(hold, null), (hold, error) -> release(hold, error),
                 hold -> release(hold, new CancellationException("subscription cancelled")));
-        return mono ? locked.singleOrEmpty() : locked;
+        return mono ? locked.singleOrEmpty() : attrs.result() == LockAttributes.Result.FLOW ? KotlinFlows.fromPublisher(locked) : locked;
     }
 
     /**
@@ -50,7 +51,8 @@ final class ReactiveLockCalls {
     }
 
     static Object error(LockAttributes attrs, Throwable error) {
-        return attrs.result() == LockAttributes.Result.MONO ? Mono.error(error) : Flux.error(error);
+        return attrs.result().single() ? Mono.error(error)
+                : attrs.result() == LockAttributes.Result.FLOW ? KotlinFlows.fromPublisher(Flux.error(error)) : Flux.error(error);
     }
 
     /** Empty when the lock stayed busy and onFailure is SKIP (the publisher then completes empty). */
@@ -65,7 +67,11 @@ final class ReactiveLockCalls {
         MethodInvocation call = invocation instanceof ProxyMethodInvocation proxied ? proxied.invocableClone() : invocation;
         Publisher<Object> publisher;
         try {
-            publisher = hold.invoke(() -> (Publisher<Object>) call.proceed());
+            // A Kotlin Flow is adapted to a Flux; suspend functions come as a Mono from Spring AOP already.
+            publisher = hold.invoke(() -> {
+                Object returned = call.proceed();
+                return returned == null || returned instanceof Publisher ? (Publisher<Object>) returned : KotlinFlows.toPublisher(returned);
+            });
         } catch (Throwable t) {
             return Flux.error(t);
         }
