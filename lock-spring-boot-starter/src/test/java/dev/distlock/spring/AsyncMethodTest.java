@@ -2,6 +2,9 @@ package dev.distlock.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static dev.distlock.spring.HoldChecks.lockedInRedis;
+import static dev.distlock.spring.HoldChecks.nobodyElseTakesItUntilDone;
+import static dev.distlock.spring.HoldChecks.tryElsewhere;
 import static org.awaitility.Awaitility.await;
 
 import dev.distlock.core.LockAcquisitionException;
@@ -69,14 +72,6 @@ class AsyncMethodTest {
                 .withBean(Jobs.class);
     }
 
-    private static boolean lockedInRedis(String key) {
-        return redis.server().command("EXISTS", "lock:{" + key + "}").equals(":1");
-    }
-
-    private static Optional<LockHandle> tryElsewhere(String key) {
-        return otherInstance.getLock(key).tryLockAsync(Duration.ZERO).toCompletableFuture().join();
-    }
-
     @Test
     void holdsTheLockUntilTheReturnedFutureCompletesTwoSecondsLaterThenFreesIt() {
         runner().run(context -> {
@@ -88,20 +83,12 @@ class AsyncMethodTest {
             assertThat(jobs.seen().invokedOn.get()).isNotEqualTo(Thread.currentThread().getName());
 
             // Another instance cannot take the lock while the future is pending, at 0.5 s, 1 s, 1.5 s...
-            while (!call.isDone()) {
-                Optional<LockHandle> stolen = tryElsewhere("order:1");
-                if (stolen.isPresent() && !call.isDone()) {
-                    stolen.get().unlock();
-                    throw new AssertionError("another instance took order:1 while the method's future was pending");
-                }
-                stolen.ifPresent(LockHandle::unlock);
-                Thread.sleep(500); // sampling the lock from outside, not waiting for a condition
-            }
+            nobodyElseTakesItUntilDone(otherInstance, "order:1", call);
             long token = call.get();
             assertThat(Duration.ofNanos(System.nanoTime() - started)).isGreaterThanOrEqualTo(Duration.ofMillis(1900));
             assertThat(token).as("LockContext.currentToken() inside the method body").isPositive();
-            await().atMost(Duration.ofSeconds(5)).until(() -> !lockedInRedis("order:1"));
-            tryElsewhere("order:1").orElseThrow().unlock();
+            await().atMost(Duration.ofSeconds(5)).until(() -> !lockedInRedis(redis.server(), "order:1"));
+            tryElsewhere(otherInstance, "order:1").orElseThrow().unlock();
 
             MeterRegistry registry = context.getBean(MeterRegistry.class);
             assertThat(registry.get(LockMetrics.ACQUIRE).tags("name", "Jobs.later", "outcome", "acquired").timer().count())
@@ -119,13 +106,15 @@ class AsyncMethodTest {
             Jobs jobs = context.getBean(Jobs.class);
             CompletableFuture<String> call = jobs.pending("order:2");
             await().atMost(Duration.ofSeconds(10)).until(() -> jobs.seen().stage.get() != null);
-            assertThat(lockedInRedis("order:2")).isTrue();
+            assertThat(lockedInRedis(redis.server(), "order:2")).isTrue();
+            assertThat(context.getBean(ActiveHolds.class).list()).singleElement()
+                    .satisfies(hold -> assertThat(hold.ownerThread()).contains("owned by its lock handle"));
 
             assertThat(call.cancel(true)).isTrue();
 
             assertThat(jobs.seen().stage.get()).as("the method's own stage").isCancelled();
-            await().atMost(Duration.ofSeconds(5)).until(() -> !lockedInRedis("order:2"));
-            tryElsewhere("order:2").orElseThrow().unlock();
+            await().atMost(Duration.ofSeconds(5)).until(() -> !lockedInRedis(redis.server(), "order:2"));
+            tryElsewhere(otherInstance, "order:2").orElseThrow().unlock();
             assertThat(context.getBean(ActiveHolds.class).size()).isZero();
         });
     }
@@ -134,16 +123,16 @@ class AsyncMethodTest {
     void cancellingTheReturnedFutureWhileItWaitsNeverRunsTheMethodAndLeavesNothingInRedis() {
         runner().run(context -> {
             Jobs jobs = context.getBean(Jobs.class);
-            LockHandle elsewhere = tryElsewhere("order:3").orElseThrow();
+            LockHandle elsewhere = tryElsewhere(otherInstance, "order:3").orElseThrow();
             CompletableFuture<String> call = jobs.patient("order:3");
             Thread.sleep(300); // let it start waiting (a wait in Redis and on the wake-up channel)
             call.cancel(true);
             elsewhere.unlock();
 
             // Nothing was left behind: the lock is free for another instance at once, and stays free.
-            LockHandle next = tryElsewhere("order:3").orElseThrow();
+            LockHandle next = tryElsewhere(otherInstance, "order:3").orElseThrow();
             next.unlock();
-            assertThat(lockedInRedis("order:3")).isFalse();
+            assertThat(lockedInRedis(redis.server(), "order:3")).isFalse();
             assertThat(jobs.seen().invocations.get()).isZero();
             assertThat(context.getBean(MeterRegistry.class).get(LockMetrics.ACQUIRE).tags("name", "Jobs.patient", "outcome", "cancelled")
                     .timer().count()).isEqualTo(1);
@@ -159,7 +148,7 @@ class AsyncMethodTest {
             jobs.seen().stage.get().completeExceptionally(new IllegalStateException("payment declined"));
 
             assertThatThrownBy(call::get).isInstanceOf(ExecutionException.class).hasRootCauseMessage("payment declined");
-            await().atMost(Duration.ofSeconds(5)).until(() -> !lockedInRedis("order:4"));
+            await().atMost(Duration.ofSeconds(5)).until(() -> !lockedInRedis(redis.server(), "order:4"));
         });
     }
 
@@ -170,7 +159,7 @@ class AsyncMethodTest {
             CompletableFuture<String> call = jobs.throwing("order:5").toCompletableFuture();
             assertThatThrownBy(() -> call.get(10, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
                     .hasRootCauseMessage("no stock");
-            await().atMost(Duration.ofSeconds(5)).until(() -> !lockedInRedis("order:5"));
+            await().atMost(Duration.ofSeconds(5)).until(() -> !lockedInRedis(redis.server(), "order:5"));
             assertThat(context.getBean(ActiveHolds.class).size()).isZero();
         });
     }
@@ -179,7 +168,7 @@ class AsyncMethodTest {
     void aBusyLockFailsTheFutureWithLockAcquisitionExceptionOrSkips() {
         runner().run(context -> {
             Jobs jobs = context.getBean(Jobs.class);
-            LockHandle elsewhere = tryElsewhere("order:6").orElseThrow();
+            LockHandle elsewhere = tryElsewhere(otherInstance, "order:6").orElseThrow();
             try {
                 CompletableFuture<String> call = jobs.pending("order:6");
                 assertThatThrownBy(() -> call.get(10, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
@@ -268,7 +257,7 @@ class AsyncMethodTest {
             assertThat(jobs.seen().maxInside.get()).as("callers inside the lock at once").isEqualTo(1);
             assertThat(jobs.seen().completed.get()).isEqualTo(1000);
             assertThat(maxThreads.get() - threadsBefore).as("threads added while 1,000 calls waited").isLessThan(50);
-            await().atMost(Duration.ofSeconds(5)).until(() -> !lockedInRedis("stock:1"));
+            await().atMost(Duration.ofSeconds(5)).until(() -> !lockedInRedis(redis.server(), "stock:1"));
         });
     }
 

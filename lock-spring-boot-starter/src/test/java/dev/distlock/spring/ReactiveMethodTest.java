@@ -2,6 +2,9 @@ package dev.distlock.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static dev.distlock.spring.HoldChecks.lockedInRedis;
+import static dev.distlock.spring.HoldChecks.nobodyElseTakesItUntilDone;
+import static dev.distlock.spring.HoldChecks.tryElsewhere;
 import static org.awaitility.Awaitility.await;
 
 import dev.distlock.core.LockAcquisitionException;
@@ -68,14 +71,6 @@ class ReactiveMethodTest {
                 .withBean(Streams.class);
     }
 
-    private static boolean lockedInRedis(String key) {
-        return redis.server().command("EXISTS", "lock:{" + key + "}").equals(":1");
-    }
-
-    private static Optional<LockHandle> tryElsewhere(String key) {
-        return otherInstance.getLock(key).tryLockAsync(Duration.ZERO).toCompletableFuture().join();
-    }
-
     private static long held(MeterRegistry registry, String name) {
         return registry.get(LockMetrics.HELD).tags("name", name).timer().count();
     }
@@ -86,22 +81,14 @@ class ReactiveMethodTest {
             Streams streams = context.getBean(Streams.class);
             Mono<Long> later = streams.later("r:1", Duration.ofSeconds(2));
             assertThat(streams.seen().invocations.get()).as("nothing happens before subscription").isZero();
-            assertThat(lockedInRedis("r:1")).isFalse();
+            assertThat(lockedInRedis(redis.server(), "r:1")).isFalse();
 
             CompletableFuture<Long> result = later.toFuture();
             await().atMost(Duration.ofSeconds(10)).until(() -> streams.seen().invocations.get() == 1);
-            while (!result.isDone()) {
-                Optional<LockHandle> stolen = tryElsewhere("r:1");
-                if (stolen.isPresent() && !result.isDone()) {
-                    stolen.get().unlock();
-                    throw new AssertionError("another instance took r:1 while the Mono was running");
-                }
-                stolen.ifPresent(LockHandle::unlock);
-                Thread.sleep(500); // sampling the lock from outside, not waiting for a condition
-            }
+            nobodyElseTakesItUntilDone(otherInstance, "r:1", result);
             assertThat(result.get()).as("the token in the Reactor Context is the one LockContext gave the method body")
                     .isEqualTo(streams.seen().bodyToken.get()).isPositive();
-            await().atMost(Duration.ofSeconds(5)).until(() -> !lockedInRedis("r:1"));
+            await().atMost(Duration.ofSeconds(5)).until(() -> !lockedInRedis(redis.server(), "r:1"));
             MeterRegistry registry = context.getBean(MeterRegistry.class);
             assertThat(held(registry, "Streams.later")).isEqualTo(1);
             assertThat(registry.get(LockMetrics.HELD).tags("name", "Streams.later").timer().totalTime(TimeUnit.MILLISECONDS))
@@ -116,21 +103,21 @@ class ReactiveMethodTest {
             MeterRegistry registry = context.getBean(MeterRegistry.class);
 
             assertThat(streams.items("r:2", Flux.just(1, 2, 3)).collectList().block(Duration.ofSeconds(10))).containsExactly(1, 2, 3);
-            await().atMost(Duration.ofSeconds(5)).until(() -> !lockedInRedis("r:2"));
+            await().atMost(Duration.ofSeconds(5)).until(() -> !lockedInRedis(redis.server(), "r:2"));
             assertThat(held(registry, "Streams.items")).isEqualTo(1);
 
             Flux<Integer> failing = streams.items("r:2", Flux.concat(Flux.just(1), Flux.error(new IllegalStateException("disk full"))));
             assertThatThrownBy(() -> failing.collectList().block(Duration.ofSeconds(10))).hasMessage("disk full");
-            await().atMost(Duration.ofSeconds(5)).until(() -> !lockedInRedis("r:2"));
+            await().atMost(Duration.ofSeconds(5)).until(() -> !lockedInRedis(redis.server(), "r:2"));
             assertThat(held(registry, "Streams.items")).isEqualTo(2);
 
             // take(2) cancels the endless source after two items: the cancel path releases.
             assertThat(streams.items("r:2", Flux.interval(Duration.ofMillis(50)).map(Long::intValue)).take(2).collectList()
                     .block(Duration.ofSeconds(10))).containsExactly(0, 1);
-            await().atMost(Duration.ofSeconds(5)).until(() -> !lockedInRedis("r:2"));
+            await().atMost(Duration.ofSeconds(5)).until(() -> !lockedInRedis(redis.server(), "r:2"));
             await().atMost(Duration.ofSeconds(5)).until(() -> held(registry, "Streams.items") == 3);
 
-            tryElsewhere("r:2").orElseThrow().unlock();
+            tryElsewhere(otherInstance, "r:2").orElseThrow().unlock();
             assertThat(context.getBean(ActiveHolds.class).size()).isZero();
         });
     }
@@ -141,11 +128,11 @@ class ReactiveMethodTest {
             Streams streams = context.getBean(Streams.class);
             Disposable running = streams.never("r:3").subscribe();
             await().atMost(Duration.ofSeconds(10)).until(() -> streams.seen().subscribed.get() == 1);
-            assertThat(lockedInRedis("r:3")).isTrue();
+            assertThat(lockedInRedis(redis.server(), "r:3")).isTrue();
 
             running.dispose();
 
-            await().atMost(Duration.ofSeconds(5)).until(() -> !lockedInRedis("r:3"));
+            await().atMost(Duration.ofSeconds(5)).until(() -> !lockedInRedis(redis.server(), "r:3"));
             assertThat(streams.seen().cancelled.get()).isEqualTo(1);
             await().atMost(Duration.ofSeconds(5)).until(() -> held(context.getBean(MeterRegistry.class), "Streams.never") == 1);
         });
@@ -155,15 +142,15 @@ class ReactiveMethodTest {
     void disposingWhileWaitingNeverRunsTheMethodAndLeavesNothingInRedis() {
         runner().run(context -> {
             Streams streams = context.getBean(Streams.class);
-            LockHandle elsewhere = tryElsewhere("r:4").orElseThrow();
+            LockHandle elsewhere = tryElsewhere(otherInstance, "r:4").orElseThrow();
             Disposable waiting = streams.patient("r:4").subscribe();
             Thread.sleep(300); // let it start waiting (a wait in Redis and on the wake-up channel)
             waiting.dispose();
             elsewhere.unlock();
 
-            tryElsewhere("r:4").orElseThrow().unlock();
+            tryElsewhere(otherInstance, "r:4").orElseThrow().unlock();
             assertThat(streams.seen().invocations.get()).isZero();
-            assertThat(lockedInRedis("r:4")).isFalse();
+            assertThat(lockedInRedis(redis.server(), "r:4")).isFalse();
         });
     }
 
@@ -171,7 +158,7 @@ class ReactiveMethodTest {
     void aBusyLockFailsTheMonoWithLockAcquisitionExceptionOrCompletesEmptyWithSkip() {
         runner().run(context -> {
             Streams streams = context.getBean(Streams.class);
-            LockHandle elsewhere = tryElsewhere("r:5").orElseThrow();
+            LockHandle elsewhere = tryElsewhere(otherInstance, "r:5").orElseThrow();
             try {
                 assertThatThrownBy(() -> streams.later("r:5", Duration.ZERO).block(Duration.ofSeconds(10)))
                         .isInstanceOf(LockAcquisitionException.class)
@@ -202,7 +189,7 @@ class ReactiveMethodTest {
             Streams streams = context.getBean(Streams.class);
             CompletableFuture<List<Integer>> result = streams.items("r:7", Flux.<Integer>never()
                     .doOnCancel(() -> streams.seen().cancelled.incrementAndGet())).collectList().toFuture();
-            await().atMost(Duration.ofSeconds(10)).until(() -> lockedInRedis("r:7"));
+            await().atMost(Duration.ofSeconds(10)).until(() -> lockedInRedis(redis.server(), "r:7"));
             otherInstance.getLock("r:7").forceUnlock(); // an operator deletes it: the watchdog finds it gone
 
             assertThatThrownBy(() -> result.get(10, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)

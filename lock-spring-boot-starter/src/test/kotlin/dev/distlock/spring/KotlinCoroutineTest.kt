@@ -3,6 +3,8 @@ package dev.distlock.spring
 import dev.distlock.core.LockAcquisitionException
 import dev.distlock.core.LockClient
 import dev.distlock.core.LockHandle
+import dev.distlock.spring.HoldChecks.lockedInRedis
+import dev.distlock.spring.HoldChecks.tryElsewhere
 import dev.distlock.spring.annotation.DistributedLock
 import dev.distlock.spring.autoconfigure.DistributedLockAutoConfiguration
 import dev.distlock.spring.autoconfigure.DistributedLockMetricsAutoConfiguration
@@ -74,28 +76,15 @@ class KotlinCoroutineTest {
         .withBean(MeterRegistry::class.java, Supplier<MeterRegistry> { SimpleMeterRegistry() })
         .withBean(Coroutines::class.java)
 
-    private fun lockedInRedis(key: String) = redis.server().command("EXISTS", "lock:{$key}") == ":1"
-
-    private fun tryElsewhere(key: String): Optional<LockHandle> =
-        otherInstance.getLock(key).tryLockAsync(Duration.ZERO).toCompletableFuture().join()
-
     @Test
     fun aSuspendFunctionHoldsTheLockUntilItsBodyFinishesNotWhenItFirstSuspends() {
         runner().run { context ->
             val coroutines = context.getBean(Coroutines::class.java)
             val call = CompletableFuture.supplyAsync { runBlocking { coroutines.later("k:1", 2000) } }
             await().atMost(Duration.ofSeconds(10)).until { coroutines.invocations.get() == 1 }
-            while (!call.isDone) {
-                val stolen = tryElsewhere("k:1")
-                if (stolen.isPresent && !call.isDone) {
-                    stolen.get().unlock()
-                    throw AssertionError("another instance took k:1 while the suspend function was suspended")
-                }
-                stolen.ifPresent(LockHandle::unlock)
-                Thread.sleep(500) // sampling the lock from outside, not waiting for a condition
-            }
+            HoldChecks.nobodyElseTakesItUntilDone(otherInstance, "k:1", call)
             assertThat(call.get()).`as`("the fencing token, read from the coroutine's ReactorContext").isPositive()
-            await().atMost(Duration.ofSeconds(5)).until { !lockedInRedis("k:1") }
+            await().atMost(Duration.ofSeconds(5)).until { !lockedInRedis(redis.server(), "k:1") }
             val registry = context.getBean(MeterRegistry::class.java)
             assertThat(registry.get(LockMetrics.HELD).tags("name", "Coroutines.later").timer().count()).isEqualTo(1)
         }
@@ -105,7 +94,7 @@ class KotlinCoroutineTest {
     fun aBusyLockThrowsLockAcquisitionExceptionIntoTheCoroutineAndAFailureReleases() {
         runner().run { context ->
             val coroutines = context.getBean(Coroutines::class.java)
-            val elsewhere = tryElsewhere("k:2").orElseThrow()
+            val elsewhere = tryElsewhere(otherInstance, "k:2").orElseThrow()
             try {
                 assertThatThrownBy { runBlocking { coroutines.later("k:2", 0) } }.isInstanceOf(LockAcquisitionException::class.java)
                 assertThat(coroutines.invocations.get()).isZero()
@@ -113,7 +102,7 @@ class KotlinCoroutineTest {
                 elsewhere.unlock()
             }
             assertThatThrownBy { runBlocking { coroutines.failing("k:2") } }.hasMessage("out of stock")
-            await().atMost(Duration.ofSeconds(5)).until { !lockedInRedis("k:2") }
+            await().atMost(Duration.ofSeconds(5)).until { !lockedInRedis(redis.server(), "k:2") }
         }
     }
 
@@ -123,11 +112,11 @@ class KotlinCoroutineTest {
             val coroutines = context.getBean(Coroutines::class.java)
             runBlocking {
                 val job = CoroutineScope(Dispatchers.Default).launch { coroutines.hang("k:3") }
-                await().atMost(Duration.ofSeconds(10)).until { coroutines.invocations.get() == 1 && lockedInRedis("k:3") }
+                await().atMost(Duration.ofSeconds(10)).until { coroutines.invocations.get() == 1 && lockedInRedis(redis.server(), "k:3") }
                 job.cancelAndJoin()
             }
-            await().atMost(Duration.ofSeconds(5)).until { !lockedInRedis("k:3") }
-            tryElsewhere("k:3").orElseThrow().unlock()
+            await().atMost(Duration.ofSeconds(5)).until { !lockedInRedis(redis.server(), "k:3") }
+            tryElsewhere(otherInstance, "k:3").orElseThrow().unlock()
         }
     }
 
@@ -136,21 +125,21 @@ class KotlinCoroutineTest {
         runner().run { context ->
             val coroutines = context.getBean(Coroutines::class.java)
             val flow = coroutines.tokens("k:4", 3)
-            assertThat(lockedInRedis("k:4")).`as`("nothing happens before collection").isFalse()
+            assertThat(lockedInRedis(redis.server(), "k:4")).`as`("nothing happens before collection").isFalse()
 
             val seen = runBlocking { flow.toList() }
             assertThat(seen).hasSize(3).allSatisfy { assertThat(it).isPositive() }
             assertThat(seen.toSet()).`as`("one hold, one token").hasSize(1)
-            await().atMost(Duration.ofSeconds(5)).until { !lockedInRedis("k:4") }
+            await().atMost(Duration.ofSeconds(5)).until { !lockedInRedis(redis.server(), "k:4") }
 
             // take(1) cancels the endless flow after one item: the cancel path releases.
             assertThat(runBlocking { coroutines.tokens("k:4", Int.MAX_VALUE).take(1).toList() }).hasSize(1)
-            await().atMost(Duration.ofSeconds(5)).until { !lockedInRedis("k:4") }
+            await().atMost(Duration.ofSeconds(5)).until { !lockedInRedis(redis.server(), "k:4") }
             val registry = context.getBean(MeterRegistry::class.java)
             await().atMost(Duration.ofSeconds(5)).until {
                 registry.get(LockMetrics.HELD).tags("name", "Coroutines.tokens").timer().count() == 2L
             }
-            tryElsewhere("k:4").orElseThrow().unlock()
+            tryElsewhere(otherInstance, "k:4").orElseThrow().unlock()
         }
     }
 

@@ -38,6 +38,8 @@ public final class LockExecutor {
      * The core reports an async wait that ended without the lock (timeout, failure, cancellation) just
      * after completing its stage, so the call stays marked a little longer for the listener to see it.
      */
+    /** How the Actuator endpoint shows the owner of an async call's hold, which no thread owns. */
+    private static final String ASYNC_OWNER = "(async call: owned by its lock handle)";
     private static final Executor UNMARK_LATER = CompletableFuture.delayedExecutor(1, TimeUnit.SECONDS);
 
     private final LockSource source;
@@ -189,7 +191,7 @@ public final class LockExecutor {
                 result.complete(Optional.empty());
             } else {
                 Map<String, Long> tokens = Map.of(key, handle.get().fencingToken());
-                AsyncHold hold = new AsyncHold(request, handle.get(), tokens, acquisition.acquiredAsync(), holds, holds.add(request, tokens, lock),
+                AsyncHold hold = new AsyncHold(request, handle.get(), tokens, acquisition.acquiredAsync(), holds, holds.add(request, tokens, lock, ASYNC_OWNER),
                         unmark, throwOnLeaseLost);
                 if (!result.complete(Optional.of(hold))) {
                     hold.release(new CancellationException("cancelled while the lock was being granted")); // nobody else would
