@@ -7,8 +7,13 @@ import dev.distlock.spring.annotation.OnLockFailure;
 import dev.distlock.spring.autoconfigure.DistributedLockAutoConfiguration;
 import dev.distlock.testsupport.RedisExtension;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Future;
+import java.util.concurrent.FutureTask;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.reactivestreams.Publisher;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.ParallelFlux;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -33,7 +38,14 @@ class StartupValidationTest {
                 Arguments.of(KeyAndKeys.class, "KeyAndKeys.run()", "sets both key and keys", "keys for several"),
                 Arguments.of(EmptyKeysEntry.class, "EmptyKeysEntry.run()", "empty entry in keys", "Give every key a value"),
                 Arguments.of(KeysWithFair.class, "KeysWithFair.run()", "combines keys with type = FAIR", "type = REENTRANT with keys"),
-                Arguments.of(AsyncResult.class, "AsyncResult.run()", "returns CompletableFuture", "synchronously"));
+                Arguments.of(PlainFuture.class, "PlainFuture.run()", "returns Future, a Future that is not a CompletionStage",
+                        "Return CompletableFuture or CompletionStage"),
+                Arguments.of(OwnStage.class, "OwnStage.run()", "a CompletionStage the lock cannot hand back",
+                        "Declare the return type as CompletionStage or CompletableFuture"),
+                Arguments.of(ParallelResult.class, "ParallelResult.run()", "returns reactor.core.publisher.ParallelFlux, which"
+                        + " @DistributedLock does not support", "Return a Reactor Mono or Flux"),
+                Arguments.of(PublisherResult.class, "PublisherResult.run()", "returns org.reactivestreams.Publisher",
+                        "Return a Reactor Mono or Flux"));
     }
 
     @ParameterizedTest(name = "{0}")
@@ -106,10 +118,35 @@ class StartupValidationTest {
         }
     }
 
-    public static class AsyncResult {
+    public static class PlainFuture {
         @DistributedLock(key = "k")
-        public CompletableFuture<String> run() {
-            return CompletableFuture.completedFuture("x");
+        public Future<String> run() {
+            return new FutureTask<>(() -> "x");
+        }
+    }
+
+    public static class OwnStage {
+        @DistributedLock(key = "k")
+        public Receipt run() {
+            return new Receipt();
+        }
+    }
+
+    /** A CompletableFuture subclass: the interceptor hands back a plain CompletableFuture, which is not one. */
+    public static class Receipt extends CompletableFuture<String> {
+    }
+
+    public static class ParallelResult {
+        @DistributedLock(key = "k")
+        public ParallelFlux<String> run() {
+            return Flux.just("x").parallel();
+        }
+    }
+
+    public static class PublisherResult {
+        @DistributedLock(key = "k")
+        public Publisher<String> run() {
+            return Flux.just("x");
         }
     }
 }

@@ -61,7 +61,7 @@ public class DistributedLocksEndpoint {
      * @param name the declared name (metrics name)
      * @param key the resolved key (keys, comma-separated, for a multi-key lock)
      * @param type REENTRANT, FAIR, READ, WRITE or REDLOCK
-     * @param ownerThread the thread that holds it
+     * @param ownerThread the thread that holds it; for an async or reactive call, which no thread owns, a note saying so
      * @param heldSince when it was granted
      * @param heldForMs how long it has been held
      * @param fencingTokens the fencing token of each key

@@ -6,13 +6,20 @@ import dev.distlock.spring.execution.LockRequest;
 import java.lang.reflect.Method;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.function.Supplier;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.util.function.SingletonSupplier;
 
-/** Runs a {@code @DistributedLock} method inside its lock, through the {@link LockExecutor} that {@code LockTemplate} uses too. */
+/**
+ * Runs a {@code @DistributedLock} method inside its lock, through the {@link LockExecutor} that
+ * {@code LockTemplate} uses too: a plain method while it runs; a method returning a
+ * {@code CompletionStage}, {@code Mono} or {@code Flux} until its result completes (the call's lock
+ * handle owns the hold then, not a thread).
+ */
 final class DistributedLockInterceptor implements MethodInterceptor {
 
     /** Looked up on first use: advisors are created early, before the lock client should be. */
@@ -27,6 +34,7 @@ final class DistributedLockInterceptor implements MethodInterceptor {
     }
 
     @Override
+    @SuppressWarnings("unchecked")
     public Object invoke(MethodInvocation invocation) throws Throwable {
         Object target = invocation.getThis();
         Class<?> targetClass = target != null ? AopUtils.getTargetClass(target) : invocation.getMethod().getDeclaringClass();
@@ -35,11 +43,31 @@ final class DistributedLockInterceptor implements MethodInterceptor {
         if (attrs == null) {
             return invocation.proceed();
         }
+        if (attrs.result() == LockAttributes.Result.VALUE) {
+            LockRequest request = request(attrs, invocation, method, target, targetClass);
+            return executor.get().execute(request, invocation::proceed, whenBusy(attrs));
+        }
+        // Deferred results: a problem with the call (a key that does not evaluate) is reported the way the result reports errors.
+        LockRequest request;
+        try {
+            request = request(attrs, invocation, method, target, targetClass);
+        } catch (RuntimeException e) {
+            return attrs.result() == LockAttributes.Result.STAGE ? CompletableFuture.failedFuture(e) : ReactiveLockCalls.error(attrs, e);
+        }
+        if (attrs.result() == LockAttributes.Result.STAGE) {
+            return executor.get().executeAsync(request, () -> (CompletionStage<Object>) invocation.proceed(), whenBusy(attrs));
+        }
+        return ReactiveLockCalls.call(attrs, executor.get(), request, invocation);
+    }
+
+    private LockRequest request(LockAttributes attrs, MethodInvocation invocation, Method method, Object target, Class<?> targetClass) {
         List<String> resolved = keys.resolve(attrs, AopUtils.getMostSpecificMethod(method, targetClass), invocation.getArguments(),
                 target, targetClass);
-        LockRequest request = new LockRequest(attrs.method(), attrs.label(), attrs.type(), attrs.redlock(), resolved, attrs.multi(),
+        return new LockRequest(attrs.method(), attrs.label(), attrs.type(), attrs.redlock(), resolved, attrs.multi(),
                 attrs.waitTime(), attrs.leaseTime());
-        Supplier<Object> whenBusy = attrs.onFailure() == OnLockFailure.SKIP ? () -> attrs.returnsOptional() ? Optional.empty() : null : null;
-        return executor.get().execute(request, invocation::proceed, whenBusy);
+    }
+
+    private static Supplier<Object> whenBusy(LockAttributes attrs) {
+        return attrs.onFailure() == OnLockFailure.SKIP ? () -> attrs.returnsOptional() ? Optional.empty() : null : null;
     }
 }

@@ -9,8 +9,12 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.Future;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Future;
+import org.springframework.core.MethodParameter;
+import org.springframework.core.ResolvableType;
+import org.springframework.util.ClassUtils;
 import java.util.stream.Collectors;
 import org.springframework.boot.convert.DurationStyle;
 import org.springframework.core.env.PropertyResolver;
@@ -35,6 +39,10 @@ final class LockAttributeParser {
     private static final SpelExpressionParser PARSER = new SpelExpressionParser();
     private static final ParameterNameDiscoverer PARAMETER_NAMES = new DefaultParameterNameDiscoverer();
     private static final Pattern POSITIONAL = Pattern.compile("[ap](\\d+)");
+    private static final String FLOW = "kotlinx.coroutines.flow.Flow";
+    /** Spring calls suspend functions through kotlinx-coroutines-reactor and kotlin-reflect, and adapts Flow with the former. */
+    private static final boolean KOTLIN_SUPPORTED = ClassUtils.isPresent("kotlinx.coroutines.reactor.MonoKt", LockAttributeParser.class.getClassLoader())
+            && ClassUtils.isPresent("kotlin.reflect.full.KClasses", LockAttributeParser.class.getClassLoader());
 
     private final PropertyResolver properties;
     private final Duration defaultWait;
@@ -50,7 +58,7 @@ final class LockAttributeParser {
 
     LockAttributes parse(DistributedLock annotation, Method method, Class<?> targetClass) {
         String where = describe(method, targetClass);
-        rejectAsync(method, where);
+        LockAttributes.Result result = result(method, where);
         String label = annotation.name().isBlank() ? targetClass.getSimpleName() + "." + method.getName() : annotation.name().trim();
         String single = annotation.key().trim();
         String[] several = annotation.keys();
@@ -90,7 +98,8 @@ final class LockAttributeParser {
                         "Use redlock = true with a single key and the default type");
             }
         }
-        return new LockAttributes(where, label, annotation.type(), annotation.redlock(), keys, several.length > 0, wait, lease, annotation.onFailure(), returnType == Optional.class);
+        return new LockAttributes(where, label, annotation.type(), annotation.redlock(), keys, several.length > 0, wait, lease, annotation.onFailure(),
+                returnsOptional(method, result), result);
     }
 
     private static LockAttributes.Key key(String key, String attribute, Method method, String where) {
@@ -195,16 +204,68 @@ final class LockAttributeParser {
         return value;
     }
 
-    private static void rejectAsync(Method method, String where) {
+    /** How the method delivers its result; a deferred result we cannot hold the lock for fails start-up, saying what to do. */
+    private static LockAttributes.Result result(Method method, String where) {
         Class<?> type = method.getReturnType();
-        boolean async = CompletionStage.class.isAssignableFrom(type) || Future.class.isAssignableFrom(type)
-                || type.getName().startsWith("reactor.core.publisher.") || type.getName().equals("org.reactivestreams.Publisher")
-                || type.getName().startsWith("kotlinx.coroutines.");
-        if (async) {
-            throw new DistributedLockConfigurationException("@DistributedLock on " + where + " returns " + type.getSimpleName()
-                    + ": the lock would be released when the method returns, before the asynchronous work completes",
-                    "Put @DistributedLock on a method that does the work synchronously");
+        Class<?>[] parameters = method.getParameterTypes();
+        boolean suspend = parameters.length > 0 && parameters[parameters.length - 1].getName().equals("kotlin.coroutines.Continuation");
+        // A suspend function returns Object in bytecode: its declared type comes from Kotlin's metadata.
+        boolean flow = (suspend && KOTLIN_SUPPORTED ? new MethodParameter(method, -1).getParameterType() : type).getName().equals(FLOW);
+        if ((suspend || flow) && !KOTLIN_SUPPORTED) {
+            throw new DistributedLockConfigurationException("@DistributedLock on " + where + (suspend ? " is a Kotlin suspend function"
+                    : " returns a Kotlin Flow") + ", which needs kotlinx-coroutines-reactor and kotlin-reflect on the classpath"
+                    + " (Spring calls suspend functions through Reactor), and they are missing",
+                    "Add org.jetbrains.kotlinx:kotlinx-coroutines-reactor and org.jetbrains.kotlin:kotlin-reflect to the dependencies");
         }
+        if (suspend && flow) {
+            throw new DistributedLockConfigurationException("@DistributedLock on " + where + " is a suspend function returning a Flow,"
+                    + " which @DistributedLock does not support: the lock would cover building the Flow, not collecting it",
+                    "Drop suspend from the function (a Flow is cold already): the lock is then held while the Flow is collected");
+        }
+        if (suspend) {
+            return LockAttributes.Result.SUSPEND;
+        }
+        if (flow) {
+            return LockAttributes.Result.FLOW;
+        }
+        if (type == CompletionStage.class || type == CompletableFuture.class) {
+            return LockAttributes.Result.STAGE;
+        }
+        if (type.getName().equals("reactor.core.publisher.Mono")) {
+            return LockAttributes.Result.MONO;
+        }
+        if (type.getName().equals("reactor.core.publisher.Flux")) {
+            return LockAttributes.Result.FLUX;
+        }
+        if (CompletionStage.class.isAssignableFrom(type)) {
+            throw new DistributedLockConfigurationException("@DistributedLock on " + where + " returns " + type.getName()
+                    + ", a CompletionStage the lock cannot hand back (it returns a CompletableFuture that completes with the method's)",
+                    "Declare the return type as CompletionStage or CompletableFuture");
+        }
+        if (Future.class.isAssignableFrom(type)) {
+            throw new DistributedLockConfigurationException("@DistributedLock on " + where + " returns " + type.getSimpleName()
+                    + ", a Future that is not a CompletionStage: nothing says when its work completes without blocking a thread,"
+                    + " so the lock would be released before the work is done",
+                    "Return CompletableFuture or CompletionStage (e.g. CompletableFuture.supplyAsync(...) or @Async with"
+                            + " CompletableFuture), or do the work synchronously");
+        }
+        String name = type.getName();
+        if (name.startsWith("reactor.") || name.equals("org.reactivestreams.Publisher") || name.startsWith("kotlinx.coroutines.")
+                || name.startsWith("io.reactivex.") || name.startsWith("rx.") || name.startsWith("io.smallrye.mutiny.")) {
+            throw new DistributedLockConfigurationException("@DistributedLock on " + where + " returns " + name
+                    + ", which @DistributedLock does not support: the lock would be released before the asynchronous work completes",
+                    "Return a Reactor Mono or Flux, or a CompletableFuture (adapt with Mono.from/Flux.from or the library's"
+                            + " adapters), or do the work synchronously");
+        }
+        return LockAttributes.Result.VALUE;
+    }
+
+    /** Whether SKIP yields {@code Optional.empty()}: the method returns Optional, or a stage of Optional. */
+    private static boolean returnsOptional(Method method, LockAttributes.Result result) {
+        if (result == LockAttributes.Result.STAGE) {
+            return ResolvableType.forMethodReturnType(method).as(CompletionStage.class).getGeneric(0).resolve() == Optional.class;
+        }
+        return method.getReturnType() == Optional.class;
     }
 
     static String describe(Method method, Class<?> targetClass) {

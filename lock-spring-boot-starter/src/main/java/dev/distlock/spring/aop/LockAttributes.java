@@ -18,10 +18,32 @@ import org.springframework.expression.Expression;
  * @param waitTime how long to wait
  * @param leaseTime fixed lease, or {@code null} for the watchdog
  * @param onFailure what to do when the lock stays busy
- * @param returnsOptional whether SKIP returns {@code Optional.empty()} instead of {@code null}
+ * @param returnsOptional whether SKIP returns (or completes the stage with) {@code Optional.empty()} instead of {@code null}
+ * @param result how the method delivers its result, and so how long the lock is held
  */
 record LockAttributes(String method, String label, LockType type, boolean redlock, List<Key> keys, boolean multi, Duration waitTime, Duration leaseTime,
-        OnLockFailure onFailure, boolean returnsOptional) {
+        OnLockFailure onFailure, boolean returnsOptional, Result result) {
+
+    /** How an annotated method delivers its result. */
+    enum Result {
+        /** A value (or nothing): the lock is held while the method runs. */
+        VALUE,
+        /** A {@code CompletionStage} or {@code CompletableFuture}: held until the stage completes. */
+        STAGE,
+        /** A Reactor {@code Mono}: acquired on subscription, held until it completes, fails or is cancelled. */
+        MONO,
+        /** A Reactor {@code Flux}: as {@link #MONO}. */
+        FLUX,
+        /** A Kotlin {@code suspend} function (Spring AOP hands the interceptor a {@code Mono} of its result): as {@link #MONO}. */
+        SUSPEND,
+        /** A Kotlin {@code Flow}: collected as a {@code Flux}, as {@link #FLUX}. */
+        FLOW;
+
+        /** Whether the work is a publisher of at most one value. */
+        boolean single() {
+            return this == MONO || this == SUSPEND;
+        }
+    }
 
     /** One key: a literal, or a SpEL expression evaluated per call. */
     record Key(String literal, Expression expression) {

@@ -34,10 +34,15 @@ public final class ActiveHolds {
         }
     }
 
-    /** Records a hold that was just granted; returns its id for {@link #remove}. */
+    /** Records a hold that was just granted to the current thread; returns its id for {@link #remove}. */
     long add(LockRequest request, Map<String, Long> tokens, RedisLock lock) {
+        return add(request, tokens, lock, Thread.currentThread().getName());
+    }
+
+    /** Records a hold that was just granted to {@code owner} (an async call's handle: no thread owns it). */
+    long add(LockRequest request, Map<String, Long> tokens, RedisLock lock, String owner) {
         long id = ids.incrementAndGet();
-        holds.put(id, new Entry(id, request, Thread.currentThread().getName(), Instant.now(), System.nanoTime(), Map.copyOf(tokens), lock));
+        holds.put(id, new Entry(id, request, owner, Instant.now(), System.nanoTime(), Map.copyOf(tokens), lock));
         return id;
     }
 

@@ -11,7 +11,16 @@ import dev.distlock.spring.LockContext;
 import dev.distlock.spring.metrics.LockInstrumentation;
 import dev.distlock.spring.metrics.LockMetrics;
 import dev.distlock.spring.metrics.RecordedByStarter;
+import dev.distlock.core.LockHandle;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -25,6 +34,13 @@ import org.springframework.util.function.SingletonSupplier;
 public final class LockExecutor {
 
     private static final Logger log = LoggerFactory.getLogger(LockExecutor.class);
+    /**
+     * The core reports an async wait that ended without the lock (timeout, failure, cancellation) just
+     * after completing its stage, so the call stays marked a little longer for the listener to see it.
+     */
+    /** How the Actuator endpoint shows the owner of an async call's hold, which no thread owns. */
+    private static final String ASYNC_OWNER = "(async call: owned by its lock handle)";
+    private static final Executor UNMARK_LATER = CompletableFuture.delayedExecutor(1, TimeUnit.SECONDS);
 
     private final LockSource source;
     private final ActiveHolds holds;
@@ -55,7 +71,17 @@ public final class LockExecutor {
      */
     public <T> T execute(LockRequest request, LockedCall<T> work, Supplier<T> whenBusy) throws Throwable {
         RedisLock lock = lockFor(request);
-        String key = lock instanceof RedisMultiLock multi ? String.join(", ", multi.keys()) : request.keys().get(0);
+        String key = keyOf(lock, request);
+        // The core may report a blocking call's events from its Redis client threads too: mark the call by name as well.
+        Runnable unmark = RecordedByStarter.marked(names(lock, key), request.label());
+        try {
+            return executeMarked(request, work, whenBusy, lock, key);
+        } finally {
+            unmark.run();
+        }
+    }
+
+    private <T> T executeMarked(LockRequest request, LockedCall<T> work, Supplier<T> whenBusy, RedisLock lock, String key) throws Throwable {
         LockInstrumentation.Acquisition acquisition = instrumentation.get().acquiring(request.label(), request.metricType());
         boolean acquired;
         try {
@@ -72,8 +98,7 @@ public final class LockExecutor {
             if (whenBusy != null) {
                 return whenBusy.get();
             }
-            throw new LockAcquisitionException(key, request.waitTime(), "Lock '" + key + "' for " + request.caller()
-                    + " is held elsewhere and was not released within " + request.waitTime().toMillis() + " ms", null);
+            throw busy(request, key);
         }
         LockInstrumentation.Holding holding = acquisition.acquired();
         Map<String, Long> tokens;
@@ -98,6 +123,97 @@ public final class LockExecutor {
         }
     }
 
+    /**
+     * Runs {@code work} once the request's lock is held, without blocking the calling thread: waits with
+     * the lock's async methods, invokes {@code work} on the thread that completes the wait (with
+     * {@link LockContext} set around the invocation), holds the lock until the stage it returns
+     * completes, then releases it through the hold's handle, once. Cancelling the returned future gives
+     * the wait up, or cancels the work's stage and releases. With distributed-lock.on-lease-lost=interrupt
+     * a lost lease cancels the work's stage.
+     *
+     * @param whenBusy the result when the lock stays busy for the whole wait; {@code null} to fail with
+     *        {@link LockAcquisitionException}
+     */
+    public <T> CompletableFuture<T> executeAsync(LockRequest request, LockedCall<? extends CompletionStage<T>> work, Supplier<T> whenBusy) {
+        return new StageCall<T>(request, work, interruptOnLeaseLost).start(acquireAsync(request), whenBusy, () -> busy(request));
+    }
+
+    /** The exception of an async call whose lock stayed busy for the whole wait, as the blocking path throws it. */
+    public LockAcquisitionException busy(LockRequest request) {
+        return busy(request, request.multi() ? String.join(", ", request.keys().stream().sorted().toList()) : request.keys().get(0));
+    }
+
+    /** Whether a lost lease cancels async work (distributed-lock.on-lease-lost=interrupt). */
+    public boolean cancelsOnLeaseLost() {
+        return interruptOnLeaseLost;
+    }
+
+    /**
+     * Acquires the request's lock for an async call, without blocking a thread: completes with the
+     * hold, empty when the wait ran out (recorded as a timeout), or with the exception the blocking path
+     * would throw. Cancelling the future gives the wait up in Redis; a hold granted in the same instant is released.
+     */
+    public CompletableFuture<Optional<AsyncHold>> acquireAsync(LockRequest request) {
+        RedisLock lock;
+        try {
+            lock = lockFor(request);
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        String key = keyOf(lock, request);
+        Runnable unmark = RecordedByStarter.marked(names(lock, key), request.label());
+        LockInstrumentation.Acquisition acquisition = instrumentation.get().acquiring(request.label(), request.metricType());
+        CompletableFuture<Optional<LockHandle>> waiting;
+        try {
+            waiting = lock.tryLockAsync(request.waitTime(), request.leaseTime()).toCompletableFuture();
+        } catch (RuntimeException e) {
+            acquisition.failed(LockMetrics.ERROR, e);
+            unmark.run();
+            return CompletableFuture.failedFuture(e);
+        }
+        CompletableFuture<Optional<AsyncHold>> result = new CompletableFuture<>();
+        result.whenComplete((hold, error) -> {
+            if (result.isCancelled()) {
+                waiting.cancel(true); // the core gives the wait up in Redis
+            }
+        });
+        waiting.whenComplete((handle, error) -> {
+            if (error != null) {
+                Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+                RuntimeException failure = cause instanceof CancellationException c ? c : inContext(lock, request, cause);
+                acquisition.failed(cause instanceof CancellationException ? LockMetrics.CANCELLED
+                        : cause instanceof LockUnavailableException ? LockMetrics.UNAVAILABLE : LockMetrics.ERROR, failure);
+                UNMARK_LATER.execute(unmark);
+                result.completeExceptionally(failure);
+            } else if (handle.isEmpty()) {
+                acquisition.failed(LockMetrics.TIMEOUT, null);
+                UNMARK_LATER.execute(unmark);
+                result.complete(Optional.empty());
+            } else {
+                Map<String, Long> tokens = Map.of(key, handle.get().fencingToken());
+                AsyncHold hold = new AsyncHold(request, handle.get(), tokens, acquisition.acquiredAsync(), holds, holds.add(request, tokens, lock, ASYNC_OWNER),
+                        unmark, throwOnLeaseLost);
+                if (!result.complete(Optional.of(hold))) {
+                    hold.release(new CancellationException("cancelled while the lock was being granted")); // nobody else would
+                }
+            }
+        });
+        return result;
+    }
+
+    private static List<String> names(RedisLock lock, String key) {
+        return lock instanceof RedisMultiLock multi ? multi.names() : List.of(key);
+    }
+
+    private static String keyOf(RedisLock lock, LockRequest request) {
+        return lock instanceof RedisMultiLock multi ? String.join(", ", multi.names()) : request.keys().get(0);
+    }
+
+    private static LockAcquisitionException busy(LockRequest request, String key) {
+        return new LockAcquisitionException(key, request.waitTime(), "Lock '" + key + "' for " + request.caller()
+                + " is held elsewhere and was not released within " + request.waitTime().toMillis() + " ms", null);
+    }
+
     /** The core rejects bad names (too long, control characters); say which caller produced one and what to change. */
     private RedisLock lockFor(LockRequest request) {
         try {
@@ -120,16 +236,26 @@ public final class LockExecutor {
             return lock.tryLock(request.waitTime(), request.leaseTime());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new LockAcquisitionException(lock.getKey(), request.waitTime(),
-                    "Interrupted while waiting for lock '" + lock.getKey() + "' for " + request.caller(), e);
-        } catch (LockUnavailableException e) {
-            // Not "busy": nobody knows who holds the lock. A distinct type, so callers can answer 503 rather than 409.
-            throw new LockUnavailableException("Redis did not answer while " + request.caller() + " waited up to "
-                    + request.waitTime().toMillis() + " ms for lock '" + lock.getKey() + "': " + e.getMessage(), e);
+            throw new LockAcquisitionException(lock.getName(), request.waitTime(),
+                    "Interrupted while waiting for lock '" + lock.getName() + "' for " + request.caller(), e);
         } catch (LockException e) {
-            throw new LockException("Redis failed while acquiring lock '" + lock.getKey() + "' for " + request.caller() + ": "
+            throw inContext(lock, request, e);
+        }
+    }
+
+    /** The core's acquisition failure, saying which caller waited for which lock. */
+    private static RuntimeException inContext(RedisLock lock, LockRequest request, Throwable e) {
+        if (e instanceof LockUnavailableException) {
+            // Not "busy": nobody knows who holds the lock. A distinct type, so callers can answer 503 rather than 409.
+            return new LockUnavailableException("Redis did not answer while " + request.caller() + " waited up to "
+                    + request.waitTime().toMillis() + " ms for lock '" + lock.getName() + "': " + e.getMessage(), e);
+        }
+        if (e instanceof LockException) {
+            return new LockException("Redis failed while acquiring lock '" + lock.getName() + "' for " + request.caller() + ": "
                     + e.getMessage(), e);
         }
+        return e instanceof RuntimeException r ? r : new IllegalStateException("Acquiring lock '" + lock.getName() + "' for "
+                + request.caller() + " failed: " + e, e);
     }
 
     /** Releases after the work; a failure to release never hides the work's own exception. */
@@ -151,7 +277,7 @@ public final class LockExecutor {
         } catch (LockUnavailableException e) {
             // The work is done and mutual exclusion held: the release is retried in the background and the
             // lock frees itself with its lease at the latest. Failing a finished call for that would mislead the caller.
-            log.warn("Could not confirm the release of lock '{}' after {}: {}", lock.getKey(), request.caller(), e.getMessage());
+            log.warn("Could not confirm the release of lock '{}' after {}: {}", lock.getName(), request.caller(), e.getMessage());
             if (failure != null) {
                 failure.addSuppressed(e);
             }

@@ -17,6 +17,11 @@ public interface LockInstrumentation {
         }
 
         @Override
+        public Holding acquiredAsync() {
+            return acquired();
+        }
+
+        @Override
         public void failed(String outcome, Throwable error) {
         }
     };
@@ -27,13 +32,19 @@ public interface LockInstrumentation {
     /** An acquisition being timed. */
     interface Acquisition {
 
-        /** The lock was granted: stops the wait, starts timing the hold. */
+        /** The lock was granted: stops the wait, starts timing the hold, in scope on this thread until released. */
         Holding acquired();
+
+        /**
+         * The lock was granted to an async call: as {@link #acquired()}, but the hold is in scope only
+         * inside {@link Holding#inScope}, since the call goes on and is released on other threads.
+         */
+        Holding acquiredAsync();
 
         /**
          * The lock was not granted.
          *
-         * @param outcome {@link LockMetrics#TIMEOUT}, {@link LockMetrics#UNAVAILABLE} or {@link LockMetrics#ERROR}
+         * @param outcome {@link LockMetrics#TIMEOUT}, {@link LockMetrics#UNAVAILABLE}, {@link LockMetrics#ERROR} or {@link LockMetrics#CANCELLED}
          * @param error what went wrong, or {@code null} for a plain timeout
          */
         void failed(String outcome, Throwable error);
@@ -44,6 +55,12 @@ public interface LockInstrumentation {
 
         /** The lock was released (or found lost at release: {@code leaseLost} is the exception then). */
         void released(Throwable leaseLost);
+
+        /** Opens the hold's scope on this thread (async holds only; others are in scope already); close it on the same thread. */
+        default AutoCloseable inScope() {
+            return () -> {
+            };
+        }
     }
 
     /** The type tag: the core's type, spelt as the annotation spells it ({@code REENTRANT}). */

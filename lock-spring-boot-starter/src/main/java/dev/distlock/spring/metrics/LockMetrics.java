@@ -5,7 +5,7 @@ public final class LockMetrics {
 
     /**
      * Timer of acquisition attempts; tags {@link #NAME}, {@link #TYPE}, {@link #OUTCOME} (acquired, timeout,
-     * unavailable, error), {@link #ERROR_TAG}. One per {@code @DistributedLock} call or {@code LockTemplate} call, also for
+     * unavailable, error, cancelled), {@link #ERROR_TAG}. One per {@code @DistributedLock} call or {@code LockTemplate} call, also for
      * a multi-key lock; holds taken directly through {@code LockClient} are counted per lock.
      */
     public static final String ACQUIRE = "distributed.lock.acquire";
@@ -40,6 +40,8 @@ public final class LockMetrics {
     public static final String UNAVAILABLE = "unavailable";
     /** Outcome: Redis answered with an error, or the waiting thread was interrupted. */
     public static final String ERROR = "error";
+    /** Outcome: an async call was cancelled (its future cancelled, its subscription disposed) while it waited. */
+    public static final String CANCELLED = "cancelled";
 
     private LockMetrics() {
     }

@@ -1,0 +1,90 @@
+package dev.distlock.spring.aop;
+
+import dev.distlock.spring.ReactiveLockContext;
+import dev.distlock.spring.annotation.OnLockFailure;
+import dev.distlock.spring.execution.AsyncHold;
+import dev.distlock.spring.execution.LockExecutor;
+import dev.distlock.spring.execution.LockRequest;
+import java.util.Optional;
+import java.util.concurrent.CancellationException;
+import org.aopalliance.intercept.MethodInvocation;
+import org.reactivestreams.Publisher;
+import org.springframework.aop.ProxyMethodInvocation;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * {@code @DistributedLock} on methods returning {@code Mono} or {@code Flux}: each subscription
+ * acquires the lock without blocking, invokes the method and subscribes to its publisher once the lock
+ * is held, and releases once when it completes, fails or is cancelled. Kotlin {@code suspend} functions
+ * (a {@code Mono} by the time Spring AOP hands them over) and {@code Flow}s (adapted to a {@code Flux})
+ * go the same way. Loaded only for such methods, so applications without Reactor never load it.
+ */
+final class ReactiveLockCalls {
+
+    private ReactiveLockCalls() {
+    }
+
+    static Object call(LockAttributes attrs, LockExecutor executor, LockRequest request, MethodInvocation invocation) {
+        Mono<AsyncHold> acquire = acquire(attrs, executor, request);
+        boolean mono = attrs.result().single();
+        Flux<Object> locked = Flux.usingWhen(acquire, hold -> Flux.concat(run(hold, executor, request, invocation, mono), released(hold)),
+                hold -> release(hold, null), (hold, error) -> release(hold, error),
+                hold -> release(hold, new CancellationException("subscription cancelled")));
+        return mono ? locked.singleOrEmpty() : attrs.result() == LockAttributes.Result.FLOW ? KotlinFlows.fromPublisher(locked) : locked;
+    }
+
+    /**
+     * Releases once the work completed, still inside the publisher, so that a lease found lost reaches
+     * the subscriber as LockLeaseExpiredException itself (a failing cleanup step would arrive wrapped).
+     */
+    private static Mono<Object> released(AsyncHold hold) {
+        return Mono.defer(() -> Mono.fromFuture(hold.release(null))).then(Mono.empty());
+    }
+
+    /**
+     * Releases on error or cancel (a release problem is added to the error, or logged), or finds the
+     * release done already at the end of the work, where its failure was reported.
+     */
+    private static Mono<Void> release(AsyncHold hold, Throwable failure) {
+        return Mono.fromFuture(hold.release(failure)).onErrorResume(e -> Mono.empty());
+    }
+
+    static Object error(LockAttributes attrs, Throwable error) {
+        return attrs.result().single() ? Mono.error(error)
+                : attrs.result() == LockAttributes.Result.FLOW ? KotlinFlows.fromPublisher(Flux.error(error)) : Flux.error(error);
+    }
+
+    /** Empty when the lock stayed busy and onFailure is SKIP (the publisher then completes empty). */
+    private static Mono<AsyncHold> acquire(LockAttributes attrs, LockExecutor executor, LockRequest request) {
+        return Mono.fromFuture(() -> executor.acquireAsync(request), false).flatMap(hold -> hold.map(Mono::just)
+                .orElseGet(() -> attrs.onFailure() == OnLockFailure.SKIP ? Mono.empty() : Mono.error(executor.busy(request))));
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Publisher<Object> run(AsyncHold hold, LockExecutor executor, LockRequest request, MethodInvocation invocation, boolean mono) {
+        // Every subscription calls the method anew, so it needs an invocation of its own.
+        MethodInvocation call = invocation instanceof ProxyMethodInvocation proxied ? proxied.invocableClone() : invocation;
+        Publisher<Object> publisher;
+        try {
+            // A Kotlin Flow is adapted to a Flux; suspend functions come as a Mono from Spring AOP already.
+            publisher = hold.invoke(() -> {
+                Object returned = call.proceed();
+                return returned == null || returned instanceof Publisher ? (Publisher<Object>) returned : KotlinFlows.toPublisher(returned);
+            });
+        } catch (Throwable t) {
+            return Flux.error(t);
+        }
+        if (publisher == null) {
+            return Flux.error(new IllegalStateException("@DistributedLock method " + request.caller()
+                    + " returned null instead of a " + (mono ? "Mono" : "Flux") + "; return an empty one instead"));
+        }
+        Mono<String> lost = Mono.fromCompletionStage(hold.leaseLost());
+        if (mono) {
+            Mono<Object> work = Mono.from(publisher).contextWrite(ctx -> ctx.put(ReactiveLockContext.TOKENS, hold.tokens()));
+            return executor.cancelsOnLeaseLost() ? work.takeUntilOther(lost) : work;
+        }
+        Flux<Object> work = Flux.from(publisher).contextWrite(ctx -> ctx.put(ReactiveLockContext.TOKENS, hold.tokens()));
+        return executor.cancelsOnLeaseLost() ? work.takeUntilOther(lost) : work;
+    }
+}

@@ -1,0 +1,119 @@
+package dev.distlock.spring.execution;
+
+import dev.distlock.core.LockHandle;
+import dev.distlock.core.LockLeaseExpiredException;
+import dev.distlock.core.LockUnavailableException;
+import dev.distlock.spring.LockContext;
+import dev.distlock.spring.metrics.LockInstrumentation;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The lock of one async call ({@code CompletionStage}, {@code Mono}, {@code Flux}): owned by its
+ * {@link LockHandle}, not by a thread, and released through it exactly once, from whatever thread
+ * the call ends on. Infrastructure of the starter, not API.
+ */
+public final class AsyncHold {
+
+    private static final Logger log = LoggerFactory.getLogger(AsyncHold.class);
+
+    private final LockRequest request;
+    private final LockHandle handle;
+    private final Map<String, Long> tokens;
+    private final LockInstrumentation.Holding holding;
+    private final ActiveHolds holds;
+    private final long listed;
+    private final Runnable unmark;
+    private final boolean throwOnLeaseLost;
+    private final AtomicBoolean released = new AtomicBoolean();
+    private final CompletableFuture<Void> release = new CompletableFuture<>();
+
+    AsyncHold(LockRequest request, LockHandle handle, Map<String, Long> tokens, LockInstrumentation.Holding holding, ActiveHolds holds,
+            long listed, Runnable unmark, boolean throwOnLeaseLost) {
+        this.request = request;
+        this.handle = handle;
+        this.tokens = tokens;
+        this.holding = holding;
+        this.holds = holds;
+        this.listed = listed;
+        this.unmark = unmark;
+        this.throwOnLeaseLost = throwOnLeaseLost;
+    }
+
+    /** The fencing token of each key (for a multi-key lock: one entry, the names joined, with the largest token). */
+    public Map<String, Long> tokens() {
+        return tokens;
+    }
+
+    /** Completes with the reason when the hold is lost before it is released. */
+    public CompletionStage<String> leaseLost() {
+        return handle.leaseLost();
+    }
+
+    /**
+     * Invokes {@code call} with this hold's tokens in {@link LockContext} and its observation in scope,
+     * both on this thread and only while {@code call} runs.
+     */
+    public <T> T invoke(LockedCall<T> call) throws Throwable {
+        LockContext.enter(tokens);
+        try (AutoCloseable scope = holding.inScope()) {
+            return call.call();
+        } finally {
+            LockContext.exit();
+        }
+    }
+
+    /**
+     * Releases the hold, the first time only; later calls get the same stage. The stage fails only
+     * when the call itself succeeded ({@code failure} is {@code null}) and the lease turned out lost,
+     * with {@link LockLeaseExpiredException} (unless distributed-lock.throw-on-lease-lost=false), or
+     * when the release failed otherwise; with a {@code failure}, problems of the release are added
+     * to it as suppressed exceptions and the stage completes normally. A release Redis did not confirm
+     * is logged: the core retries it, and the lease frees the lock at the latest.
+     */
+    public CompletableFuture<Void> release(Throwable failure) {
+        if (!released.compareAndSet(false, true)) {
+            return release;
+        }
+        holds.remove(listed);
+        CompletionStage<Void> unlocked;
+        try {
+            unlocked = handle.unlockAsync();
+        } catch (RuntimeException e) {
+            unlocked = CompletableFuture.failedFuture(e);
+        }
+        unlocked.whenComplete((ok, error) -> {
+            Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+            Throwable outcome = null;
+            LockLeaseExpiredException lost = cause instanceof LockLeaseExpiredException e ? e : null;
+            try {
+                if (cause instanceof LockUnavailableException) {
+                    log.warn("Could not confirm the release of lock '{}' after {}: {}", handle.key(), request.caller(), cause.getMessage());
+                    if (failure != null) {
+                        failure.addSuppressed(cause);
+                    }
+                } else if (cause != null) {
+                    if (failure != null) {
+                        failure.addSuppressed(cause);
+                    } else if (lost == null || throwOnLeaseLost) {
+                        outcome = cause;
+                    }
+                }
+            } finally {
+                holding.released(lost);
+                unmark.run();
+            }
+            if (outcome == null) {
+                release.complete(null);
+            } else {
+                release.completeExceptionally(outcome);
+            }
+        });
+        return release;
+    }
+}

@@ -1,0 +1,341 @@
+package dev.distlock.spring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static dev.distlock.spring.HoldChecks.lockedInRedis;
+import static dev.distlock.spring.HoldChecks.nobodyElseTakesItUntilDone;
+import static dev.distlock.spring.HoldChecks.tryElsewhere;
+import static org.awaitility.Awaitility.await;
+
+import dev.distlock.core.LockAcquisitionException;
+import dev.distlock.core.LockClient;
+import dev.distlock.core.LockHandle;
+import dev.distlock.core.LockLeaseExpiredException;
+import dev.distlock.spring.annotation.DistributedLock;
+import dev.distlock.spring.annotation.OnLockFailure;
+import dev.distlock.spring.autoconfigure.DistributedLockAutoConfiguration;
+import dev.distlock.spring.autoconfigure.DistributedLockLocalAutoConfiguration;
+import dev.distlock.spring.autoconfigure.DistributedLockMetricsAutoConfiguration;
+import dev.distlock.spring.execution.ActiveHolds;
+import dev.distlock.spring.metrics.LockMetrics;
+import dev.distlock.testsupport.RedisExtension;
+import io.lettuce.core.RedisURI;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+/**
+ * {@code @DistributedLock} on methods returning CompletionStage/CompletableFuture: the lock is taken
+ * before the method runs, without blocking the caller, and held until the returned stage completes.
+ */
+class AsyncMethodTest {
+
+    @RegisterExtension
+    static final RedisExtension redis = new RedisExtension();
+
+    /** A second, independent client: stands for another instance of the service. */
+    static LockClient otherInstance;
+
+    @BeforeAll
+    static void connectOtherInstance() {
+        otherInstance = LockClient.create(RedisURI.create(redis.server().uri()));
+    }
+
+    @AfterAll
+    static void closeOtherInstance() {
+        otherInstance.close();
+    }
+
+    private ApplicationContextRunner runner() {
+        return new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(BootLine.REDIS, DistributedLockAutoConfiguration.class,
+                        DistributedLockMetricsAutoConfiguration.class))
+                .withPropertyValues("spring.data.redis.port=" + redis.server().port(), "distributed-lock.wait-time=200ms")
+                .withBean(MeterRegistry.class, SimpleMeterRegistry::new)
+                .withBean(Jobs.class);
+    }
+
+    @Test
+    void holdsTheLockUntilTheReturnedFutureCompletesTwoSecondsLaterThenFreesIt() {
+        runner().run(context -> {
+            Jobs jobs = context.getBean(Jobs.class);
+            long started = System.nanoTime();
+            CompletableFuture<Long> call = jobs.later("order:1", Duration.ofSeconds(2));
+            assertThat(call).isNotDone(); // handed back at once: the caller did not wait for the lock or the work
+            await().atMost(Duration.ofSeconds(10)).until(() -> jobs.seen().invocations.get() == 1);
+            assertThat(jobs.seen().invokedOn.get()).isNotEqualTo(Thread.currentThread().getName());
+
+            // Another instance cannot take the lock while the future is pending, at 0.5 s, 1 s, 1.5 s...
+            nobodyElseTakesItUntilDone(otherInstance, "order:1", call);
+            long token = call.get();
+            assertThat(Duration.ofNanos(System.nanoTime() - started)).isGreaterThanOrEqualTo(Duration.ofMillis(1900));
+            assertThat(token).as("LockContext.currentToken() inside the method body").isPositive();
+            await().atMost(Duration.ofSeconds(5)).until(() -> !lockedInRedis(redis.server(), "order:1"));
+            tryElsewhere(otherInstance, "order:1").orElseThrow().unlock();
+
+            MeterRegistry registry = context.getBean(MeterRegistry.class);
+            assertThat(registry.get(LockMetrics.ACQUIRE).tags("name", "Jobs.later", "outcome", "acquired").timer().count())
+                    .as("counted once, by the starter (not again by the listener)").isEqualTo(1);
+            assertThat(registry.get(LockMetrics.HELD).tags("name", "Jobs.later").timer().count()).isEqualTo(1);
+            assertThat(registry.get(LockMetrics.HELD).tags("name", "Jobs.later").timer().totalTime(TimeUnit.MILLISECONDS))
+                    .as("held until the future completed").isGreaterThanOrEqualTo(1900);
+            assertThat(context.getBean(ActiveHolds.class).size()).isZero();
+        });
+    }
+
+    @Test
+    void cancellingTheReturnedFutureWhileTheMethodRunsCancelsItsStageAndReleases() {
+        runner().run(context -> {
+            Jobs jobs = context.getBean(Jobs.class);
+            CompletableFuture<String> call = jobs.pending("order:2");
+            await().atMost(Duration.ofSeconds(10)).until(() -> jobs.seen().stage.get() != null);
+            assertThat(lockedInRedis(redis.server(), "order:2")).isTrue();
+            assertThat(context.getBean(ActiveHolds.class).list()).singleElement()
+                    .satisfies(hold -> assertThat(hold.ownerThread()).contains("owned by its lock handle"));
+
+            assertThat(call.cancel(true)).isTrue();
+
+            assertThat(jobs.seen().stage.get()).as("the method's own stage").isCancelled();
+            await().atMost(Duration.ofSeconds(5)).until(() -> !lockedInRedis(redis.server(), "order:2"));
+            tryElsewhere(otherInstance, "order:2").orElseThrow().unlock();
+            assertThat(context.getBean(ActiveHolds.class).size()).isZero();
+        });
+    }
+
+    @Test
+    void cancellingTheReturnedFutureWhileItWaitsNeverRunsTheMethodAndLeavesNothingInRedis() {
+        runner().run(context -> {
+            Jobs jobs = context.getBean(Jobs.class);
+            LockHandle elsewhere = tryElsewhere(otherInstance, "order:3").orElseThrow();
+            CompletableFuture<String> call = jobs.patient("order:3");
+            Thread.sleep(300); // let it start waiting (a wait in Redis and on the wake-up channel)
+            call.cancel(true);
+            elsewhere.unlock();
+
+            // Nothing was left behind: the lock is free for another instance at once, and stays free.
+            LockHandle next = tryElsewhere(otherInstance, "order:3").orElseThrow();
+            next.unlock();
+            assertThat(lockedInRedis(redis.server(), "order:3")).isFalse();
+            assertThat(jobs.seen().invocations.get()).isZero();
+            assertThat(context.getBean(MeterRegistry.class).get(LockMetrics.ACQUIRE).tags("name", "Jobs.patient", "outcome", "cancelled")
+                    .timer().count()).isEqualTo(1);
+        });
+    }
+
+    @Test
+    void aStageThatFailsReleasesAndTheCallerGetsItsException() {
+        runner().run(context -> {
+            Jobs jobs = context.getBean(Jobs.class);
+            CompletableFuture<String> call = jobs.pending("order:4");
+            await().atMost(Duration.ofSeconds(10)).until(() -> jobs.seen().stage.get() != null);
+            jobs.seen().stage.get().completeExceptionally(new IllegalStateException("payment declined"));
+
+            assertThatThrownBy(call::get).isInstanceOf(ExecutionException.class).hasRootCauseMessage("payment declined");
+            await().atMost(Duration.ofSeconds(5)).until(() -> !lockedInRedis(redis.server(), "order:4"));
+        });
+    }
+
+    @Test
+    void aMethodThatThrowsBeforeReturningItsStageReleasesAndFailsTheFuture() {
+        runner().run(context -> {
+            Jobs jobs = context.getBean(Jobs.class);
+            CompletableFuture<String> call = jobs.throwing("order:5").toCompletableFuture();
+            assertThatThrownBy(() -> call.get(10, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
+                    .hasRootCauseMessage("no stock");
+            await().atMost(Duration.ofSeconds(5)).until(() -> !lockedInRedis(redis.server(), "order:5"));
+            assertThat(context.getBean(ActiveHolds.class).size()).isZero();
+        });
+    }
+
+    @Test
+    void aBusyLockFailsTheFutureWithLockAcquisitionExceptionOrSkips() {
+        runner().run(context -> {
+            Jobs jobs = context.getBean(Jobs.class);
+            LockHandle elsewhere = tryElsewhere(otherInstance, "order:6").orElseThrow();
+            try {
+                CompletableFuture<String> call = jobs.pending("order:6");
+                assertThatThrownBy(() -> call.get(10, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
+                        .cause().isInstanceOf(LockAcquisitionException.class)
+                        .hasMessageContaining("Lock 'order:6' for Jobs.pending(String) is held elsewhere");
+                assertThat(jobs.skipping("order:6").get(10, TimeUnit.SECONDS)).isNull();
+                assertThat(jobs.skippingOptional("order:6").get(10, TimeUnit.SECONDS)).isEmpty();
+                assertThat(jobs.seen().invocations.get()).isZero();
+            } finally {
+                elsewhere.unlock();
+            }
+            assertThat(context.getBean(MeterRegistry.class).get(LockMetrics.ACQUIRE).tags("outcome", "timeout").timers()
+                    .stream().mapToLong(t -> t.count()).sum()).isEqualTo(3);
+        });
+    }
+
+    @Test
+    void aKeyThatDoesNotEvaluateFailsTheFutureInsteadOfThrowingAtTheCaller() {
+        runner().run(context -> {
+            Jobs jobs = context.getBean(Jobs.class);
+            CompletableFuture<String> call = jobs.pending(null);
+            assertThatThrownBy(() -> call.get(10, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
+                    .cause().isInstanceOf(IllegalArgumentException.class).hasMessageContaining("Jobs.pending(String)");
+            assertThat(jobs.seen().invocations.get()).isZero();
+        });
+    }
+
+    @Test
+    void inLocalModeTheFutureFailsSayingAsyncLocksNeedRedis() {
+        runner().withConfiguration(AutoConfigurations.of(DistributedLockLocalAutoConfiguration.class))
+                .withPropertyValues("distributed-lock.mode=local").run(context -> {
+            CompletableFuture<String> call = context.getBean(Jobs.class).pending("order:9");
+            assertThatThrownBy(() -> call.get(10, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
+                    .cause().isInstanceOf(UnsupportedOperationException.class);
+            assertThat(context.getBean(Jobs.class).seen().invocations.get()).isZero();
+        });
+    }
+
+    @Test
+    void aLostLeaseCancelsTheMethodsStageWithInterruptAndFailsTheCallerWithLeaseExpired() {
+        runner().withPropertyValues("distributed-lock.on-lease-lost=interrupt", "distributed-lock.watchdog-lease=600ms").run(context -> {
+            Jobs jobs = context.getBean(Jobs.class);
+            CompletableFuture<String> call = jobs.pending("order:7");
+            await().atMost(Duration.ofSeconds(10)).until(() -> jobs.seen().stage.get() != null);
+            otherInstance.getLock("order:7").forceUnlock(); // an operator deletes it: the watchdog finds it gone
+
+            await().atMost(Duration.ofSeconds(10)).until(() -> jobs.seen().stage.get().isCancelled());
+            assertThatThrownBy(() -> call.get(10, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
+                    .cause().isInstanceOf(LockLeaseExpiredException.class);
+        });
+    }
+
+    @Test
+    void withoutInterruptALostLeaseLetsTheStageFinishAndFailsTheCallerWithLeaseExpired() {
+        runner().withPropertyValues("distributed-lock.watchdog-lease=600ms").run(context -> {
+            Jobs jobs = context.getBean(Jobs.class);
+            CompletableFuture<String> call = jobs.pending("order:8");
+            await().atMost(Duration.ofSeconds(10)).until(() -> jobs.seen().stage.get() != null);
+            otherInstance.getLock("order:8").forceUnlock();
+            await().atMost(Duration.ofSeconds(10)).until(() -> context.getBean(MeterRegistry.class).find(LockMetrics.LOST).counter() != null);
+
+            assertThat(jobs.seen().stage.get()).isNotDone();
+            jobs.seen().stage.get().complete("done");
+            assertThatThrownBy(() -> call.get(10, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
+                    .cause().isInstanceOf(LockLeaseExpiredException.class);
+        });
+    }
+
+    @Test
+    void aThousandConcurrentCallsOnOneKeyRunOneAtATimeOnABoundedNumberOfThreads() {
+        runner().withPropertyValues("distributed-lock.wait-time=5m").run(context -> {
+            Jobs jobs = context.getBean(Jobs.class);
+            int threadsBefore = Thread.activeCount();
+            AtomicInteger maxThreads = new AtomicInteger(threadsBefore);
+            List<CompletableFuture<Integer>> calls = new ArrayList<>();
+            for (int i = 0; i < 1000; i++) {
+                calls.add(jobs.exclusive("stock:1"));
+                maxThreads.accumulateAndGet(Thread.activeCount(), Math::max);
+            }
+            CompletableFuture<Void> all = CompletableFuture.allOf(calls.toArray(CompletableFuture[]::new));
+            while (!all.isDone()) {
+                maxThreads.accumulateAndGet(Thread.activeCount(), Math::max);
+                Thread.sleep(50); // sampling the thread count, not waiting for a condition
+            }
+            all.get();
+            assertThat(jobs.seen().maxInside.get()).as("callers inside the lock at once").isEqualTo(1);
+            assertThat(jobs.seen().completed.get()).isEqualTo(1000);
+            assertThat(maxThreads.get() - threadsBefore).as("threads added while 1,000 calls waited").isLessThan(50);
+            await().atMost(Duration.ofSeconds(5)).until(() -> !lockedInRedis(redis.server(), "stock:1"));
+        });
+    }
+
+    /** What the methods saw; read through {@link Jobs#seen()}, since the bean is a class proxy whose own fields stay empty. */
+    static class Seen {
+        final AtomicInteger invocations = new AtomicInteger();
+        final AtomicReference<String> invokedOn = new AtomicReference<>();
+        final AtomicReference<CompletableFuture<String>> stage = new AtomicReference<>();
+        final AtomicInteger inside = new AtomicInteger();
+        final AtomicInteger maxInside = new AtomicInteger();
+        final AtomicInteger completed = new AtomicInteger();
+    }
+
+    public static class Jobs {
+        private final Seen seen = new Seen();
+        private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "jobs-timer");
+            t.setDaemon(true);
+            return t;
+        });
+
+        public Seen seen() {
+            return seen;
+        }
+
+        /** Completes {@code after} later with the fencing token the method body saw. */
+        @DistributedLock(key = "#key")
+        public CompletableFuture<Long> later(String key, Duration after) {
+            seen.invocations.incrementAndGet();
+            seen.invokedOn.set(Thread.currentThread().getName());
+            long token = LockContext.currentToken();
+            return CompletableFuture.supplyAsync(() -> token, CompletableFuture.delayedExecutor(after.toMillis(), TimeUnit.MILLISECONDS));
+        }
+
+        /** Returns a stage the test completes. */
+        @DistributedLock(key = "#key")
+        public CompletableFuture<String> pending(String key) {
+            seen.invocations.incrementAndGet();
+            CompletableFuture<String> work = new CompletableFuture<>();
+            seen.stage.set(work);
+            return work;
+        }
+
+        @DistributedLock(key = "#key", waitTime = "30s")
+        public CompletableFuture<String> patient(String key) {
+            seen.invocations.incrementAndGet();
+            return CompletableFuture.completedFuture("ran");
+        }
+
+        @DistributedLock(key = "#key")
+        public CompletionStage<String> throwing(String key) {
+            throw new IllegalStateException("no stock");
+        }
+
+        @DistributedLock(key = "#key", onFailure = OnLockFailure.SKIP)
+        public CompletableFuture<String> skipping(String key) {
+            seen.invocations.incrementAndGet();
+            return CompletableFuture.completedFuture("ran");
+        }
+
+        @DistributedLock(key = "#key", onFailure = OnLockFailure.SKIP)
+        public CompletableFuture<Optional<String>> skippingOptional(String key) {
+            seen.invocations.incrementAndGet();
+            return CompletableFuture.completedFuture(Optional.of("ran"));
+        }
+
+        /** Inside the lock from its invocation until its stage completes, 1 ms later, on one timer thread. */
+        @DistributedLock(key = "#key")
+        public CompletableFuture<Integer> exclusive(String key) {
+            int now = seen.inside.incrementAndGet();
+            seen.maxInside.accumulateAndGet(now, Math::max);
+            CompletableFuture<Integer> work = new CompletableFuture<>();
+            timer.schedule(() -> {
+                seen.inside.decrementAndGet();
+                seen.completed.incrementAndGet();
+                work.complete(now);
+            }, 1, TimeUnit.MILLISECONDS);
+            return work;
+        }
+    }
+}

@@ -1,0 +1,41 @@
+package dev.distlock.spring;
+
+import dev.distlock.core.LockClient;
+import dev.distlock.core.LockHandle;
+import dev.distlock.testsupport.RedisServer;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.Future;
+
+/** Looks at a lock from outside the application under test: in Redis, and from another instance's client. */
+final class HoldChecks {
+
+    private HoldChecks() {
+    }
+
+    /** Whether the lock key of {@code name} exists in Redis now. */
+    static boolean lockedInRedis(RedisServer redis, String name) {
+        return redis.command("EXISTS", "lock:{" + name + "}").equals(":1");
+    }
+
+    /** One attempt by {@code otherInstance} to take {@code name} at once. */
+    static Optional<LockHandle> tryElsewhere(LockClient otherInstance, String name) {
+        return otherInstance.getLock(name).tryLockAsync(Duration.ZERO).toCompletableFuture().join();
+    }
+
+    /**
+     * Tries every half second, until {@code call} is done, to take {@code name} from {@code otherInstance};
+     * fails when it ever succeeds while the call is still running.
+     */
+    static void nobodyElseTakesItUntilDone(LockClient otherInstance, String name, Future<?> call) throws InterruptedException {
+        while (!call.isDone()) {
+            Optional<LockHandle> stolen = tryElsewhere(otherInstance, name);
+            boolean running = !call.isDone();
+            stolen.ifPresent(LockHandle::unlock);
+            if (stolen.isPresent() && running) {
+                throw new AssertionError("another instance took " + name + " while the call was still running");
+            }
+            Thread.sleep(500); // sampling the lock from outside, not waiting for a condition
+        }
+    }
+}
