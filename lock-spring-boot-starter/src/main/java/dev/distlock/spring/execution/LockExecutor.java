@@ -202,11 +202,11 @@ public final class LockExecutor {
     }
 
     private static List<String> names(RedisLock lock, String key) {
-        return lock instanceof RedisMultiLock multi ? multi.names() : List.of(key);
+        return lock instanceof RedisMultiLock multi ? multi.keys() : List.of(key);
     }
 
     private static String keyOf(RedisLock lock, LockRequest request) {
-        return lock instanceof RedisMultiLock multi ? String.join(", ", multi.names()) : request.keys().get(0);
+        return lock instanceof RedisMultiLock multi ? String.join(", ", multi.keys()) : request.keys().get(0);
     }
 
     private static LockAcquisitionException busy(LockRequest request, String key) {
@@ -236,8 +236,8 @@ public final class LockExecutor {
             return lock.tryLock(request.waitTime(), request.leaseTime());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new LockAcquisitionException(lock.getName(), request.waitTime(),
-                    "Interrupted while waiting for lock '" + lock.getName() + "' for " + request.caller(), e);
+            throw new LockAcquisitionException(lock.getKey(), request.waitTime(),
+                    "Interrupted while waiting for lock '" + lock.getKey() + "' for " + request.caller(), e);
         } catch (LockException e) {
             throw inContext(lock, request, e);
         }
@@ -248,13 +248,13 @@ public final class LockExecutor {
         if (e instanceof LockUnavailableException) {
             // Not "busy": nobody knows who holds the lock. A distinct type, so callers can answer 503 rather than 409.
             return new LockUnavailableException("Redis did not answer while " + request.caller() + " waited up to "
-                    + request.waitTime().toMillis() + " ms for lock '" + lock.getName() + "': " + e.getMessage(), e);
+                    + request.waitTime().toMillis() + " ms for lock '" + lock.getKey() + "': " + e.getMessage(), e);
         }
         if (e instanceof LockException) {
-            return new LockException("Redis failed while acquiring lock '" + lock.getName() + "' for " + request.caller() + ": "
+            return new LockException("Redis failed while acquiring lock '" + lock.getKey() + "' for " + request.caller() + ": "
                     + e.getMessage(), e);
         }
-        return e instanceof RuntimeException r ? r : new IllegalStateException("Acquiring lock '" + lock.getName() + "' for "
+        return e instanceof RuntimeException r ? r : new IllegalStateException("Acquiring lock '" + lock.getKey() + "' for "
                 + request.caller() + " failed: " + e, e);
     }
 
@@ -277,7 +277,7 @@ public final class LockExecutor {
         } catch (LockUnavailableException e) {
             // The work is done and mutual exclusion held: the release is retried in the background and the
             // lock frees itself with its lease at the latest. Failing a finished call for that would mislead the caller.
-            log.warn("Could not confirm the release of lock '{}' after {}: {}", lock.getName(), request.caller(), e.getMessage());
+            log.warn("Could not confirm the release of lock '{}' after {}: {}", lock.getKey(), request.caller(), e.getMessage());
             if (failure != null) {
                 failure.addSuppressed(e);
             }

@@ -6,6 +6,7 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ForkJoinPool;
 import java.util.function.Supplier;
 
 /**
@@ -36,7 +37,9 @@ final class StageCall<T> {
                 cancelled();
             }
         });
-        acquiring.whenComplete((acquired, error) -> {
+        // Off the Redis client's I/O thread that completed the acquisition: the method may block before it
+        // returns its stage (even call Redis synchronously), which on that thread would stall every Redis reply.
+        acquiring.whenCompleteAsync((acquired, error) -> {
             if (error != null) {
                 result.completeExceptionally(unwrap(error));
             } else if (acquired.isEmpty()) {
@@ -48,7 +51,7 @@ final class StageCall<T> {
             } else {
                 held(acquired.get());
             }
-        });
+        }, ForkJoinPool.commonPool());
         return result;
     }
 

@@ -24,7 +24,7 @@ public final class MicrometerLockListener implements LockListener {
 
     @Override
     public void onAcquire(LockInfo lock, AcquireOutcome outcome, Duration waited) {
-        if (RecordedByStarter.onThisThread() || RecordedByStarter.isMarked(lock.name(), lock.label())) {
+        if (RecordedByStarter.onThisThread() || RecordedByStarter.isMarked(lock.key(), lock.name())) {
             return;
         }
         Timer.builder(LockMetrics.ACQUIRE).description("Time spent acquiring distributed locks")
@@ -35,7 +35,7 @@ public final class MicrometerLockListener implements LockListener {
 
     @Override
     public void onRelease(LockInfo lock, Duration held) {
-        if (RecordedByStarter.onThisThread() || RecordedByStarter.isMarked(lock.name(), lock.label())) {
+        if (RecordedByStarter.onThisThread() || RecordedByStarter.isMarked(lock.key(), lock.name())) {
             return;
         }
         Timer.builder(LockMetrics.HELD).description("Time distributed locks were held")
