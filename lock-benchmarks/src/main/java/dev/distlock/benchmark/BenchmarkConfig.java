@@ -30,8 +30,18 @@ import java.util.Properties;
  *        example {@code -Xmx512m}; none by default, so children run as plain as this JVM
  * @param output where the Markdown report is written
  */
-record BenchmarkConfig(Duration warmup, Duration processWarmup, Duration measure, int rounds, int threads, int processes, int processThreads,
-        List<Library> libraries, List<Scenario> scenarios, List<String> childJvmOptions, Path output) {
+record BenchmarkConfig(
+        Duration warmup,
+        Duration processWarmup,
+        Duration measure,
+        int rounds,
+        int threads,
+        int processes,
+        int processThreads,
+        List<Library> libraries,
+        List<Scenario> scenarios,
+        List<String> childJvmOptions,
+        Path output) {
 
     BenchmarkConfig {
         if (measure.isZero()) {
@@ -65,7 +75,8 @@ record BenchmarkConfig(Duration warmup, Duration processWarmup, Duration measure
             String a = arg.startsWith("--") ? arg.substring(2) : arg;
             int eq = a.indexOf('=');
             if (eq <= 0) {
-                throw new IllegalArgumentException("Argument '" + arg + "' is not NAME=VALUE; names: " + DEFAULTS.keySet() + ", output");
+                throw new IllegalArgumentException(
+                        "Argument '" + arg + "' is not NAME=VALUE; names: " + DEFAULTS.keySet() + ", output");
             }
             values.put(known(a.substring(0, eq)), a.substring(eq + 1));
         }
@@ -77,9 +88,18 @@ record BenchmarkConfig(Duration warmup, Duration processWarmup, Duration measure
                 positive(values.get("threads"), "threads"),
                 positive(values.get("processes"), "processes"),
                 positive(values.get("processThreads"), "processThreads"),
-                Arrays.stream(values.get("libraries").split(",")).map(Library::byId).distinct().toList(),
-                Arrays.stream(values.get("scenarios").split(",")).map(Scenario::byId).distinct().sorted().toList(),
-                Arrays.stream(values.get("childJvmOptions").trim().split("\\s+")).filter(o -> !o.isEmpty()).toList(),
+                Arrays.stream(values.get("libraries").split(","))
+                        .map(Library::byId)
+                        .distinct()
+                        .toList(),
+                Arrays.stream(values.get("scenarios").split(","))
+                        .map(Scenario::byId)
+                        .distinct()
+                        .sorted()
+                        .toList(),
+                Arrays.stream(values.get("childJvmOptions").trim().split("\\s+"))
+                        .filter(o -> !o.isEmpty())
+                        .toList(),
                 values.containsKey("output") ? Path.of(values.get("output")) : defaultOutput());
     }
 
@@ -98,7 +118,8 @@ record BenchmarkConfig(Duration warmup, Duration processWarmup, Duration measure
 
     private static String known(String name) {
         if (!DEFAULTS.containsKey(name) && !name.equals("output")) {
-            throw new IllegalArgumentException("Unknown setting '" + name + "'; known: " + DEFAULTS.keySet() + ", output");
+            throw new IllegalArgumentException(
+                    "Unknown setting '" + name + "'; known: " + DEFAULTS.keySet() + ", output");
         }
         return name;
     }
@@ -122,7 +143,8 @@ record BenchmarkConfig(Duration warmup, Duration processWarmup, Duration measure
             }
             return d;
         } catch (RuntimeException e) {
-            throw new IllegalArgumentException(name + " '" + text + "' is not a duration like 500ms, 3s, 1m or PT2S", e);
+            throw new IllegalArgumentException(
+                    name + " '" + text + "' is not a duration like 500ms, 3s, 1m or PT2S", e);
         }
     }
 

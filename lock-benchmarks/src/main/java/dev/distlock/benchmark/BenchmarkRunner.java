@@ -11,8 +11,8 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
-import java.util.Map;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.IntStream;
 
 /**
@@ -58,19 +58,29 @@ final class BenchmarkRunner implements AutoCloseable {
         for (int round = 1; round <= config.rounds(); round++) {
             for (Scenario scenario : config.scenarios()) {
                 for (Library library : config.libraries()) {
-                    log.printf("[%d/%d] %-45s %-18s ... ", round, config.rounds(), scenario.label(config), library.label);
+                    log.printf(
+                            "[%d/%d] %-45s %-18s ... ", round, config.rounds(), scenario.label(config), library.label);
                     long start = System.nanoTime();
                     RunResult r = run(scenario, library);
-                    log.printf("%,.0f ops/s, p50 %s, p99 %s, %d violations%s (%.1f s)%n", r.opsPerSecond(),
-                            Report.millis(r.p50Nanos()), Report.millis(r.p99Nanos()), r.violations(),
-                            r.ok() ? "" : ", FAILED: " + r.error(), (System.nanoTime() - start) / 1e9);
-                    runs.computeIfAbsent(scenario.name() + "/" + library.id, k -> new ArrayList<>()).add(r);
+                    log.printf(
+                            "%,.0f ops/s, p50 %s, p99 %s, %d violations%s (%.1f s)%n",
+                            r.opsPerSecond(),
+                            Report.millis(r.p50Nanos()),
+                            Report.millis(r.p99Nanos()),
+                            r.violations(),
+                            r.ok() ? "" : ", FAILED: " + r.error(),
+                            (System.nanoTime() - start) / 1e9);
+                    runs.computeIfAbsent(scenario.name() + "/" + library.id, k -> new ArrayList<>())
+                            .add(r);
                 }
             }
         }
         List<RunResult> results = new ArrayList<>();
         for (List<RunResult> pair : runs.values()) {
-            results.add(pair.stream().filter(r -> !r.ok() || r.violations() > 0).findFirst().orElseGet(() -> median(pair)));
+            results.add(pair.stream()
+                    .filter(r -> !r.ok() || r.violations() > 0)
+                    .findFirst()
+                    .orElseGet(() -> median(pair)));
         }
         return results;
     }
@@ -96,14 +106,18 @@ final class BenchmarkRunner implements AutoCloseable {
     private RunResult inProcess(Scenario scenario, Library library) throws InterruptedException {
         List<String> keys = switch (scenario) {
             case UNCONTENDED_SINGLE -> List.of("bench-key-0");
-            case UNCONTENDED_THREADS -> IntStream.range(0, config.threads()).mapToObj(i -> "bench-key-" + i).toList();
+            case UNCONTENDED_THREADS ->
+                IntStream.range(0, config.threads())
+                        .mapToObj(i -> "bench-key-" + i)
+                        .toList();
             case CONTENDED_THREADS -> Collections.nCopies(config.threads(), SHARED_KEY);
             case CONTENDED_PROCESSES -> throw new IllegalArgumentException("runs in child JVMs");
         };
         try (LockProvider provider = library.open(redis.host(), redis.port())) {
             Workload.prime(provider, "bench-prime");
             Sampler redisCounters = new Sampler();
-            Workload.Outcome o = Workload.run(provider, keys, Occupancy.local(), config.warmup(), config.measure(), redisCounters);
+            Workload.Outcome o =
+                    Workload.run(provider, keys, Occupancy.local(), config.warmup(), config.measure(), redisCounters);
             return RunResult.of(scenario, library, o.opsPerSecond(), o, redisCounters.before, redisCounters.after);
         }
     }
@@ -113,8 +127,13 @@ final class BenchmarkRunner implements AutoCloseable {
      * this JVM only coordinates, so it takes no part in the contention.
      */
     private RunResult inChildren(Library library) throws InterruptedException {
-        List<String> args = List.of("library=" + library.id, "host=" + redis.host(), "port=" + redis.port(),
-                "key=" + SHARED_KEY, "threads=" + config.processThreads(), "warmupMs=" + config.processWarmup().toMillis(),
+        List<String> args = List.of(
+                "library=" + library.id,
+                "host=" + redis.host(),
+                "port=" + redis.port(),
+                "key=" + SHARED_KEY,
+                "threads=" + config.processThreads(),
+                "warmupMs=" + config.processWarmup().toMillis(),
                 "measureMs=" + config.measure().toMillis());
         List<ChildJvm> children = new ArrayList<>();
         try {

@@ -38,7 +38,7 @@ final class ChildJvm implements AutoCloseable {
         pump(process.getInputStream(), line -> stdout.add(line), () -> stdout.add(EOF), name + "-out");
         // Forwarded through this JVM's System.err rather than inherited, so a test runner that
         // captures the parent's streams captures the children's too.
-        pump(process.getErrorStream(), line -> log.println("[" + name + "] " + line), () -> { }, name + "-err");
+        pump(process.getErrorStream(), line -> log.println("[" + name + "] " + line), () -> {}, name + "-err");
     }
 
     static ChildJvm start(String name, List<String> jvmOptions, List<String> childArgs, PrintStream log) {
@@ -71,7 +71,8 @@ final class ChildJvm implements AutoCloseable {
 
     private static boolean isBootJar(String path) {
         try (JarFile jar = new JarFile(path)) {
-            return jar.getManifest() != null && jar.getManifest().getMainAttributes().getValue("Start-Class") != null;
+            return jar.getManifest() != null
+                    && jar.getManifest().getMainAttributes().getValue("Start-Class") != null;
         } catch (IOException e) {
             return false;
         }
@@ -126,19 +127,22 @@ final class ChildJvm implements AutoCloseable {
         }
     }
 
-    private static void pump(InputStream in, java.util.function.Consumer<String> sink, Runnable atEnd, String threadName) {
-        Thread t = new Thread(() -> {
-            try (BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
-                String line;
-                while ((line = r.readLine()) != null) {
-                    sink.accept(line);
-                }
-            } catch (IOException ignored) {
-                // the process died; atEnd reports it
-            } finally {
-                atEnd.run();
-            }
-        }, threadName);
+    private static void pump(
+            InputStream in, java.util.function.Consumer<String> sink, Runnable atEnd, String threadName) {
+        Thread t = new Thread(
+                () -> {
+                    try (BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
+                        String line;
+                        while ((line = r.readLine()) != null) {
+                            sink.accept(line);
+                        }
+                    } catch (IOException ignored) {
+                        // the process died; atEnd reports it
+                    } finally {
+                        atEnd.run();
+                    }
+                },
+                threadName);
         t.setDaemon(true);
         t.start();
     }

@@ -30,8 +30,7 @@ final class ChildProcess {
     static final String GO = "GO";
     static final String RESULT = "RESULT";
 
-    private ChildProcess() {
-    }
+    private ChildProcess() {}
 
     static void main(String[] args) throws Exception {
         Map<String, String> a = new HashMap<>();
@@ -60,21 +59,28 @@ final class ChildProcess {
             if (!GO.equals(in.readLine())) {
                 return; // parent gave up before the start
             }
-            Thread orphanGuard = new Thread(() -> {
-                try {
-                    while (in.readLine() != null) {
-                        // the parent sends nothing more; wait for end of stream
-                    }
-                } catch (Exception ignored) {
-                    // stream broken: same as closed
-                }
-                Runtime.getRuntime().halt(3);
-            }, "bench-orphan-guard");
+            Thread orphanGuard = new Thread(
+                    () -> {
+                        try {
+                            while (in.readLine() != null) {
+                                // the parent sends nothing more; wait for end of stream
+                            }
+                        } catch (Exception ignored) {
+                            // stream broken: same as closed
+                        }
+                        Runtime.getRuntime().halt(3);
+                    },
+                    "bench-orphan-guard");
             orphanGuard.setDaemon(true);
             orphanGuard.start();
 
-            Workload.Outcome o = Workload.run(provider, Collections.nCopies(threads, a.get("key")),
-                    Occupancy.redis(check.sync()), warmup, measure, Workload.Window.NONE);
+            Workload.Outcome o = Workload.run(
+                    provider,
+                    Collections.nCopies(threads, a.get("key")),
+                    Occupancy.redis(check.sync()),
+                    warmup,
+                    measure,
+                    Workload.Window.NONE);
             out.println(encode(o));
         } finally {
             plain.shutdown();
@@ -83,8 +89,15 @@ final class ChildProcess {
 
     static String encode(Workload.Outcome o) {
         // The error text is last because it may contain spaces.
-        return String.join(" ", RESULT, Long.toString(o.totalOps()), Long.toString(o.measuredOps()),
-                Long.toString(o.violations()), Long.toString(o.windowNanos()), Long.toString(o.cpuNanos()), o.latency().encode(),
+        return String.join(
+                " ",
+                RESULT,
+                Long.toString(o.totalOps()),
+                Long.toString(o.measuredOps()),
+                Long.toString(o.violations()),
+                Long.toString(o.windowNanos()),
+                Long.toString(o.cpuNanos()),
+                o.latency().encode(),
                 o.error() == null ? "-" : o.error().replace('\n', ' '));
     }
 
@@ -93,7 +106,13 @@ final class ChildProcess {
         if (f.length != 8 || !f[0].equals(RESULT)) {
             throw new IllegalArgumentException("Not a child result line: " + line);
         }
-        return new Workload.Outcome(Long.parseLong(f[1]), Long.parseLong(f[2]), Long.parseLong(f[3]), Long.parseLong(f[4]),
-                Long.parseLong(f[5]), LatencyHistogram.decode(f[6]), f[7].equals("-") ? null : f[7]);
+        return new Workload.Outcome(
+                Long.parseLong(f[1]),
+                Long.parseLong(f[2]),
+                Long.parseLong(f[3]),
+                Long.parseLong(f[4]),
+                Long.parseLong(f[5]),
+                LatencyHistogram.decode(f[6]),
+                f[7].equals("-") ? null : f[7]);
     }
 }

@@ -23,8 +23,7 @@ final class CommandStats {
     /** Per-op rates below this are connection set-up and background noise, not the lock path. */
     private static final double NOISE = 0.005;
 
-    private CommandStats() {
-    }
+    private CommandStats() {}
 
     /**
      * Counters at one moment.
@@ -32,8 +31,7 @@ final class CommandStats {
      * @param calls calls per command name
      * @param cpuMicros user + system CPU the server process has used
      */
-    record Snapshot(Map<String, Long> calls, long cpuMicros) {
-    }
+    record Snapshot(Map<String, Long> calls, long cpuMicros) {}
 
     static Snapshot snapshot(RedisServerCommands<String, String> admin) {
         Map<String, Long> calls = new HashMap<>();
@@ -49,7 +47,8 @@ final class CommandStats {
         for (String line : admin.info("cpu").split("\r?\n")) {
             // used_cpu_sys / used_cpu_user of the whole server, not the _children or _main_thread lines
             if (line.startsWith("used_cpu_sys:") || line.startsWith("used_cpu_user:")) {
-                cpuSeconds += Double.parseDouble(line.substring(line.indexOf(':') + 1).trim());
+                cpuSeconds +=
+                        Double.parseDouble(line.substring(line.indexOf(':') + 1).trim());
             }
         }
         return new Snapshot(calls, Math.round(cpuSeconds * 1e6));
@@ -68,7 +67,8 @@ final class CommandStats {
         }
         after.calls().entrySet().stream()
                 .filter(e -> !OURS.contains(e.getKey()))
-                .map(e -> Map.entry(e.getKey(), (e.getValue() - before.calls().getOrDefault(e.getKey(), 0L)) / (double) ops))
+                .map(e -> Map.entry(
+                        e.getKey(), (e.getValue() - before.calls().getOrDefault(e.getKey(), 0L)) / (double) ops))
                 .filter(e -> e.getValue() >= NOISE)
                 .sorted(Map.Entry.<String, Double>comparingByValue().reversed())
                 .forEach(e -> rates.put(e.getKey(), e.getValue()));

@@ -12,6 +12,7 @@ final class LatencyHistogram {
 
     /** 2^SUB_BITS buckets per power of two: relative error below 1 / 2^SUB_BITS. */
     private static final int SUB_BITS = 6;
+
     private static final int SUB = 1 << SUB_BITS;
     private static final int BUCKETS = (64 - SUB_BITS) * SUB;
 

@@ -16,7 +16,6 @@ import org.springframework.integration.redis.util.RedisLockRegistry;
  * with no tuning: the point is what a user gets out of the box.
  */
 enum Library {
-
     DISTLOCK("distlock", "distlock") {
         @Override
         LockProvider open(String host, int port) {
@@ -42,7 +41,8 @@ enum Library {
         LockProvider open(String host, int port) {
             // Defaults: 60 s expiry without renewal, spin lock type (retries every 100 ms), shared
             // native Lettuce connection of the factory.
-            LettuceConnectionFactory factory = new LettuceConnectionFactory(new RedisStandaloneConfiguration(host, port));
+            LettuceConnectionFactory factory =
+                    new LettuceConnectionFactory(new RedisStandaloneConfiguration(host, port));
             factory.afterPropertiesSet();
             factory.start();
             RedisLockRegistry registry = new RedisLockRegistry(factory, "bench-registry");
@@ -68,8 +68,10 @@ enum Library {
     static Library byId(String id) {
         String wanted = id.trim().toLowerCase(Locale.ROOT);
         return Arrays.stream(values())
-                .filter(l -> l.id.equals(wanted) || l.label.toLowerCase(Locale.ROOT).equals(wanted))
+                .filter(l ->
+                        l.id.equals(wanted) || l.label.toLowerCase(Locale.ROOT).equals(wanted))
                 .findFirst()
-                .orElseThrow(() -> new IllegalArgumentException("Unknown library '" + id + "'; known: distlock, redisson, spring"));
+                .orElseThrow(() -> new IllegalArgumentException(
+                        "Unknown library '" + id + "'; known: distlock, redisson, spring"));
     }
 }

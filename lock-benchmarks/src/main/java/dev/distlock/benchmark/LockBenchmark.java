@@ -18,8 +18,7 @@ import java.util.List;
  */
 public final class LockBenchmark {
 
-    private LockBenchmark() {
-    }
+    private LockBenchmark() {}
 
     public static void main(String[] args) throws Exception {
         if (args.length > 0 && args[0].equals(ChildProcess.FLAG)) {
@@ -37,8 +36,7 @@ public final class LockBenchmark {
     }
 
     /** Everything one run produced. */
-    record Outcome(List<RunResult> results, String markdown) {
-    }
+    record Outcome(List<RunResult> results, String markdown) {}
 
     /** Runs the benchmark, writes the Markdown report to {@code config.output()} and returns it. */
     static Outcome run(BenchmarkConfig config, PrintStream progress) throws Exception {
@@ -46,8 +44,13 @@ public final class LockBenchmark {
         try (RedisServer redis = RedisServer.start();
                 BenchmarkRunner runner = new BenchmarkRunner(config, redis, progress)) {
             String version = runner.redisVersion();
-            progress.printf("redis-server %s on port %d; warm-up %d ms (child JVMs %d ms), measured %d ms per run%n", version,
-                    redis.port(), config.warmup().toMillis(), config.processWarmup().toMillis(), config.measure().toMillis());
+            progress.printf(
+                    "redis-server %s on port %d; warm-up %d ms (child JVMs %d ms), measured %d ms per run%n",
+                    version,
+                    redis.port(),
+                    config.warmup().toMillis(),
+                    config.processWarmup().toMillis(),
+                    config.measure().toMillis());
             List<RunResult> results = runner.runAll();
             String md = Report.markdown(config, version, results, Duration.ofNanos(System.nanoTime() - start));
             Report.write(config.output(), md);

@@ -32,7 +32,13 @@ final class Workload {
      *        I/O event loops, schedulers, JIT), or -1 when the JVM cannot tell
      * @param error first failure, or {@code null}
      */
-    record Outcome(long totalOps, long measuredOps, long violations, long windowNanos, long cpuNanos, LatencyHistogram latency,
+    record Outcome(
+            long totalOps,
+            long measuredOps,
+            long violations,
+            long windowNanos,
+            long cpuNanos,
+            LatencyHistogram latency,
             String error) {
 
         double opsPerSecond() {
@@ -42,31 +48,39 @@ final class Workload {
 
     private volatile int phase = WARMUP;
 
-    private Workload() {
-    }
+    private Workload() {}
 
     /** Told when the measured window opens and closes, to sample outside counters at the same moments. */
     interface Window {
-        Window NONE = new Window() {
-        };
+        Window NONE = new Window() {};
 
-        default void opened() {
-        }
+        default void opened() {}
 
-        default void closed() {
-        }
+        default void closed() {}
     }
 
     /**
      * @param keys one entry per thread: the key that thread locks (repeat a key to contend on it)
      */
-    static Outcome run(LockProvider provider, List<String> keys, Occupancy occupancy, Duration warmup, Duration measure,
-            Window window) throws InterruptedException {
+    static Outcome run(
+            LockProvider provider,
+            List<String> keys,
+            Occupancy occupancy,
+            Duration warmup,
+            Duration measure,
+            Window window)
+            throws InterruptedException {
         return new Workload().execute(provider, keys, occupancy, warmup, measure, window);
     }
 
-    private Outcome execute(LockProvider provider, List<String> keys, Occupancy occupancy, Duration warmup, Duration measure,
-            Window window) throws InterruptedException {
+    private Outcome execute(
+            LockProvider provider,
+            List<String> keys,
+            Occupancy occupancy,
+            Duration warmup,
+            Duration measure,
+            Window window)
+            throws InterruptedException {
         int n = keys.size();
         long[] total = new long[n];
         long[] measured = new long[n];
@@ -83,44 +97,46 @@ final class Workload {
             Occupancy.Slot slot = occupancy.slot(keys.get(i));
             LatencyHistogram hist = new LatencyHistogram();
             latencies[t] = hist;
-            Thread thread = new Thread(() -> {
-                ready.countDown();
-                long ops = 0;
-                long timed = 0;
-                long bad = 0;
-                try {
-                    go.await();
-                    while (true) {
-                        int p = phase;
-                        if (p == STOP) {
-                            break;
-                        }
-                        long start = System.nanoTime();
-                        lock.lock();
+            Thread thread = new Thread(
+                    () -> {
+                        ready.countDown();
+                        long ops = 0;
+                        long timed = 0;
+                        long bad = 0;
                         try {
-                            if (!slot.enterAndLeave()) {
-                                bad++;
+                            go.await();
+                            while (true) {
+                                int p = phase;
+                                if (p == STOP) {
+                                    break;
+                                }
+                                long start = System.nanoTime();
+                                lock.lock();
+                                try {
+                                    if (!slot.enterAndLeave()) {
+                                        bad++;
+                                    }
+                                } finally {
+                                    lock.unlock();
+                                }
+                                long took = System.nanoTime() - start;
+                                ops++;
+                                if (p == MEASURE) {
+                                    hist.record(took);
+                                    timed++;
+                                }
                             }
+                        } catch (Throwable e) {
+                            failure.compareAndSet(null, e);
+                            phase = STOP; // fail fast: the others stop at their next round
                         } finally {
-                            lock.unlock();
+                            // Written once at the end, not per round: neighbouring array slots share a cache line.
+                            total[t] = ops;
+                            measured[t] = timed;
+                            violations[t] = bad;
                         }
-                        long took = System.nanoTime() - start;
-                        ops++;
-                        if (p == MEASURE) {
-                            hist.record(took);
-                            timed++;
-                        }
-                    }
-                } catch (Throwable e) {
-                    failure.compareAndSet(null, e);
-                    phase = STOP; // fail fast: the others stop at their next round
-                } finally {
-                    // Written once at the end, not per round: neighbouring array slots share a cache line.
-                    total[t] = ops;
-                    measured[t] = timed;
-                    violations[t] = bad;
-                }
-            }, "bench-worker-" + t);
+                    },
+                    "bench-worker-" + t);
             // Daemon: a thread blocked for ever in lock() must not keep the JVM alive.
             thread.setDaemon(true);
             threads.add(thread);
@@ -152,7 +168,8 @@ final class Workload {
         if (failure.get() != null) {
             error = failure.get().toString();
         } else if (stuck > 0) {
-            error = stuck + " thread(s) still inside lock()/unlock() " + STUCK_AFTER.toSeconds() + " s after the window closed";
+            error = stuck + " thread(s) still inside lock()/unlock() " + STUCK_AFTER.toSeconds()
+                    + " s after the window closed";
         }
         LatencyHistogram latency = new LatencyHistogram();
         long totalOps = 0;

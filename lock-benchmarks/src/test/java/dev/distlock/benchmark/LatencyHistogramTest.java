@@ -39,6 +39,7 @@ class LatencyHistogramTest {
         assertThat(back.count()).isEqualTo(3);
         assertThat(back.quantile(0.5)).isEqualTo(h.quantile(0.5));
         assertThat(back.quantile(1.0)).isEqualTo(h.quantile(1.0));
-        assertThat(LatencyHistogram.decode(new LatencyHistogram().encode()).count()).isZero();
+        assertThat(LatencyHistogram.decode(new LatencyHistogram().encode()).count())
+                .isZero();
     }
 }

@@ -22,7 +22,11 @@ class LockBenchmarkSmokeTest {
     void everyScenarioRunsForEveryLibraryWithoutViolations() throws Exception {
         Path output = Path.of("target", "benchmark-smoke.md");
         BenchmarkConfig config = BenchmarkConfig.fromSystemPropertiesAndArgs(
-                "warmup=150ms", "processWarmup=300ms", "measure=300ms", "rounds=1", "output=" + output,
+                "warmup=150ms",
+                "processWarmup=300ms",
+                "measure=300ms",
+                "rounds=1",
+                "output=" + output,
                 // C1 only: the six child JVMs start in about half the time, and speed is not judged here.
                 "childJvmOptions=-XX:TieredStopAtLevel=1 -XX:+UseSerialGC");
 
@@ -36,7 +40,10 @@ class LockBenchmarkSmokeTest {
             assertThat(r.measuredOps()).as(which + " measured ops").isPositive();
             assertThat(r.opsPerSecond()).as(which + " ops/s").isPositive();
             assertThat(r.violations()).as(which + " violations").isZero();
-            assertThat(r.p99Nanos()).as(which + " p99").isGreaterThanOrEqualTo(r.p50Nanos()).isPositive();
+            assertThat(r.p99Nanos())
+                    .as(which + " p99")
+                    .isGreaterThanOrEqualTo(r.p50Nanos())
+                    .isPositive();
             // Every library needs Redis for every op except RedisLockRegistry's local hand-offs.
             assertThat(r.commandsPerOp()).as(which + " command mix").isNotEmpty();
         }
@@ -45,7 +52,8 @@ class LockBenchmarkSmokeTest {
         assertThat(covered).containsExactlyInAnyOrder(Scenario.values());
 
         String md = Files.readString(output);
-        assertThat(md).isEqualTo(outcome.markdown())
+        assertThat(md)
+                .isEqualTo(outcome.markdown())
                 .contains("| scenario | library | ops/s | p50 | p99 | violations |")
                 .contains("distlock/Redisson")
                 .contains("distlock/RedisLockRegistry");

@@ -14,6 +14,12 @@ import org.jspecify.annotations.Nullable;
  * @param interruptible whether an interrupt ends the wait ({@code lockInterruptibly}, {@code tryLock})
  * @param startNanos when the call started (System.nanoTime)
  */
-record AcquireRequest(LockKind kind, LockInfo info, LockKeys keys, String owner, @Nullable Thread thread, Lease lease,
-        boolean interruptible, long startNanos) {
-}
+record AcquireRequest(
+        LockKind kind,
+        LockInfo info,
+        LockKeys keys,
+        String owner,
+        @Nullable Thread thread,
+        Lease lease,
+        boolean interruptible,
+        long startNanos) {}

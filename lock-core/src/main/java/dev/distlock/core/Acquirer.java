@@ -36,8 +36,15 @@ final class Acquirer {
 
     private final ScheduledExecutorService timers;
 
-    Acquirer(RedisNode node, RedisCalls calls, WakeupHub hub, HoldTable holds, LeaseKeeper<Hold> keeper, Events events,
-            LockClientOptions options, ScheduledExecutorService timers) {
+    Acquirer(
+            RedisNode node,
+            RedisCalls calls,
+            WakeupHub hub,
+            HoldTable holds,
+            LeaseKeeper<Hold> keeper,
+            Events events,
+            LockClientOptions options,
+            ScheduledExecutorService timers) {
         this.timers = timers;
         this.node = node;
         this.calls = calls;
@@ -49,12 +56,16 @@ final class Acquirer {
     }
 
     /** Acquires in Redis for {@code request.owner()} until {@code deadline}; the hold, or {@code null} when the wait ran out. */
-    @Nullable Hold acquire(AcquireRequest request, long deadline) throws InterruptedException {
+    @Nullable
+    Hold acquire(AcquireRequest request, long deadline) throws InterruptedException {
         LockKind kind = request.kind();
         LockKeys keys = request.keys();
         Hold current = holds.get(kind, keys, request.owner());
         boolean reentry = current != null && current.isLive(request.startNanos());
-        ScriptArgs.Acquire args = node.acquireArgs(request.owner(), request.lease().millis(), reentry ? current.count() : 0,
+        ScriptArgs.Acquire args = node.acquireArgs(
+                request.owner(),
+                request.lease().millis(),
+                reentry ? current.count() : 0,
                 reentry ? current.grantId : Long.toString(requests.incrementAndGet()));
         boolean acquired = false;
         WaitChannel channel = null;
@@ -67,7 +78,12 @@ final class Acquirer {
                         acquired = true;
                         return hold;
                     }
-                    grant = new Grant(false, 0, 0, args.grantId(), grant.sentNanos()); // arrived after its lease: look again at once
+                    grant = new Grant(
+                            false,
+                            0,
+                            0,
+                            args.grantId(),
+                            grant.sentNanos()); // arrived after its lease: look again at once
                 }
                 long remaining = deadline - System.nanoTime();
                 if (remaining <= 0) {
@@ -85,14 +101,21 @@ final class Acquirer {
                     channel.await(Math.min(TimeUnit.MILLISECONDS.toNanos(ttlMs), remaining), request.interruptible());
                 }
                 if (request.interruptible() && Thread.interrupted()) {
-                    throw new InterruptedException("Interrupted while waiting for lock '" + request.info().key() + "'");
+                    throw new InterruptedException("Interrupted while waiting for lock '"
+                            + request.info().key() + "'");
                 }
                 grant = attempt(request, args, deadline);
             }
         } catch (LockUnavailableException e) {
             if (args.held() == 0) {
-                // Redis may have granted the lock and the reply been lost: give that grant back, whenever Redis answers.
-                node.giveBack(kind, keys, request.owner(), args.grantId(), System.nanoTime() + request.lease().nanos());
+                // Redis may have granted the lock and the reply been lost: give that grant back, whenever Redis
+                // answers.
+                node.giveBack(
+                        kind,
+                        keys,
+                        request.owner(),
+                        args.grantId(),
+                        System.nanoTime() + request.lease().nanos());
             }
             throw e;
         } finally {
@@ -152,8 +175,14 @@ final class Acquirer {
     private Grant attemptOnce(AcquireRequest request, ScriptArgs.Acquire args, long deadline) {
         long sentAt = System.nanoTime();
         ScriptArgs.Acquire call = args.withWaitMs(Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadline - sentAt)));
-        Grant grant = Grant.of(calls.call(() -> node.acquire(request.kind(), request.keys(), call), calls.stepDeadline(deadline),
-                "acquiring", request.keys()), args.grantId(), sentAt);
+        Grant grant = Grant.of(
+                calls.call(
+                        () -> node.acquire(request.kind(), request.keys(), call),
+                        calls.stepDeadline(deadline),
+                        "acquiring",
+                        request.keys()),
+                args.grantId(),
+                sentAt);
         if (grant.granted() && grant.count() == 1 && options.replicaAcks() > 0) {
             confirmReplicated(request, args, deadline);
         }
@@ -163,40 +192,60 @@ final class Acquirer {
     /** WAIT for the configured replicas after a new grant; give the grant back when too few acknowledge. */
     private void confirmReplicated(AcquireRequest request, ScriptArgs.Acquire args, long deadline) {
         LockKeys keys = request.keys();
-        long acked = calls.call(() -> node.waitForReplicas(options.replicaAcks(), options.replicaAckTimeout().toMillis()),
-                calls.stepDeadline(deadline) + options.replicaAckTimeout().toNanos(), "waiting for replicas of", keys);
+        long acked = calls.call(
+                () -> node.waitForReplicas(
+                        options.replicaAcks(), options.replicaAckTimeout().toMillis()),
+                calls.stepDeadline(deadline) + options.replicaAckTimeout().toNanos(),
+                "waiting for replicas of",
+                keys);
         if (acked < options.replicaAcks()) {
-            calls.call(() -> node.release(request.kind(), keys, args.owner(), args.grantId(), 1), calls.operationDeadline(),
-                    "giving back", keys);
+            calls.call(
+                    () -> node.release(request.kind(), keys, args.owner(), args.grantId(), 1),
+                    calls.operationDeadline(),
+                    "giving back",
+                    keys);
             throw replicasMissing(keys, acked);
         }
     }
 
     private LockException replicasMissing(LockKeys keys, long acked) {
-        return new LockException("Lock " + keys.lock() + " was granted but only " + acked + " of " + options.replicaAcks()
-                + " replica(s) acknowledged it within " + options.replicaAckTimeout().toMillis()
-                + " ms, so it was given back: check the replicas, or lower replicaAcks", null);
+        return new LockException(
+                "Lock " + keys.lock() + " was granted but only " + acked + " of " + options.replicaAcks()
+                        + " replica(s) acknowledged it within "
+                        + options.replicaAckTimeout().toMillis()
+                        + " ms, so it was given back: check the replicas, or lower replicaAcks",
+                null);
     }
 
     /**
      * Records a grant. Returns {@code null} for a grant whose reply came after its lease had already run
      * out in Redis (counted from when the request was sent): it is given back, and the caller looks again.
      */
-    @Nullable Hold granted(AcquireRequest request, Grant grant) {
+    @Nullable
+    Hold granted(AcquireRequest request, Grant grant) {
         long now = System.nanoTime();
         Lease lease = request.lease();
         Hold existing = holds.get(request.kind(), request.keys(), request.owner());
-        if (grant.count() > 1 && existing != null && existing.grantId.equals(grant.grantId()) && !existing.released
+        if (grant.count() > 1
+                && existing != null
+                && existing.grantId.equals(grant.grantId())
+                && !existing.released
                 && existing.lostReason() == null) {
             existing.reentered(lease.millis(), grant.sentNanos() + lease.nanos());
             keeper.watch(existing);
             return existing;
         }
         if (now - (grant.sentNanos() + lease.nanos()) >= 0) {
-            node.giveBack(request.kind(), request.keys(), request.owner(), grant.grantId(), now + calls.operationTimeoutNanos());
+            node.giveBack(
+                    request.kind(),
+                    request.keys(),
+                    request.owner(),
+                    grant.grantId(),
+                    now + calls.operationTimeoutNanos());
             return null;
         }
-        Hold hold = new Hold(request.kind(), request.info(), request.keys(), request.owner(), request.thread(), grant, lease);
+        Hold hold = new Hold(
+                request.kind(), request.info(), request.keys(), request.owner(), request.thread(), grant, lease);
         Hold superseded = holds.put(hold);
         if (superseded != null) {
             keeper.stop(superseded);
@@ -213,8 +262,8 @@ final class Acquirer {
      * {@code null} when the wait ran out, or exceptionally; cancelling it gives everything up.
      */
     CompletableFuture<@Nullable Hold> acquireAsync(AcquireRequest request, long deadline) {
-        ScriptArgs.Acquire args = node.acquireArgs(request.owner(), request.lease().millis(), 0,
-                Long.toString(requests.incrementAndGet()));
+        ScriptArgs.Acquire args = node.acquireArgs(
+                request.owner(), request.lease().millis(), 0, Long.toString(requests.incrementAndGet()));
         AsyncAcquisition acquisition = new AsyncAcquisition(this, request, deadline, args, timers);
         acquisition.start();
         return acquisition.result;
@@ -222,9 +271,13 @@ final class Acquirer {
 
     /** One try without waiting for it; replica acknowledgements, when asked for, are waited for in the same future. */
     CompletableFuture<List<Object>> tryAsync(AcquireRequest request, ScriptArgs.Acquire args, long deadline) {
-        ScriptArgs.Acquire call = args.withWaitMs(Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
-        CompletableFuture<List<Object>> reply = calls.callAsync(() -> node.acquire(request.kind(), request.keys(), call),
-                calls.stepDeadline(deadline), "acquiring", request.keys());
+        ScriptArgs.Acquire call =
+                args.withWaitMs(Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+        CompletableFuture<List<Object>> reply = calls.callAsync(
+                () -> node.acquire(request.kind(), request.keys(), call),
+                calls.stepDeadline(deadline),
+                "acquiring",
+                request.keys());
         if (options.replicaAcks() == 0) {
             return reply;
         }
@@ -232,8 +285,14 @@ final class Acquirer {
             if ((Long) r.get(0) != 1L || (Long) r.get(2) != 1L) {
                 return CompletableFuture.completedFuture(r);
             }
-            return calls.callAsync(() -> node.waitForReplicas(options.replicaAcks(), options.replicaAckTimeout().toMillis()),
-                    calls.stepDeadline(deadline) + options.replicaAckTimeout().toNanos(), "waiting for replicas of", request.keys())
+            return calls.callAsync(
+                            () -> node.waitForReplicas(
+                                    options.replicaAcks(),
+                                    options.replicaAckTimeout().toMillis()),
+                            calls.stepDeadline(deadline)
+                                    + options.replicaAckTimeout().toNanos(),
+                            "waiting for replicas of",
+                            request.keys())
                     .thenApply(acked -> {
                         if (acked < options.replicaAcks()) {
                             giveBack(request, args.grantId());
@@ -252,7 +311,12 @@ final class Acquirer {
     }
 
     void giveBack(AcquireRequest request, String grantId) {
-        node.giveBack(request.kind(), request.keys(), request.owner(), grantId, System.nanoTime() + request.lease().nanos());
+        node.giveBack(
+                request.kind(),
+                request.keys(),
+                request.owner(),
+                grantId,
+                System.nanoTime() + request.lease().nanos());
     }
 
     void timedOut(AcquireRequest request) {
@@ -284,8 +348,11 @@ final class Acquirer {
         if (!request.kind().leavesWhenGivingUp() || calls.isClosed()) {
             return;
         }
-        calls.inBackground(() -> node.gaveUp(request.kind(), request.keys(), request.owner()),
-                System.nanoTime() + calls.operationTimeoutNanos(), "leaving the queue of", request.keys());
+        calls.inBackground(
+                () -> node.gaveUp(request.kind(), request.keys(), request.owner()),
+                System.nanoTime() + calls.operationTimeoutNanos(),
+                "leaving the queue of",
+                request.keys());
     }
 
     /** Leaves a fair queue (or whatever the kind does on giving up), waiting briefly: Redis may not answer. */
@@ -294,10 +361,16 @@ final class Acquirer {
             return;
         }
         try {
-            calls.call(() -> node.gaveUp(request.kind(), request.keys(), request.owner()), System.nanoTime() + RedisCalls.MIN_STEP_NANOS, "leaving the queue of", request.keys());
+            calls.call(
+                    () -> node.gaveUp(request.kind(), request.keys(), request.owner()),
+                    System.nanoTime() + RedisCalls.MIN_STEP_NANOS,
+                    "leaving the queue of",
+                    request.keys());
         } catch (LockException e) {
             // The acquire ends anyway and its own outcome matters more; the queue place expires with its deadline.
-            log.warn("Could not leave the queue of lock {}; the place expires by itself within seconds: {}", request.keys().lock(),
+            log.warn(
+                    "Could not leave the queue of lock {}; the place expires by itself within seconds: {}",
+                    request.keys().lock(),
                     e.toString());
         }
     }

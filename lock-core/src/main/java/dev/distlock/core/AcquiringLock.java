@@ -27,7 +27,8 @@ abstract class AcquiringLock implements RedisLock {
      * @param lease a fixed lease, or {@code null} for the watchdog lease
      * @return whether the lock was granted
      */
-    abstract boolean acquire(@Nullable Duration wait, @Nullable Duration lease, boolean interruptible) throws InterruptedException;
+    abstract boolean acquire(@Nullable Duration wait, @Nullable Duration lease, boolean interruptible)
+            throws InterruptedException;
 
     /**
      * One acquisition for a new handle, without blocking a thread.
@@ -40,7 +41,8 @@ abstract class AcquiringLock implements RedisLock {
 
     @Override
     public CompletionStage<LockHandle> lockAsync() {
-        return Futures.derive(acquireAsync(null, null), Optional::orElseThrow, handle -> handle.ifPresent(LockHandle::unlockAsync));
+        return Futures.derive(
+                acquireAsync(null, null), Optional::orElseThrow, handle -> handle.ifPresent(LockHandle::unlockAsync));
     }
 
     @Override

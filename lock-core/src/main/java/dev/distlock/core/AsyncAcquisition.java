@@ -29,7 +29,12 @@ final class AsyncAcquisition {
     private @Nullable CompletableFuture<?> call;
     private @Nullable CompletableFuture<Boolean> sleep;
 
-    AsyncAcquisition(Acquirer acquirer, AcquireRequest request, long deadline, ScriptArgs.Acquire args, ScheduledExecutorService timers) {
+    AsyncAcquisition(
+            Acquirer acquirer,
+            AcquireRequest request,
+            long deadline,
+            ScriptArgs.Acquire args,
+            ScheduledExecutorService timers) {
         this.acquirer = acquirer;
         this.request = request;
         this.deadline = deadline;
@@ -64,7 +69,8 @@ final class AsyncAcquisition {
         }
         reply.whenComplete((r, error) -> {
             Throwable cause = error == null ? null : RedisCalls.unwrap(error);
-            if (cause instanceof LockUnavailableException && RedisCalls.refusedForNow(cause.getCause())
+            if (cause instanceof LockUnavailableException
+                    && RedisCalls.refusedForNow(cause.getCause())
                     && deadline - System.nanoTime() > 0) {
                 attempt(); // Redis refuses only for now (a slot migrating, a failover): ride it out within the wait
             } else if (error != null) {
@@ -101,8 +107,11 @@ final class AsyncAcquisition {
                 channel = acquirer.join(request);
                 // Try again once Redis confirmed the subscription (a release after that is never missed), or
                 // after the operation timeout: waiting still works without it, each sleep bounded by the TTL.
-                next = channel.subscribed().copy()
-                        .orTimeout(Math.max(1, Math.min(remaining, acquirer.operationTimeoutNanos())), TimeUnit.NANOSECONDS);
+                next = channel.subscribed()
+                        .copy()
+                        .orTimeout(
+                                Math.max(1, Math.min(remaining, acquirer.operationTimeoutNanos())),
+                                TimeUnit.NANOSECONDS);
             } else {
                 // The holder's TTL bounds the sleep, as in Acquirer.
                 long ttlMs = grant.ttlMs() >= 0 ? Math.max(1, grant.ttlMs()) : acquirer.watchdogLeaseMs();

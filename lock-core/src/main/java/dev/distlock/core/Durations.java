@@ -15,8 +15,7 @@ final class Durations {
     /** The longest wait accepted: 365 days; wait for ever with {@code lock()} instead. */
     static final Duration MAX_WAIT = Duration.ofDays(365);
 
-    private Durations() {
-    }
+    private Durations() {}
 
     static Duration requireBetween(Duration value, Duration min, Duration max, String what) {
         Objects.requireNonNull(value, () -> what + " must not be null");
@@ -52,8 +51,9 @@ final class Durations {
                     + " (leave it out to use the watchdog)");
         }
         if (lease.compareTo(MAX_LEASE) > 0) {
-            throw new IllegalArgumentException("lease of lock '" + lockName + "' must be at most " + describe(MAX_LEASE) + ", got "
-                    + lease + " (leave it out to use the watchdog, which renews a short lease while the holder runs)");
+            throw new IllegalArgumentException(
+                    "lease of lock '" + lockName + "' must be at most " + describe(MAX_LEASE) + ", got " + lease
+                            + " (leave it out to use the watchdog, which renews a short lease while the holder runs)");
         }
         return lease;
     }

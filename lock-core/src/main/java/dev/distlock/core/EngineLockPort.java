@@ -25,7 +25,8 @@ final class EngineLockPort implements LockPort<Hold> {
     }
 
     @Override
-    public @Nullable Hold acquire(String owner, @Nullable Duration wait, @Nullable Duration lease, boolean interruptible)
+    public @Nullable Hold acquire(
+            String owner, @Nullable Duration wait, @Nullable Duration lease, boolean interruptible)
             throws InterruptedException {
         return engine.acquire(kind, info, keys, owner, wait, lease, interruptible);
     }

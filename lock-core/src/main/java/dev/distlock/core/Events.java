@@ -29,7 +29,10 @@ final class Events {
 
     /** An acquire that ended with {@code error}: unavailable when Redis did not answer, else an error. */
     void failed(LockInfo info, Throwable error, long startNanos) {
-        acquire(info, error instanceof LockUnavailableException ? AcquireOutcome.UNAVAILABLE : AcquireOutcome.ERROR, startNanos);
+        acquire(
+                info,
+                error instanceof LockUnavailableException ? AcquireOutcome.UNAVAILABLE : AcquireOutcome.ERROR,
+                startNanos);
     }
 
     void release(LockInfo info, Duration heldFor) {

@@ -38,17 +38,33 @@ final class FairKind extends LockKind {
 
     @Override
     CompletableFuture<List<Object>> acquire(ScriptRunner scripts, LockKeys keys, ScriptArgs.Acquire a) {
-        return scripts.array(LockScript.FAIR_ACQUIRE, new String[] {keys.lock(), keys.queue(), keys.timeouts(), keys.fence()}, a.owner(),
-                Long.toString(a.leaseMs()), Long.toString(a.fenceTtlMs()), Integer.toString(a.held()), a.grantId(),
-                Long.toString(a.waitMs()), recheckMs, marginMs, keys.waiterChannelPrefix(), wakeMessage(a.owner()));
+        return scripts.array(
+                LockScript.FAIR_ACQUIRE,
+                new String[] {keys.lock(), keys.queue(), keys.timeouts(), keys.fence()},
+                a.owner(),
+                Long.toString(a.leaseMs()),
+                Long.toString(a.fenceTtlMs()),
+                Integer.toString(a.held()),
+                a.grantId(),
+                Long.toString(a.waitMs()),
+                recheckMs,
+                marginMs,
+                keys.waiterChannelPrefix(),
+                wakeMessage(a.owner()));
     }
 
     @Override
     CompletableFuture<Long> release(ScriptRunner scripts, LockKeys keys, ScriptArgs.Release r) {
         // The engine wakes local waiters of keys.channel() itself, but fair waiters listen on their own channels:
         // the published message is their only wake-up, so even this client must act on it.
-        return scripts.integer(LockScript.FAIR_RELEASE, new String[] {keys.lock(), keys.queue(), keys.timeouts(), keys.note(r.owner())}, r.owner(),
-                r.grantId(), Integer.toString(r.held()), keys.waiterChannelPrefix(), WakeupHub.directed(r.wakeMessage()),
+        return scripts.integer(
+                LockScript.FAIR_RELEASE,
+                new String[] {keys.lock(), keys.queue(), keys.timeouts(), keys.note(r.owner())},
+                r.owner(),
+                r.grantId(),
+                Integer.toString(r.held()),
+                keys.waiterChannelPrefix(),
+                WakeupHub.directed(r.wakeMessage()),
                 Long.toString(r.noteTtlMs()));
     }
 
@@ -73,8 +89,12 @@ final class FairKind extends LockKind {
 
     @Override
     CompletableFuture<?> gaveUp(ScriptRunner scripts, LockKeys keys, String owner) {
-        return scripts.integer(LockScript.FAIR_LEAVE, new String[] {keys.lock(), keys.queue(), keys.timeouts()}, owner,
-                keys.waiterChannelPrefix(), wakeMessage(owner));
+        return scripts.integer(
+                LockScript.FAIR_LEAVE,
+                new String[] {keys.lock(), keys.queue(), keys.timeouts()},
+                owner,
+                keys.waiterChannelPrefix(),
+                wakeMessage(owner));
     }
 
     /**

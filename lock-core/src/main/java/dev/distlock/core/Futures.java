@@ -7,8 +7,7 @@ import java.util.function.Function;
 /** Helpers for the futures of async acquisitions. */
 final class Futures {
 
-    private Futures() {
-    }
+    private Futures() {}
 
     /**
      * {@code source} mapped by {@code map}, for handing a caller a stage it may cancel. Cancelling the

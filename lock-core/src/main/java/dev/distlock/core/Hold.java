@@ -18,7 +18,15 @@ final class Hold extends LeaseState {
 
     /** A hold from {@code grant}, valid for {@code lease} from when the granting request was sent. */
     Hold(LockKind kind, LockInfo info, LockKeys keys, String owner, @Nullable Thread thread, Grant grant, Lease lease) {
-        super(info, owner, thread, grant.token(), grant.grantId(), (int) grant.count(), lease, grant.sentNanos(),
+        super(
+                info,
+                owner,
+                thread,
+                grant.token(),
+                grant.grantId(),
+                (int) grant.count(),
+                lease,
+                grant.sentNanos(),
                 grant.sentNanos() + lease.nanos());
         this.kind = kind;
         this.keys = keys;

@@ -14,7 +14,8 @@ final class HoldTable {
     private final LocalGates gates = new LocalGates();
 
     /** The hold {@code owner} has on {@code keys} in this client, or {@code null}. */
-    @Nullable Hold get(LockKind kind, LockKeys keys, String owner) {
+    @Nullable
+    Hold get(LockKind kind, LockKeys keys, String owner) {
         return holds.get(holdId(kind, keys, owner));
     }
 
@@ -23,7 +24,8 @@ final class HoldTable {
      * expired there) and the new hold takes over its place in the local gate; returns the superseded
      * hold, or {@code null}.
      */
-    @Nullable Hold put(Hold hold) {
+    @Nullable
+    Hold put(Hold hold) {
         Hold existing = holds.put(holdId(hold.kind, hold.keys, hold.owner), hold);
         if (existing == null || existing.released) {
             return null;

@@ -60,16 +60,25 @@ final class LeaseKeeper<H extends LeaseState> implements AutoCloseable {
      * @param what how logs name a lock of this kind ({@code Lock}, {@code RedLock})
      * @param holds the holds to keep, read on every watchdog round
      */
-    LeaseKeeper(String what, ScheduledExecutorService timers, LockClientOptions options, Events events,
-            Supplier<Collection<H>> holds, Renewer<H> renewer) {
+    LeaseKeeper(
+            String what,
+            ScheduledExecutorService timers,
+            LockClientOptions options,
+            Events events,
+            Supplier<Collection<H>> holds,
+            Renewer<H> renewer) {
         this.what = what;
         this.timers = timers;
         this.events = events;
         this.interruptOnLoss = options.interruptOnLeaseLost();
         this.watchdogLeaseMs = options.watchdogLease().toMillis();
         this.renewer = renewer;
-        this.watchdog = new LeaseWatchdog(timers, options.watchdogLease(),
-                () -> holds.get().stream().<LeaseWatchdog.Lease>map(Watched::new).toList());
+        this.watchdog = new LeaseWatchdog(
+                timers,
+                options.watchdogLease(),
+                () -> holds.get().stream()
+                        .<LeaseWatchdog.Lease>map(Watched::new)
+                        .toList());
     }
 
     long watchdogLeaseMs() {
@@ -83,15 +92,18 @@ final class LeaseKeeper<H extends LeaseState> implements AutoCloseable {
         }
         stop(hold);
         try {
-            hold.leaseTimer = timers.schedule(() -> {
-                if (!hold.released && hold.lostReason() == null) {
-                    if (System.nanoTime() - hold.validUntilNanos < 0) {
-                        watch(hold); // re-entered with a later lease meanwhile
-                    } else {
-                        lost(hold, "its " + hold.lease().describe() + " ran out while it was still held");
-                    }
-                }
-            }, Math.max(0, hold.validUntilNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
+            hold.leaseTimer = timers.schedule(
+                    () -> {
+                        if (!hold.released && hold.lostReason() == null) {
+                            if (System.nanoTime() - hold.validUntilNanos < 0) {
+                                watch(hold); // re-entered with a later lease meanwhile
+                            } else {
+                                lost(hold, "its " + hold.lease().describe() + " ran out while it was still held");
+                            }
+                        }
+                    },
+                    Math.max(0, hold.validUntilNanos - System.nanoTime()),
+                    TimeUnit.NANOSECONDS);
         } catch (RejectedExecutionException e) {
             log.debug("Client closing: lease of {} '{}' not watched", what, hold.info.key());
         }
@@ -108,7 +120,12 @@ final class LeaseKeeper<H extends LeaseState> implements AutoCloseable {
     /** Reports a hold lost, once: WARN, listeners, and an interrupt of its thread when the client asked for it. */
     void lost(LeaseState hold, String reason) {
         if (hold.markLost(reason)) {
-            log.warn("{} '{}' was lost while held (owner {}, fencing token {}): {}", what, hold.info.key(), hold.owner, hold.token,
+            log.warn(
+                    "{} '{}' was lost while held (owner {}, fencing token {}): {}",
+                    what,
+                    hold.info.key(),
+                    hold.owner,
+                    hold.token,
                     reason);
             events.leaseLost(hold.info, reason);
             Thread owner = hold.thread;
@@ -127,13 +144,20 @@ final class LeaseKeeper<H extends LeaseState> implements AutoCloseable {
         }
         events.renewal(hold.info, renewal.outcome());
         switch (renewal.outcome()) {
-            case RENEWED -> { }
+            case RENEWED -> {}
             case LOST -> lost(hold, renewal.detail());
             default -> {
                 if (System.nanoTime() - hold.validUntilNanos > 0) {
-                    lost(hold, "no renewal was confirmed before the " + hold.lease().describe() + " ran out (" + renewal.detail() + ")");
+                    lost(
+                            hold,
+                            "no renewal was confirmed before the "
+                                    + hold.lease().describe() + " ran out (" + renewal.detail() + ")");
                 } else {
-                    log.warn("Renewing {} '{}' failed, retrying while the lease lasts: {}", what, hold.info.key(), renewal.detail());
+                    log.warn(
+                            "Renewing {} '{}' failed, retrying while the lease lasts: {}",
+                            what,
+                            hold.info.key(),
+                            renewal.detail());
                     retrySoon(hold);
                 }
             }
@@ -146,13 +170,16 @@ final class LeaseKeeper<H extends LeaseState> implements AutoCloseable {
      */
     private void retrySoon(H hold) {
         try {
-            timers.schedule(() -> {
-                long now = System.nanoTime();
-                Watched watched = new Watched(hold);
-                if (watched.dueForRenewal(now)) {
-                    watched.renew(now);
-                }
-            }, Math.max(1, Math.min(200, watchdogLeaseMs / 10)), TimeUnit.MILLISECONDS);
+            timers.schedule(
+                    () -> {
+                        long now = System.nanoTime();
+                        Watched watched = new Watched(hold);
+                        if (watched.dueForRenewal(now)) {
+                            watched.renew(now);
+                        }
+                    },
+                    Math.max(1, Math.min(200, watchdogLeaseMs / 10)),
+                    TimeUnit.MILLISECONDS);
         } catch (RejectedExecutionException e) {
             log.debug("Client closing: renewal of {} '{}' not retried", what, hold.info.key());
         }
@@ -174,7 +201,10 @@ final class LeaseKeeper<H extends LeaseState> implements AutoCloseable {
             if (now - hold.validUntilNanos > 0) {
                 // No renewal confirmed for a whole lease: Redis may have let the key expire. Do not wait
                 // for a command time-out to say so.
-                lost(hold, "no renewal was confirmed within the " + hold.lease().describe() + " (Redis unreachable or stalled)");
+                lost(
+                        hold,
+                        "no renewal was confirmed within the " + hold.lease().describe()
+                                + " (Redis unreachable or stalled)");
                 return false;
             }
             return true;
@@ -188,8 +218,8 @@ final class LeaseKeeper<H extends LeaseState> implements AutoCloseable {
             } catch (RuntimeException e) {
                 renewal = CompletableFuture.failedFuture(e);
             }
-            renewal.whenComplete((result, error) -> renewed(hold, sentAt,
-                    error == null ? result : Renewal.failed(String.valueOf(RedisCalls.unwrap(error)))));
+            renewal.whenComplete((result, error) -> renewed(
+                    hold, sentAt, error == null ? result : Renewal.failed(String.valueOf(RedisCalls.unwrap(error)))));
         }
     }
 

@@ -25,6 +25,7 @@ abstract class LeaseState {
     final @Nullable Thread thread;
     /** Completes with the reason when the hold is lost while held (never when it is released first). */
     final CompletableFuture<String> lost = new CompletableFuture<>();
+
     private final AtomicInteger count;
     private final AtomicReference<String> lostReason = new AtomicReference<>();
     private volatile Lease lease;
@@ -33,12 +34,21 @@ abstract class LeaseState {
      * sent (never from the reply, so a late reply cannot make a hold look longer than Redis keeps it).
      */
     volatile long validUntilNanos;
+
     volatile boolean released;
     /** The timer that reports a fixed lease running out while held; {@code null} for watchdog leases. */
     volatile Future<?> leaseTimer;
 
-    LeaseState(LockInfo info, String owner, @Nullable Thread thread, long token, String grantId, int count, Lease lease,
-            long sentNanos, long validUntilNanos) {
+    LeaseState(
+            LockInfo info,
+            String owner,
+            @Nullable Thread thread,
+            long token,
+            String grantId,
+            int count,
+            Lease lease,
+            long sentNanos,
+            long validUntilNanos) {
         this.info = info;
         this.thread = thread;
         this.owner = owner;

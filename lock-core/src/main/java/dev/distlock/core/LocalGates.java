@@ -67,9 +67,11 @@ final class LocalGates {
          * fifth less throughput). Waiters park without polling, so none is starved for long.
          */
         private final Semaphore permit = new Semaphore(1);
+
         private final LocalGates owner;
         /** The hold that owns the permit, once granted in Redis. */
         volatile Hold holder;
+
         private int users; // guarded by the map's lock for this key
 
         Gate(LocalGates owner) {
@@ -100,8 +102,11 @@ final class LocalGates {
                     // Sleep until the permit comes or the holder's lease ends (it may be lost): no polling, which
                     // with thousands of waiters (virtual threads) would cost more than the lock itself. Without a
                     // holder yet (the permit's thread is still waiting in Redis), look again now and then.
-                    long slice = Math.min(remaining, current == null ? RECHECK_NANOS
-                            : Math.max(0, current.validUntilNanos - now) + TimeUnit.MILLISECONDS.toNanos(1));
+                    long slice = Math.min(
+                            remaining,
+                            current == null
+                                    ? RECHECK_NANOS
+                                    : Math.max(0, current.validUntilNanos - now) + TimeUnit.MILLISECONDS.toNanos(1));
                     try {
                         if (permit.tryAcquire(slice, TimeUnit.NANOSECONDS)) {
                             return Pass.PERMIT;

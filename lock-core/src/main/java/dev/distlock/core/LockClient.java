@@ -46,7 +46,8 @@ public final class LockClient implements AutoCloseable {
     /** Connects to {@code uri}; the client owns (and closes) its connections. */
     public static LockClient create(RedisURI uri, LockClientOptions options) {
         Objects.requireNonNull(uri, "uri must not be null");
-        return new LockClient(RedisConnections.open(RedisClient.create(uri), true), Objects.requireNonNull(options, "options"));
+        return new LockClient(
+                RedisConnections.open(RedisClient.create(uri), true), Objects.requireNonNull(options, "options"));
     }
 
     /**
@@ -122,7 +123,8 @@ public final class LockClient implements AutoCloseable {
     public RedisReadWriteLock getReadWriteLock(String key, @Nullable String name) {
         LockKeys.requireName(key, options);
         String shownAs = name == null ? key : name;
-        return new ThreadBoundReadWriteLock(key,
+        return new ThreadBoundReadWriteLock(
+                key,
                 threadBound(ReadWriteKind.READ, new LockInfo(key, shownAs, LockType.READ)),
                 threadBound(ReadWriteKind.WRITE, new LockInfo(key, shownAs, LockType.WRITE)));
     }
@@ -142,7 +144,11 @@ public final class LockClient implements AutoCloseable {
         if (keys == null || keys.isEmpty()) {
             throw new IllegalArgumentException("a multi-lock needs at least one lock key");
         }
-        List<String> sorted = keys.stream().map(k -> LockKeys.requireName(k, options)).distinct().sorted().toList();
+        List<String> sorted = keys.stream()
+                .map(k -> LockKeys.requireName(k, options))
+                .distinct()
+                .sorted()
+                .toList();
         List<RedisLock> locks = sorted.stream().map(k -> getLock(k, name)).toList();
         return new MultiLock(sorted, locks);
     }

@@ -117,8 +117,7 @@ public final class LockClientOptions {
         private int maxKeyLength = DEFAULT_MAX_KEY_LENGTH;
         private Duration operationTimeout = DEFAULT_OPERATION_TIMEOUT;
 
-        private Builder() {
-        }
+        private Builder() {}
 
         /**
          * How long one lock operation waits for Redis, retries of transient errors (a failover's
@@ -129,7 +128,8 @@ public final class LockClientOptions {
          * which only matters when it is shorter: its time-outs are then retried within this bound.
          */
         public Builder operationTimeout(Duration timeout) {
-            this.operationTimeout = Durations.requireBetween(timeout, Duration.ofMillis(10), Duration.ofHours(1), "operationTimeout");
+            this.operationTimeout =
+                    Durations.requireBetween(timeout, Duration.ofMillis(10), Duration.ofHours(1), "operationTimeout");
             return this;
         }
 
@@ -146,7 +146,8 @@ public final class LockClientOptions {
                 throw new IllegalArgumentException("replicaAcks must not be negative, got " + replicas);
             }
             this.replicaAcks = replicas;
-            this.replicaAckTimeout = Durations.requireBetween(timeout, Duration.ofMillis(1), Duration.ofHours(1), "replicaAckTimeout");
+            this.replicaAckTimeout =
+                    Durations.requireBetween(timeout, Duration.ofMillis(1), Duration.ofHours(1), "replicaAckTimeout");
             return this;
         }
 
@@ -179,14 +180,16 @@ public final class LockClientOptions {
             Objects.requireNonNull(keyPrefix, "keyPrefix must not be null");
             for (int i = 0; i < keyPrefix.length(); i++) {
                 if (Character.isISOControl(keyPrefix.charAt(i))) {
-                    throw new IllegalArgumentException("keyPrefix " + LockKeys.abbreviate(keyPrefix) + " contains the control character "
-                            + String.format("U+%04X", (int) keyPrefix.charAt(i)) + " at index " + i
-                            + ": it would reach every Redis key and log line; use printable characters");
+                    throw new IllegalArgumentException(
+                            "keyPrefix " + LockKeys.abbreviate(keyPrefix) + " contains the control character "
+                                    + String.format("U+%04X", (int) keyPrefix.charAt(i)) + " at index " + i
+                                    + ": it would reach every Redis key and log line; use printable characters");
                 }
             }
             if (keyPrefix.indexOf('{') >= 0 || keyPrefix.indexOf('}') >= 0) {
-                throw new IllegalArgumentException("keyPrefix '" + keyPrefix
-                        + "' must not contain '{' or '}': the lock name is wrapped in braces as the Redis Cluster hash tag");
+                throw new IllegalArgumentException(
+                        "keyPrefix '" + keyPrefix
+                                + "' must not contain '{' or '}': the lock name is wrapped in braces as the Redis Cluster hash tag");
             }
             this.keyPrefix = keyPrefix;
             return this;
@@ -194,13 +197,15 @@ public final class LockClientOptions {
 
         /** Lease of locks taken without one; the watchdog renews it every third. 30 ms to 365 days. */
         public Builder watchdogLease(Duration watchdogLease) {
-            this.watchdogLease = Durations.requireBetween(watchdogLease, Duration.ofMillis(30), Durations.MAX_LEASE, "watchdogLease");
+            this.watchdogLease = Durations.requireBetween(
+                    watchdogLease, Duration.ofMillis(30), Durations.MAX_LEASE, "watchdogLease");
             return this;
         }
 
         /** How long a lock's fencing counter is kept after its last grant. One minute to 3650 days. */
         public Builder fencingCounterTtl(Duration ttl) {
-            this.fencingCounterTtl = Durations.requireBetween(ttl, Duration.ofMinutes(1), Duration.ofDays(3650), "fencingCounterTtl");
+            this.fencingCounterTtl =
+                    Durations.requireBetween(ttl, Duration.ofMinutes(1), Duration.ofDays(3650), "fencingCounterTtl");
             return this;
         }
 

@@ -36,8 +36,9 @@ final class LockEngine implements AutoCloseable {
     LockEngine(RedisConnections redis, LockClientOptions options) {
         if (options.replicaAcks() > 0 && redis.base == null) {
             redis.close();
-            throw new IllegalArgumentException("replicaAcks needs a standalone or Sentinel Redis: on Redis Cluster, WAIT cannot"
-                    + " target the node that holds each lock; set replicaAcks to 0");
+            throw new IllegalArgumentException(
+                    "replicaAcks needs a standalone or Sentinel Redis: on Redis Cluster, WAIT cannot"
+                            + " target the node that holds each lock; set replicaAcks to 0");
         }
         this.redis = redis;
         this.hub = new WakeupHub(redis.pubSub, clientId);
@@ -71,13 +72,28 @@ final class LockEngine implements AutoCloseable {
      * @param lease explicit lease, or {@code null} for the watchdog lease
      * @return the hold, or {@code null} when the wait ran out
      */
-    @Nullable Hold acquire(LockKind kind, LockInfo info, LockKeys keys, String owner, @Nullable Duration wait, @Nullable Duration lease,
+    @Nullable
+    Hold acquire(
+            LockKind kind,
+            LockInfo info,
+            LockKeys keys,
+            String owner,
+            @Nullable Duration wait,
+            @Nullable Duration lease,
             boolean interruptible)
             throws InterruptedException {
         long start = System.nanoTime();
-        AcquireRequest request = new AcquireRequest(kind, info, keys, owner, Thread.currentThread(),
-                Lease.of(lease, keeper.watchdogLeaseMs()), interruptible, start);
-        long deadline = wait == null || wait.compareTo(FOREVER) >= 0 ? start + Long.MAX_VALUE / 2 : start + wait.toNanos();
+        AcquireRequest request = new AcquireRequest(
+                kind,
+                info,
+                keys,
+                owner,
+                Thread.currentThread(),
+                Lease.of(lease, keeper.watchdogLeaseMs()),
+                interruptible,
+                start);
+        long deadline =
+                wait == null || wait.compareTo(FOREVER) >= 0 ? start + Long.MAX_VALUE / 2 : start + wait.toNanos();
         try {
             if (calls.isClosed()) {
                 throw calls.closedException();
@@ -130,22 +146,31 @@ final class LockEngine implements AutoCloseable {
     }
 
     /** The hold {@code owner} has on {@code keys} in this client, or {@code null}. */
-    @Nullable Hold hold(LockKind kind, LockKeys keys, String owner) {
+    @Nullable
+    Hold hold(LockKind kind, LockKeys keys, String owner) {
         return holds.get(kind, keys, owner);
     }
 
     /**
      * Acquires for a handle (a new owner) without blocking a thread; see {@link Acquirer#acquireAsync}.
      */
-    CompletableFuture<@Nullable Hold> acquireAsync(LockKind kind, LockInfo info, LockKeys keys, @Nullable Duration wait,
-            @Nullable Duration lease) {
+    CompletableFuture<@Nullable Hold> acquireAsync(
+            LockKind kind, LockInfo info, LockKeys keys, @Nullable Duration wait, @Nullable Duration lease) {
         long start = System.nanoTime();
-        AcquireRequest request = new AcquireRequest(kind, info, keys, clientId + ":h" + handles.incrementAndGet(), null,
-                Lease.of(lease, keeper.watchdogLeaseMs()), true, start);
+        AcquireRequest request = new AcquireRequest(
+                kind,
+                info,
+                keys,
+                clientId + ":h" + handles.incrementAndGet(),
+                null,
+                Lease.of(lease, keeper.watchdogLeaseMs()),
+                true,
+                start);
         if (calls.isClosed()) {
             return CompletableFuture.failedFuture(calls.closedException());
         }
-        long deadline = wait == null || wait.compareTo(FOREVER) >= 0 ? start + Long.MAX_VALUE / 2 : start + wait.toNanos();
+        long deadline =
+                wait == null || wait.compareTo(FOREVER) >= 0 ? start + Long.MAX_VALUE / 2 : start + wait.toNanos();
         return acquirer.acquireAsync(request, deadline);
     }
 
@@ -173,8 +198,10 @@ final class LockEngine implements AutoCloseable {
                 renewal.cancel(true);
                 return LeaseKeeper.Renewal.failed("Redis did not answer: " + RedisCalls.unwrap(error));
             }
-            return result == 1L ? LeaseKeeper.Renewal.renewed(TimeUnit.MILLISECONDS.toNanos(leaseMs))
-                    : LeaseKeeper.Renewal.lost("renewal found the lock gone, or held by another owner or another grant");
+            return result == 1L
+                    ? LeaseKeeper.Renewal.renewed(TimeUnit.MILLISECONDS.toNanos(leaseMs))
+                    : LeaseKeeper.Renewal.lost(
+                            "renewal found the lock gone, or held by another owner or another grant");
         });
     }
 
@@ -189,8 +216,11 @@ final class LockEngine implements AutoCloseable {
 
     boolean forceRelease(LockKind kind, LockKeys keys) {
         String request = node.requestId();
-        long result = calls.call(() -> node.forceRelease(keys, kind.wakesAllOnRelease(), request), calls.operationDeadline(),
-                "force-releasing", keys);
+        long result = calls.call(
+                () -> node.forceRelease(keys, kind.wakesAllOnRelease(), request),
+                calls.operationDeadline(),
+                "force-releasing",
+                keys);
         node.wakeLocal(kind, keys);
         return result == 1;
     }

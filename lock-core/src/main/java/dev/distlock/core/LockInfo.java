@@ -10,5 +10,4 @@ package dev.distlock.core;
  * @param name the low-cardinality name for metrics and traces; the key unless one was given
  * @param type the type of lock
  */
-public record LockInfo(String key, String name, LockType type) {
-}
+public record LockInfo(String key, String name, LockType type) {}

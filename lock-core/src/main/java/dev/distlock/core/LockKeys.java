@@ -50,13 +50,17 @@ record LockKeys(String lock, String fence, String channel) {
         }
         if (name.charAt(0) == '}') {
             // <prefix>{}...} has an empty hash tag: Redis Cluster would then hash each derived key on its own.
-            throw new LockNameException(LockNameException.Problem.NOT_ALLOWED, "lock name " + abbreviate(name) + " must not start with '}': the name is the"
-                    + " Redis Cluster hash tag of the lock's keys, and a leading '}' would leave that tag empty");
+            throw new LockNameException(
+                    LockNameException.Problem.NOT_ALLOWED,
+                    "lock name " + abbreviate(name) + " must not start with '}': the name is the"
+                            + " Redis Cluster hash tag of the lock's keys, and a leading '}' would leave that tag empty");
         }
         int max = options.maxKeyLength();
         if (name.length() > max) {
-            throw new LockNameException(LockNameException.Problem.TOO_LONG, "lock name " + abbreviate(name) + " is " + name.length()
-                    + " characters long, over the limit of " + max + " (LockClientOptions.maxKeyLength)");
+            throw new LockNameException(
+                    LockNameException.Problem.TOO_LONG,
+                    "lock name " + abbreviate(name) + " is " + name.length() + " characters long, over the limit of "
+                            + max + " (LockClientOptions.maxKeyLength)");
         }
         for (int i = 0; i < name.length(); i++) {
             char c = name.charAt(i);
@@ -66,9 +70,11 @@ record LockKeys(String lock, String fence, String channel) {
             }
             String problem = problem(c);
             if (problem != null) {
-                throw new LockNameException(LockNameException.Problem.NOT_ALLOWED, "lock name " + abbreviate(name) + " contains " + problem + " "
-                        + String.format("U+%04X", (int) c) + " at index " + i
-                        + "; lock names must be printable text that encodes to UTF-8 unchanged: strip or encode such input first");
+                throw new LockNameException(
+                        LockNameException.Problem.NOT_ALLOWED,
+                        "lock name " + abbreviate(name) + " contains " + problem + " "
+                                + String.format("U+%04X", (int) c) + " at index " + i
+                                + "; lock names must be printable text that encodes to UTF-8 unchanged: strip or encode such input first");
             }
         }
         return name;
@@ -101,7 +107,9 @@ record LockKeys(String lock, String fence, String channel) {
     static String abbreviate(String name) {
         String head = name.length() > 40 ? name.substring(0, 40) : name;
         StringBuilder sb = new StringBuilder("'");
-        head.chars().forEach(c -> sb.append(problem((char) c) != null ? String.format("\\u%04X", c) : String.valueOf((char) c)));
+        head.chars()
+                .forEach(c ->
+                        sb.append(problem((char) c) != null ? String.format("\\u%04X", c) : String.valueOf((char) c)));
         return sb.append(name.length() > 40 ? "...'" : "'").toString();
     }
 }

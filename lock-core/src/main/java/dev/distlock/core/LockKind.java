@@ -29,7 +29,8 @@ abstract sealed class LockKind permits ReentrantKind, FairKind, ReadWriteKind {
     abstract CompletableFuture<Long> release(ScriptRunner scripts, LockKeys keys, ScriptArgs.Release args);
 
     /** Extends the lease while {@code owner} holds grant {@code grantId}: 1 renewed, 0 not held. */
-    abstract CompletableFuture<Long> renew(ScriptRunner scripts, LockKeys keys, String owner, String grantId, long leaseMs);
+    abstract CompletableFuture<Long> renew(
+            ScriptRunner scripts, LockKeys keys, String owner, String grantId, long leaseMs);
 
     /** The channel whose messages wake {@code owner} while it waits. */
     String waitChannel(LockKeys keys, String owner) {
@@ -66,8 +67,7 @@ abstract sealed class LockKind permits ReentrantKind, FairKind, ReadWriteKind {
      * Refuses an acquire that could never succeed for {@code owner} (for example a read holder asking
      * for the write lock, which would wait for itself); called before any wait.
      */
-    void checkAcquire(HoldTable holds, LockInfo info, LockKeys keys, String owner) {
-    }
+    void checkAcquire(HoldTable holds, LockInfo info, LockKeys keys, String owner) {}
 
     @Override
     public String toString() {

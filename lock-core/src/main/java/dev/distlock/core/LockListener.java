@@ -10,23 +10,19 @@ import java.time.Duration;
 public interface LockListener {
 
     /** An attempt to take a lock ended; re-entry by the holder is not reported. */
-    default void onAcquire(LockInfo lock, AcquireOutcome outcome, Duration waited) {
-    }
+    default void onAcquire(LockInfo lock, AcquireOutcome outcome, Duration waited) {}
 
     /** The last hold of a lock was released after being held for {@code held}. */
-    default void onRelease(LockInfo lock, Duration held) {
-    }
+    default void onRelease(LockInfo lock, Duration held) {}
 
     /** The watchdog tried to extend a lease. */
-    default void onRenewal(LockInfo lock, RenewalOutcome outcome) {
-    }
+    default void onRenewal(LockInfo lock, RenewalOutcome outcome) {}
 
     /**
      * A hold was lost while its owner still held it: the lease ran out, renewal found the lock gone
      * or owned by another, or Redis stayed unreachable past the lease. Reported once per hold.
      */
-    default void onLeaseLost(LockInfo lock, String reason) {
-    }
+    default void onLeaseLost(LockInfo lock, String reason) {}
 
     /** How an acquisition attempt ended. */
     enum AcquireOutcome {

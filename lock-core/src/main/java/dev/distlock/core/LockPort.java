@@ -22,7 +22,9 @@ interface LockPort<H extends LeaseState> {
      * @param lease a fixed lease, or {@code null} for the watchdog lease
      * @return the hold, or {@code null} when the wait ran out
      */
-    @Nullable H acquire(String owner, @Nullable Duration wait, @Nullable Duration lease, boolean interruptible) throws InterruptedException;
+    @Nullable
+    H acquire(String owner, @Nullable Duration wait, @Nullable Duration lease, boolean interruptible)
+            throws InterruptedException;
 
     /**
      * Acquires for a new handle without blocking a thread: completes with the hold, with {@code null}
@@ -34,7 +36,8 @@ interface LockPort<H extends LeaseState> {
     CompletableFuture<Void> releaseAsync(H hold);
 
     /** The hold {@code owner} has, or {@code null}. */
-    @Nullable H hold(String owner);
+    @Nullable
+    H hold(String owner);
 
     /** Releases one count of {@code hold}. */
     void release(H hold);

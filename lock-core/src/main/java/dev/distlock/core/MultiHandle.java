@@ -50,17 +50,18 @@ final class MultiHandle extends ReleasedOnce {
         CompletableFuture<Throwable> chain = CompletableFuture.completedFuture(null);
         for (int i = handles.size() - 1; i >= 0; i--) {
             LockHandle handle = handles.get(i);
-            chain = chain.thenCompose(first -> handle.unlockAsync().toCompletableFuture().handle((ok, error) -> {
-                if (error == null) {
-                    return first;
-                }
-                Throwable cause = RedisCalls.unwrap(error);
-                if (first == null) {
-                    return cause;
-                }
-                first.addSuppressed(cause);
-                return first;
-            }));
+            chain = chain.thenCompose(
+                    first -> handle.unlockAsync().toCompletableFuture().handle((ok, error) -> {
+                        if (error == null) {
+                            return first;
+                        }
+                        Throwable cause = RedisCalls.unwrap(error);
+                        if (first == null) {
+                            return cause;
+                        }
+                        first.addSuppressed(cause);
+                        return first;
+                    }));
         }
         return chain.thenApply(first -> {
             if (first != null) {
@@ -69,5 +70,4 @@ final class MultiHandle extends ReleasedOnce {
             return null;
         });
     }
-
 }

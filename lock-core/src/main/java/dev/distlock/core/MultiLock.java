@@ -8,8 +8,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
 
 /** All-or-nothing lock over several thread-bound locks, taken in sorted name order. */
@@ -133,7 +133,10 @@ final class MultiLock implements RedisMultiLock {
 
     @Override
     public CompletionStage<LockHandle> lockAsync() {
-        return Futures.derive(acquireAllAsync(null, null), Optional::orElseThrow, handle -> handle.ifPresent(LockHandle::unlockAsync));
+        return Futures.derive(
+                acquireAllAsync(null, null),
+                Optional::orElseThrow,
+                handle -> handle.ifPresent(LockHandle::unlockAsync));
     }
 
     @Override
@@ -168,8 +171,14 @@ final class MultiLock implements RedisMultiLock {
         return result;
     }
 
-    private void takeNext(int index, long deadline, boolean forever, @Nullable Duration lease, List<LockHandle> taken,
-            AtomicReference<CompletableFuture<?>> step, CompletableFuture<Optional<LockHandle>> result) {
+    private void takeNext(
+            int index,
+            long deadline,
+            boolean forever,
+            @Nullable Duration lease,
+            List<LockHandle> taken,
+            AtomicReference<CompletableFuture<?>> step,
+            CompletableFuture<Optional<LockHandle>> result) {
         if (index == locks.size()) {
             if (!result.complete(Optional.of(new MultiHandle(name, taken)))) {
                 MultiHandle.releaseAll(taken); // cancelled meanwhile
@@ -178,8 +187,9 @@ final class MultiLock implements RedisMultiLock {
         }
         RedisLock lock = locks.get(index);
         CompletableFuture<Optional<LockHandle>> next = (forever
-                ? lock.lockAsync().thenApply(Optional::of)
-                : lock.tryLockAsync(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())), lease)).toCompletableFuture();
+                        ? lock.lockAsync().thenApply(Optional::of)
+                        : lock.tryLockAsync(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())), lease))
+                .toCompletableFuture();
         step.set(next);
         next.whenComplete((handle, error) -> {
             if (error == null && handle.isPresent()) {
@@ -240,7 +250,9 @@ final class MultiLock implements RedisMultiLock {
 
     @Override
     public int getHoldCount() {
-        return isHeldByCurrentThread() ? locks.stream().mapToInt(RedisLock::getHoldCount).min().orElse(0) : 0;
+        return isHeldByCurrentThread()
+                ? locks.stream().mapToInt(RedisLock::getHoldCount).min().orElse(0)
+                : 0;
     }
 
     /** Whether any of the names is held by anyone. */
@@ -252,7 +264,10 @@ final class MultiLock implements RedisMultiLock {
     /** The shortest lease left among the names. */
     @Override
     public Duration remainingLease() {
-        return locks.stream().map(RedisLock::remainingLease).min(Duration::compareTo).orElse(Duration.ZERO);
+        return locks.stream()
+                .map(RedisLock::remainingLease)
+                .min(Duration::compareTo)
+                .orElse(Duration.ZERO);
     }
 
     @Override
@@ -266,7 +281,10 @@ final class MultiLock implements RedisMultiLock {
 
     @Override
     public long currentFencingToken() {
-        return fencingTokens().values().stream().mapToLong(Long::longValue).max().orElseThrow();
+        return fencingTokens().values().stream()
+                .mapToLong(Long::longValue)
+                .max()
+                .orElseThrow();
     }
 
     /** Deletes every one of the locks, whoever holds them; true when any was deleted. */

@@ -17,8 +17,7 @@ import java.util.function.Predicate;
  */
 final class NodeCalls {
 
-    private NodeCalls() {
-    }
+    private NodeCalls() {}
 
     /** One node's answer: {@code value} when it replied, else {@code error} (including a timeout). */
     record Reply<T>(T value, Throwable error) {
@@ -28,7 +27,8 @@ final class NodeCalls {
     }
 
     /** Calls {@code call} for nodes {@code 0..count-1} together; completes when all replied or timed out. */
-    static <T> CompletableFuture<List<Reply<T>>> all(int count, IntFunction<CompletableFuture<T>> call, long timeoutNanos) {
+    static <T> CompletableFuture<List<Reply<T>>> all(
+            int count, IntFunction<CompletableFuture<T>> call, long timeoutNanos) {
         return until(count, call, timeoutNanos, r -> false, count + 1);
     }
 
@@ -37,8 +37,12 @@ final class NodeCalls {
      * down node must not cost every call its timeout once a majority has decided. Nodes still
      * pending then appear as not answered; their commands still run, in order, on their connection.
      */
-    static <T> CompletableFuture<List<Reply<T>>> until(int count, IntFunction<CompletableFuture<T>> call, long timeoutNanos,
-            Predicate<Reply<T>> enough, int needed) {
+    static <T> CompletableFuture<List<Reply<T>>> until(
+            int count,
+            IntFunction<CompletableFuture<T>> call,
+            long timeoutNanos,
+            Predicate<Reply<T>> enough,
+            int needed) {
         List<CompletableFuture<Reply<T>>> replies = new ArrayList<>(count);
         CompletableFuture<List<Reply<T>>> result = new CompletableFuture<>();
         AtomicInteger satisfied = new AtomicInteger();
@@ -61,12 +65,15 @@ final class NodeCalls {
                 }
             });
         }
-        CompletableFuture.allOf(replies.toArray(CompletableFuture[]::new)).thenRun(() -> result.complete(snapshot(replies)));
+        CompletableFuture.allOf(replies.toArray(CompletableFuture[]::new))
+                .thenRun(() -> result.complete(snapshot(replies)));
         return result;
     }
 
     private static <T> List<Reply<T>> snapshot(List<CompletableFuture<Reply<T>>> replies) {
-        return replies.stream().map(r -> r.isDone() ? r.join() : new Reply<T>(null, PENDING)).toList();
+        return replies.stream()
+                .map(r -> r.isDone() ? r.join() : new Reply<T>(null, PENDING))
+                .toList();
     }
 
     private static final Throwable PENDING = new TimeoutException("no reply yet (a majority had already answered)");
@@ -78,7 +85,9 @@ final class NodeCalls {
 
     /** How many nodes answered {@code expected}. */
     static <T> int count(List<Reply<T>> replies, T expected) {
-        return (int) replies.stream().filter(r -> r.answered() && expected.equals(r.value())).count();
+        return (int) replies.stream()
+                .filter(r -> r.answered() && expected.equals(r.value()))
+                .count();
     }
 
     static int answered(List<? extends Reply<?>> replies) {
@@ -87,7 +96,11 @@ final class NodeCalls {
 
     /** The first error among the replies, for the cause of an exception; {@code null} when all answered. */
     static Throwable firstError(List<? extends Reply<?>> replies) {
-        return replies.stream().map(Reply::error).filter(e -> e != null).findFirst().orElse(null);
+        return replies.stream()
+                .map(Reply::error)
+                .filter(e -> e != null)
+                .findFirst()
+                .orElse(null);
     }
 
     private static Throwable unwrap(Throwable error) {

@@ -18,6 +18,7 @@ final class ReadWriteKind extends LockKind {
 
     /** The hold's field prefix in the hash ({@code r} or {@code w}). */
     private final String field;
+
     private final LockScript acquireScript;
 
     private ReadWriteKind(LockType type, String field, LockScript acquireScript) {
@@ -28,8 +29,15 @@ final class ReadWriteKind extends LockKind {
 
     @Override
     CompletableFuture<List<Object>> acquire(ScriptRunner scripts, LockKeys keys, ScriptArgs.Acquire a) {
-        return scripts.array(acquireScript, new String[] {keys.lock(), keys.fence()}, a.owner(), Long.toString(a.leaseMs()),
-                Long.toString(a.fenceTtlMs()), Integer.toString(a.held()), a.grantId()).thenApply(reply -> {
+        return scripts.array(
+                        acquireScript,
+                        new String[] {keys.lock(), keys.fence()},
+                        a.owner(),
+                        Long.toString(a.leaseMs()),
+                        Long.toString(a.fenceTtlMs()),
+                        Integer.toString(a.held()),
+                        a.grantId())
+                .thenApply(reply -> {
                     if ((Long) reply.get(0) == -1L) {
                         // Redis knows of a read hold this client had forgotten: refuse rather than wait for ever.
                         throw new LockUpgradeException(keys.lock());
@@ -40,13 +48,22 @@ final class ReadWriteKind extends LockKind {
 
     @Override
     CompletableFuture<Long> release(ScriptRunner scripts, LockKeys keys, ScriptArgs.Release r) {
-        return scripts.integer(LockScript.RW_RELEASE, new String[] {keys.lock(), keys.note(field + ':' + r.owner())}, field, r.owner(), r.grantId(),
-                Integer.toString(r.held()), keys.channel(), r.wakeMessage(), Long.toString(r.noteTtlMs()));
+        return scripts.integer(
+                LockScript.RW_RELEASE,
+                new String[] {keys.lock(), keys.note(field + ':' + r.owner())},
+                field,
+                r.owner(),
+                r.grantId(),
+                Integer.toString(r.held()),
+                keys.channel(),
+                r.wakeMessage(),
+                Long.toString(r.noteTtlMs()));
     }
 
     @Override
     CompletableFuture<Long> renew(ScriptRunner scripts, LockKeys keys, String owner, String grantId, long leaseMs) {
-        return scripts.integer(LockScript.RW_RENEW, new String[] {keys.lock()}, field, owner, grantId, Long.toString(leaseMs));
+        return scripts.integer(
+                LockScript.RW_RENEW, new String[] {keys.lock()}, field, owner, grantId, Long.toString(leaseMs));
     }
 
     @Override

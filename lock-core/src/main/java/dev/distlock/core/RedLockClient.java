@@ -58,7 +58,10 @@ public final class RedLockClient implements AutoCloseable {
     private final List<RedisClient> ownedRedisClients;
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    private RedLockClient(List<LockClient> nodes, LockClientOptions options, List<LockClient> ownedNodes,
+    private RedLockClient(
+            List<LockClient> nodes,
+            LockClientOptions options,
+            List<LockClient> ownedNodes,
             List<RedisClient> ownedRedisClients) {
         this.options = options;
         this.ownedNodes = ownedNodes;
@@ -91,7 +94,8 @@ public final class RedLockClient implements AutoCloseable {
         requireEnoughNodes(nodes.size());
         nodes.forEach(n -> Objects.requireNonNull(n, "nodes must not contain null"));
         if (nodes.stream().distinct().count() != nodes.size()) {
-            throw new IllegalArgumentException("RedLock nodes must be distinct clients, one per independent Redis master");
+            throw new IllegalArgumentException(
+                    "RedLock nodes must be distinct clients, one per independent Redis master");
         }
         return new RedLockClient(nodes, options, List.of(), List.of());
     }
@@ -114,7 +118,9 @@ public final class RedLockClient implements AutoCloseable {
             for (RedisURI uri : uris) {
                 RedisClient redis = RedisClient.create(Objects.requireNonNull(uri, "uris must not contain null"));
                 redisClients.add(redis);
-                redis.setOptions(ClientOptions.builder().disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS).build());
+                redis.setOptions(ClientOptions.builder()
+                        .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+                        .build());
                 nodes.add(LockClient.create(redis, options));
             }
         } catch (RuntimeException e) {
@@ -127,8 +133,9 @@ public final class RedLockClient implements AutoCloseable {
 
     private static void requireEnoughNodes(int count) {
         if (count < MIN_NODES) {
-            throw new IllegalArgumentException("RedLock needs at least " + MIN_NODES + " independent Redis masters, got " + count
-                    + ": add nodes (an odd number such as 3 or 5), or use a single LockClient when one Redis is enough");
+            throw new IllegalArgumentException(
+                    "RedLock needs at least " + MIN_NODES + " independent Redis masters, got " + count
+                            + ": add nodes (an odd number such as 3 or 5), or use a single LockClient when one Redis is enough");
         }
     }
 

@@ -1,7 +1,6 @@
 package dev.distlock.core;
 
 import dev.distlock.core.LockListener.AcquireOutcome;
-import dev.distlock.core.NodeCalls.Reply;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
@@ -34,9 +33,11 @@ final class RedLockEngine implements AutoCloseable {
     private final LeaseKeeper<RedLockHold> keeper;
     /** Numbers the acquisitions of this client; with the owner id they name a grant on every node. */
     private final AtomicLong requests = new AtomicLong();
+
     private final ConcurrentHashMap<String, RedLockHold> holds = new ConcurrentHashMap<>();
     /** Signalled on every release by this client, so local waiters retry at once instead of after their back-off. */
     private final ReentrantLock wakeLock = new ReentrantLock();
+
     private final Condition released = wakeLock.newCondition();
 
     RedLockEngine(List<RedisNode> nodes, LockClientOptions options) {
@@ -70,13 +71,15 @@ final class RedLockEngine implements AutoCloseable {
             }
 
             @Override
-            public @Nullable RedLockHold acquire(String owner, @Nullable Duration wait, @Nullable Duration lease,
-                    boolean interruptible) throws InterruptedException {
+            public @Nullable RedLockHold acquire(
+                    String owner, @Nullable Duration wait, @Nullable Duration lease, boolean interruptible)
+                    throws InterruptedException {
                 return RedLockEngine.this.acquire(info, keys, owner, wait, lease, interruptible);
             }
 
             @Override
-            public CompletableFuture<@Nullable RedLockHold> acquireAsync(@Nullable Duration wait, @Nullable Duration lease) {
+            public CompletableFuture<@Nullable RedLockHold> acquireAsync(
+                    @Nullable Duration wait, @Nullable Duration lease) {
                 return RedLockEngine.this.acquireAsync(info, keys, wait, lease);
             }
 
@@ -122,11 +125,18 @@ final class RedLockEngine implements AutoCloseable {
      * @return the hold, or {@code null} when the wait ran out
      * @throws LockUnavailableException when fewer than a majority of nodes answered
      */
-    @Nullable RedLockHold acquire(LockInfo info, List<LockKeys> keys, String owner, @Nullable Duration wait,
-            @Nullable Duration explicitLease, boolean interruptible)
+    @Nullable
+    RedLockHold acquire(
+            LockInfo info,
+            List<LockKeys> keys,
+            String owner,
+            @Nullable Duration wait,
+            @Nullable Duration explicitLease,
+            boolean interruptible)
             throws InterruptedException {
         long start = System.nanoTime();
-        long deadline = wait == null || wait.compareTo(FOREVER) >= 0 ? start + Long.MAX_VALUE / 2 : start + wait.toNanos();
+        long deadline =
+                wait == null || wait.compareTo(FOREVER) >= 0 ? start + Long.MAX_VALUE / 2 : start + wait.toNanos();
         Lease lease = Lease.of(explicitLease, keeper.watchdogLeaseMs());
         boolean interrupted = false;
         try {
@@ -148,7 +158,15 @@ final class RedLockEngine implements AutoCloseable {
             while (true) {
                 RedLockQuorum.Attempt attempt = nodes.acquire(keys, owner, grantId, lease.millis());
                 if (attempt.granted()) {
-                    RedLockHold hold = new RedLockHold(info, keys, owner, Thread.currentThread(), grantId, attempt.token(), lease, start,
+                    RedLockHold hold = new RedLockHold(
+                            info,
+                            keys,
+                            owner,
+                            Thread.currentThread(),
+                            grantId,
+                            attempt.token(),
+                            lease,
+                            start,
                             attempt.validUntilNanos());
                     holds.put(holdId(info.key(), owner), hold);
                     keeper.watch(hold);
@@ -156,19 +174,24 @@ final class RedLockEngine implements AutoCloseable {
                     return hold;
                 }
                 if (attempt.answered() < quorum) {
-                    throw new LockUnavailableException("RedLock '" + info.key() + "': only " + attempt.answered() + " of " + nodes.size()
-                            + " Redis nodes answered, a majority of " + quorum + " is needed; check that the nodes are up"
-                            + " and reachable", attempt.error());
+                    throw new LockUnavailableException(
+                            "RedLock '" + info.key() + "': only " + attempt.answered() + " of " + nodes.size()
+                                    + " Redis nodes answered, a majority of " + quorum
+                                    + " is needed; check that the nodes are up"
+                                    + " and reachable",
+                            attempt.error());
                 }
                 long remaining = deadline - System.nanoTime();
                 if (remaining <= 0) {
                     events.acquire(info, AcquireOutcome.TIMEOUT, start);
                     return null;
                 }
-                long backOff = TimeUnit.MILLISECONDS.toNanos(ThreadLocalRandom.current().nextLong(5, 40));
+                long backOff = TimeUnit.MILLISECONDS.toNanos(
+                        ThreadLocalRandom.current().nextLong(5, 40));
                 interrupted |= backOff(Math.min(remaining, backOff), interruptible);
                 if (closed) {
-                    throw new LockException("The RedLockClient was closed while waiting for lock '" + info.key() + "'", null);
+                    throw new LockException(
+                            "The RedLockClient was closed while waiting for lock '" + info.key() + "'", null);
                 }
             }
         } catch (InterruptedException | RuntimeException e) {
@@ -225,37 +248,46 @@ final class RedLockEngine implements AutoCloseable {
         }
         String lost = hold.lostReason();
         if (hold.exit() > 0) {
-            return lost != null ? CompletableFuture.failedFuture(new LockLeaseExpiredException(hold.info.key(), lost))
+            return lost != null
+                    ? CompletableFuture.failedFuture(new LockLeaseExpiredException(hold.info.key(), lost))
                     : CompletableFuture.completedFuture(null);
         }
         // Before the scripts run: a renewal reply that finds the lock gone must not count as a loss.
         hold.released = true;
         keeper.stop(hold);
         holds.remove(holdId(hold.info.key(), hold.owner), hold);
-        return nodes.releaseAsync(hold.keys, hold.owner, hold.grantId, hold.lease().millis()).handle((replies, error) -> {
-            try {
-                if (error != null) {
-                    throw RedisCalls.asLockException(error);
-                }
-                if (lost != null) {
-                    throw new LockLeaseExpiredException(hold.info.key(), lost);
-                }
-                int notHeld = NodeCalls.count(replies, -1L);
-                if (nodes.size() - notHeld < quorum) {
-                    keeper.lost(hold, "only " + (nodes.size() - notHeld) + " of " + nodes.size() + " nodes still had it at unlock");
-                    throw new LockLeaseExpiredException(hold.info.key(), hold.lostReason());
-                }
-                int answered = NodeCalls.answered(replies);
-                if (answered < quorum) {
-                    throw new LockUnavailableException("RedLock '" + hold.info.key() + "': unlock reached only " + answered + " of "
-                            + nodes.size() + " Redis nodes; the others let the lock expire with its lease", NodeCalls.firstError(replies));
-                }
-                events.release(hold.info, hold.heldFor(System.nanoTime()));
-                return null;
-            } finally {
-                wakeLocalWaiters();
-            }
-        });
+        return nodes.releaseAsync(
+                        hold.keys, hold.owner, hold.grantId, hold.lease().millis())
+                .handle((replies, error) -> {
+                    try {
+                        if (error != null) {
+                            throw RedisCalls.asLockException(error);
+                        }
+                        if (lost != null) {
+                            throw new LockLeaseExpiredException(hold.info.key(), lost);
+                        }
+                        int notHeld = NodeCalls.count(replies, -1L);
+                        if (nodes.size() - notHeld < quorum) {
+                            keeper.lost(
+                                    hold,
+                                    "only " + (nodes.size() - notHeld) + " of " + nodes.size()
+                                            + " nodes still had it at unlock");
+                            throw new LockLeaseExpiredException(hold.info.key(), hold.lostReason());
+                        }
+                        int answered = NodeCalls.answered(replies);
+                        if (answered < quorum) {
+                            throw new LockUnavailableException(
+                                    "RedLock '" + hold.info.key() + "': unlock reached only " + answered + " of "
+                                            + nodes.size()
+                                            + " Redis nodes; the others let the lock expire with its lease",
+                                    NodeCalls.firstError(replies));
+                        }
+                        events.release(hold.info, hold.heldFor(System.nanoTime()));
+                        return null;
+                    } finally {
+                        wakeLocalWaiters();
+                    }
+                });
     }
 
     /**
@@ -263,16 +295,18 @@ final class RedLockEngine implements AutoCloseable {
      * random back-off between them on the timer thread, until the wait runs out. Cancelling the result
      * stops it; a round granted in that instant is released.
      */
-    CompletableFuture<@Nullable RedLockHold> acquireAsync(LockInfo info, List<LockKeys> keys, @Nullable Duration wait,
-            @Nullable Duration explicitLease) {
+    CompletableFuture<@Nullable RedLockHold> acquireAsync(
+            LockInfo info, List<LockKeys> keys, @Nullable Duration wait, @Nullable Duration explicitLease) {
         long start = System.nanoTime();
-        long deadline = wait == null || wait.compareTo(FOREVER) >= 0 ? start + Long.MAX_VALUE / 2 : start + wait.toNanos();
+        long deadline =
+                wait == null || wait.compareTo(FOREVER) >= 0 ? start + Long.MAX_VALUE / 2 : start + wait.toNanos();
         Lease lease = Lease.of(explicitLease, keeper.watchdogLeaseMs());
         String owner = clientId + ":h" + requests.incrementAndGet();
         String grantId = Long.toString(requests.incrementAndGet());
         CompletableFuture<@Nullable RedLockHold> result = new CompletableFuture<>();
         if (closed) {
-            result.completeExceptionally(new LockException("The RedLockClient is closed: create a new one to take locks", null));
+            result.completeExceptionally(
+                    new LockException("The RedLockClient is closed: create a new one to take locks", null));
             return result;
         }
         result.whenComplete((hold, error) -> {
@@ -284,24 +318,41 @@ final class RedLockEngine implements AutoCloseable {
         return result;
     }
 
-    private record AsyncRound(LockInfo info, List<LockKeys> keys, String owner, String grantId, Lease lease, long start,
-            long deadline, CompletableFuture<@Nullable RedLockHold> result) {
-    }
+    private record AsyncRound(
+            LockInfo info,
+            List<LockKeys> keys,
+            String owner,
+            String grantId,
+            Lease lease,
+            long start,
+            long deadline,
+            CompletableFuture<@Nullable RedLockHold> result) {}
 
     private void roundAsync(AsyncRound r) {
         if (r.result().isDone()) {
             return;
         }
         if (closed) {
-            r.result().completeExceptionally(new LockException("The RedLockClient was closed while waiting for lock '"
-                    + r.info().key() + "'", null));
+            r.result()
+                    .completeExceptionally(new LockException(
+                            "The RedLockClient was closed while waiting for lock '"
+                                    + r.info().key() + "'",
+                            null));
             return;
         }
         nodes.acquireAsync(r.keys(), r.owner(), r.grantId(), r.lease().millis()).whenComplete((attempt, error) -> {
             if (error != null) {
                 r.result().completeExceptionally(RedisCalls.asLockException(error));
             } else if (attempt.granted()) {
-                RedLockHold hold = new RedLockHold(r.info(), r.keys(), r.owner(), null, r.grantId(), attempt.token(), r.lease(), r.start(),
+                RedLockHold hold = new RedLockHold(
+                        r.info(),
+                        r.keys(),
+                        r.owner(),
+                        null,
+                        r.grantId(),
+                        attempt.token(),
+                        r.lease(),
+                        r.start(),
                         attempt.validUntilNanos());
                 holds.put(holdId(r.info().key(), r.owner()), hold);
                 keeper.watch(hold);
@@ -311,21 +362,30 @@ final class RedLockEngine implements AutoCloseable {
                     releaseAsync(hold); // cancelled meanwhile: nobody would release it
                 }
             } else if (attempt.answered() < quorum) {
-                r.result().completeExceptionally(new LockUnavailableException("RedLock '" + r.info().key() + "': only "
-                        + attempt.answered() + " of " + nodes.size() + " Redis nodes answered, a majority of " + quorum
-                        + " is needed; check that the nodes are up and reachable", attempt.error()));
+                r.result()
+                        .completeExceptionally(new LockUnavailableException(
+                                "RedLock '" + r.info().key() + "': only "
+                                        + attempt.answered() + " of " + nodes.size()
+                                        + " Redis nodes answered, a majority of " + quorum
+                                        + " is needed; check that the nodes are up and reachable",
+                                attempt.error()));
             } else if (r.deadline() - System.nanoTime() <= 0) {
                 if (r.result().complete(null)) {
                     events.acquire(r.info(), AcquireOutcome.TIMEOUT, r.start());
                 }
             } else {
-                long backOff = Math.min(TimeUnit.MILLISECONDS.toNanos(ThreadLocalRandom.current().nextLong(5, 40)),
+                long backOff = Math.min(
+                        TimeUnit.MILLISECONDS.toNanos(
+                                ThreadLocalRandom.current().nextLong(5, 40)),
                         r.deadline() - System.nanoTime());
                 try {
                     timers.schedule(() -> roundAsync(r), backOff, TimeUnit.NANOSECONDS);
                 } catch (RejectedExecutionException e) {
-                    r.result().completeExceptionally(new LockException("The RedLockClient was closed while waiting for lock '"
-                            + r.info().key() + "'", null));
+                    r.result()
+                            .completeExceptionally(new LockException(
+                                    "The RedLockClient was closed while waiting for lock '"
+                                            + r.info().key() + "'",
+                                    null));
                 }
             }
         });
@@ -337,7 +397,8 @@ final class RedLockEngine implements AutoCloseable {
             int renewed = NodeCalls.count(replies, 1L);
             int gone = NodeCalls.count(replies, 0L);
             if (renewed >= quorum) {
-                return LeaseKeeper.Renewal.renewed(TimeUnit.MILLISECONDS.toNanos(leaseMs) - RedLockQuorum.driftNanos(leaseMs));
+                return LeaseKeeper.Renewal.renewed(
+                        TimeUnit.MILLISECONDS.toNanos(leaseMs) - RedLockQuorum.driftNanos(leaseMs));
             }
             if (nodes.size() - gone < quorum) {
                 return LeaseKeeper.Renewal.lost("renewal found it on only " + renewed + " of " + nodes.size()

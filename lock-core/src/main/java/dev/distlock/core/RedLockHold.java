@@ -13,8 +13,16 @@ final class RedLockHold extends LeaseState {
 
     final List<LockKeys> keys;
 
-    RedLockHold(LockInfo info, List<LockKeys> keys, String owner, @Nullable Thread thread, String grantId, long token, Lease lease,
-            long sentNanos, long validUntilNanos) {
+    RedLockHold(
+            LockInfo info,
+            List<LockKeys> keys,
+            String owner,
+            @Nullable Thread thread,
+            String grantId,
+            long token,
+            Lease lease,
+            long sentNanos,
+            long validUntilNanos) {
         super(info, owner, thread, token, grantId, 1, lease, sentNanos, validUntilNanos);
         this.keys = keys;
     }

@@ -32,8 +32,7 @@ final class RedLockQuorum {
     }
 
     /** One round's outcome: a grant (token, valid until), or how many nodes answered and the first error. */
-    record Attempt(boolean granted, long token, long validUntilNanos, int answered, Throwable error) {
-    }
+    record Attempt(boolean granted, long token, long validUntilNanos, int answered, Throwable error) {}
 
     /** One RedLock round: all nodes in parallel, then the fence raise on the granting nodes; released everywhere when refused. */
     Attempt acquire(List<LockKeys> keys, String owner, String grantId, long leaseMs) {
@@ -44,9 +43,17 @@ final class RedLockQuorum {
     CompletableFuture<Attempt> acquireAsync(List<LockKeys> keys, String owner, String grantId, long leaseMs) {
         long start = System.nanoTime();
         long timeout = nodeTimeoutNanos(leaseMs);
-        return NodeCalls.until(nodes.size(),
-                i -> nodes.get(i).acquire(ReentrantKind.INSTANCE, keys.get(i), nodes.get(i).acquireArgs(owner, leaseMs, 0, grantId))
-                        .thenApply(reply -> Grant.of(reply, grantId, start)), timeout, RedLockQuorum::grant, majority)
+        return NodeCalls.until(
+                        nodes.size(),
+                        i -> nodes.get(i)
+                                .acquire(
+                                        ReentrantKind.INSTANCE,
+                                        keys.get(i),
+                                        nodes.get(i).acquireArgs(owner, leaseMs, 0, grantId))
+                                .thenApply(reply -> Grant.of(reply, grantId, start)),
+                        timeout,
+                        RedLockQuorum::grant,
+                        majority)
                 .thenCompose(replies -> {
                     List<Integer> granted = new ArrayList<>();
                     long token = Long.MIN_VALUE;
@@ -67,13 +74,16 @@ final class RedLockQuorum {
                     // Without the write-back the maximum alone would not do: a node with a high counter that
                     // is in our majority but not in the next could make our token the larger one.
                     long grantToken = token;
-                    return NodeCalls.all(granted.size(),
-                            j -> nodes.get(granted.get(j)).raiseFence(keys.get(granted.get(j)), owner, grantToken), timeout)
+                    return NodeCalls.all(
+                                    granted.size(),
+                                    j -> nodes.get(granted.get(j))
+                                            .raiseFence(keys.get(granted.get(j)), owner, grantToken),
+                                    timeout)
                             .thenCompose(raised -> {
                                 long validUntil = start + TimeUnit.MILLISECONDS.toNanos(leaseMs) - driftNanos(leaseMs);
                                 if (NodeCalls.count(raised, 1L) >= majority && System.nanoTime() - validUntil < 0) {
-                                    return CompletableFuture.completedFuture(
-                                            new Attempt(true, grantToken, validUntil, NodeCalls.answered(replies), null));
+                                    return CompletableFuture.completedFuture(new Attempt(
+                                            true, grantToken, validUntil, NodeCalls.answered(replies), null));
                                 }
                                 return refused(keys, owner, grantId, leaseMs, replies);
                             });
@@ -84,10 +94,11 @@ final class RedLockQuorum {
      * Releases on every node, also those that seemed to refuse: their grant may have been lost on the
      * way back. Completes once that is done, so that it reaches each node before this owner's next attempt.
      */
-    private CompletableFuture<Attempt> refused(List<LockKeys> keys, String owner, String grantId, long leaseMs,
-            List<Reply<Grant>> replies) {
+    private CompletableFuture<Attempt> refused(
+            List<LockKeys> keys, String owner, String grantId, long leaseMs, List<Reply<Grant>> replies) {
         return releaseAsync(keys, owner, grantId, leaseMs)
-                .thenApply(released -> new Attempt(false, 0, 0, NodeCalls.answered(replies), NodeCalls.firstError(replies)));
+                .thenApply(released ->
+                        new Attempt(false, 0, 0, NodeCalls.answered(replies), NodeCalls.firstError(replies)));
     }
 
     private static boolean grant(Reply<Grant> reply) {
@@ -105,8 +116,13 @@ final class RedLockQuorum {
      * there for the whole lease; the release names the grant, so it never frees a later one.
      */
     CompletableFuture<List<Reply<Long>>> releaseAsync(List<LockKeys> keys, String owner, String grantId, long leaseMs) {
-        return NodeCalls.until(nodes.size(), i -> nodes.get(i).release(ReentrantKind.INSTANCE, keys.get(i), owner, grantId, 1),
-                nodeTimeoutNanos(leaseMs), r -> r.answered() && r.value() >= 0, majority).thenApply(replies -> {
+        return NodeCalls.until(
+                        nodes.size(),
+                        i -> nodes.get(i).release(ReentrantKind.INSTANCE, keys.get(i), owner, grantId, 1),
+                        nodeTimeoutNanos(leaseMs),
+                        r -> r.answered() && r.value() >= 0,
+                        majority)
+                .thenApply(replies -> {
                     long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(leaseMs);
                     for (int i = 0; i < replies.size(); i++) {
                         if (!replies.get(i).answered()) {
@@ -119,33 +135,43 @@ final class RedLockQuorum {
 
     /** Renews on every node; completes once a majority renewed, else once all answered. */
     CompletableFuture<List<Reply<Long>>> renew(List<LockKeys> keys, String owner, String grantId, long leaseMs) {
-        return NodeCalls.until(nodes.size(), i -> nodes.get(i).renew(ReentrantKind.INSTANCE, keys.get(i), owner, grantId, leaseMs), nodeTimeoutNanos(leaseMs),
-                r -> r.answered() && r.value() == 1L, majority);
+        return NodeCalls.until(
+                nodes.size(),
+                i -> nodes.get(i).renew(ReentrantKind.INSTANCE, keys.get(i), owner, grantId, leaseMs),
+                nodeTimeoutNanos(leaseMs),
+                r -> r.answered() && r.value() == 1L,
+                majority);
     }
 
     /** Deletes the lock on every node; whether any node had it. */
     boolean forceRelease(List<LockKeys> keys, long leaseMs) {
         String request = nodes.get(0).requestId();
-        List<Reply<Long>> replies = NodeCalls.await(nodes.size(), i -> nodes.get(i).forceRelease(keys.get(i), false, request),
-                nodeTimeoutNanos(leaseMs));
+        List<Reply<Long>> replies = NodeCalls.await(
+                nodes.size(), i -> nodes.get(i).forceRelease(keys.get(i), false, request), nodeTimeoutNanos(leaseMs));
         requireMajority(replies, "force-unlocking", keys);
         return NodeCalls.count(replies, 1L) > 0;
     }
 
     /** The PTTL (ms) that a majority of nodes still exceed, or -1 when fewer than a majority hold the key. */
     long majorityTtl(List<LockKeys> keys, long leaseMs) {
-        List<Reply<Long>> replies = NodeCalls.await(nodes.size(), i -> nodes.get(i).pttl(keys.get(i)), nodeTimeoutNanos(leaseMs));
+        List<Reply<Long>> replies =
+                NodeCalls.await(nodes.size(), i -> nodes.get(i).pttl(keys.get(i)), nodeTimeoutNanos(leaseMs));
         requireMajority(replies, "reading", keys);
-        List<Long> ttls = replies.stream().filter(r -> r.answered() && r.value() >= 0).map(Reply::value)
-                .sorted(Comparator.reverseOrder()).toList();
+        List<Long> ttls = replies.stream()
+                .filter(r -> r.answered() && r.value() >= 0)
+                .map(Reply::value)
+                .sorted(Comparator.reverseOrder())
+                .toList();
         return ttls.size() >= majority ? ttls.get(majority - 1) : -1;
     }
 
     private void requireMajority(List<? extends Reply<?>> replies, String doing, List<LockKeys> keys) {
         int answered = NodeCalls.answered(replies);
         if (answered < majority) {
-            throw new LockException("RedLock " + keys.get(0).lock() + ": only " + answered + " of " + nodes.size()
-                    + " Redis nodes answered while " + doing + ", a majority of " + majority + " is needed", NodeCalls.firstError(replies));
+            throw new LockException(
+                    "RedLock " + keys.get(0).lock() + ": only " + answered + " of " + nodes.size()
+                            + " Redis nodes answered while " + doing + ", a majority of " + majority + " is needed",
+                    NodeCalls.firstError(replies));
         }
     }
 

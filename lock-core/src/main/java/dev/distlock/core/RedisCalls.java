@@ -8,11 +8,11 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
@@ -152,7 +152,8 @@ final class RedisCalls {
             return closedException();
         }
         if (!isTransient(cause)) {
-            return new LockException("Redis failed while " + doing + " lock " + keys.lock() + ": " + cause.getMessage(), cause);
+            return new LockException(
+                    "Redis failed while " + doing + " lock " + keys.lock() + ": " + cause.getMessage(), cause);
         }
         return null;
     }
@@ -162,7 +163,8 @@ final class RedisCalls {
      * {@link LockUnavailableException} at the deadline, or with a {@link LockException}. Completing or
      * cancelling it early cancels the command in flight (so Lettuce does not send it again).
      */
-    <T> CompletableFuture<T> callAsync(Supplier<CompletableFuture<T>> call, long deadline, String doing, LockKeys keys) {
+    <T> CompletableFuture<T> callAsync(
+            Supplier<CompletableFuture<T>> call, long deadline, String doing, LockKeys keys) {
         CompletableFuture<T> result = new CompletableFuture<>();
         AtomicReference<CompletableFuture<T>> inFlight = new AtomicReference<>();
         result.whenComplete((value, error) -> {
@@ -176,9 +178,13 @@ final class RedisCalls {
     }
 
     /** One {@link #callAsync} and its state across attempts. */
-    private record Attempt<T>(Supplier<CompletableFuture<T>> call, long deadline, String doing, LockKeys keys,
-            CompletableFuture<T> result, AtomicReference<CompletableFuture<T>> inFlight) {
-    }
+    private record Attempt<T>(
+            Supplier<CompletableFuture<T>> call,
+            long deadline,
+            String doing,
+            LockKeys keys,
+            CompletableFuture<T> result,
+            AtomicReference<CompletableFuture<T>> inFlight) {}
 
     private <T> void attempt(Attempt<T> a, long backOff, @Nullable Throwable last) {
         if (a.result().isDone()) {
@@ -202,10 +208,13 @@ final class RedisCalls {
         AtomicBoolean timedOut = new AtomicBoolean();
         ScheduledFuture<?> timer;
         try {
-            timer = timers.schedule(() -> {
-                timedOut.set(true);
-                future.cancel(true);
-            }, left, TimeUnit.NANOSECONDS);
+            timer = timers.schedule(
+                    () -> {
+                        timedOut.set(true);
+                        future.cancel(true);
+                    },
+                    left,
+                    TimeUnit.NANOSECONDS);
         } catch (RejectedExecutionException e) { // the client is closing
             future.cancel(true);
             a.result().completeExceptionally(closedException());
@@ -218,7 +227,8 @@ final class RedisCalls {
                 return;
             }
             Throwable cause = unwrap(error);
-            RuntimeException fatal = timedOut.get() ? unavailable(a.doing(), a.keys(), last) : fatal(cause, a.doing(), a.keys());
+            RuntimeException fatal =
+                    timedOut.get() ? unavailable(a.doing(), a.keys(), last) : fatal(cause, a.doing(), a.keys());
             if (fatal != null) {
                 a.result().completeExceptionally(fatal);
             } else {
@@ -228,7 +238,10 @@ final class RedisCalls {
                     return;
                 }
                 try {
-                    timers.schedule(() -> attempt(a, Math.min(backOff * 2, MAX_BACK_OFF_NANOS), cause), pause, TimeUnit.NANOSECONDS);
+                    timers.schedule(
+                            () -> attempt(a, Math.min(backOff * 2, MAX_BACK_OFF_NANOS), cause),
+                            pause,
+                            TimeUnit.NANOSECONDS);
                 } catch (RejectedExecutionException e) {
                     a.result().completeExceptionally(closedException());
                 }
@@ -280,7 +293,8 @@ final class RedisCalls {
         inBackground(call, until, doing, keys, FIRST_BACK_OFF_NANOS);
     }
 
-    private void inBackground(Supplier<CompletableFuture<?>> call, long until, String doing, LockKeys keys, long backOff) {
+    private void inBackground(
+            Supplier<CompletableFuture<?>> call, long until, String doing, LockKeys keys, long backOff) {
         if (closed) {
             return;
         }
@@ -300,11 +314,17 @@ final class RedisCalls {
             long remaining = until - System.nanoTime();
             if (cause instanceof TimeoutException || !isTransient(cause) || remaining <= backOff || closed) {
                 sent.cancel(true);
-                log.warn("Gave up {} lock {} in the background; it expires with its lease: {}", doing, keys.lock(), cause.toString());
+                log.warn(
+                        "Gave up {} lock {} in the background; it expires with its lease: {}",
+                        doing,
+                        keys.lock(),
+                        cause.toString());
                 return;
             }
             try {
-                timers.schedule(() -> inBackground(call, until, doing, keys, Math.min(backOff * 2, MAX_BACK_OFF_NANOS)), backOff,
+                timers.schedule(
+                        () -> inBackground(call, until, doing, keys, Math.min(backOff * 2, MAX_BACK_OFF_NANOS)),
+                        backOff,
                         TimeUnit.NANOSECONDS);
             } catch (RuntimeException e) { // the scheduler was shut down by close()
                 log.debug("Not retrying {} lock {}: {}", doing, keys.lock(), e.toString());
@@ -321,15 +341,20 @@ final class RedisCalls {
     }
 
     private LockUnavailableException unavailable(String doing, LockKeys keys, @Nullable Throwable last) {
-        return new LockUnavailableException("Redis did not answer while " + doing + " lock " + keys.lock() + " within the bound"
-                + (last == null ? "" : "; last error: " + last.getMessage())
-                + " (Redis down, paused or unreachable; the bound is the wait time, or operationTimeout where there is none)", last);
+        return new LockUnavailableException(
+                "Redis did not answer while " + doing + " lock " + keys.lock() + " within the bound"
+                        + (last == null ? "" : "; last error: " + last.getMessage())
+                        + " (Redis down, paused or unreachable; the bound is the wait time, or operationTimeout where there is none)",
+                last);
     }
 
     /** Whether sending the same call again may succeed: the connection or the server was briefly unable, not the call wrong. */
     static boolean isTransient(Throwable e) {
-        if (e instanceof RedisCommandTimeoutException || e instanceof RedisConnectionException || e instanceof IOException
-                || e instanceof TimeoutException || e instanceof CancellationException) { // Lettuce cancels when a reconnect fails
+        if (e instanceof RedisCommandTimeoutException
+                || e instanceof RedisConnectionException
+                || e instanceof IOException
+                || e instanceof TimeoutException
+                || e instanceof CancellationException) { // Lettuce cancels when a reconnect fails
             return true;
         }
         String message = e.getMessage();
@@ -340,7 +365,8 @@ final class RedisCalls {
             return true;
         }
         // Lettuce rejects commands while disconnected when told to (DisconnectedBehavior.REJECT).
-        return e instanceof RedisException && (message.contains("not connected") || message.contains("Connection reset"));
+        return e instanceof RedisException
+                && (message.contains("not connected") || message.contains("Connection reset"));
     }
 
     /**

@@ -19,13 +19,18 @@ final class RedisConnections implements AutoCloseable {
     final RedisKeyAsyncCommands<String, String> keys;
     /** For WAIT; {@code null} on Redis Cluster, where WAIT would not reach the node that holds a given key. */
     final BaseRedisAsyncCommands<String, String> base;
+
     final StatefulRedisPubSubConnection<String, String> pubSub;
     private final StatefulConnection<String, String> commands;
     private final AbstractRedisClient ownedClient;
 
-    private RedisConnections(StatefulConnection<String, String> commands, RedisScriptingAsyncCommands<String, String> scripting,
-            RedisKeyAsyncCommands<String, String> keys, BaseRedisAsyncCommands<String, String> base,
-            StatefulRedisPubSubConnection<String, String> pubSub, AbstractRedisClient ownedClient) {
+    private RedisConnections(
+            StatefulConnection<String, String> commands,
+            RedisScriptingAsyncCommands<String, String> scripting,
+            RedisKeyAsyncCommands<String, String> keys,
+            BaseRedisAsyncCommands<String, String> base,
+            StatefulRedisPubSubConnection<String, String> pubSub,
+            AbstractRedisClient ownedClient) {
         this.base = base;
         this.commands = commands;
         this.scripting = scripting;
@@ -41,10 +46,11 @@ final class RedisConnections implements AutoCloseable {
      */
     static RedisConnections open(AbstractRedisClient client, boolean owned) {
         if (!(client instanceof RedisClusterClient) && !(client instanceof RedisClient)) {
-            throw new IllegalArgumentException("Unsupported Lettuce client " + client.getClass().getName()
-                    + ": use a RedisClient (standalone or Sentinel) or a RedisClusterClient");
+            throw new IllegalArgumentException(
+                    "Unsupported Lettuce client " + client.getClass().getName()
+                            + ": use a RedisClient (standalone or Sentinel) or a RedisClusterClient");
         }
-        for (int attempt = 1;; attempt++) {
+        for (int attempt = 1; ; attempt++) {
             try {
                 return connect(client, owned);
             } catch (RuntimeException e) {
@@ -54,8 +60,10 @@ final class RedisConnections implements AutoCloseable {
                     if (owned) {
                         client.shutdown();
                     }
-                    throw new LockException("Cannot connect to Redis for distributed locks: " + e.getMessage()
-                            + " (check host, port, password/ACL user and TLS settings)", e);
+                    throw new LockException(
+                            "Cannot connect to Redis for distributed locks: " + e.getMessage()
+                                    + " (check host, port, password/ACL user and TLS settings)",
+                            e);
                 }
             }
         }
@@ -65,7 +73,8 @@ final class RedisConnections implements AutoCloseable {
         if (client instanceof RedisClusterClient cluster) {
             StatefulRedisClusterConnection<String, String> c = cluster.connect(StringCodec.UTF8);
             try {
-                return new RedisConnections(c, c.async(), c.async(), null, cluster.connectPubSub(StringCodec.UTF8), owned ? client : null);
+                return new RedisConnections(
+                        c, c.async(), c.async(), null, cluster.connectPubSub(StringCodec.UTF8), owned ? client : null);
             } catch (RuntimeException e) {
                 c.close();
                 throw e;
@@ -74,7 +83,12 @@ final class RedisConnections implements AutoCloseable {
         RedisClient standalone = (RedisClient) client;
         StatefulRedisConnection<String, String> c = standalone.connect(StringCodec.UTF8);
         try {
-            return new RedisConnections(c, c.async(), c.async(), c.async(), standalone.connectPubSub(StringCodec.UTF8),
+            return new RedisConnections(
+                    c,
+                    c.async(),
+                    c.async(),
+                    c.async(),
+                    standalone.connectPubSub(StringCodec.UTF8),
                     owned ? client : null);
         } catch (RuntimeException e) {
             c.close();

@@ -134,7 +134,8 @@ public interface RedisLock extends Lock {
     /** Not supported: a Redis lock has no conditions. */
     @Override
     default Condition newCondition() {
-        throw new UnsupportedOperationException("RedisLock '" + getKey()
-                + "' does not support conditions: use a separate signalling mechanism (for example a Redis list or pub/sub)");
+        throw new UnsupportedOperationException(
+                "RedisLock '" + getKey()
+                        + "' does not support conditions: use a separate signalling mechanism (for example a Redis list or pub/sub)");
     }
 }

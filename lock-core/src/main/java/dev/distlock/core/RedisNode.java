@@ -23,6 +23,7 @@ final class RedisNode {
     private final long fenceTtlMs;
     /** How long Redis remembers a last release, so that the same release sent again still answers "released". */
     private final long releaseNoteTtlMs;
+
     private final AtomicLong requests = new AtomicLong();
 
     RedisNode(RedisConnections redis, RedisCalls calls, WakeupHub hub, LockClientOptions options) {
@@ -50,7 +51,9 @@ final class RedisNode {
 
     /** Releases one of {@code held} holds of grant {@code grantId}: 1 released, 0 still held, -1 not held by this grant. */
     CompletableFuture<Long> release(LockKind kind, LockKeys keys, String owner, String grantId, int held) {
-        return kind.release(scripts, keys,
+        return kind.release(
+                scripts,
+                keys,
                 new ScriptArgs.Release(owner, grantId, held, hub.message(kind.wakesAllOnRelease()), releaseNoteTtlMs));
     }
 
@@ -63,8 +66,11 @@ final class RedisNode {
         if (until - System.nanoTime() <= 0) {
             return; // the lease has ended: Redis has let the grant go already
         }
-        calls.inBackground(() -> release(kind, keys, owner, grantId, 1)
-                .whenComplete((result, error) -> wakeLocal(kind, keys)), until, "giving back", keys);
+        calls.inBackground(
+                () -> release(kind, keys, owner, grantId, 1).whenComplete((result, error) -> wakeLocal(kind, keys)),
+                until,
+                "giving back",
+                keys);
     }
 
     /** Lets a local waiter (all of them for shared kinds) look at the lock again. */
@@ -83,7 +89,12 @@ final class RedisNode {
 
     /** Raises the fencing counter of {@code keys} to at least {@code token} while {@code owner} holds it: 1, else 0. */
     CompletableFuture<Long> raiseFence(LockKeys keys, String owner, long token) {
-        return scripts.integer(LockScript.RAISE_FENCE, new String[] {keys.lock(), keys.fence()}, owner, Long.toString(token), Long.toString(fenceTtlMs));
+        return scripts.integer(
+                LockScript.RAISE_FENCE,
+                new String[] {keys.lock(), keys.fence()},
+                owner,
+                Long.toString(token),
+                Long.toString(fenceTtlMs));
     }
 
     /** A new id for a request that must be recognised when Redis runs it twice. */
@@ -96,8 +107,12 @@ final class RedisNode {
      * {@code requestId} sent again answers as the first run and deletes nothing.
      */
     CompletableFuture<Long> forceRelease(LockKeys keys, boolean wakeAll, String requestId) {
-        return scripts.integer(LockScript.FORCE_RELEASE, new String[] {keys.lock(), keys.note("~force:" + requestId)}, keys.channel(),
-                hub.message(wakeAll), Long.toString(releaseNoteTtlMs));
+        return scripts.integer(
+                LockScript.FORCE_RELEASE,
+                new String[] {keys.lock(), keys.note("~force:" + requestId)},
+                keys.channel(),
+                hub.message(wakeAll),
+                Long.toString(releaseNoteTtlMs));
     }
 
     /** PTTL of the lock key: -2 when absent. */

@@ -16,14 +16,27 @@ final class ReentrantKind extends LockKind {
 
     @Override
     CompletableFuture<List<Object>> acquire(ScriptRunner scripts, LockKeys keys, ScriptArgs.Acquire a) {
-        return scripts.array(LockScript.ACQUIRE, new String[] {keys.lock(), keys.fence()}, a.owner(), Long.toString(a.leaseMs()),
-                Long.toString(a.fenceTtlMs()), Integer.toString(a.held()), a.grantId());
+        return scripts.array(
+                LockScript.ACQUIRE,
+                new String[] {keys.lock(), keys.fence()},
+                a.owner(),
+                Long.toString(a.leaseMs()),
+                Long.toString(a.fenceTtlMs()),
+                Integer.toString(a.held()),
+                a.grantId());
     }
 
     @Override
     CompletableFuture<Long> release(ScriptRunner scripts, LockKeys keys, ScriptArgs.Release r) {
-        return scripts.integer(LockScript.RELEASE, new String[] {keys.lock(), keys.note(r.owner())}, r.owner(), r.grantId(), Integer.toString(r.held()),
-                keys.channel(), r.wakeMessage(), Long.toString(r.noteTtlMs()));
+        return scripts.integer(
+                LockScript.RELEASE,
+                new String[] {keys.lock(), keys.note(r.owner())},
+                r.owner(),
+                r.grantId(),
+                Integer.toString(r.held()),
+                keys.channel(),
+                r.wakeMessage(),
+                Long.toString(r.noteTtlMs()));
     }
 
     @Override
@@ -32,7 +45,8 @@ final class ReentrantKind extends LockKind {
     }
 
     /** Renewal of the reentrant hash, which the fair lock shares. */
-    static CompletableFuture<Long> renewReentrant(ScriptRunner scripts, LockKeys keys, String owner, String grantId, long leaseMs) {
+    static CompletableFuture<Long> renewReentrant(
+            ScriptRunner scripts, LockKeys keys, String owner, String grantId, long leaseMs) {
         return scripts.integer(LockScript.RENEW, new String[] {keys.lock()}, owner, grantId, Long.toString(leaseMs));
     }
 }

@@ -39,8 +39,11 @@ final class Releaser {
         long result;
         try {
             // On the caller's thread (events too): the starter tells its own calls apart by thread.
-            result = calls.call(() -> node.release(hold.kind, hold.keys, hold.owner, hold.grantId, held),
-                    calls.operationDeadline(), "releasing", hold.keys);
+            result = calls.call(
+                    () -> node.release(hold.kind, hold.keys, hold.owner, hold.grantId, held),
+                    calls.operationDeadline(),
+                    "releasing",
+                    hold.keys);
         } catch (LockException e) {
             throw released(hold, last, 0, e);
         }
@@ -59,8 +62,12 @@ final class Releaser {
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
-        return calls.callAsync(() -> node.release(hold.kind, hold.keys, hold.owner, hold.grantId, held), calls.operationDeadline(),
-                "releasing", hold.keys).handle((result, error) -> {
+        return calls.callAsync(
+                        () -> node.release(hold.kind, hold.keys, hold.owner, hold.grantId, held),
+                        calls.operationDeadline(),
+                        "releasing",
+                        hold.keys)
+                .handle((result, error) -> {
                     RuntimeException failure = released(hold, last, result == null ? 0 : result, error);
                     if (failure != null) {
                         throw failure;
@@ -101,8 +108,10 @@ final class Releaser {
                 node.wakeLocal(hold.kind, hold.keys); // the release may have happened: let a waiter check
                 if (last && e instanceof LockUnavailableException) {
                     node.giveBack(hold.kind, hold.keys, hold.owner, hold.grantId, hold.validUntilNanos);
-                    return new LockUnavailableException(e.getMessage() + "; the release is retried in the background until the lease"
-                            + " ends, when the lock frees itself anyway", e.getCause());
+                    return new LockUnavailableException(
+                            e.getMessage() + "; the release is retried in the background until the lease"
+                                    + " ends, when the lock frees itself anyway",
+                            e.getCause());
                 }
                 return e;
             }

@@ -3,8 +3,7 @@ package dev.distlock.core;
 /** The arguments the lock scripts take, as values; every kind turns them into its script's ARGV. */
 final class ScriptArgs {
 
-    private ScriptArgs() {
-    }
+    private ScriptArgs() {}
 
     /**
      * One acquire attempt.
@@ -32,6 +31,5 @@ final class ScriptArgs {
      * @param wakeMessage what the last release publishes
      * @param noteTtlMs how long Redis remembers a last release, so that the same release sent again still succeeds
      */
-    record Release(String owner, String grantId, int held, String wakeMessage, long noteTtlMs) {
-    }
+    record Release(String owner, String grantId, int held, String wakeMessage, long noteTtlMs) {}
 }

@@ -23,14 +23,17 @@ final class ThreadBoundLock<H extends LeaseState> extends AcquiringLock {
     }
 
     @Override
-    boolean acquire(@Nullable Duration wait, @Nullable Duration lease, boolean interruptible) throws InterruptedException {
+    boolean acquire(@Nullable Duration wait, @Nullable Duration lease, boolean interruptible)
+            throws InterruptedException {
         return port.acquire(owner(), wait, lease, interruptible) != null;
     }
 
     @Override
     CompletableFuture<Optional<LockHandle>> acquireAsync(@Nullable Duration wait, @Nullable Duration lease) {
-        return Futures.derive(port.acquireAsync(wait, lease),
-                hold -> hold == null ? Optional.<LockHandle>empty() : Optional.of(new PortHandle<>(port, hold)), hold -> {
+        return Futures.derive(
+                port.acquireAsync(wait, lease),
+                hold -> hold == null ? Optional.<LockHandle>empty() : Optional.of(new PortHandle<>(port, hold)),
+                hold -> {
                     if (hold != null) {
                         port.releaseAsync(hold);
                     }
@@ -74,7 +77,8 @@ final class ThreadBoundLock<H extends LeaseState> extends AcquiringLock {
     public long currentFencingToken() {
         H hold = liveHold();
         if (hold == null) {
-            throw new IllegalMonitorStateException(what + " '" + info.key() + "' is not held by the current thread: no fencing token");
+            throw new IllegalMonitorStateException(
+                    what + " '" + info.key() + "' is not held by the current thread: no fencing token");
         }
         return hold.token;
     }

@@ -26,8 +26,11 @@ class AcquireScriptTest extends ScriptTestSupport {
         assertThat(reply.get(0)).isEqualTo(1L);
         assertThat((Long) reply.get(1)).isPositive();
         assertThat(reply.get(2)).isEqualTo(1L);
-        assertThat(sync.hgetall(keys.lock())).containsOnlyKeys(A, "~token", "~req")
-                .containsEntry(A, "1").containsEntry("~token", reply.get(1).toString()).containsEntry("~req", "g1");
+        assertThat(sync.hgetall(keys.lock()))
+                .containsOnlyKeys(A, "~token", "~req")
+                .containsEntry(A, "1")
+                .containsEntry("~token", reply.get(1).toString())
+                .containsEntry("~req", "g1");
         assertThat(sync.pttl(keys.lock())).isBetween(1L, 10_000L);
         assertThat(sync.get(keys.fence())).isEqualTo(reply.get(1).toString());
         assertThat(sync.pttl(keys.fence())).isGreaterThan(Duration.ofHours(23).toMillis());
@@ -59,8 +62,11 @@ class AcquireScriptTest extends ScriptTestSupport {
         assertThat(busy.get(0)).isEqualTo(0L);
         assertThat((Long) busy.get(1)).isBetween(1L, 10_000L);
         assertThat(busy.get(2)).isEqualTo(0L);
-        assertThat(sync.hgetall(keys.lock())).containsOnlyKeys(A, "~token", "~req")
-                .containsEntry(A, "1").containsEntry("~token", Long.toString(token)).containsEntry("~req", "g1");
+        assertThat(sync.hgetall(keys.lock()))
+                .containsOnlyKeys(A, "~token", "~req")
+                .containsEntry(A, "1")
+                .containsEntry("~token", Long.toString(token))
+                .containsEntry("~req", "g1");
         assertThat(sync.pttl(keys.lock())).isLessThanOrEqualTo(10_000L);
     }
 
@@ -70,7 +76,9 @@ class AcquireScriptTest extends ScriptTestSupport {
 
         assertThat(acquire(B, 10_000, 1, "g1").get(0)).isEqualTo(0L);
 
-        assertThat(sync.hgetall(keys.lock())).containsOnlyKeys(A, "~token", "~req").containsEntry(A, "1");
+        assertThat(sync.hgetall(keys.lock()))
+                .containsOnlyKeys(A, "~token", "~req")
+                .containsEntry(A, "1");
     }
 
     @Test
@@ -83,7 +91,9 @@ class AcquireScriptTest extends ScriptTestSupport {
         assertThat(second.get(0)).isEqualTo(1L);
         assertThat(second.get(2)).isEqualTo(1L);
         assertThat((Long) second.get(1)).isGreaterThan(first);
-        assertThat(sync.hgetall(keys.lock())).containsOnlyKeys(B, "~token", "~req").containsEntry("~req", "g2");
+        assertThat(sync.hgetall(keys.lock()))
+                .containsOnlyKeys(B, "~token", "~req")
+                .containsEntry("~req", "g2");
     }
 
     @Test
@@ -180,8 +190,11 @@ class AcquireScriptTest extends ScriptTestSupport {
 
         assertThat(acquire(A, 50, 0, "g1").get(0)).isEqualTo(0L);
 
-        assertThat(sync.hgetall(keys.lock())).containsOnlyKeys(B, "~token", "~req").containsEntry(B, "1")
-                .containsEntry("~token", Long.toString(token)).containsEntry("~req", "g2");
+        assertThat(sync.hgetall(keys.lock()))
+                .containsOnlyKeys(B, "~token", "~req")
+                .containsEntry(B, "1")
+                .containsEntry("~token", Long.toString(token))
+                .containsEntry("~req", "g2");
     }
 
     @Test
@@ -206,8 +219,11 @@ class AcquireScriptTest extends ScriptTestSupport {
         assertThat(fresh.get(0)).isEqualTo(1L);
         assertThat((Long) fresh.get(1)).isGreaterThan(stale);
         assertThat(fresh.get(2)).isEqualTo(1L);
-        assertThat(sync.hgetall(keys.lock())).containsOnlyKeys(A, "~token", "~req")
-                .containsEntry(A, "1").containsEntry("~token", fresh.get(1).toString()).containsEntry("~req", "g2");
+        assertThat(sync.hgetall(keys.lock()))
+                .containsOnlyKeys(A, "~token", "~req")
+                .containsEntry(A, "1")
+                .containsEntry("~token", fresh.get(1).toString())
+                .containsEntry("~req", "g2");
         assertThat(sync.pttl(keys.lock())).isGreaterThan(10_000L);
     }
 
@@ -218,7 +234,9 @@ class AcquireScriptTest extends ScriptTestSupport {
 
         assertThat(release(A, "g1", 1, "m")).isEqualTo(-1L);
 
-        assertThat(sync.hgetall(keys.lock())).containsEntry(A, "1").containsEntry("~token", Long.toString(fresh))
+        assertThat(sync.hgetall(keys.lock()))
+                .containsEntry(A, "1")
+                .containsEntry("~token", Long.toString(fresh))
                 .containsEntry("~req", "g2");
     }
 }

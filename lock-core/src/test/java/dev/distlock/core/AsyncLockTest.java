@@ -44,8 +44,11 @@ class AsyncLockTest {
 
     @BeforeEach
     void setUp() {
-        client = LockClient.create(RedisURI.create(redis.server().uri()),
-                LockClientOptions.builder().watchdogLease(Duration.ofMillis(900)).build());
+        client = LockClient.create(
+                RedisURI.create(redis.server().uri()),
+                LockClientOptions.builder()
+                        .watchdogLease(Duration.ofMillis(900))
+                        .build());
         other = LockClient.create(RedisURI.create(redis.server().uri()));
         observerClient = RedisClient.create(RedisURI.create(redis.server().uri()));
         observerConnection = observerClient.connect();
@@ -77,7 +80,9 @@ class AsyncLockTest {
         assertThat(handle.key()).isEqualTo(name);
         assertThat(handle.fencingToken()).isPositive();
         assertThat(observer.exists(lockKey(name))).isOne();
-        assertThat(client.getLock(name).isHeldByCurrentThread()).as("the handle owns it, not the thread").isFalse();
+        assertThat(client.getLock(name).isHeldByCurrentThread())
+                .as("the handle owns it, not the thread")
+                .isFalse();
 
         OtherThread.call(() -> {
             handle.unlock();
@@ -90,12 +95,17 @@ class AsyncLockTest {
 
     @Test
     void aHandleReleasesExactlyOnce() throws Exception {
-        LockHandle handle = get(client.getLock(name).tryLockAsync(Duration.ZERO)).orElseThrow();
+        LockHandle handle =
+                get(client.getLock(name).tryLockAsync(Duration.ZERO)).orElseThrow();
         handle.unlock();
 
-        assertThatThrownBy(handle::unlock).isInstanceOf(IllegalStateException.class).hasMessageContaining("already released");
+        assertThatThrownBy(handle::unlock)
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("already released");
         handle.close(); // nothing left to do
-        assertThat(get(other.getLock(name).tryLockAsync(Duration.ZERO))).as("free for others").isPresent();
+        assertThat(get(other.getLock(name).tryLockAsync(Duration.ZERO)))
+                .as("free for others")
+                .isPresent();
     }
 
     @Test
@@ -105,7 +115,9 @@ class AsyncLockTest {
         long start = System.nanoTime();
         Optional<LockHandle> second = get(client.getLock(name).tryLockAsync(Duration.ofMillis(300)));
 
-        assertThat(second).as("a second handle is another owner: it waits, and its wait runs out").isEmpty();
+        assertThat(second)
+                .as("a second handle is another owner: it waits, and its wait runs out")
+                .isEmpty();
         assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(Duration.ofMillis(300));
         first.unlock();
     }
@@ -124,16 +136,21 @@ class AsyncLockTest {
         AtomicInteger done = new AtomicInteger();
         List<CompletableFuture<Void>> all = new ArrayList<>();
         for (int i = 0; i < 200; i++) {
-            all.add(client.getLock(name).tryLockAsync(Duration.ofSeconds(60)).thenCompose(handle -> {
-                if (inside.incrementAndGet() > 1) {
-                    overlaps.incrementAndGet();
-                }
-                inside.decrementAndGet();
-                done.incrementAndGet();
-                return handle.orElseThrow().unlockAsync();
-            }).toCompletableFuture());
+            all.add(client.getLock(name)
+                    .tryLockAsync(Duration.ofSeconds(60))
+                    .thenCompose(handle -> {
+                        if (inside.incrementAndGet() > 1) {
+                            overlaps.incrementAndGet();
+                        }
+                        inside.decrementAndGet();
+                        done.incrementAndGet();
+                        return handle.orElseThrow().unlockAsync();
+                    })
+                    .toCompletableFuture());
         }
-        assertThat(Thread.activeCount() - threadsBefore).as("threads started for 200 waiters").isLessThan(20);
+        assertThat(Thread.activeCount() - threadsBefore)
+                .as("threads started for 200 waiters")
+                .isLessThan(20);
         assertThat(done.get()).isZero();
 
         holder.unlock();
@@ -149,8 +166,8 @@ class AsyncLockTest {
     void cancellingAWaitingAcquisitionLeavesNothingInRedis() throws Exception {
         RedisLock holder = other.getFairLock(name);
         holder.lock();
-        CompletableFuture<Optional<LockHandle>> waiting = client.getFairLock(name).tryLockAsync(Duration.ofSeconds(30))
-                .toCompletableFuture();
+        CompletableFuture<Optional<LockHandle>> waiting =
+                client.getFairLock(name).tryLockAsync(Duration.ofSeconds(30)).toCompletableFuture();
         LockKeys keys = LockKeys.of(LockClientOptions.DEFAULT_KEY_PREFIX, name);
         await().atMost(GENEROUS).until(() -> observer.llen(keys.queue()) == 1);
 
@@ -160,7 +177,9 @@ class AsyncLockTest {
         holder.unlock();
         await().atMost(GENEROUS).until(() -> observer.exists(keys.lock()) == 0);
         assertThat(client.activeHolds()).isZero();
-        assertThat(get(other.getFairLock(name).tryLockAsync(Duration.ofSeconds(2)))).as("the next comer is not blocked").isPresent();
+        assertThat(get(other.getFairLock(name).tryLockAsync(Duration.ofSeconds(2))))
+                .as("the next comer is not blocked")
+                .isPresent();
     }
 
     @Test
@@ -195,7 +214,8 @@ class AsyncLockTest {
 
     @Test
     void aFixedLeaseRunningOutIsSignalledAtItsEnd() throws Exception {
-        LockHandle handle = get(client.getLock(name).tryLockAsync(Duration.ZERO, Duration.ofMillis(300))).orElseThrow();
+        LockHandle handle = get(client.getLock(name).tryLockAsync(Duration.ZERO, Duration.ofMillis(300)))
+                .orElseThrow();
 
         String reason = handle.leaseLost().toCompletableFuture().get(GENEROUS.toMillis(), TimeUnit.MILLISECONDS);
 
@@ -208,14 +228,16 @@ class AsyncLockTest {
         RedisReadWriteLock rw = client.getReadWriteLock(name);
         LockHandle read1 = get(rw.readLock().lockAsync());
         LockHandle read2 = get(rw.readLock().tryLockAsync(Duration.ZERO)).orElseThrow();
-        CompletableFuture<Optional<LockHandle>> write = rw.writeLock().tryLockAsync(Duration.ofSeconds(20)).toCompletableFuture();
+        CompletableFuture<Optional<LockHandle>> write =
+                rw.writeLock().tryLockAsync(Duration.ofSeconds(20)).toCompletableFuture();
         Thread.sleep(200);
         assertThat(write).isNotDone();
 
         read1.unlock();
         read2.unlockAsync().toCompletableFuture().get(5, TimeUnit.SECONDS);
 
-        LockHandle writer = write.get(GENEROUS.toMillis(), TimeUnit.MILLISECONDS).orElseThrow();
+        LockHandle writer =
+                write.get(GENEROUS.toMillis(), TimeUnit.MILLISECONDS).orElseThrow();
         assertThat(writer.fencingToken()).isGreaterThan(read1.fencingToken());
         writer.unlock();
     }
@@ -224,15 +246,19 @@ class AsyncLockTest {
     void multiLockHandleTakesAllOrNothing() throws Exception {
         String a = name + "-a";
         String b = name + "-b";
-        LockHandle both = get(client.getMultiLock(a, b).tryLockAsync(Duration.ZERO)).orElseThrow();
+        LockHandle both =
+                get(client.getMultiLock(a, b).tryLockAsync(Duration.ZERO)).orElseThrow();
         assertThat(observer.exists(lockKey(a), lockKey(b))).isEqualTo(2);
         both.unlock();
         assertThat(observer.exists(lockKey(a), lockKey(b))).isZero();
 
         RedisLock holderOfB = other.getLock(b);
         holderOfB.lock();
-        assertThat(get(client.getMultiLock(a, b).tryLockAsync(Duration.ofMillis(200)))).isEmpty();
-        assertThat(observer.exists(lockKey(a))).as("a is given back when b cannot be had").isZero();
+        assertThat(get(client.getMultiLock(a, b).tryLockAsync(Duration.ofMillis(200))))
+                .isEmpty();
+        assertThat(observer.exists(lockKey(a)))
+                .as("a is given back when b cannot be had")
+                .isZero();
         holderOfB.unlock();
     }
 
@@ -242,7 +268,8 @@ class AsyncLockTest {
             RedLockClient redLock = nodes.connect(3);
             LockHandle handle = get(redLock.getLock(name).lockAsync());
             assertThat(handle.fencingToken()).isPositive();
-            assertThat(get(redLock.getLock(name).tryLockAsync(Duration.ofMillis(100)))).isEmpty();
+            assertThat(get(redLock.getLock(name).tryLockAsync(Duration.ofMillis(100))))
+                    .isEmpty();
             for (int i = 0; i < 3; i++) {
                 assertThat(nodes.hasKey(i, name)).isTrue();
             }
@@ -260,14 +287,18 @@ class AsyncLockTest {
     void closingTheClientFailsWaitingAcquisitionsAndLaterOnes() throws Exception {
         RedisLock holder = other.getLock(name);
         holder.lock();
-        CompletableFuture<Optional<LockHandle>> waiting = client.getLock(name).tryLockAsync(Duration.ofSeconds(30)).toCompletableFuture();
+        CompletableFuture<Optional<LockHandle>> waiting =
+                client.getLock(name).tryLockAsync(Duration.ofSeconds(30)).toCompletableFuture();
         await().atMost(GENEROUS).until(() -> client.subscribedChannels() == 1);
 
         client.close();
 
-        assertThatThrownBy(() -> waiting.get(5, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
+        assertThatThrownBy(() -> waiting.get(5, TimeUnit.SECONDS))
+                .isInstanceOf(ExecutionException.class)
                 .hasCauseInstanceOf(LockException.class);
-        assertThatThrownBy(() -> client.getLock(name).lockAsync().toCompletableFuture().join()).isInstanceOf(CompletionException.class)
+        assertThatThrownBy(() ->
+                        client.getLock(name).lockAsync().toCompletableFuture().join())
+                .isInstanceOf(CompletionException.class)
                 .hasMessageContaining("closed");
         holder.unlock();
     }
@@ -275,8 +306,10 @@ class AsyncLockTest {
     @Test
     void badDurationsAreRefusedBeforeRedisIsTouched() {
         RedisLock lock = client.getLock(name);
-        assertThatThrownBy(() -> lock.tryLockAsync(Duration.ofMillis(-1))).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> lock.tryLockAsync(Duration.ofMillis(-1)))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("waitTime");
-        assertThatThrownBy(() -> lock.tryLockAsync(Duration.ZERO, Duration.ZERO)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> lock.tryLockAsync(Duration.ZERO, Duration.ZERO))
+                .isInstanceOf(IllegalArgumentException.class);
     }
 }

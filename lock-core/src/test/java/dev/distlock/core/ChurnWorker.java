@@ -34,8 +34,7 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class ChurnWorker {
 
-    private ChurnWorker() {
-    }
+    private ChurnWorker() {}
 
     public static void main(String[] args) throws Exception {
         String uri = args[0];
@@ -56,7 +55,9 @@ public final class ChurnWorker {
         AtomicLong busy = new AtomicLong();
         RedisClient redis = RedisClient.create(uri);
         BufferedReader stdin = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
-        try (LockClient client = LockClient.create(RedisURI.create(uri), LockClientOptions.builder().listener(lossAlarm).build());
+        try (LockClient client = LockClient.create(
+                        RedisURI.create(uri),
+                        LockClientOptions.builder().listener(lossAlarm).build());
                 PrintWriter out = new PrintWriter(Files.newBufferedWriter(output, StandardCharsets.UTF_8))) {
             // Each thread's own connection for TIME and the checks, opened before the killing starts.
             List<StatefulRedisConnection<String, String>> connections = new ArrayList<>();
@@ -73,26 +74,30 @@ public final class ChurnWorker {
             for (int t = 0; t < threads; t++) {
                 Random random = new Random(seed * 31 + t);
                 StatefulRedisConnection<String, String> connection = connections.get(t);
-                Thread worker = new Thread(() -> {
-                    try {
-                        Churn churn = new Churn(client, connection.sync(), random, out, failures, holds, unavailable, busy);
-                        while (System.nanoTime() - deadline < 0 && failures.isEmpty()) {
-                            churn.oneHold(names[random.nextInt(names.length)]);
-                        }
-                    } catch (Throwable e) {
-                        fail(failures, "worker died: " + e);
-                        e.printStackTrace(System.out);
-                    } finally {
-                        releaseAll(client, names); // after a failure: let the other threads finish
-                    }
-                }, "churn-" + t);
+                Thread worker = new Thread(
+                        () -> {
+                            try {
+                                Churn churn = new Churn(
+                                        client, connection.sync(), random, out, failures, holds, unavailable, busy);
+                                while (System.nanoTime() - deadline < 0 && failures.isEmpty()) {
+                                    churn.oneHold(names[random.nextInt(names.length)]);
+                                }
+                            } catch (Throwable e) {
+                                fail(failures, "worker died: " + e);
+                                e.printStackTrace(System.out);
+                            } finally {
+                                releaseAll(client, names); // after a failure: let the other threads finish
+                            }
+                        },
+                        "churn-" + t);
                 worker.start();
                 workers.add(worker);
             }
             for (Thread worker : workers) {
                 worker.join();
             }
-            System.out.println("DONE holds=" + holds + " unavailable=" + unavailable + " busy=" + busy + " failures=" + failures.size());
+            System.out.println("DONE holds=" + holds + " unavailable=" + unavailable + " busy=" + busy + " failures="
+                    + failures.size());
             System.out.flush();
             while (stdin.readLine() != null) {
                 // the test closes stdin once it has looked at Redis
@@ -136,8 +141,15 @@ public final class ChurnWorker {
         private final String owner;
 
         @SuppressWarnings("deprecation") // Thread.getId: threadId() needs Java 19, we run on 17
-        Churn(LockClient client, RedisCommands<String, String> commands, Random random, PrintWriter out,
-                ConcurrentLinkedQueue<String> failures, AtomicLong holds, AtomicLong unavailable, AtomicLong busy) {
+        Churn(
+                LockClient client,
+                RedisCommands<String, String> commands,
+                Random random,
+                PrintWriter out,
+                ConcurrentLinkedQueue<String> failures,
+                AtomicLong holds,
+                AtomicLong unavailable,
+                AtomicLong busy) {
             this.client = client;
             this.commands = commands;
             this.random = random;
@@ -158,12 +170,18 @@ public final class ChurnWorker {
                     lock.lock();
                 } else if (!lock.tryLock(Duration.ofSeconds(2))) {
                     busy.incrementAndGet();
-                    check(lock.getHoldCount() == 0, name, "hold count " + lock.getHoldCount() + " after tryLock returned false");
+                    check(
+                            lock.getHoldCount() == 0,
+                            name,
+                            "hold count " + lock.getHoldCount() + " after tryLock returned false");
                     return;
                 }
             } catch (LockUnavailableException e) {
                 unavailable.incrementAndGet();
-                check(lock.getHoldCount() == 0, name, "hold count " + lock.getHoldCount() + " after the first lock failed: " + e);
+                check(
+                        lock.getHoldCount() == 0,
+                        name,
+                        "hold count " + lock.getHoldCount() + " after the first lock failed: " + e);
                 return;
             }
             long token = lock.currentFencingToken();
@@ -175,12 +193,16 @@ public final class ChurnWorker {
                 check(lock.currentFencingToken() == token, name, "token changed while held");
                 if (redisInStep) {
                     String inRedis = read(() -> commands.hget(key, owner));
-                    check(Integer.toString(depth).equals(inRedis), name, "count in Redis " + inRedis + ", expected " + depth);
+                    check(
+                            Integer.toString(depth).equals(inRedis),
+                            name,
+                            "count in Redis " + inRedis + ", expected " + depth);
                 }
                 if (!failures.isEmpty()) {
                     return; // the run failed: the worker's loop ends and releases what it holds
                 }
-                boolean deeper = depth < 3 && random.nextInt(3) < (depth == 1 ? 2 : 1); // 2/3 from depth 1, 1/3 from depth 2
+                boolean deeper =
+                        depth < 3 && random.nextInt(3) < (depth == 1 ? 2 : 1); // 2/3 from depth 1, 1/3 from depth 2
                 redisInStep = true;
                 try {
                     if (deeper) {

@@ -15,7 +15,8 @@ class ClusterLockContractTest extends LockContractTest {
     @BeforeAll
     static void startCluster() {
         cluster = RedisClusterSetup.start();
-        redisCluster = RedisClusterClient.create(cluster.uris().stream().map(RedisURI::create).toList());
+        redisCluster = RedisClusterClient.create(
+                cluster.uris().stream().map(RedisURI::create).toList());
     }
 
     @AfterAll

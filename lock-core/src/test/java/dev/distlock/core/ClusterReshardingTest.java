@@ -46,6 +46,7 @@ class ClusterReshardingTest {
     private static final Duration WAIT = Duration.ofSeconds(20);
     /** A released waiter must get the contended lock well before the holder's fixed lease would have freed it. */
     private static final Duration CONTENDED_LEASE = Duration.ofSeconds(25);
+
     private static final Duration PROMPT_HANDOVER = Duration.ofSeconds(5);
     private static final int MOVES = 6;
     private static final int THREADS_PER_CLIENT = 4;
@@ -63,7 +64,10 @@ class ClusterReshardingTest {
         List<RedisURI> seeds = cluster.uris().stream().map(RedisURI::create).toList();
         redisA = RedisClusterClient.create(seeds);
         redisB = RedisClusterClient.create(seeds);
-        LockClientOptions options = LockClientOptions.builder().watchdogLease(WATCHDOG_LEASE).listener(events).build();
+        LockClientOptions options = LockClientOptions.builder()
+                .watchdogLease(WATCHDOG_LEASE)
+                .listener(events)
+                .build();
         clientA = LockClient.create(redisA, options);
         clientB = LockClient.create(redisB, options);
     }
@@ -97,7 +101,8 @@ class ClusterReshardingTest {
         AtomicInteger grants = new AtomicInteger();
         List<Thread> threads = new ArrayList<>();
 
-        // churn: threads of both clients take the reentrant names in random order, and one thread of each the fair lock,
+        // churn: threads of both clients take the reentrant names in random order, and one thread of each the fair
+        // lock,
         // whose keys may be split between the nodes for a moment (TRYAGAIN); a reentrant lock has only one key
         List<String> reentrant = churned.subList(0, 3);
         for (LockClient client : List.of(clientA, clientB)) {
@@ -105,7 +110,9 @@ class ClusterReshardingTest {
                 boolean onFair = t == 0;
                 threads.add(thread("churn", () -> {
                     while (running.get()) {
-                        String name = onFair ? fair : reentrant.get(ThreadLocalRandom.current().nextInt(reentrant.size()));
+                        String name = onFair
+                                ? fair
+                                : reentrant.get(ThreadLocalRandom.current().nextInt(reentrant.size()));
                         RedisLock lock = onFair ? client.getFairLock(name) : client.getLock(name);
                         if (!tryLock(lock, WAIT, null, failures)) {
                             continue;
@@ -182,7 +189,9 @@ class ClusterReshardingTest {
         }));
 
         threads.forEach(Thread::start);
-        assertThat(heldTaken.await(WAIT.toSeconds(), TimeUnit.SECONDS)).as("held locks taken; failures: %s", failures).isTrue();
+        assertThat(heldTaken.await(WAIT.toSeconds(), TimeUnit.SECONDS))
+                .as("held locks taken; failures: %s", failures)
+                .isTrue();
         List<RedisServer> masters = cluster.nodes();
         List<SlotMigration> moves = new ArrayList<>();
         try {
@@ -193,7 +202,8 @@ class ClusterReshardingTest {
                 RedisServer target = nextMaster(cluster.ownerOf(slot));
                 moves.add(cluster.migrateSlot(slot, target, 2, Duration.ofMillis(60)));
                 for (String name : held) {
-                    assertThat(target.command("EXISTS", key(name))).as("held lock %s moved to port %s", name, target.port())
+                    assertThat(target.command("EXISTS", key(name)))
+                            .as("held lock %s moved to port %s", name, target.port())
                             .isEqualTo(":1");
                 }
             }
@@ -208,28 +218,43 @@ class ClusterReshardingTest {
         }
 
         Map<String, Long> redirects = errorCounts(masters);
-        System.out.printf("Resharding: %d moves (%s keys, %d in batches that met BUSYKEY), %d grants, %d handovers (max %d ms),"
-                + " errors answered: %s%n", moves.size(), moves.stream().map(m -> String.valueOf(m.keysMoved())).toList(),
-                moves.stream().mapToInt(m -> m.replacedKeys().size()).sum(), grants.get(), handovers.size(),
-                TimeUnit.NANOSECONDS.toMillis(handovers.stream().mapToLong(Long::longValue).max().orElse(0)), redirects);
+        System.out.printf(
+                "Resharding: %d moves (%s keys, %d in batches that met BUSYKEY), %d grants, %d handovers (max %d ms),"
+                        + " errors answered: %s%n",
+                moves.size(),
+                moves.stream().map(m -> String.valueOf(m.keysMoved())).toList(),
+                moves.stream().mapToInt(m -> m.replacedKeys().size()).sum(),
+                grants.get(),
+                handovers.size(),
+                TimeUnit.NANOSECONDS.toMillis(
+                        handovers.stream().mapToLong(Long::longValue).max().orElse(0)),
+                redirects);
         SoftAssertions softly = new SoftAssertions(); // every symptom of one run, not just the first
         // the clients really met the slot half moved, and in its old place
         softly.assertThat(redirects).as("redirects answered").containsKeys("ASK", "MOVED");
         softly.assertThat(threads).as("every thread ended").noneMatch(Thread::isAlive);
-        softly.assertThat(failures).as("lock/unlock failures or broken exclusion during %s moves (%s grants)", moves.size(),
-                grants.get()).isEmpty();
-        softly.assertThat(moves).hasSize(MOVES).allSatisfy(m -> assertThat(m.keysMoved()).isPositive());
+        softly.assertThat(failures)
+                .as("lock/unlock failures or broken exclusion during %s moves (%s grants)", moves.size(), grants.get())
+                .isEmpty();
+        softly.assertThat(moves)
+                .hasSize(MOVES)
+                .allSatisfy(m -> assertThat(m.keysMoved()).isPositive());
         softly.assertThat(heldReport).as("held locks still held at the end").containsExactlyInAnyOrderElementsOf(held);
         softly.assertThat(events.leaseLosses).as("holds reported lost").isEmpty();
         for (String name : held) {
             // held through every move (several seconds), renewed every 2 s
-            softly.assertThat(events.renewals(name, LockListener.RenewalOutcome.RENEWED)).as("renewals of %s", name)
+            softly.assertThat(events.renewals(name, LockListener.RenewalOutcome.RENEWED))
+                    .as("renewals of %s", name)
                     .hasSizeGreaterThan(1);
         }
-        softly.assertThat(handovers).as("contended lock handed over to the waiter within %s of each release", PROMPT_HANDOVER)
-                .isNotEmpty().allSatisfy(nanos -> assertThat(Duration.ofNanos(nanos)).isLessThan(PROMPT_HANDOVER));
+        softly.assertThat(handovers)
+                .as("contended lock handed over to the waiter within %s of each release", PROMPT_HANDOVER)
+                .isNotEmpty()
+                .allSatisfy(nanos -> assertThat(Duration.ofNanos(nanos)).isLessThan(PROMPT_HANDOVER));
         for (String name : names) {
-            softly.assertThat(cluster.nodeFor(key(name)).command("EXISTS", key(name))).as("%s left in Redis", name).isEqualTo(":0");
+            softly.assertThat(cluster.nodeFor(key(name)).command("EXISTS", key(name)))
+                    .as("%s left in Redis", name)
+                    .isEqualTo(":0");
         }
         // besides the fencing counters (kept on purpose) and the release notes (which expire by themselves), nothing is
         // left, and nothing is stranded on a node that no longer owns the slot
@@ -243,7 +268,9 @@ class ClusterReshardingTest {
                 if (node.port() == owner && !key.endsWith(":fence")) {
                     softly.assertThat(key).as("left on port %s", node.port()).contains(":released:");
                     // -2: it expired since KEYS listed it
-                    softly.assertThat(node.command("PTTL", key)).as("TTL of %s", key).doesNotStartWith(":-1");
+                    softly.assertThat(node.command("PTTL", key))
+                            .as("TTL of %s", key)
+                            .doesNotStartWith(":-1");
                 }
             }
         }
@@ -251,8 +278,11 @@ class ClusterReshardingTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @EnumSource(value = LockType.class, names = {"REENTRANT", "FAIR", "READ", "WRITE"})
-    void releaseWhileTheLockKeyIsStillOnTheMigratingNodeFreesItAndWakesAWaiterOfAnotherClient(LockType kind) throws Exception {
+    @EnumSource(
+            value = LockType.class,
+            names = {"REENTRANT", "FAIR", "READ", "WRITE"})
+    void releaseWhileTheLockKeyIsStillOnTheMigratingNodeFreesItAndWakesAWaiterOfAnotherClient(LockType kind)
+            throws Exception {
         String name = Names.fresh("migrating-" + kind.name().toLowerCase(java.util.Locale.ROOT));
         int slot = SlotHash.getSlot(key(name));
         RedisLock held = lock(clientA, kind, name);
@@ -289,11 +319,17 @@ class ClusterReshardingTest {
 
         SoftAssertions softly = new SoftAssertions();
         softly.assertThat(unlockFailure).as("unlock while the slot migrates").isNull();
-        softly.assertThat(acquired).as("the waiter of the other client got the lock").isNotEqualTo(-1L);
+        softly.assertThat(acquired)
+                .as("the waiter of the other client got the lock")
+                .isNotEqualTo(-1L);
         if (acquired != -1L) {
-            softly.assertThat(Duration.ofNanos(acquired - released)).as("from release to the waiter's grant").isLessThan(PROMPT_HANDOVER);
+            softly.assertThat(Duration.ofNanos(acquired - released))
+                    .as("from release to the waiter's grant")
+                    .isLessThan(PROMPT_HANDOVER);
         }
-        softly.assertThat(done.to().command("EXISTS", key(name))).as("lock left in Redis").isEqualTo(":0");
+        softly.assertThat(done.to().command("EXISTS", key(name)))
+                .as("lock left in Redis")
+                .isEqualTo(":0");
         softly.assertAll();
     }
 
@@ -301,7 +337,11 @@ class ClusterReshardingTest {
     void aFairLockWaiterRidesOutASlotMigrationLongerThanTheOperationTimeoutWithinItsWait() throws Exception {
         // a fair lock's script declares three keys, which exist together only while it has waiters: while its slot is
         // open, Redis refuses it with TRYAGAIN, on the old node and the new one alike
-        try (LockClient quick = LockClient.create(redisA, LockClientOptions.builder().operationTimeout(Duration.ofSeconds(1)).build())) {
+        try (LockClient quick = LockClient.create(
+                redisA,
+                LockClientOptions.builder()
+                        .operationTimeout(Duration.ofSeconds(1))
+                        .build())) {
             String name = Names.fresh("fair-open");
             int slot = SlotHash.getSlot(key(name));
             SlotMove move = cluster.beginMigration(slot, nextMaster(cluster.ownerOf(slot)));
@@ -316,7 +356,9 @@ class ClusterReshardingTest {
             Thread.sleep(3000); // the slot stays open for longer than operationTimeout, as a slot with many keys does
             move.moveRemainingKeys(10, Duration.ZERO).finish();
 
-            assertThat(waiter.failure()).as("tryLock(10 s) while the slot was open for 3 s").isNull();
+            assertThat(waiter.failure())
+                    .as("tryLock(10 s) while the slot was open for 3 s")
+                    .isNull();
             assertThat(waiter.get()).as("granted once the slot moved").isTrue();
         }
     }
@@ -344,12 +386,17 @@ class ClusterReshardingTest {
         tokens.add(grantAndRelease(theirs));
         tokens.add(grantAndRelease(lock));
 
-        assertThat(tokens).as("tokens of successive grants across the move").isSorted().doesNotHaveDuplicates();
+        assertThat(tokens)
+                .as("tokens of successive grants across the move")
+                .isSorted()
+                .doesNotHaveDuplicates();
         assertThat(done.to().command("EXISTS", key(name))).isEqualTo(":0");
         // A key written on the importing node while the old node still has its own copy (an undeclared fencing counter
         // or release note) would make redis-cli --cluster reshard stop ("Found N key(s) in both source node and target
         // node having different values") unless run with --cluster-replace, which keeps the older copy.
-        assertThat(done.replacedKeys()).as("keys written on both nodes while the slot moved").isEmpty();
+        assertThat(done.replacedKeys())
+                .as("keys written on both nodes while the slot moved")
+                .isEmpty();
     }
 
     private long grantAndRelease(RedisLock lock) throws Exception {
@@ -382,7 +429,8 @@ class ClusterReshardingTest {
             for (String line : node.query("INFO", "errorstats").split("\r?\n")) {
                 if (line.startsWith("errorstat_")) {
                     String kind = line.substring("errorstat_".length(), line.indexOf(':'));
-                    long count = Long.parseLong(line.substring(line.indexOf("count=") + "count=".length()).trim());
+                    long count = Long.parseLong(line.substring(line.indexOf("count=") + "count=".length())
+                            .trim());
                     counts.merge(kind, count, Long::sum);
                 }
             }
@@ -390,7 +438,8 @@ class ClusterReshardingTest {
         return counts;
     }
 
-    private static boolean tryLock(RedisLock lock, Duration wait, Duration lease, ConcurrentLinkedQueue<String> failures) {
+    private static boolean tryLock(
+            RedisLock lock, Duration wait, Duration lease, ConcurrentLinkedQueue<String> failures) {
         try {
             if (lock.tryLock(wait, lease)) {
                 return true;
@@ -412,7 +461,11 @@ class ClusterReshardingTest {
         }
     }
 
-    private static void enter(String name, RedisLock lock, Map<String, AtomicInteger> inside, Map<String, AtomicLong> lastToken,
+    private static void enter(
+            String name,
+            RedisLock lock,
+            Map<String, AtomicInteger> inside,
+            Map<String, AtomicLong> lastToken,
             ConcurrentLinkedQueue<String> failures) {
         if (inside.get(name).incrementAndGet() != 1) {
             failures.add("two holders of " + name + " at once");

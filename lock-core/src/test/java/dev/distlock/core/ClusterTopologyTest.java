@@ -87,9 +87,13 @@ class ClusterTopologyTest {
         for (int i = 0; i < count; i++) {
             String name = Names.fresh(hint);
             names.add(name);
-            nodes.add(cluster.nodeFor(LockKeys.of(LockClientOptions.DEFAULT_KEY_PREFIX, name).lock()).port());
+            nodes.add(cluster.nodeFor(LockKeys.of(LockClientOptions.DEFAULT_KEY_PREFIX, name)
+                            .lock())
+                    .port());
         }
-        assertThat(nodes).as("the names cover every master").hasSize(cluster.nodes().size());
+        assertThat(nodes)
+                .as("the names cover every master")
+                .hasSize(cluster.nodes().size());
         return names;
     }
 
@@ -98,16 +102,24 @@ class ClusterTopologyTest {
         for (var kind : kinds().entrySet()) {
             for (String name : namesOnEveryNode(kind.getKey(), 24)) {
                 RedisLock lock = kind.getValue().apply(client, name);
-                assertThat(lock.tryLock(Duration.ofSeconds(2))).as("%s %s", kind.getKey(), name).isTrue();
+                assertThat(lock.tryLock(Duration.ofSeconds(2)))
+                        .as("%s %s", kind.getKey(), name)
+                        .isTrue();
                 long token = lock.currentFencingToken();
                 assertThat(token).isPositive();
                 assertThat(lock.tryLock()).isTrue();
                 assertThat(lock.getHoldCount()).isEqualTo(2);
                 assertThat(lock.currentFencingToken()).isEqualTo(token);
-                String key = LockKeys.of(LockClientOptions.DEFAULT_KEY_PREFIX, name).lock();
-                assertThat(cluster.nodeFor(key).command("EXISTS", key)).as("key on its own node").isEqualTo(":1");
+                String key =
+                        LockKeys.of(LockClientOptions.DEFAULT_KEY_PREFIX, name).lock();
+                assertThat(cluster.nodeFor(key).command("EXISTS", key))
+                        .as("key on its own node")
+                        .isEqualTo(":1");
                 if (!kind.getKey().equals("read")) {
-                    assertThat(OtherThread.call(() -> kind.getValue().apply(other, name).tryLock())).as("other owner kept out").isFalse();
+                    assertThat(OtherThread.call(
+                                    () -> kind.getValue().apply(other, name).tryLock()))
+                            .as("other owner kept out")
+                            .isFalse();
                 }
                 lock.unlock();
                 lock.unlock();
@@ -128,21 +140,23 @@ class ClusterTopologyTest {
             RedisReadWriteLock theirs = other.getReadWriteLock(name);
             mine.readLock().lock();
             assertThat(OtherThread.call(() -> {
-                boolean read = theirs.readLock().tryLock();
-                if (read) {
-                    theirs.readLock().unlock();
-                }
-                return read;
-            })).isTrue();
+                        boolean read = theirs.readLock().tryLock();
+                        if (read) {
+                            theirs.readLock().unlock();
+                        }
+                        return read;
+                    }))
+                    .isTrue();
             assertThat(OtherThread.call(() -> theirs.writeLock().tryLock())).isFalse();
             mine.readLock().unlock();
             assertThat(OtherThread.call(() -> {
-                boolean write = theirs.writeLock().tryLock();
-                if (write) {
-                    theirs.writeLock().unlock();
-                }
-                return write;
-            })).isTrue();
+                        boolean write = theirs.writeLock().tryLock();
+                        if (write) {
+                            theirs.writeLock().unlock();
+                        }
+                        return write;
+                    }))
+                    .isTrue();
         }
     }
 
@@ -150,7 +164,8 @@ class ClusterTopologyTest {
     void multiLockTakesNamesInDifferentSlotsOnDifferentNodes() throws Exception {
         List<String> names = namesOnEveryNode("multi", 12);
         Set<Integer> slots = new HashSet<>();
-        names.forEach(n -> slots.add(cluster.slotOf(LockKeys.of(LockClientOptions.DEFAULT_KEY_PREFIX, n).lock())));
+        names.forEach(n -> slots.add(cluster.slotOf(
+                LockKeys.of(LockClientOptions.DEFAULT_KEY_PREFIX, n).lock())));
         assertThat(slots).hasSizeGreaterThan(1);
 
         RedisMultiLock multi = client.getMultiLock(names.toArray(String[]::new));
@@ -159,7 +174,9 @@ class ClusterTopologyTest {
         for (String name : names) {
             assertThat(other.getLock(name).isLocked()).isTrue();
         }
-        assertThat(OtherThread.call(() -> other.getMultiLock(names.get(0), names.get(names.size() - 1)).tryLock())).isFalse();
+        assertThat(OtherThread.call(() -> other.getMultiLock(names.get(0), names.get(names.size() - 1))
+                        .tryLock()))
+                .isFalse();
         multi.lock(); // re-entry
         multi.unlock();
         assertThat(multi.isHeldByCurrentThread()).isTrue();
@@ -178,7 +195,8 @@ class ClusterTopologyTest {
             // one name per node: the release publishes there, the waiter's subscription may sit on any node
             Map<Integer, String> oneNamePerNode = new LinkedHashMap<>();
             for (String name : namesOnEveryNode(kind.getKey(), 24)) {
-                RedisServer node = cluster.nodeFor(LockKeys.of(LockClientOptions.DEFAULT_KEY_PREFIX, name).lock());
+                RedisServer node = cluster.nodeFor(
+                        LockKeys.of(LockClientOptions.DEFAULT_KEY_PREFIX, name).lock());
                 oneNamePerNode.putIfAbsent(node.port(), name);
             }
             for (String name : oneNamePerNode.values()) {
@@ -200,7 +218,9 @@ class ClusterTopologyTest {
 
                 long acquired = waiter.get();
                 assertThat(acquired).as("%s %s acquired", kind.getKey(), name).isNotEqualTo(-1L);
-                assertThat(Duration.ofNanos(acquired - released)).as("%s %s", kind.getKey(), name).isLessThan(PROMPTLY);
+                assertThat(Duration.ofNanos(acquired - released))
+                        .as("%s %s", kind.getKey(), name)
+                        .isLessThan(PROMPTLY);
                 await().atMost(Duration.ofSeconds(5)).until(() -> other.subscribedChannels() == 0);
             }
         }

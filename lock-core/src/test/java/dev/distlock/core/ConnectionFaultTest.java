@@ -78,7 +78,9 @@ class ConnectionFaultTest {
         } catch (LockUnavailableException expected) {
             assertThat(expected).hasMessageContaining("did not answer");
         }
-        assertThat(since(start)).as("tryLock(200 ms) while black-holed").isLessThan(Duration.ofMillis(400).plus(SLACK));
+        assertThat(since(start))
+                .as("tryLock(200 ms) while black-holed")
+                .isLessThan(Duration.ofMillis(400).plus(SLACK));
 
         // lock() without a wait: each step bounded by operationTimeout
         start = System.nanoTime();
@@ -88,7 +90,9 @@ class ConnectionFaultTest {
 
         // unlock() of a hold: bounded by operationTimeout, says so, retried in the background
         start = System.nanoTime();
-        assertThatThrownBy(() -> holder.act(held::unlock)).cause().isInstanceOf(LockUnavailableException.class)
+        assertThatThrownBy(() -> holder.act(held::unlock))
+                .cause()
+                .isInstanceOf(LockUnavailableException.class)
                 .hasMessageContaining("retried in the background");
         assertThat(since(start)).as("unlock() while black-holed").isLessThan(OPERATION_TIMEOUT.plus(SLACK));
         assertThat(holder.run(held::getHoldCount)).isZero();
@@ -96,13 +100,16 @@ class ConnectionFaultTest {
         // Everything sent meanwhile reaches Redis on heal (as TCP retransmits): the acquisitions given up
         // on may be granted then, and must be given back; the unconfirmed release must land.
         relay.heal();
-        await("both locks free in Redis after heal").atMost(Duration.ofSeconds(15))
+        await("both locks free in Redis after heal")
+                .atMost(Duration.ofSeconds(15))
                 .until(() -> observer.exists(key(heldName)) == 0 && observer.exists(key(wantedName)) == 0);
 
         relay.blackHole();
         start = System.nanoTime();
         client.close();
-        assertThat(since(start)).as("close() while black-holed").isLessThan(OPERATION_TIMEOUT.plus(SLACK).plus(Duration.ofSeconds(2)));
+        assertThat(since(start))
+                .as("close() while black-holed")
+                .isLessThan(OPERATION_TIMEOUT.plus(SLACK).plus(Duration.ofSeconds(2)));
     }
 
     /** Every kind, free or busy (held by another client), while Redis is black-holed. */
@@ -124,7 +131,9 @@ class ConnectionFaultTest {
             } catch (LockUnavailableException expected) {
                 assertThat(expected).hasMessageContaining("did not answer");
             }
-            assertThat(since(start)).as("tryLock(200 ms) of %s while black-holed", name).isLessThan(Duration.ofMillis(400).plus(SLACK));
+            assertThat(since(start))
+                    .as("tryLock(200 ms) of %s while black-holed", name)
+                    .isLessThan(Duration.ofMillis(400).plus(SLACK));
             assertThat(lock.getHoldCount()).isZero();
         }
     }
@@ -159,7 +168,8 @@ class ConnectionFaultTest {
         });
         long interruptedAt = work.get(30, TimeUnit.SECONDS);
         assertThat(interruptedAt).as("the holder was interrupted").isPositive();
-        assertThat(Duration.ofNanos(interruptedAt - acquiredAt.get())).as("interrupted at the lease's end, not at a watchdog tick")
+        assertThat(Duration.ofNanos(interruptedAt - acquiredAt.get()))
+                .as("interrupted at the lease's end, not at a watchdog tick")
                 .isLessThan(Duration.ofMillis(500).plus(Duration.ofSeconds(2)));
         assertThat(events.leaseLosses(name)).hasSize(1);
         assertThat(events.leaseLosses(name).get(0).reason()).contains("500 ms");
@@ -187,14 +197,20 @@ class ConnectionFaultTest {
         await("waiter subscribed").atMost(Duration.ofSeconds(10)).until(() -> subscribers(channel) == 1);
 
         relay.delayReplies(Duration.ofSeconds(2));
-        assertThat(observer.clientKill(io.lettuce.core.KillArgs.Builder.typePubsub())).isPositive();
-        assertThat(subscribers(channel)).as("no subscriber while the waiter reconnects").isZero();
+        assertThat(observer.clientKill(io.lettuce.core.KillArgs.Builder.typePubsub()))
+                .isPositive();
+        assertThat(subscribers(channel))
+                .as("no subscriber while the waiter reconnects")
+                .isZero();
         long released = System.nanoTime();
         holder.act(() -> holderClient.getLock(name).unlock());
-        assertThat(subscribers(channel)).as("the release's wake-up reached no one").isZero();
+        assertThat(subscribers(channel))
+                .as("the release's wake-up reached no one")
+                .isZero();
 
         assertThat(waiting.get(40, TimeUnit.SECONDS)).isTrue();
-        assertThat(since(released)).as("waiter got the lock after re-subscribing, not after the holder's 30 s lease")
+        assertThat(since(released))
+                .as("waiter got the lock after re-subscribing, not after the holder's 30 s lease")
                 .isLessThan(Duration.ofSeconds(20));
         waiter.act(() -> waiterClient.getLock(name).unlock());
     }
@@ -218,43 +234,63 @@ class ConnectionFaultTest {
         LockOwner owning = owner("owning");
         owning.act(() -> client.getLock(mine).lock());
         Map<String, Callable<Boolean>> waits = Map.of(
-                "lock()", () -> {
-                    client.getLock(busy).lock();
-                    return true;
-                },
+                "lock()",
+                        () -> {
+                            client.getLock(busy).lock();
+                            return true;
+                        },
                 "tryLock(60 s)", () -> client.getLock(busy).tryLock(Duration.ofSeconds(60)),
-                "lockInterruptibly()", () -> {
-                    client.getLock(busy).lockInterruptibly();
-                    return true;
-                },
+                "lockInterruptibly()",
+                        () -> {
+                            client.getLock(busy).lockInterruptibly();
+                            return true;
+                        },
                 "tryLock(60 s) on another lock", () -> client.getLock(otherBusy).tryLock(Duration.ofSeconds(60)),
-                "fair lock()", () -> {
-                    client.getFairLock(busyFair).lock();
-                    return true;
-                },
-                "read lock()", () -> {
-                    client.getReadWriteLock(busyWrite).readLock().lock();
-                    return true;
-                });
+                "fair lock()",
+                        () -> {
+                            client.getFairLock(busyFair).lock();
+                            return true;
+                        },
+                "read lock()",
+                        () -> {
+                            client.getReadWriteLock(busyWrite).readLock().lock();
+                            return true;
+                        });
         Map<String, Future<Boolean>> waiting = new java.util.HashMap<>();
         waits.forEach((what, call) -> waiting.put(what, owner(what).submit(call)));
-        await("all six waiting").atMost(Duration.ofSeconds(10)).until(() -> client.localWaiters() == 2
-                && subscribers(key(busy) + ":channel") == 1 && subscribers(key(otherBusy) + ":channel") == 1
-                && observer.llen(LockKeys.of(LockClientOptions.DEFAULT_KEY_PREFIX, busyFair).queue()) == 1
-                && subscribers(key(busyWrite) + ":channel") == 1);
+        await("all six waiting")
+                .atMost(Duration.ofSeconds(10))
+                .until(() -> client.localWaiters() == 2
+                        && subscribers(key(busy) + ":channel") == 1
+                        && subscribers(key(otherBusy) + ":channel") == 1
+                        && observer.llen(LockKeys.of(LockClientOptions.DEFAULT_KEY_PREFIX, busyFair)
+                                        .queue())
+                                == 1
+                        && subscribers(key(busyWrite) + ":channel") == 1);
 
         long closing = System.nanoTime();
         client.close();
         for (Map.Entry<String, Future<Boolean>> w : waiting.entrySet()) {
-            assertThatThrownBy(() -> w.getValue().get(10, TimeUnit.SECONDS)).as(w.getKey()).isInstanceOf(ExecutionException.class)
-                    .cause().isInstanceOf(LockException.class).hasMessageContaining("closed");
+            assertThatThrownBy(() -> w.getValue().get(10, TimeUnit.SECONDS))
+                    .as(w.getKey())
+                    .isInstanceOf(ExecutionException.class)
+                    .cause()
+                    .isInstanceOf(LockException.class)
+                    .hasMessageContaining("closed");
         }
-        assertThat(since(closing)).as("every waiter woke at once, not after the holder's 30 s lease").isLessThan(Duration.ofSeconds(10));
+        assertThat(since(closing))
+                .as("every waiter woke at once, not after the holder's 30 s lease")
+                .isLessThan(Duration.ofSeconds(10));
 
-        assertThatThrownBy(() -> client.getLock(busy).tryLock()).isInstanceOf(LockException.class).hasMessageContaining("closed");
-        assertThatThrownBy(() -> client.getLock(Names.fresh("new")).lock()).isInstanceOf(LockException.class)
+        assertThatThrownBy(() -> client.getLock(busy).tryLock())
+                .isInstanceOf(LockException.class)
                 .hasMessageContaining("closed");
-        assertThatThrownBy(() -> owning.act(() -> client.getLock(mine).unlock())).cause().isInstanceOf(LockException.class)
+        assertThatThrownBy(() -> client.getLock(Names.fresh("new")).lock())
+                .isInstanceOf(LockException.class)
+                .hasMessageContaining("closed");
+        assertThatThrownBy(() -> owning.act(() -> client.getLock(mine).unlock()))
+                .cause()
+                .isInstanceOf(LockException.class)
                 .hasMessageContaining("closed");
     }
 
@@ -263,7 +299,8 @@ class ConnectionFaultTest {
     }
 
     private LockClient throughRelay(LockClientOptions.Builder options) {
-        LockClient client = LockClient.create(RedisURI.create(relay.uri()), options.listener(events).build());
+        LockClient client = LockClient.create(
+                RedisURI.create(relay.uri()), options.listener(events).build());
         closeables.add(client);
         return client;
     }

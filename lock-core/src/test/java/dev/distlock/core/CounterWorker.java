@@ -24,8 +24,7 @@ import java.util.concurrent.atomic.AtomicReference;
  */
 public final class CounterWorker {
 
-    private CounterWorker() {
-    }
+    private CounterWorker() {}
 
     public static void main(String[] args) throws Exception {
         String uri = args[0];
@@ -50,24 +49,29 @@ public final class CounterWorker {
             long deadline = System.nanoTime() + runNanos;
             List<Thread> workers = new ArrayList<>();
             for (int i = 0; i < threads; i++) {
-                Thread worker = new Thread(() -> {
-                    try {
-                        while (System.nanoTime() - deadline < 0 && failure.get() == null) {
-                            lock.lock();
+                Thread worker = new Thread(
+                        () -> {
                             try {
-                                String value = commands.get(counterKey);
-                                commands.set(counterKey, Long.toString(value == null ? 1 : Long.parseLong(value) + 1));
-                                // grant order = order of this list, since every push happens under the lock
-                                commands.rpush(counterKey + ":tokens", Long.toString(lock.currentFencingToken()));
-                            } finally {
-                                lock.unlock();
+                                while (System.nanoTime() - deadline < 0 && failure.get() == null) {
+                                    lock.lock();
+                                    try {
+                                        String value = commands.get(counterKey);
+                                        commands.set(
+                                                counterKey,
+                                                Long.toString(value == null ? 1 : Long.parseLong(value) + 1));
+                                        // grant order = order of this list, since every push happens under the lock
+                                        commands.rpush(
+                                                counterKey + ":tokens", Long.toString(lock.currentFencingToken()));
+                                    } finally {
+                                        lock.unlock();
+                                    }
+                                    increments.incrementAndGet();
+                                }
+                            } catch (Throwable e) {
+                                failure.compareAndSet(null, e);
                             }
-                            increments.incrementAndGet();
-                        }
-                    } catch (Throwable e) {
-                        failure.compareAndSet(null, e);
-                    }
-                }, "counter-worker-" + i);
+                        },
+                        "counter-worker-" + i);
                 worker.start();
                 workers.add(worker);
             }

@@ -38,8 +38,9 @@ class DerivedKeysScriptTest extends ScriptTestSupport {
     /** Script commands that name no key (PUBLISH names a channel). */
     private static final Set<String> NO_KEYS = Set.of("TIME", "PUBLISH");
     /** Script commands whose one key is their first argument. */
-    private static final Set<String> FIRST_ARG_KEY = Set.of("GET", "SET", "PEXPIRE", "PTTL", "HEXISTS", "HGET", "HSET", "HDEL",
-            "HGETALL", "LINDEX", "LPOP", "LREM", "RPUSH", "ZSCORE", "ZADD", "ZREM");
+    private static final Set<String> FIRST_ARG_KEY = Set.of(
+            "GET", "SET", "PEXPIRE", "PTTL", "HEXISTS", "HGET", "HSET", "HDEL", "HGETALL", "LINDEX", "LPOP", "LREM",
+            "RPUSH", "ZSCORE", "ZADD", "ZREM");
 
     DerivedKeysScriptTest() {
         super("derived");
@@ -53,15 +54,31 @@ class DerivedKeysScriptTest extends ScriptTestSupport {
         List<RedisMonitor.Command> commands = runEveryScriptWatched(fair, rw);
 
         Set<String> touched = new HashSet<>();
-        commands.stream().filter(RedisMonitor.Command::fromScript).forEach(command -> touched.addAll(keysOf(command.words())));
+        commands.stream()
+                .filter(RedisMonitor.Command::fromScript)
+                .forEach(command -> touched.addAll(keysOf(command.words())));
         Set<String> left = scanAll();
         Predicate<String> derived = key -> isDerivedKey(key, keys) || isDerivedKey(key, fair) || isDerivedKey(key, rw);
-        assertThat(touched).as("keys the scripts read or wrote").filteredOn(derived.negate()).isEmpty();
+        assertThat(touched)
+                .as("keys the scripts read or wrote")
+                .filteredOn(derived.negate())
+                .isEmpty();
         assertThat(left).as("keys left in Redis").filteredOn(derived.negate()).isEmpty();
         // not vacuous: every kind of derived key was touched
-        assertThat(touched).contains(keys.lock(), keys.fence(), keys.lock() + ":released:" + A, fair.lock(), fair.fence(), fair.queue(),
-                fair.timeouts(), fair.lock() + ":released:" + B, rw.lock(), rw.fence(), rw.lock() + ":released:w:" + A,
-                rw.lock() + ":released:r:" + A);
+        assertThat(touched)
+                .contains(
+                        keys.lock(),
+                        keys.fence(),
+                        keys.lock() + ":released:" + A,
+                        fair.lock(),
+                        fair.fence(),
+                        fair.queue(),
+                        fair.timeouts(),
+                        fair.lock() + ":released:" + B,
+                        rw.lock(),
+                        rw.fence(),
+                        rw.lock() + ":released:w:" + A,
+                        rw.lock() + ":released:r:" + A);
     }
 
     /**
@@ -73,8 +90,8 @@ class DerivedKeysScriptTest extends ScriptTestSupport {
     void everyCallerPassesAsManyKeysAndArgumentsAsItsScriptReads() throws Exception {
         Map<String, LockScript> bySha = loadEveryScript();
 
-        List<RedisMonitor.Command> commands = runEveryScriptWatched(LockKeys.of("lock:", Names.fresh("derived-fair")),
-                LockKeys.of("lock:", Names.fresh("derived-rw")));
+        List<RedisMonitor.Command> commands = runEveryScriptWatched(
+                LockKeys.of("lock:", Names.fresh("derived-fair")), LockKeys.of("lock:", Names.fresh("derived-rw")));
 
         assertEveryScriptCalledInItsShape(commands, bySha);
     }
@@ -86,8 +103,12 @@ class DerivedKeysScriptTest extends ScriptTestSupport {
     @Test
     void theEngineCallsEveryScriptInItsShapeAndTouchesOnlyDerivedKeys() throws Exception {
         Map<String, LockScript> bySha = loadEveryScript();
-        LockClientOptions options = LockClientOptions.builder().watchdogLease(Duration.ofMillis(900)).build();
-        List<RedisURI> redLockNodes = List.of(RedisURI.create(redis.server().uri()), RedisURI.create(redis.startAnother().uri()),
+        LockClientOptions options = LockClientOptions.builder()
+                .watchdogLease(Duration.ofMillis(900))
+                .build();
+        List<RedisURI> redLockNodes = List.of(
+                RedisURI.create(redis.server().uri()),
+                RedisURI.create(redis.startAnother().uri()),
                 RedisURI.create(redis.startAnother().uri()));
         String plainName = Names.fresh("engine");
         String fairName = Names.fresh("engine-fair");
@@ -95,7 +116,8 @@ class DerivedKeysScriptTest extends ScriptTestSupport {
         String redLockName = Names.fresh("engine-redlock");
         List<RedisMonitor.Command> commands = new ArrayList<>();
         try (RedisMonitor monitor = RedisMonitor.start(redis.server());
-                LockClient client = LockClient.create(RedisURI.create(redis.server().uri()), options);
+                LockClient client =
+                        LockClient.create(RedisURI.create(redis.server().uri()), options);
                 RedLockClient redLock = RedLockClient.connect(redLockNodes, options)) {
             RedisLock plain = client.getLock(plainName);
             plain.lock();
@@ -105,7 +127,9 @@ class DerivedKeysScriptTest extends ScriptTestSupport {
 
             RedisLock fair = client.getFairLock(fairName);
             fair.lock();
-            assertThat(OtherThread.call(() -> fair.tryLock(Duration.ofMillis(200)))).as("queued, then gave up").isFalse();
+            assertThat(OtherThread.call(() -> fair.tryLock(Duration.ofMillis(200))))
+                    .as("queued, then gave up")
+                    .isFalse();
             fair.unlock();
 
             RedisReadWriteLock rw = client.getReadWriteLock(rwName);
@@ -136,12 +160,20 @@ class DerivedKeysScriptTest extends ScriptTestSupport {
 
         assertEveryScriptCalledInItsShape(commands, bySha);
         String prefix = LockClientOptions.DEFAULT_KEY_PREFIX;
-        List<LockKeys> locks = List.of(LockKeys.of(prefix, plainName), LockKeys.of(prefix, fairName), LockKeys.of(prefix, rwName),
+        List<LockKeys> locks = List.of(
+                LockKeys.of(prefix, plainName),
+                LockKeys.of(prefix, fairName),
+                LockKeys.of(prefix, rwName),
                 LockKeys.of(prefix, redLockName));
         Set<String> touched = new HashSet<>();
-        commands.stream().filter(RedisMonitor.Command::fromScript).forEach(command -> touched.addAll(keysOf(command.words())));
-        assertThat(touched).as("keys the scripts read or wrote").isNotEmpty()
-                .filteredOn(key -> locks.stream().noneMatch(lock -> isDerivedKey(key, lock))).isEmpty();
+        commands.stream()
+                .filter(RedisMonitor.Command::fromScript)
+                .forEach(command -> touched.addAll(keysOf(command.words())));
+        assertThat(touched)
+                .as("keys the scripts read or wrote")
+                .isNotEmpty()
+                .filteredOn(key -> locks.stream().noneMatch(lock -> isDerivedKey(key, lock)))
+                .isEmpty();
     }
 
     /** SCRIPT LOADs every script, so that every later call is an EVALSHA; returns them by SHA1. */
@@ -157,16 +189,21 @@ class DerivedKeysScriptTest extends ScriptTestSupport {
      * Each EVALSHA passes as many KEYS and ARGV as its script reads (its highest KEYS[n] and
      * ARGV[n]): no fewer (a nil argument) and no more (a stale one); and every script was called.
      */
-    private static void assertEveryScriptCalledInItsShape(List<RedisMonitor.Command> commands, Map<String, LockScript> bySha) {
+    private static void assertEveryScriptCalledInItsShape(
+            List<RedisMonitor.Command> commands, Map<String, LockScript> bySha) {
         Set<LockScript> called = new HashSet<>();
         for (RedisMonitor.Command command : commands) {
             List<String> words = command.words();
             if (command.fromScript() || !words.get(0).toUpperCase(Locale.ROOT).startsWith("EVAL")) {
                 continue;
             }
-            assertThat(words.get(0)).as("after SCRIPT LOAD no script needs EVAL: %s", words).isEqualToIgnoringCase("EVALSHA");
+            assertThat(words.get(0))
+                    .as("after SCRIPT LOAD no script needs EVAL: %s", words)
+                    .isEqualToIgnoringCase("EVALSHA");
             LockScript script = bySha.get(words.get(1));
-            assertThat(script).as("EVALSHA of a script LockScript declares: %s", words).isNotNull();
+            assertThat(script)
+                    .as("EVALSHA of a script LockScript declares: %s", words)
+                    .isNotNull();
             int keyCount = Integer.parseInt(words.get(2));
             int argCount = words.size() - 3 - keyCount;
             assertThat(keyCount).as("KEYS passed to %s: %s", script, words).isEqualTo(highestIndex(script, "KEYS"));
@@ -206,13 +243,17 @@ class DerivedKeysScriptTest extends ScriptTestSupport {
         if (NO_KEYS.contains(name)) {
             return List.of();
         }
-        assertThat(FIRST_ARG_KEY).as("a script runs %s: add it to the lists above, saying which arguments are keys", command)
+        assertThat(FIRST_ARG_KEY)
+                .as("a script runs %s: add it to the lists above, saying which arguments are keys", command)
                 .contains(name);
         return args.subList(0, 1);
     }
 
     private static boolean isDerivedKey(String key, LockKeys lock) {
-        return key.equals(lock.lock()) || key.equals(lock.fence()) || key.equals(lock.queue()) || key.equals(lock.timeouts())
+        return key.equals(lock.lock())
+                || key.equals(lock.fence())
+                || key.equals(lock.queue())
+                || key.equals(lock.timeouts())
                 || key.startsWith(lock.lock() + ":released:");
     }
 
@@ -221,14 +262,22 @@ class DerivedKeysScriptTest extends ScriptTestSupport {
         granted(kind.acquire(scripts, keys, acquireArgs(A, 0, "g1", 0)).get(5, TimeUnit.SECONDS));
         granted(kind.acquire(scripts, keys, acquireArgs(A, 0, "g1", 0)).get(5, TimeUnit.SECONDS)); // sent twice
         granted(kind.acquire(scripts, keys, acquireArgs(A, 1, "g1", 0)).get(5, TimeUnit.SECONDS)); // re-entry
-        assertThat(kind.acquire(scripts, keys, acquireArgs(B, 0, "g2", 0)).get(5, TimeUnit.SECONDS).get(0)).isEqualTo(0L);
-        assertThat(kind.renew(scripts, keys, A, "g1", 30_000).get(5, TimeUnit.SECONDS)).isOne();
-        long token = granted(kind.acquire(scripts, keys, acquireArgs(A, 0, "g3", 0)).get(5, TimeUnit.SECONDS)); // stale g1 replaced
+        assertThat(kind.acquire(scripts, keys, acquireArgs(B, 0, "g2", 0))
+                        .get(5, TimeUnit.SECONDS)
+                        .get(0))
+                .isEqualTo(0L);
+        assertThat(kind.renew(scripts, keys, A, "g1", 30_000).get(5, TimeUnit.SECONDS))
+                .isOne();
+        long token = granted(
+                kind.acquire(scripts, keys, acquireArgs(A, 0, "g3", 0)).get(5, TimeUnit.SECONDS)); // stale g1 replaced
         assertThat(raiseFence(A, token + 1_000)).isOne();
         granted(kind.acquire(scripts, keys, acquireArgs(A, 1, "g3", 0)).get(5, TimeUnit.SECONDS));
-        assertThat(kind.release(scripts, keys, releaseArgs(A, "g3", 2)).get(5, TimeUnit.SECONDS)).isZero();
-        assertThat(kind.release(scripts, keys, releaseArgs(A, "g3", 1)).get(5, TimeUnit.SECONDS)).isOne();
-        assertThat(kind.release(scripts, keys, releaseArgs(A, "g3", 1)).get(5, TimeUnit.SECONDS)).isOne(); // sent twice
+        assertThat(kind.release(scripts, keys, releaseArgs(A, "g3", 2)).get(5, TimeUnit.SECONDS))
+                .isZero();
+        assertThat(kind.release(scripts, keys, releaseArgs(A, "g3", 1)).get(5, TimeUnit.SECONDS))
+                .isOne();
+        assertThat(kind.release(scripts, keys, releaseArgs(A, "g3", 1)).get(5, TimeUnit.SECONDS))
+                .isOne(); // sent twice
         granted(kind.acquire(scripts, keys, acquireArgs(B, 0, "g4", 0)).get(5, TimeUnit.SECONDS));
         assertThat(forceRelease("m")).isOne();
         assertThat(forceRelease("m")).isZero();
@@ -237,15 +286,26 @@ class DerivedKeysScriptTest extends ScriptTestSupport {
     private void runFairScripts(LockKeys fair) throws Exception {
         FairKind kind = FairKind.INSTANCE;
         granted(kind.acquire(scripts, fair, acquireArgs(A, 0, "f1", 60_000)).get(5, TimeUnit.SECONDS));
-        assertThat(kind.acquire(scripts, fair, acquireArgs(B, 0, "f2", 60_000)).get(5, TimeUnit.SECONDS).get(0)).isEqualTo(0L);
-        assertThat(kind.acquire(scripts, fair, acquireArgs(C, 0, "f3", 60_000)).get(5, TimeUnit.SECONDS).get(0)).isEqualTo(0L);
+        assertThat(kind.acquire(scripts, fair, acquireArgs(B, 0, "f2", 60_000))
+                        .get(5, TimeUnit.SECONDS)
+                        .get(0))
+                .isEqualTo(0L);
+        assertThat(kind.acquire(scripts, fair, acquireArgs(C, 0, "f3", 60_000))
+                        .get(5, TimeUnit.SECONDS)
+                        .get(0))
+                .isEqualTo(0L);
         assertThat(kind.gaveUp(scripts, fair, C).get(5, TimeUnit.SECONDS)).isEqualTo(1L);
-        assertThat(kind.release(scripts, fair, releaseArgs(A, "f1", 1)).get(5, TimeUnit.SECONDS)).isOne();
+        assertThat(kind.release(scripts, fair, releaseArgs(A, "f1", 1)).get(5, TimeUnit.SECONDS))
+                .isOne();
         granted(kind.acquire(scripts, fair, acquireArgs(B, 0, "f2", 60_000)).get(5, TimeUnit.SECONDS));
-        granted(kind.acquire(scripts, fair, acquireArgs(B, 0, "f4", 60_000)).get(5, TimeUnit.SECONDS)); // stale f2 replaced
-        assertThat(kind.renew(scripts, fair, B, "f4", 30_000).get(5, TimeUnit.SECONDS)).isOne();
-        assertThat(kind.release(scripts, fair, releaseArgs(B, "f4", 1)).get(5, TimeUnit.SECONDS)).isOne();
-        assertThat(kind.release(scripts, fair, releaseArgs(B, "f4", 1)).get(5, TimeUnit.SECONDS)).isOne();
+        granted(kind.acquire(scripts, fair, acquireArgs(B, 0, "f4", 60_000))
+                .get(5, TimeUnit.SECONDS)); // stale f2 replaced
+        assertThat(kind.renew(scripts, fair, B, "f4", 30_000).get(5, TimeUnit.SECONDS))
+                .isOne();
+        assertThat(kind.release(scripts, fair, releaseArgs(B, "f4", 1)).get(5, TimeUnit.SECONDS))
+                .isOne();
+        assertThat(kind.release(scripts, fair, releaseArgs(B, "f4", 1)).get(5, TimeUnit.SECONDS))
+                .isOne();
     }
 
     private void runReadWriteScripts(LockKeys rw) throws Exception {
@@ -254,16 +314,28 @@ class DerivedKeysScriptTest extends ScriptTestSupport {
         granted(write.acquire(scripts, rw, acquireArgs(A, 0, "w1", 0)).get(5, TimeUnit.SECONDS));
         granted(write.acquire(scripts, rw, acquireArgs(A, 0, "w1", 0)).get(5, TimeUnit.SECONDS)); // sent twice
         granted(read.acquire(scripts, rw, acquireArgs(A, 0, "r1", 0)).get(5, TimeUnit.SECONDS)); // downgrade
-        assertThat(read.acquire(scripts, rw, acquireArgs(B, 0, "r2", 0)).get(5, TimeUnit.SECONDS).get(0)).isEqualTo(0L);
-        assertThat(write.renew(scripts, rw, A, "w1", 30_000).get(5, TimeUnit.SECONDS)).isOne();
-        assertThat(read.renew(scripts, rw, A, "r1", 30_000).get(5, TimeUnit.SECONDS)).isOne();
-        assertThat(write.release(scripts, rw, releaseArgs(A, "w1", 1)).get(5, TimeUnit.SECONDS)).isOne();
-        assertThat(write.release(scripts, rw, releaseArgs(A, "w1", 1)).get(5, TimeUnit.SECONDS)).isOne();
-        granted(read.acquire(scripts, rw, new ScriptArgs.Acquire(B, 50, FENCE_TTL_MS, 0, "r2", 0)).get(5, TimeUnit.SECONDS));
-        Awaitility.await().atMost(Duration.ofSeconds(5))
-                .until(() -> read.renew(scripts, rw, B, "r2", 50).get(5, TimeUnit.SECONDS) == 0L); // B's lease ran out: dropped
-        assertThat(read.release(scripts, rw, releaseArgs(A, "r1", 1)).get(5, TimeUnit.SECONDS)).isOne();
-        assertThat(read.release(scripts, rw, releaseArgs(A, "r1", 1)).get(5, TimeUnit.SECONDS)).isOne();
+        assertThat(read.acquire(scripts, rw, acquireArgs(B, 0, "r2", 0))
+                        .get(5, TimeUnit.SECONDS)
+                        .get(0))
+                .isEqualTo(0L);
+        assertThat(write.renew(scripts, rw, A, "w1", 30_000).get(5, TimeUnit.SECONDS))
+                .isOne();
+        assertThat(read.renew(scripts, rw, A, "r1", 30_000).get(5, TimeUnit.SECONDS))
+                .isOne();
+        assertThat(write.release(scripts, rw, releaseArgs(A, "w1", 1)).get(5, TimeUnit.SECONDS))
+                .isOne();
+        assertThat(write.release(scripts, rw, releaseArgs(A, "w1", 1)).get(5, TimeUnit.SECONDS))
+                .isOne();
+        granted(read.acquire(scripts, rw, new ScriptArgs.Acquire(B, 50, FENCE_TTL_MS, 0, "r2", 0))
+                .get(5, TimeUnit.SECONDS));
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(5))
+                .until(() -> read.renew(scripts, rw, B, "r2", 50).get(5, TimeUnit.SECONDS)
+                        == 0L); // B's lease ran out: dropped
+        assertThat(read.release(scripts, rw, releaseArgs(A, "r1", 1)).get(5, TimeUnit.SECONDS))
+                .isOne();
+        assertThat(read.release(scripts, rw, releaseArgs(A, "r1", 1)).get(5, TimeUnit.SECONDS))
+                .isOne();
     }
 
     private static ScriptArgs.Acquire acquireArgs(String owner, int held, String grant, long waitMs) {

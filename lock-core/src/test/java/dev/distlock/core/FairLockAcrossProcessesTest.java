@@ -33,6 +33,7 @@ class FairLockAcrossProcessesTest {
 
     /** Children re-check at least this often and are dropped this long after a missed re-check. */
     private static final long RECHECK_MS = 500;
+
     private static final long MARGIN_MS = 1_500;
 
     @TempDir
@@ -73,7 +74,9 @@ class FairLockAcrossProcessesTest {
 
         awaitChildrenDone(children);
         assertThat(probe.sync().lrange(orderKey, 0, -1)).containsExactly("0", "1", "2", "3", "4");
-        assertThat(probe.sync().exists(keys.queue(), keys.timeouts())).as("queue and timeouts keys").isZero();
+        assertThat(probe.sync().exists(keys.queue(), keys.timeouts()))
+                .as("queue and timeouts keys")
+                .isZero();
     }
 
     @Test
@@ -94,9 +97,12 @@ class FairLockAcrossProcessesTest {
         assertThat(probe.sync().lrange(orderKey, 0, -1)).containsExactly("1", "2");
         // the dead head's deadline is at most RECHECK + MARGIN after its last attempt, the next waiter looks
         // again within RECHECK: about 2.5 s, asserted with a generous allowance for slow machines
-        assertThat(delay).isLessThan(Duration.ofMillis(2 * RECHECK_MS + MARGIN_MS).plusSeconds(8));
+        assertThat(delay)
+                .isLessThan(Duration.ofMillis(2 * RECHECK_MS + MARGIN_MS).plusSeconds(8));
         assertThat(probe.sync().lrange(keys.queue(), 0, -1)).doesNotContain(owners.get(0));
-        assertThat(probe.sync().exists(keys.queue(), keys.timeouts())).as("queue and timeouts keys").isZero();
+        assertThat(probe.sync().exists(keys.queue(), keys.timeouts()))
+                .as("queue and timeouts keys")
+                .isZero();
     }
 
     private void startChildren(int count) throws IOException {
@@ -106,8 +112,19 @@ class FairLockAcrossProcessesTest {
         for (int i = 0; i < count; i++) {
             Path output = dir.resolve("child-" + i + ".out");
             outputs.add(output);
-            children.add(new ProcessBuilder(java, "-Xmx128m", "-XX:TieredStopAtLevel=1", "-cp", classpath, FairWorker.class.getName(),
-                    redis.server().uri(), name, orderKey, Integer.toString(i), Long.toString(RECHECK_MS), Long.toString(MARGIN_MS))
+            children.add(new ProcessBuilder(
+                            java,
+                            "-Xmx128m",
+                            "-XX:TieredStopAtLevel=1",
+                            "-cp",
+                            classpath,
+                            FairWorker.class.getName(),
+                            redis.server().uri(),
+                            name,
+                            orderKey,
+                            Integer.toString(i),
+                            Long.toString(RECHECK_MS),
+                            Long.toString(MARGIN_MS))
                     .redirectErrorStream(true)
                     .redirectOutput(output.toFile())
                     .start());
@@ -132,9 +149,13 @@ class FairLockAcrossProcessesTest {
     private void awaitChildrenDone(List<Process> which) throws Exception {
         for (Process child : which) {
             int i = children.indexOf(child);
-            assertThat(child.waitFor(60, TimeUnit.SECONDS)).as("child %d ended", i).isTrue();
+            assertThat(child.waitFor(60, TimeUnit.SECONDS))
+                    .as("child %d ended", i)
+                    .isTrue();
             String output = Files.readString(outputs.get(i));
-            assertThat(child.exitValue()).as("child %d exit code; output:%n%s", i, output).isZero();
+            assertThat(child.exitValue())
+                    .as("child %d exit code; output:%n%s", i, output)
+                    .isZero();
         }
     }
 

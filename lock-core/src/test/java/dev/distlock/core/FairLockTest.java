@@ -31,6 +31,7 @@ class FairLockTest {
 
     /** Waiters that never re-check on their own within a test: only a wake-up message can move them. */
     private static final FairKind SLEEPY = new FairKind(Duration.ofSeconds(60), Duration.ofSeconds(60));
+
     private static final Duration WATCHDOG_LEASE = Duration.ofMillis(600);
 
     private final RecordingListener events = new RecordingListener();
@@ -42,7 +43,9 @@ class FairLockTest {
 
     @BeforeEach
     void setUp() {
-        client = LockClient.create(RedisURI.create(redis.server().uri()), LockClientOptions.builder().listener(events).build());
+        client = LockClient.create(
+                RedisURI.create(redis.server().uri()),
+                LockClientOptions.builder().listener(events).build());
         otherClient = LockClient.create(RedisURI.create(redis.server().uri()));
         probe = RedisProbe.connect(redis.server());
         name = Names.fresh("fair");
@@ -111,7 +114,8 @@ class FairLockTest {
             lock.unlock();
             return at;
         });
-        await().atMost(Duration.ofSeconds(10)).until(() -> queue().size() == 1 && waiterClient.subscribedChannels() == 1);
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> queue().size() == 1 && waiterClient.subscribedChannels() == 1);
 
         long released = System.nanoTime();
         held.unlock();
@@ -148,7 +152,8 @@ class FairLockTest {
         held.unlock();
 
         await().atMost(Duration.ofSeconds(10)).until(() -> probe.sync().hexists(keys.lock(), queued.get(0)));
-        await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(5))
+        await().during(Duration.ofMillis(500))
+                .atMost(Duration.ofSeconds(5))
                 .until(() -> deadlines(queued.subList(1, 3)).equals(deadlinesBefore));
         assertThat(queue()).containsExactlyElementsOf(queued.subList(1, 3));
         finish.countDown();
@@ -167,8 +172,10 @@ class FairLockTest {
             LockClient waiterClient = i % 2 == 0 ? client : otherClient;
             timeouts.add(OtherThread.start(() -> waiterClient.getFairLock(name).tryLock(Duration.ofMillis(400))));
         }
-        OtherThread<Boolean> interrupted = OtherThread.start(() -> otherClient.getFairLock(name).tryLock(Duration.ofSeconds(20)));
-        await().atMost(Duration.ofSeconds(10)).until(() -> queue().contains(otherClient.clientId() + ":" + interrupted.thread.getId()));
+        OtherThread<Boolean> interrupted =
+                OtherThread.start(() -> otherClient.getFairLock(name).tryLock(Duration.ofSeconds(20)));
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> queue().contains(otherClient.clientId() + ":" + interrupted.thread.getId()));
 
         interrupted.thread.interrupt();
 
@@ -223,17 +230,23 @@ class FairLockTest {
         lock.lock();
         assertThat(lock.currentFencingToken()).isGreaterThan(token);
         lock.unlock();
-        assertThat(events.acquires(name)).allSatisfy(e -> assertThat(e.lock().type()).isEqualTo(LockType.FAIR));
+        assertThat(events.acquires(name))
+                .allSatisfy(e -> assertThat(e.lock().type()).isEqualTo(LockType.FAIR));
     }
 
     @Test
     void watchdogKeepsAFairLockWhileItsHolderRuns() throws Exception {
-        try (LockClient fast = LockClient.create(RedisURI.create(redis.server().uri()),
-                LockClientOptions.builder().watchdogLease(WATCHDOG_LEASE).listener(events).build())) {
+        try (LockClient fast = LockClient.create(
+                RedisURI.create(redis.server().uri()),
+                LockClientOptions.builder()
+                        .watchdogLease(WATCHDOG_LEASE)
+                        .listener(events)
+                        .build())) {
             RedisLock lock = fast.getFairLock(name);
             lock.lock();
 
-            await().atMost(Duration.ofSeconds(10)).until(() -> events.renewals(name, RenewalOutcome.RENEWED).size() >= 4);
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> events.renewals(name, RenewalOutcome.RENEWED).size() >= 4);
 
             assertThat(lock.isLocked()).isTrue();
             assertThat(lock.isHeldByCurrentThread()).isTrue();
@@ -244,16 +257,23 @@ class FairLockTest {
 
     @Test
     void lostFairLockIsReportedAndUnlockSaysSo() throws Exception {
-        try (LockClient fast = LockClient.create(RedisURI.create(redis.server().uri()),
-                LockClientOptions.builder().watchdogLease(WATCHDOG_LEASE).listener(events).build())) {
+        try (LockClient fast = LockClient.create(
+                RedisURI.create(redis.server().uri()),
+                LockClientOptions.builder()
+                        .watchdogLease(WATCHDOG_LEASE)
+                        .listener(events)
+                        .build())) {
             RedisLock lock = fast.getFairLock(name);
             lock.lock();
 
             assertThat(otherClient.getFairLock(name).forceUnlock()).isTrue();
 
-            await().atMost(Duration.ofSeconds(5)).until(() -> events.leaseLosses(name).size() == 1);
+            await().atMost(Duration.ofSeconds(5))
+                    .until(() -> events.leaseLosses(name).size() == 1);
             assertThat(lock.isHeldByCurrentThread()).isFalse();
-            assertThatThrownBy(lock::unlock).isInstanceOf(LockLeaseExpiredException.class).hasMessageContaining(name);
+            assertThatThrownBy(lock::unlock)
+                    .isInstanceOf(LockLeaseExpiredException.class)
+                    .hasMessageContaining(name);
             lock.lock();
             lock.unlock();
         }
@@ -272,6 +292,8 @@ class FairLockTest {
     }
 
     private void assertNoQueueLeft() {
-        assertThat(probe.sync().exists(keys.queue(), keys.timeouts())).as("queue and timeouts keys").isZero();
+        assertThat(probe.sync().exists(keys.queue(), keys.timeouts()))
+                .as("queue and timeouts keys")
+                .isZero();
     }
 }

@@ -31,8 +31,11 @@ class FairScriptTest extends ScriptTestSupport {
         assertThat(reply.get(0)).isEqualTo(1L);
         assertThat((Long) reply.get(1)).isPositive();
         assertThat(reply.get(2)).isEqualTo(1L);
-        assertThat(sync.hgetall(keys.lock())).containsOnlyKeys(A, "~token", "~req").containsEntry(A, "1")
-                .containsEntry("~token", reply.get(1).toString()).containsEntry("~req", grantOf(A));
+        assertThat(sync.hgetall(keys.lock()))
+                .containsOnlyKeys(A, "~token", "~req")
+                .containsEntry(A, "1")
+                .containsEntry("~token", reply.get(1).toString())
+                .containsEntry("~req", grantOf(A));
         assertThat(sync.pttl(keys.lock())).isBetween(1L, 10_000L);
         assertThat(sync.get(keys.fence())).isEqualTo(reply.get(1).toString());
         assertThat(sync.exists(keys.queue(), keys.timeouts())).isZero();
@@ -63,7 +66,8 @@ class FairScriptTest extends ScriptTestSupport {
         assertThat(second).containsExactly(0L, RECHECK_MS, 0L);
         assertThat(sync.lrange(keys.queue(), 0, -1)).containsExactly(B);
         long now = serverMillis();
-        assertThat(sync.zscore(keys.timeouts(), B)).isGreaterThan(firstDeadline)
+        assertThat(sync.zscore(keys.timeouts(), B))
+                .isGreaterThan(firstDeadline)
                 .isBetween((double) now + MARGIN_MS, (double) now + RECHECK_MS + MARGIN_MS);
         // queue and deadlines expire together once no waiter can still be alive
         assertThat(sync.pttl(keys.queue())).isBetween(1L, RECHECK_MS + MARGIN_MS);
@@ -187,7 +191,9 @@ class FairScriptTest extends ScriptTestSupport {
         fair(A, 60_000, 1, grantOf(A), WAIT_MS);
 
         assertThat(fairRelease(B)).isEqualTo(-1L);
-        assertThat(fairRelease(A, "g-other", 2)).as("another grant of the holder").isEqualTo(-1L);
+        assertThat(fairRelease(A, "g-other", 2))
+                .as("another grant of the holder")
+                .isEqualTo(-1L);
         assertThat(fairRelease(A, grantOf(A), 2)).isEqualTo(0L);
         assertThat(sync.hget(keys.lock(), A)).isEqualTo("1");
         assertThat(fairRelease(A)).isEqualTo(1L);
@@ -237,8 +243,12 @@ class FairScriptTest extends ScriptTestSupport {
         long afterCounterLost = (Long) fair(D, 10_000, WAIT_MS).get(1);
 
         assertThat(fair).isGreaterThan(plain);
-        assertThat(fromCounter).as("the plain grant drew from the counter the fair one set").isEqualTo(fair + FAR_AHEAD_MICROS + 1);
-        assertThat(afterCounterLost).as("the server clock in micros is the floor").isGreaterThanOrEqualTo(before);
+        assertThat(fromCounter)
+                .as("the plain grant drew from the counter the fair one set")
+                .isEqualTo(fair + FAR_AHEAD_MICROS + 1);
+        assertThat(afterCounterLost)
+                .as("the server clock in micros is the floor")
+                .isGreaterThanOrEqualTo(before);
         assertThat(sync.pttl(keys.fence())).isGreaterThan(Duration.ofHours(23).toMillis());
     }
 
@@ -370,9 +380,14 @@ class FairScriptTest extends ScriptTestSupport {
         assertThat(fresh.get(0)).isEqualTo(1L);
         assertThat((Long) fresh.get(1)).isGreaterThan(stale);
         assertThat(fresh.get(2)).isEqualTo(1L);
-        assertThat(sync.hgetall(keys.lock())).containsOnlyKeys(A, "~token", "~req").containsEntry(A, "1")
-                .containsEntry("~token", fresh.get(1).toString()).containsEntry("~req", "g2");
-        assertThat(fairRelease(A, "g1", 1)).as("the replaced grant cannot release").isEqualTo(-1L);
+        assertThat(sync.hgetall(keys.lock()))
+                .containsOnlyKeys(A, "~token", "~req")
+                .containsEntry(A, "1")
+                .containsEntry("~token", fresh.get(1).toString())
+                .containsEntry("~req", "g2");
+        assertThat(fairRelease(A, "g1", 1))
+                .as("the replaced grant cannot release")
+                .isEqualTo(-1L);
     }
 
     /**
@@ -391,7 +406,9 @@ class FairScriptTest extends ScriptTestSupport {
         assertThat(reply.get(0)).as("B was first in line").isEqualTo(0L);
         assertThat(sync.exists(keys.lock())).isZero();
         assertThat(sync.lrange(keys.queue(), 0, -1)).containsExactly(B, A);
-        assertThat(toB.poll(5, TimeUnit.SECONDS)).as("wake-up of the head, whose turn it now is").isNotNull();
+        assertThat(toB.poll(5, TimeUnit.SECONDS))
+                .as("wake-up of the head, whose turn it now is")
+                .isNotNull();
     }
 
     @Test
@@ -417,9 +434,19 @@ class FairScriptTest extends ScriptTestSupport {
     }
 
     private List<Object> fair(String owner, long leaseMs, int held, String grant, long waitMs) throws Exception {
-        return scripts.array(LockScript.FAIR_ACQUIRE, new String[] {keys.lock(), keys.queue(), keys.timeouts(), keys.fence()}, owner,
-                Long.toString(leaseMs), Long.toString(FENCE_TTL_MS), Integer.toString(held), grant, Long.toString(waitMs),
-                Long.toString(RECHECK_MS), Long.toString(MARGIN_MS), keys.waiterChannelPrefix(), WakeupHub.directed(owner))
+        return scripts.array(
+                        LockScript.FAIR_ACQUIRE,
+                        new String[] {keys.lock(), keys.queue(), keys.timeouts(), keys.fence()},
+                        owner,
+                        Long.toString(leaseMs),
+                        Long.toString(FENCE_TTL_MS),
+                        Integer.toString(held),
+                        grant,
+                        Long.toString(waitMs),
+                        Long.toString(RECHECK_MS),
+                        Long.toString(MARGIN_MS),
+                        keys.waiterChannelPrefix(),
+                        WakeupHub.directed(owner))
                 .get(5, TimeUnit.SECONDS);
     }
 
@@ -433,19 +460,34 @@ class FairScriptTest extends ScriptTestSupport {
     }
 
     private long fairRelease(String owner, String grant, int held, long noteTtlMs) throws Exception {
-        return scripts.integer(LockScript.FAIR_RELEASE, new String[] {keys.lock(), keys.queue(), keys.timeouts(), keys.note(owner)}, owner, grant,
-                Integer.toString(held), keys.waiterChannelPrefix(), WakeupHub.directed(owner.substring(0, owner.indexOf(':'))),
-                Long.toString(noteTtlMs)).get(5, TimeUnit.SECONDS);
+        return scripts.integer(
+                        LockScript.FAIR_RELEASE,
+                        new String[] {keys.lock(), keys.queue(), keys.timeouts(), keys.note(owner)},
+                        owner,
+                        grant,
+                        Integer.toString(held),
+                        keys.waiterChannelPrefix(),
+                        WakeupHub.directed(owner.substring(0, owner.indexOf(':'))),
+                        Long.toString(noteTtlMs))
+                .get(5, TimeUnit.SECONDS);
     }
 
     private long fairLeave(String owner) throws Exception {
-        return scripts.integer(LockScript.FAIR_LEAVE, new String[] {keys.lock(), keys.queue(), keys.timeouts()}, owner,
-                keys.waiterChannelPrefix(), WakeupHub.directed(owner)).get(5, TimeUnit.SECONDS);
+        return scripts.integer(
+                        LockScript.FAIR_LEAVE,
+                        new String[] {keys.lock(), keys.queue(), keys.timeouts()},
+                        owner,
+                        keys.waiterChannelPrefix(),
+                        WakeupHub.directed(owner))
+                .get(5, TimeUnit.SECONDS);
     }
 
     /** Lets at least {@code ms} of server time pass. */
     private void await(long ms) {
         long until = serverMillis() + ms;
-        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(1)).until(() -> serverMillis() > until);
+        org.awaitility.Awaitility.await()
+                .atMost(Duration.ofSeconds(5))
+                .pollInterval(Duration.ofMillis(1))
+                .until(() -> serverMillis() > until);
     }
 }

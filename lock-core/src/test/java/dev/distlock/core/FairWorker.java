@@ -18,15 +18,15 @@ import java.time.Duration;
  */
 public final class FairWorker {
 
-    private FairWorker() {
-    }
+    private FairWorker() {}
 
     public static void main(String[] args) {
         String uri = args[0];
         String lockName = args[1];
         String orderKey = args[2];
         String id = args[3];
-        FairKind kind = new FairKind(Duration.ofMillis(Long.parseLong(args[4])), Duration.ofMillis(Long.parseLong(args[5])));
+        FairKind kind =
+                new FairKind(Duration.ofMillis(Long.parseLong(args[4])), Duration.ofMillis(Long.parseLong(args[5])));
         int exitCode;
         RedisClient redis = RedisClient.create(uri);
         try (LockClient client = LockClient.create(RedisURI.create(uri));

@@ -35,12 +35,23 @@ class FaultToleranceTest {
         String name = Names.fresh("killed");
         long leaseMs = 2000;
         Path output = dir.resolve("holder.out");
-        Process holder = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx128m",
-                "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("surefire.test.class.path", System.getProperty("java.class.path")),
-                HolderWorker.class.getName(), redis.server().uri(), name, Long.toString(leaseMs))
-                .redirectErrorStream(true).redirectOutput(output.toFile()).start();
-        try (LockClient client = LockClient.create(RedisURI.create(redis.server().uri()))) {
-            await().atMost(Duration.ofSeconds(30)).until(() -> Files.readString(output).contains("HELD"));
+        Process holder = new ProcessBuilder(
+                        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                        "-Xmx128m",
+                        "-XX:TieredStopAtLevel=1",
+                        "-cp",
+                        System.getProperty("surefire.test.class.path", System.getProperty("java.class.path")),
+                        HolderWorker.class.getName(),
+                        redis.server().uri(),
+                        name,
+                        Long.toString(leaseMs))
+                .redirectErrorStream(true)
+                .redirectOutput(output.toFile())
+                .start();
+        try (LockClient client =
+                LockClient.create(RedisURI.create(redis.server().uri()))) {
+            await().atMost(Duration.ofSeconds(30))
+                    .until(() -> Files.readString(output).contains("HELD"));
             RedisLock lock = client.getLock(name);
             // renewed while the holder lives: still held after more than a lease
             Thread.sleep(leaseMs + 500);
@@ -49,7 +60,8 @@ class FaultToleranceTest {
             assertThat(holder.waitFor(10, TimeUnit.SECONDS)).isTrue();
             long killed = System.nanoTime();
             assertThat(lock.tryLock(Duration.ofMillis(leaseMs + 2000))).isTrue();
-            assertThat(Duration.ofNanos(System.nanoTime() - killed)).isLessThanOrEqualTo(Duration.ofMillis(leaseMs + 2000));
+            assertThat(Duration.ofNanos(System.nanoTime() - killed))
+                    .isLessThanOrEqualTo(Duration.ofMillis(leaseMs + 2000));
             lock.unlock();
         } finally {
             holder.destroyForcibly();
@@ -60,7 +72,10 @@ class FaultToleranceTest {
     void redisPausedLongerThanTheLeaseMakesTheHolderReportTheLossAndNoOneOverlaps() throws Exception {
         RedisServer server = redis.startAnother();
         RecordingListener events = new RecordingListener();
-        LockClientOptions options = LockClientOptions.builder().watchdogLease(Duration.ofMillis(600)).listener(events).build();
+        LockClientOptions options = LockClientOptions.builder()
+                .watchdogLease(Duration.ofMillis(600))
+                .listener(events)
+                .build();
         String name = Names.fresh("paused");
         try (LockClient holderClient = LockClient.create(RedisURI.create(server.uri()), options);
                 LockClient other = LockClient.create(RedisURI.create(server.uri()))) {
@@ -68,7 +83,8 @@ class FaultToleranceTest {
             lock.lock();
             server.pause();
             try {
-                await().atMost(Duration.ofSeconds(5)).until(() -> !events.leaseLosses(name).isEmpty());
+                await().atMost(Duration.ofSeconds(5))
+                        .until(() -> !events.leaseLosses(name).isEmpty());
                 assertThat(lock.isHeldByCurrentThread()).isFalse();
                 assertThat(events.leaseLosses(name)).hasSize(1);
                 assertThat(events.leaseLosses(name).get(0).reason()).contains("no renewal was confirmed");
@@ -79,7 +95,9 @@ class FaultToleranceTest {
             RedisLock otherLock = other.getLock(name);
             assertThat(otherLock.tryLock(Duration.ofSeconds(5))).isTrue();
             assertThatThrownBy(lock::unlock).isInstanceOf(LockLeaseExpiredException.class);
-            assertThat(otherLock.isHeldByCurrentThread()).as("the stale unlock did not release the new holder").isTrue();
+            assertThat(otherLock.isHeldByCurrentThread())
+                    .as("the stale unlock did not release the new holder")
+                    .isTrue();
             otherLock.unlock();
         }
     }
@@ -88,7 +106,10 @@ class FaultToleranceTest {
     void aPauseShorterThanTheLeaseKeepsTheHold() throws Exception {
         RedisServer server = redis.startAnother();
         RecordingListener events = new RecordingListener();
-        LockClientOptions options = LockClientOptions.builder().watchdogLease(Duration.ofMillis(3000)).listener(events).build();
+        LockClientOptions options = LockClientOptions.builder()
+                .watchdogLease(Duration.ofMillis(3000))
+                .listener(events)
+                .build();
         String name = Names.fresh("blip");
         try (LockClient client = LockClient.create(RedisURI.create(server.uri()), options)) {
             RedisLock lock = client.getLock(name);
@@ -96,7 +117,9 @@ class FaultToleranceTest {
             server.pause();
             Thread.sleep(1200); // more than one renewal period (1 s), well under the lease
             server.resume();
-            await().atMost(Duration.ofSeconds(5)).until(() -> !events.renewals(name, LockListener.RenewalOutcome.RENEWED).isEmpty());
+            await().atMost(Duration.ofSeconds(5))
+                    .until(() -> !events.renewals(name, LockListener.RenewalOutcome.RENEWED)
+                            .isEmpty());
             assertThat(lock.isHeldByCurrentThread()).isTrue();
             assertThat(events.leaseLosses(name)).isEmpty();
             lock.unlock();
@@ -105,10 +128,15 @@ class FaultToleranceTest {
 
     @Test
     void interruptOnLeaseLostStopsTheHoldersThread() throws Exception {
-        LockClientOptions options = LockClientOptions.builder().watchdogLease(Duration.ofMillis(600)).interruptOnLeaseLost(true).build();
+        LockClientOptions options = LockClientOptions.builder()
+                .watchdogLease(Duration.ofMillis(600))
+                .interruptOnLeaseLost(true)
+                .build();
         String name = Names.fresh("interrupt");
-        try (LockClient client = LockClient.create(RedisURI.create(redis.server().uri()), options);
-                LockClient operator = LockClient.create(RedisURI.create(redis.server().uri()))) {
+        try (LockClient client =
+                        LockClient.create(RedisURI.create(redis.server().uri()), options);
+                LockClient operator =
+                        LockClient.create(RedisURI.create(redis.server().uri()))) {
             RedisLock lock = client.getLock(name);
             CountDownLatch holding = new CountDownLatch(1);
             OtherThread<Throwable> worker = OtherThread.start(() -> {
@@ -137,16 +165,22 @@ class FaultToleranceTest {
     void aHolderIsToldItsLockIsGoneWhenRedisRestartsEmpty() throws Exception {
         RedisServer server = redis.startAnother();
         RecordingListener events = new RecordingListener();
-        LockClientOptions options = LockClientOptions.builder().watchdogLease(Duration.ofMillis(900)).listener(events).build();
+        LockClientOptions options = LockClientOptions.builder()
+                .watchdogLease(Duration.ofMillis(900))
+                .listener(events)
+                .build();
         String name = Names.fresh("restarted");
         try (LockClient client = LockClient.create(RedisURI.create(server.uri()), options)) {
             RedisLock lock = client.getLock(name);
             lock.lock();
             server.restart(); // no persistence: the lock, the scripts and the fencing counter are gone
-            await().atMost(Duration.ofSeconds(10)).until(() -> !events.leaseLosses(name).isEmpty());
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> !events.leaseLosses(name).isEmpty());
             assertThat(events.leaseLosses(name)).hasSize(1);
             assertThatThrownBy(lock::unlock).isInstanceOf(LockLeaseExpiredException.class);
-            assertThat(lock.tryLock(Duration.ofSeconds(5))).as("scripts load again, new acquisitions succeed").isTrue();
+            assertThat(lock.tryLock(Duration.ofSeconds(5)))
+                    .as("scripts load again, new acquisitions succeed")
+                    .isTrue();
             lock.unlock();
         }
     }
@@ -154,7 +188,9 @@ class FaultToleranceTest {
     @Test
     void redisRestartedUnderLoadRecoversWithoutHungThreads() throws Exception {
         RedisServer server = redis.startAnother();
-        LockClientOptions options = LockClientOptions.builder().watchdogLease(Duration.ofMillis(1500)).build();
+        LockClientOptions options = LockClientOptions.builder()
+                .watchdogLease(Duration.ofMillis(1500))
+                .build();
         String name = Names.fresh("restart");
         AtomicBoolean stop = new AtomicBoolean();
         AtomicLong afterRestart = new AtomicLong();

@@ -61,7 +61,9 @@ class ForceReleaseScriptTest extends ScriptTestSupport {
         assertThat(fenceCounter()).isEqualTo(token);
         assertThat(messages.poll(5, TimeUnit.SECONDS)).isEqualTo("first");
         sync.publish(keys.channel(), "flush");
-        assertThat(messages.poll(5, TimeUnit.SECONDS)).as("the repeat published nothing").isEqualTo("flush");
+        assertThat(messages.poll(5, TimeUnit.SECONDS))
+                .as("the repeat published nothing")
+                .isEqualTo("flush");
     }
 
     @Test
@@ -70,7 +72,9 @@ class ForceReleaseScriptTest extends ScriptTestSupport {
         grant(A, 30_000, "g1");
 
         assertThat(forceRelease("m", "req-free")).isZero();
-        assertThat(sync.hexists(keys.lock(), A)).as("A's later grant is untouched").isTrue();
+        assertThat(sync.hexists(keys.lock(), A))
+                .as("A's later grant is untouched")
+                .isTrue();
     }
 
     /**
@@ -86,17 +90,26 @@ class ForceReleaseScriptTest extends ScriptTestSupport {
 
         long repeat = forceRelease("m", "req-2");
 
-        assertThat(sync.hgetall(keys.lock())).as("B's grant after the repeat of A's force release")
-                .containsEntry(B, "1").containsEntry("~token", Long.toString(token));
+        assertThat(sync.hgetall(keys.lock()))
+                .as("B's grant after the repeat of A's force release")
+                .containsEntry(B, "1")
+                .containsEntry("~token", Long.toString(token));
         assertThat(repeat).as("the answer of the first run").isOne();
     }
 
     @Test
     void theNoteExpires() throws Exception {
         grant(A, 30_000, "g1");
-        assertThat(scripts.integer(dev.distlock.core.script.LockScript.FORCE_RELEASE, new String[] {keys.lock(), keys.note("~force:req-3")},
-                keys.channel(), "m", "100").get(5, TimeUnit.SECONDS)).isOne();
-        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(5))
+        assertThat(scripts.integer(
+                                dev.distlock.core.script.LockScript.FORCE_RELEASE,
+                                new String[] {keys.lock(), keys.note("~force:req-3")},
+                                keys.channel(),
+                                "m",
+                                "100")
+                        .get(5, TimeUnit.SECONDS))
+                .isOne();
+        org.awaitility.Awaitility.await()
+                .atMost(java.time.Duration.ofSeconds(5))
                 .until(() -> sync.exists(keys.lock() + ":released:~force:req-3") == 0);
     }
 }

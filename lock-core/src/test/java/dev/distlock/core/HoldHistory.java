@@ -15,11 +15,9 @@ import java.util.List;
  */
 final class HoldHistory {
 
-    record Hold(long token, long start, long end, String owner) {
-    }
+    record Hold(long token, long start, long end, String owner) {}
 
-    private HoldHistory() {
-    }
+    private HoldHistory() {}
 
     static void assertExclusiveWithGrowingTokens(List<Hold> holds) {
         List<Hold> history = new ArrayList<>(holds);
@@ -27,16 +25,27 @@ final class HoldHistory {
         for (int i = 1; i < history.size(); i++) {
             Hold before = history.get(i - 1);
             Hold after = history.get(i);
-            assertThat(after.start()).as("hold %s starts after %s ended", after, before).isGreaterThanOrEqualTo(before.end());
-            assertThat(after.token()).as("hold %s has a larger token than the earlier %s", after, before).isGreaterThan(before.token());
+            assertThat(after.start())
+                    .as("hold %s starts after %s ended", after, before)
+                    .isGreaterThanOrEqualTo(before.end());
+            assertThat(after.token())
+                    .as("hold %s has a larger token than the earlier %s", after, before)
+                    .isGreaterThan(before.token());
         }
     }
 
     /** Starts {@code main} of a test class in a child JVM on the test class path, its output (and errors) to {@code output}. */
     static Process startJvm(Class<?> main, Path output, String... args) throws IOException {
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m",
-                "-cp", System.getProperty("surefire.test.class.path", System.getProperty("java.class.path")), main.getName()));
+        List<String> command = new ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx256m",
+                "-cp",
+                System.getProperty("surefire.test.class.path", System.getProperty("java.class.path")),
+                main.getName()));
         command.addAll(List.of(args));
-        return new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output.toFile()).start();
+        return new ProcessBuilder(command)
+                .redirectErrorStream(true)
+                .redirectOutput(output.toFile())
+                .start();
     }
 }

@@ -43,12 +43,21 @@ class HoldHistoryCheckTest {
             for (int i = 0; i < PROCESSES; i++) {
                 Path file = dir.resolve("holds-" + i + ".csv");
                 files.add(file);
-                children.add(HoldHistory.startJvm(HoldRecorder.class, dir.resolve("child-" + i + ".out"), redis.server().uri(), lockName,
-                        Integer.toString(THREADS), Long.toString(seconds * 1000), file.toString()));
+                children.add(HoldHistory.startJvm(
+                        HoldRecorder.class,
+                        dir.resolve("child-" + i + ".out"),
+                        redis.server().uri(),
+                        lockName,
+                        Integer.toString(THREADS),
+                        Long.toString(seconds * 1000),
+                        file.toString()));
             }
             for (int i = 0; i < PROCESSES; i++) {
-                assertThat(children.get(i).waitFor(seconds + 60, TimeUnit.SECONDS)).as("child %d ended", i).isTrue();
-                assertThat(children.get(i).exitValue()).as("child %d: %s", i, Files.readString(dir.resolve("child-" + i + ".out")))
+                assertThat(children.get(i).waitFor(seconds + 60, TimeUnit.SECONDS))
+                        .as("child %d ended", i)
+                        .isTrue();
+                assertThat(children.get(i).exitValue())
+                        .as("child %d: %s", i, Files.readString(dir.resolve("child-" + i + ".out")))
                         .isZero();
             }
         } finally {
@@ -56,9 +65,14 @@ class HoldHistoryCheckTest {
         }
         List<HoldHistory.Hold> holds = new ArrayList<>();
         for (Path file : files) {
-            Files.readAllLines(file).stream().filter(l -> !l.isBlank()).map(HoldHistoryCheckTest::parse).forEach(holds::add);
+            Files.readAllLines(file).stream()
+                    .filter(l -> !l.isBlank())
+                    .map(HoldHistoryCheckTest::parse)
+                    .forEach(holds::add);
         }
-        assertThat(holds.stream().map(h -> h.owner().split("/")[0]).distinct()).as("every process held the lock").hasSize(PROCESSES);
+        assertThat(holds.stream().map(h -> h.owner().split("/")[0]).distinct())
+                .as("every process held the lock")
+                .hasSize(PROCESSES);
         HoldHistory.assertExclusiveWithGrowingTokens(holds);
     }
 }

@@ -20,8 +20,7 @@ import java.util.concurrent.TimeUnit;
  */
 public final class HoldRecorder {
 
-    private HoldRecorder() {
-    }
+    private HoldRecorder() {}
 
     public static void main(String[] args) throws Exception {
         String uri = args[0];
@@ -35,7 +34,8 @@ public final class HoldRecorder {
                 PrintWriter out = new PrintWriter(Files.newBufferedWriter(output, StandardCharsets.UTF_8))) {
             List<Thread> workers = new ArrayList<>();
             List<Throwable> failures = new ArrayList<>();
-            long deadline = System.nanoTime() + runNanos; // after start-up, so a slow JVM start still runs the whole time
+            long deadline =
+                    System.nanoTime() + runNanos; // after start-up, so a slow JVM start still runs the whole time
             for (int t = 0; t < threads; t++) {
                 String owner = ProcessHandle.current().pid() + "/" + t;
                 Thread worker = new Thread(() -> {

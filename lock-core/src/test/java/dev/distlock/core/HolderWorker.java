@@ -9,11 +9,12 @@ import java.time.Duration;
  */
 public final class HolderWorker {
 
-    private HolderWorker() {
-    }
+    private HolderWorker() {}
 
     public static void main(String[] args) throws Exception {
-        LockClientOptions options = LockClientOptions.builder().watchdogLease(Duration.ofMillis(Long.parseLong(args[2]))).build();
+        LockClientOptions options = LockClientOptions.builder()
+                .watchdogLease(Duration.ofMillis(Long.parseLong(args[2])))
+                .build();
         LockClient client = LockClient.create(RedisURI.create(args[0]), options);
         client.getLock(args[1]).lock();
         System.out.println("HELD");

@@ -39,8 +39,11 @@ class LettuceTimeoutRetryTest {
     @BeforeEach
     void connect() {
         relay = FaultRelay.to(redis.server());
-        lettuce = RedisClient.create(RedisURI.Builder.redis(relay.host(), relay.port()).withTimeout(Duration.ofMillis(200)).build());
-        client = LockClient.create(lettuce, LockClientOptions.builder().listener(events).build());
+        lettuce = RedisClient.create(RedisURI.Builder.redis(relay.host(), relay.port())
+                .withTimeout(Duration.ofMillis(200))
+                .build());
+        client = LockClient.create(
+                lettuce, LockClientOptions.builder().listener(events).build());
         probe = RedisProbe.connect(redis.server());
         observer = probe.sync();
         owner = new LockOwner("lock-owner");
@@ -69,7 +72,9 @@ class LettuceTimeoutRetryTest {
         });
         locking.get(30, TimeUnit.SECONDS);
         assertThat(owner.run(lock::getHoldCount)).isEqualTo(1);
-        assertThat(observer.hget(key, ownerId)).as("count in Redis after several runs of one acquire").isEqualTo("1");
+        assertThat(observer.hget(key, ownerId))
+                .as("count in Redis after several runs of one acquire")
+                .isEqualTo("1");
         owner.act(lock::unlock);
         assertThat(observer.exists(key)).as("one unlock() frees it").isZero();
     }
@@ -98,10 +103,14 @@ class LettuceTimeoutRetryTest {
     private <T> Future<T> runTwiceInRedis(Callable<Boolean> ranInRedis, Callable<T> step) {
         relay.holdReplies();
         Future<T> running = owner.submit(step);
-        await("Redis ran it once").atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(5))
+        await("Redis ran it once")
+                .atMost(Duration.ofSeconds(10))
+                .pollInterval(Duration.ofMillis(5))
                 .until(() -> ranInRedis.call() && relay.pendingReplyBytes() > 0);
         long firstReply = relay.pendingReplyBytes();
-        await("Redis ran it again after Lettuce timed out").atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(5))
+        await("Redis ran it again after Lettuce timed out")
+                .atMost(Duration.ofSeconds(10))
+                .pollInterval(Duration.ofMillis(5))
                 .until(() -> relay.pendingReplyBytes() > firstReply);
         relay.releaseReplies();
         return running;

@@ -61,7 +61,8 @@ class LocalGateTest {
 
     @Test
     void anAbandonedHoldWithAnExplicitLeaseDoesNotBlockLocalThreadsLongerThanItsLease() throws Exception {
-        try (LockClient client = LockClient.create(RedisURI.create(redis.server().uri()))) {
+        try (LockClient client =
+                LockClient.create(RedisURI.create(redis.server().uri()))) {
             RedisLock lock = client.getLock(Names.fresh("abandoned"));
             // a thread takes the lock for 500 ms and ends without unlocking
             OtherThread.call(() -> {
@@ -77,9 +78,13 @@ class LocalGateTest {
 
     @Test
     void aLostHoldDoesNotBlockLocalThreads() throws Exception {
-        LockClientOptions options = LockClientOptions.builder().watchdogLease(Duration.ofMillis(600)).build();
-        try (LockClient client = LockClient.create(RedisURI.create(redis.server().uri()), options);
-                LockClient operator = LockClient.create(RedisURI.create(redis.server().uri()))) {
+        LockClientOptions options = LockClientOptions.builder()
+                .watchdogLease(Duration.ofMillis(600))
+                .build();
+        try (LockClient client =
+                        LockClient.create(RedisURI.create(redis.server().uri()), options);
+                LockClient operator =
+                        LockClient.create(RedisURI.create(redis.server().uri()))) {
             String name = Names.fresh("lost");
             RedisLock lock = client.getLock(name);
             OtherThread.call(() -> {
@@ -96,20 +101,23 @@ class LocalGateTest {
 
     @Test
     void tryLockWithoutWaitFailsAtOnceWhileAnotherLocalThreadHolds() throws Exception {
-        try (LockClient client = LockClient.create(RedisURI.create(redis.server().uri()))) {
+        try (LockClient client =
+                LockClient.create(RedisURI.create(redis.server().uri()))) {
             RedisLock lock = client.getLock(Names.fresh("busy"));
             lock.lock();
             try {
                 assertThat(OtherThread.<Boolean>call(() -> lock.tryLock())).isFalse();
-                assertThat(OtherThread.call(() -> lock.tryLock(Duration.ofMillis(200)))).isFalse();
+                assertThat(OtherThread.call(() -> lock.tryLock(Duration.ofMillis(200))))
+                        .isFalse();
             } finally {
                 lock.unlock();
             }
             assertThat(OtherThread.call(() -> {
-                boolean got = lock.tryLock();
-                lock.unlock();
-                return got;
-            })).isTrue();
+                        boolean got = lock.tryLock();
+                        lock.unlock();
+                        return got;
+                    }))
+                    .isTrue();
             await().atMost(Duration.ofSeconds(5)).until(() -> client.localGates() == 0);
         }
     }

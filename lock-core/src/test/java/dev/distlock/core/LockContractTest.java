@@ -35,15 +35,22 @@ class LockContractTest {
     static Stream<Arguments> kinds() {
         BiFunction<LockClient, String, RedisLock> reentrant = LockClient::getLock;
         BiFunction<LockClient, String, RedisLock> fair = LockClient::getFairLock;
-        BiFunction<LockClient, String, RedisLock> write = (c, n) -> c.getReadWriteLock(n).writeLock();
+        BiFunction<LockClient, String, RedisLock> write =
+                (c, n) -> c.getReadWriteLock(n).writeLock();
         BiFunction<LockClient, String, RedisLock> multi = (c, n) -> c.getMultiLock(n + ":1", n + ":2");
-        return Stream.of(Arguments.of("reentrant", reentrant), Arguments.of("fair", fair), Arguments.of("write", write),
+        return Stream.of(
+                Arguments.of("reentrant", reentrant),
+                Arguments.of("fair", fair),
+                Arguments.of("write", write),
                 Arguments.of("multi", multi));
     }
 
     @BeforeEach
     void connect() {
-        client = open(LockClientOptions.builder().watchdogLease(LEASE).listener(events).build());
+        client = open(LockClientOptions.builder()
+                .watchdogLease(LEASE)
+                .listener(events)
+                .build());
         other = open(LockClientOptions.defaults());
         operator = open(LockClientOptions.defaults());
     }
@@ -62,7 +69,8 @@ class LockContractTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("kinds")
-    void acquiresReentersAndReleasesOnlyForTheOwner(String kind, BiFunction<LockClient, String, RedisLock> locks) throws Exception {
+    void acquiresReentersAndReleasesOnlyForTheOwner(String kind, BiFunction<LockClient, String, RedisLock> locks)
+            throws Exception {
         String name = Names.fresh(kind);
         RedisLock lock = locks.apply(client, name);
         assertThat(lock.tryLock(Duration.ofSeconds(1))).isTrue();
@@ -70,11 +78,14 @@ class LockContractTest {
         lock.lock();
         assertThat(lock.getHoldCount()).isEqualTo(2);
         assertThat(lock.currentFencingToken()).isEqualTo(token);
-        assertThat(OtherThread.call(() -> locks.apply(other, name).tryLock())).as("another owner is kept out").isFalse();
+        assertThat(OtherThread.call(() -> locks.apply(other, name).tryLock()))
+                .as("another owner is kept out")
+                .isFalse();
         assertThat(OtherThread.failure(() -> {
-            lock.unlock();
-            return null;
-        })).isInstanceOf(IllegalMonitorStateException.class);
+                    lock.unlock();
+                    return null;
+                }))
+                .isInstanceOf(IllegalMonitorStateException.class);
         lock.unlock();
         assertThat(lock.isHeldByCurrentThread()).isTrue();
         lock.unlock();
@@ -85,26 +96,29 @@ class LockContractTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("kinds")
-    void watchdogKeepsTheLockPastThreeLeasesAndStopsAtUnlock(String kind, BiFunction<LockClient, String, RedisLock> locks)
-            throws Exception {
+    void watchdogKeepsTheLockPastThreeLeasesAndStopsAtUnlock(
+            String kind, BiFunction<LockClient, String, RedisLock> locks) throws Exception {
         String name = Names.fresh(kind);
         RedisLock lock = locks.apply(client, name);
         lock.lock();
         long until = System.nanoTime() + LEASE.multipliedBy(4).toNanos();
         while (System.nanoTime() < until) {
-            assertThat(OtherThread.call(() -> locks.apply(other, name).tryLock())).isFalse();
+            assertThat(OtherThread.call(() -> locks.apply(other, name).tryLock()))
+                    .isFalse();
             Thread.sleep(LEASE.toMillis() / 2);
         }
         assertThat(lock.isHeldByCurrentThread()).isTrue();
         lock.unlock();
         Thread.sleep(LEASE.toMillis());
-        assertThat(locks.apply(other, name).isLocked()).as("no renewal revived it").isFalse();
+        assertThat(locks.apply(other, name).isLocked())
+                .as("no renewal revived it")
+                .isFalse();
     }
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("kinds")
-    void aWaiterOfAnotherClientWakesOnReleaseLongBeforeTheLease(String kind, BiFunction<LockClient, String, RedisLock> locks)
-            throws Exception {
+    void aWaiterOfAnotherClientWakesOnReleaseLongBeforeTheLease(
+            String kind, BiFunction<LockClient, String, RedisLock> locks) throws Exception {
         String name = Names.fresh(kind);
         try (LockClient longLease = open(LockClientOptions.defaults())) { // 30 s watchdog lease
             RedisLock held = locks.apply(longLease, name);
@@ -132,7 +146,10 @@ class LockContractTest {
         assertThat(locks.apply(operator, name).forceUnlock()).isTrue();
         await().pollInSameThread().atMost(Duration.ofSeconds(5)).until(() -> !lock.isHeldByCurrentThread());
         assertThatThrownBy(lock::unlock).isInstanceOf(LockLeaseExpiredException.class);
-        assertThat(events.leaseLosses.stream().filter(l -> l.lock().key().startsWith(name)).count())
-                .as("once per lock name held").isEqualTo(lock instanceof RedisMultiLock m ? m.keys().size() : 1);
+        assertThat(events.leaseLosses.stream()
+                        .filter(l -> l.lock().key().startsWith(name))
+                        .count())
+                .as("once per lock name held")
+                .isEqualTo(lock instanceof RedisMultiLock m ? m.keys().size() : 1);
     }
 }

@@ -26,8 +26,12 @@ class LockListenerEventsTest {
 
     @BeforeEach
     void setUp() {
-        client = LockClient.create(RedisURI.create(redis.server().uri()),
-                LockClientOptions.builder().watchdogLease(Duration.ofMillis(600)).listener(events).build());
+        client = LockClient.create(
+                RedisURI.create(redis.server().uri()),
+                LockClientOptions.builder()
+                        .watchdogLease(Duration.ofMillis(600))
+                        .listener(events)
+                        .build());
         holderClient = LockClient.create(RedisURI.create(redis.server().uri()));
         name = Names.fresh("events");
     }
@@ -85,9 +89,12 @@ class LockListenerEventsTest {
         assertThat(client.getLock(name).tryLock(Duration.ofMillis(400))).isFalse();
         assertThat(client.getLock(name).tryLock()).isFalse();
 
-        assertThat(events.acquires(name)).extracting(RecordingListener.Acquire::outcome)
+        assertThat(events.acquires(name))
+                .extracting(RecordingListener.Acquire::outcome)
                 .containsExactly(AcquireOutcome.TIMEOUT, AcquireOutcome.TIMEOUT);
-        assertThat(events.acquires(name).get(0).waited()).isGreaterThanOrEqualTo(Duration.ofMillis(400)).isLessThan(Duration.ofSeconds(5));
+        assertThat(events.acquires(name).get(0).waited())
+                .isGreaterThanOrEqualTo(Duration.ofMillis(400))
+                .isLessThan(Duration.ofSeconds(5));
     }
 
     @Test
@@ -102,8 +109,11 @@ class LockListenerEventsTest {
         lock.unlock();
         Duration atMostHeld = Duration.ofNanos(System.nanoTime() - before);
 
-        assertThat(events.releases(name)).singleElement().satisfies(e ->
-                assertThat(e.held()).isGreaterThanOrEqualTo(Duration.ofMillis(250)).isLessThanOrEqualTo(atMostHeld));
+        assertThat(events.releases(name))
+                .singleElement()
+                .satisfies(e -> assertThat(e.held())
+                        .isGreaterThanOrEqualTo(Duration.ofMillis(250))
+                        .isLessThanOrEqualTo(atMostHeld));
     }
 
     @Test
@@ -111,10 +121,13 @@ class LockListenerEventsTest {
         RedisLock lock = client.getLock(name);
         lock.lock();
 
-        await().atMost(Duration.ofSeconds(5)).until(() -> events.renewals(name, RenewalOutcome.RENEWED).size() >= 3);
+        await().atMost(Duration.ofSeconds(5))
+                .until(() -> events.renewals(name, RenewalOutcome.RENEWED).size() >= 3);
         lock.unlock();
 
-        assertThat(events.renewals).extracting(RecordingListener.Renewal::outcome).containsOnly(RenewalOutcome.RENEWED);
+        assertThat(events.renewals)
+                .extracting(RecordingListener.Renewal::outcome)
+                .containsOnly(RenewalOutcome.RENEWED);
         assertThat(events.leaseLosses).isEmpty();
     }
 
@@ -125,9 +138,13 @@ class LockListenerEventsTest {
         lock.lock();
         lock.unlock();
 
-        assertThat(events.acquires(name)).singleElement()
-                .satisfies(e -> assertThat(e.lock()).isEqualTo(new LockInfo(name, "OrderService.pay", LockType.REENTRANT)));
-        assertThat(events.releases(name)).singleElement().satisfies(e -> assertThat(e.lock().name()).isEqualTo("OrderService.pay"));
+        assertThat(events.acquires(name))
+                .singleElement()
+                .satisfies(e ->
+                        assertThat(e.lock()).isEqualTo(new LockInfo(name, "OrderService.pay", LockType.REENTRANT)));
+        assertThat(events.releases(name))
+                .singleElement()
+                .satisfies(e -> assertThat(e.lock().name()).isEqualTo("OrderService.pay"));
     }
 
     @Test
@@ -144,7 +161,8 @@ class LockListenerEventsTest {
                 throw new IllegalStateException("listener bug");
             }
         };
-        try (LockClient withFailing = LockClient.create(RedisURI.create(redis.server().uri()),
+        try (LockClient withFailing = LockClient.create(
+                RedisURI.create(redis.server().uri()),
                 LockClientOptions.builder().listener(failing).listener(after).build())) {
             RedisLock lock = withFailing.getLock(name);
 

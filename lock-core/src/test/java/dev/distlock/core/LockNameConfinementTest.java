@@ -38,7 +38,9 @@ class LockNameConfinementTest {
         admin = RedisClient.create(RedisURI.create(redis.server().uri()));
         connection = admin.connect();
         commands = connection.sync();
-        client = LockClient.create(RedisURI.create(redis.server().uri()), LockClientOptions.builder().keyPrefix("app:lock:").build());
+        client = LockClient.create(
+                RedisURI.create(redis.server().uri()),
+                LockClientOptions.builder().keyPrefix("app:lock:").build());
     }
 
     @AfterAll
@@ -49,13 +51,30 @@ class LockNameConfinementTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"../x", "{}", "a}{b", "*", "{", "a}", "a b", "lock:other", "'); redis.call('FLUSHALL') --",
-            "\"]] redis.call(\"FLUSHALL\") --[[", "KEYS[1]", "%s%n", "ключ-🔒"})
+    @ValueSource(
+            strings = {
+                "../x",
+                "{}",
+                "a}{b",
+                "*",
+                "{",
+                "a}",
+                "a b",
+                "lock:other",
+                "'); redis.call('FLUSHALL') --",
+                "\"]] redis.call(\"FLUSHALL\") --[[",
+                "KEYS[1]",
+                "%s%n",
+                "ключ-🔒"
+            })
     void everyKeyStaysInsideThePrefixAndScriptsTreatTheNameAsData(String name) {
         commands.flushall();
         commands.set("canary", "alive");
-        List<Function<String, RedisLock>> kinds = List.of(client::getLock, client::getFairLock,
-                n -> client.getReadWriteLock(n).readLock(), n -> client.getReadWriteLock(n).writeLock(),
+        List<Function<String, RedisLock>> kinds = List.of(
+                client::getLock,
+                client::getFairLock,
+                n -> client.getReadWriteLock(n).readLock(),
+                n -> client.getReadWriteLock(n).writeLock(),
                 n -> client.getMultiLock(n, n + "-2"));
         List<String> seen = new ArrayList<>();
         for (Function<String, RedisLock> kind : kinds) {
@@ -69,9 +88,13 @@ class LockNameConfinementTest {
         }
         seen.addAll(keys());
         assertThat(commands.get("canary")).as("nothing flushed or overwritten").isEqualTo("alive");
-        assertThat(seen).contains("app:lock:{" + name + "}")
-                .allSatisfy(key -> assertThat(key.equals("canary") || key.startsWith("app:lock:{" + name + "}")
-                        || key.startsWith("app:lock:{" + name + "-2}")).as("key %s is inside app:lock:{%s}", key, name).isTrue());
+        assertThat(seen)
+                .contains("app:lock:{" + name + "}")
+                .allSatisfy(key -> assertThat(key.equals("canary")
+                                || key.startsWith("app:lock:{" + name + "}")
+                                || key.startsWith("app:lock:{" + name + "-2}"))
+                        .as("key %s is inside app:lock:{%s}", key, name)
+                        .isTrue());
     }
 
     private static List<String> keys() {

@@ -19,14 +19,18 @@ class LockNameLimitsTest {
 
     @Test
     void namesUpToTheDefaultLimitAreAcceptedAndLongerOnesRejectedAbbreviated() {
-        try (LockClient client = LockClient.create(RedisURI.create(redis.server().uri()))) {
-            assertThat(client.options().maxKeyLength()).isEqualTo(LockClientOptions.DEFAULT_MAX_KEY_LENGTH).isEqualTo(1024);
+        try (LockClient client =
+                LockClient.create(RedisURI.create(redis.server().uri()))) {
+            assertThat(client.options().maxKeyLength())
+                    .isEqualTo(LockClientOptions.DEFAULT_MAX_KEY_LENGTH)
+                    .isEqualTo(1024);
             RedisLock atLimit = client.getLock("k".repeat(1024));
             assertThat(atLimit.tryLock()).isTrue();
             atLimit.unlock();
 
             String tooLong = "x".repeat(1025);
-            assertThatThrownBy(() -> client.getLock(tooLong)).isInstanceOf(IllegalArgumentException.class)
+            assertThatThrownBy(() -> client.getLock(tooLong))
+                    .isInstanceOf(IllegalArgumentException.class)
                     .hasMessage("lock name '" + "x".repeat(40) + "...' is 1025 characters long, over the limit of 1024"
                             + " (LockClientOptions.maxKeyLength)");
             assertThatThrownBy(() -> client.getFairLock(tooLong)).isInstanceOf(IllegalArgumentException.class);
@@ -38,21 +42,28 @@ class LockNameLimitsTest {
     @Test
     void theLimitIsAnOption() {
         LockClientOptions options = LockClientOptions.builder().maxKeyLength(8).build();
-        try (LockClient client = LockClient.create(RedisURI.create(redis.server().uri()), options)) {
+        try (LockClient client =
+                LockClient.create(RedisURI.create(redis.server().uri()), options)) {
             assertThat(client.getLock("12345678").tryLock()).isTrue();
             assertThatThrownBy(() -> client.getLock("123456789")).hasMessageContaining("over the limit of 8");
         }
-        assertThatThrownBy(() -> LockClientOptions.builder().maxKeyLength(0)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> LockClientOptions.builder().maxKeyLength(0))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("maxKeyLength must be at least 1");
     }
 
     @ParameterizedTest
     @ValueSource(strings = {"order\n42", "order\r\nSET x 1", "order\u0000", "tab\there", "del\u007f", "c1\u0085"})
     void controlCharactersAreRejectedAndEscapedInTheMessage(String name) {
-        try (LockClient client = LockClient.create(RedisURI.create(redis.server().uri()))) {
-            for (Runnable call : List.<Runnable>of(() -> client.getLock(name), () -> client.getFairLock(name),
-                    () -> client.getReadWriteLock(name), () -> client.getMultiLock("ok", name))) {
-                assertThatThrownBy(call::run).isInstanceOf(IllegalArgumentException.class)
+        try (LockClient client =
+                LockClient.create(RedisURI.create(redis.server().uri()))) {
+            for (Runnable call : List.<Runnable>of(
+                    () -> client.getLock(name),
+                    () -> client.getFairLock(name),
+                    () -> client.getReadWriteLock(name),
+                    () -> client.getMultiLock("ok", name))) {
+                assertThatThrownBy(call::run)
+                        .isInstanceOf(IllegalArgumentException.class)
                         .hasMessageContaining("contains the control character U+")
                         .hasMessageContaining("must be printable")
                         .hasMessageContaining("\\u00")
@@ -64,9 +75,11 @@ class LockNameLimitsTest {
     @org.junit.jupiter.params.ParameterizedTest
     @org.junit.jupiter.params.provider.ValueSource(strings = {"}", "}{", "}order:1"})
     void aNameStartingWithAClosingBraceIsRejectedBecauseItWouldEmptyTheClusterHashTag(String name) {
-        try (LockClient client = LockClient.create(io.lettuce.core.RedisURI.create(redis.server().uri()))) {
+        try (LockClient client =
+                LockClient.create(io.lettuce.core.RedisURI.create(redis.server().uri()))) {
             org.assertj.core.api.Assertions.assertThatThrownBy(() -> client.getLock(name))
-                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("must not start with '}'");
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("must not start with '}'");
         }
     }
 }

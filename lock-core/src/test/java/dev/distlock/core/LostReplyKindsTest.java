@@ -57,7 +57,9 @@ class LostReplyKindsTest {
     void connect() {
         relay = FaultRelay.to(redis.server());
         closeables.add(relay);
-        client = LockClient.create(RedisURI.create(relay.uri()), LockClientOptions.builder().listener(events).build());
+        client = LockClient.create(
+                RedisURI.create(relay.uri()),
+                LockClientOptions.builder().listener(events).build());
         closeables.add(client);
         owner = new LockOwner("lock-owner");
         closeables.add(owner);
@@ -84,15 +86,22 @@ class LostReplyKindsTest {
             try {
                 locking.get(30, TimeUnit.SECONDS);
             } catch (ExecutionException e) {
-                assertThat(e.getCause()).as(how + ": the only failure allowed is Redis not answering")
+                assertThat(e.getCause())
+                        .as(how + ": the only failure allowed is Redis not answering")
                         .isInstanceOf(LockUnavailableException.class);
                 assertThat(owner.run(lock::getHoldCount)).isZero();
-                await("grant given back").atMost(Duration.ofSeconds(15)).until(() -> lockKeys(redis.server(), name).isEmpty());
+                await("grant given back")
+                        .atMost(Duration.ofSeconds(15))
+                        .until(() -> lockKeys(redis.server(), name).isEmpty());
                 continue;
             }
-            assertThat(owner.run(lock::getHoldCount)).as(how + ": hold count after one lock()").isEqualTo(1);
+            assertThat(owner.run(lock::getHoldCount))
+                    .as(how + ": hold count after one lock()")
+                    .isEqualTo(1);
             unlock(lock);
-            assertThat(lockKeys(redis.server(), name)).as(how + ": one unlock() frees it").isEmpty();
+            assertThat(lockKeys(redis.server(), name))
+                    .as(how + ": one unlock() frees it")
+                    .isEmpty();
             assertThat(events.leaseLosses(name)).isEmpty();
         }
     }
@@ -109,7 +118,9 @@ class LostReplyKindsTest {
 
             unlocking.get(30, TimeUnit.SECONDS);
             assertThat(owner.run(lock::getHoldCount)).isZero();
-            assertThat(lockKeys(redis.server(), name)).as(how + ": released in Redis").isEmpty();
+            assertThat(lockKeys(redis.server(), name))
+                    .as(how + ": released in Redis")
+                    .isEmpty();
             assertThat(events.leaseLosses(name)).as(how + ": no false loss").isEmpty();
         }
     }
@@ -129,13 +140,18 @@ class LostReplyKindsTest {
 
             unlocking.get(30, TimeUnit.SECONDS);
             assertThat(owner.run(lock::getHoldCount)).as(how + ": local count").isEqualTo(1);
-            try (LockClient other = LockClient.create(RedisURI.create(redis.server().uri()))) {
+            try (LockClient other =
+                    LockClient.create(RedisURI.create(redis.server().uri()))) {
                 RedisLock writer = other.getReadWriteLock(name).writeLock();
                 RedisLock contender = kind == Kind.FAIR ? other.getFairLock(name) : writer;
-                assertThat(contender.tryLock()).as(how + ": another client while the outer hold lasts").isFalse();
+                assertThat(contender.tryLock())
+                        .as(how + ": another client while the outer hold lasts")
+                        .isFalse();
             }
             unlock(lock);
-            assertThat(lockKeys(redis.server(), name)).as(how + ": the last unlock frees it").isEmpty();
+            assertThat(lockKeys(redis.server(), name))
+                    .as(how + ": the last unlock frees it")
+                    .isEmpty();
             assertThat(events.leaseLosses(name)).isEmpty();
         }
     }
@@ -146,8 +162,12 @@ class LostReplyKindsTest {
      */
     @Test
     void renewalWhoseReplyIsLostIsNoLoss() throws Exception {
-        LockClient renewing = LockClient.create(RedisURI.create(relay.uri()),
-                LockClientOptions.builder().watchdogLease(Duration.ofSeconds(3)).listener(events).build());
+        LockClient renewing = LockClient.create(
+                RedisURI.create(relay.uri()),
+                LockClientOptions.builder()
+                        .watchdogLease(Duration.ofSeconds(3))
+                        .listener(events)
+                        .build());
         closeables.add(renewing);
         String name = Names.fresh("lost-renewal");
         RedisLock lock = renewing.getLock(name);
@@ -158,7 +178,9 @@ class LostReplyKindsTest {
             relay.drop(how);
         }
         long after = System.nanoTime();
-        await("two more leases pass").atMost(Duration.ofSeconds(15)).until(() -> System.nanoTime() - after > 6_000_000_000L);
+        await("two more leases pass")
+                .atMost(Duration.ofSeconds(15))
+                .until(() -> System.nanoTime() - after > 6_000_000_000L);
         assertThat(events.leaseLosses(name)).as("no loss reported").isEmpty();
         assertThat(owner.run(lock::isHeldByCurrentThread)).isTrue();
         assertThat(lockKeys(redis.server(), name)).hasSize(1);
@@ -175,14 +197,19 @@ class LostReplyKindsTest {
     @EnumSource(Drop.class)
     void forceUnlockWhoseReplyIsLostStillReportsThatItFreedTheLock(Drop how) throws Exception {
         String name = Names.fresh("lost-force");
-        try (LockClient holderClient = LockClient.create(RedisURI.create(redis.server().uri()))) {
+        try (LockClient holderClient =
+                LockClient.create(RedisURI.create(redis.server().uri()))) {
             RedisLock lock = client.getLock(name);
-            assertThat(client.getLock(Names.fresh("warm-up")).forceUnlock()).as("loads the script; nothing to free").isFalse();
+            assertThat(client.getLock(Names.fresh("warm-up")).forceUnlock())
+                    .as("loads the script; nothing to free")
+                    .isFalse();
             holderClient.getLock(name).lock();
 
             Future<Boolean> forcing = loss.lose(how, () -> true, lock::forceUnlock);
 
-            assertThat(forcing.get(30, TimeUnit.SECONDS)).as(how + ": forceUnlock() freed a held lock").isTrue();
+            assertThat(forcing.get(30, TimeUnit.SECONDS))
+                    .as(how + ": forceUnlock() freed a held lock")
+                    .isTrue();
             assertThat(lockKeys(redis.server(), name)).isEmpty();
         }
     }
@@ -202,7 +229,9 @@ class LostReplyKindsTest {
 
         relays.forEach(FaultRelay::holdReplies);
         Future<Void> locking = owner.start(() -> lock.lock());
-        await("every node answered and its reply is held").atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(5))
+        await("every node answered and its reply is held")
+                .atMost(Duration.ofSeconds(10))
+                .pollInterval(Duration.ofMillis(5))
                 .until(() -> relays.stream().allMatch(r -> r.pendingReplyBytes() > 0));
         relays.forEach(r -> r.drop(how));
 
@@ -211,17 +240,23 @@ class LostReplyKindsTest {
         } catch (ExecutionException e) {
             assertThat(e.getCause()).isInstanceOf(LockException.class);
             try {
-                await("grants given back on every node").atMost(Duration.ofSeconds(15))
-                        .until(() -> servers.stream().allMatch(s -> lockKeys(s, name).isEmpty()));
+                await("grants given back on every node")
+                        .atMost(Duration.ofSeconds(15))
+                        .until(() ->
+                                servers.stream().allMatch(s -> lockKeys(s, name).isEmpty()));
             } catch (org.awaitility.core.ConditionTimeoutException timedOut) {
-                throw new AssertionError("lock() failed with " + e.getCause() + "\nand its grants were not given back within 15 s:\n"
-                        + describe(servers, name), timedOut);
+                throw new AssertionError(
+                        "lock() failed with " + e.getCause() + "\nand its grants were not given back within 15 s:\n"
+                                + describe(servers, name),
+                        timedOut);
             }
             return;
         }
         assertThat(owner.run(lock::getHoldCount)).isEqualTo(1);
         unlock(lock);
-        assertThat(servers).allSatisfy(s -> assertThat(lockKeys(s, name)).as("keys on %s", s).isEmpty());
+        assertThat(servers)
+                .allSatisfy(
+                        s -> assertThat(lockKeys(s, name)).as("keys on %s", s).isEmpty());
         assertThat(events.leaseLosses(name)).isEmpty();
     }
 
@@ -240,16 +275,21 @@ class LostReplyKindsTest {
         FaultRelay lossy = relays.get(0);
         lossy.holdReplies();
         Future<Void> locking = owner.start(() -> lock.lock());
-        await("the minority node answered and its reply is held").atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(5))
-                .until(() -> lossy.pendingReplyBytes() > 0 && !lockKeys(servers.get(0), name).isEmpty());
+        await("the minority node answered and its reply is held")
+                .atMost(Duration.ofSeconds(10))
+                .pollInterval(Duration.ofMillis(5))
+                .until(() -> lossy.pendingReplyBytes() > 0
+                        && !lockKeys(servers.get(0), name).isEmpty());
         lossy.drop(Drop.RST);
 
         locking.get(30, TimeUnit.SECONDS);
         assertThat(owner.run(lock::getHoldCount)).isEqualTo(1);
         owner.act(lock::unlock);
         try {
-            await("nothing left on any node after unlock").atMost(Duration.ofSeconds(10))
-                    .until(() -> servers.stream().allMatch(s -> lockKeys(s, name).isEmpty()));
+            await("nothing left on any node after unlock")
+                    .atMost(Duration.ofSeconds(10))
+                    .until(() ->
+                            servers.stream().allMatch(s -> lockKeys(s, name).isEmpty()));
         } catch (org.awaitility.core.ConditionTimeoutException e) {
             throw new AssertionError("left 10 s after unlock() returned:\n" + describe(servers, name), e);
         }
@@ -257,14 +297,14 @@ class LostReplyKindsTest {
     }
 
     /** Three Redis servers, each behind its own relay, and a RedLock over them whose scripts are loaded. */
-    private record RelayedRedLock(List<RedisServer> servers, List<FaultRelay> relays, RedisLock lock) {
-    }
+    private record RelayedRedLock(List<RedisServer> servers, List<FaultRelay> relays, RedisLock lock) {}
 
     private RelayedRedLock relayedRedLock(String name) {
         List<RedisServer> servers = List.of(redis.server(), redis.startAnother(), redis.startAnother());
         List<FaultRelay> relays = servers.stream().map(FaultRelay::to).toList();
         closeables.addAll(relays);
-        RedLockClient redLock = RedLockClient.connect(relays.stream().map(r -> RedisURI.create(r.uri())).toList(),
+        RedLockClient redLock = RedLockClient.connect(
+                relays.stream().map(r -> RedisURI.create(r.uri())).toList(),
                 LockClientOptions.builder().listener(events).build());
         closeables.add(redLock);
         RedisLock lock = redLock.getLock(name);
@@ -280,8 +320,14 @@ class LostReplyKindsTest {
         StringBuilder left = new StringBuilder();
         for (RedisServer s : servers) {
             for (String key : lockKeys(s, name)) {
-                left.append(s).append(' ').append(key).append(" = ").append(s.query("HGETALL", key).replace('\n', ' '))
-                        .append(", PTTL ").append(s.command("PTTL", key)).append('\n');
+                left.append(s)
+                        .append(' ')
+                        .append(key)
+                        .append(" = ")
+                        .append(s.query("HGETALL", key).replace('\n', ' '))
+                        .append(", PTTL ")
+                        .append(s.command("PTTL", key))
+                        .append('\n');
             }
         }
         return left.toString();
@@ -296,7 +342,9 @@ class LostReplyKindsTest {
             lock.unlock();
             lock.unlock();
         });
-        assertThat(lockKeys(redis.server(), name)).as("nothing left by the warm-up").isEmpty();
+        assertThat(lockKeys(redis.server(), name))
+                .as("nothing left by the warm-up")
+                .isEmpty();
         return lock;
     }
 
@@ -305,14 +353,18 @@ class LostReplyKindsTest {
     }
 
     private void awaitReplyHeld() {
-        await("Redis answered and the relay holds the reply").atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(5))
+        await("Redis answered and the relay holds the reply")
+                .atMost(Duration.ofSeconds(10))
+                .pollInterval(Duration.ofMillis(5))
                 .until(() -> relay.pendingReplyBytes() > 0);
     }
 
     /** The lock's keys in Redis apart from its fencing counter and short-lived release notes. */
     private static List<String> lockKeys(RedisServer server, String name) {
         String keys = server.query("KEYS", LockClientOptions.DEFAULT_KEY_PREFIX + "{" + name + "}*");
-        return java.util.Arrays.stream(keys.split("\n")).filter(k -> !k.isBlank())
-                .filter(k -> !k.endsWith(":fence") && !k.contains(":released:")).toList();
+        return java.util.Arrays.stream(keys.split("\n"))
+                .filter(k -> !k.isBlank())
+                .filter(k -> !k.endsWith(":fence") && !k.contains(":released:"))
+                .toList();
     }
 }

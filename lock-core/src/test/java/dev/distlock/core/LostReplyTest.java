@@ -43,7 +43,9 @@ class LostReplyTest {
     @BeforeEach
     void connect() {
         relay = FaultRelay.to(redis.server());
-        client = LockClient.create(RedisURI.create(relay.uri()), LockClientOptions.builder().listener(events).build());
+        client = LockClient.create(
+                RedisURI.create(relay.uri()),
+                LockClientOptions.builder().listener(events).build());
         direct = LockClient.create(RedisURI.create(redis.server().uri()));
         probe = RedisProbe.connect(redis.server());
         observer = probe.sync();
@@ -74,18 +76,27 @@ class LostReplyTest {
         try {
             locking.get(30, TimeUnit.SECONDS);
         } catch (ExecutionException e) {
-            assertThat(e.getCause()).as("the only failure allowed is Redis not answering in time")
+            assertThat(e.getCause())
+                    .as("the only failure allowed is Redis not answering in time")
                     .isInstanceOf(LockUnavailableException.class);
             assertThat(owner.run(lock::getHoldCount)).isZero();
             await("grant given back").atMost(Duration.ofSeconds(15)).until(() -> observer.exists(key) == 0);
             return;
         }
-        assertThat(owner.run(lock::getHoldCount)).as("hold count after one lock()").isEqualTo(1);
+        assertThat(owner.run(lock::getHoldCount))
+                .as("hold count after one lock()")
+                .isEqualTo(1);
         assertThat(observer.hget(key, ownerId)).as("count in Redis").isEqualTo("1");
-        assertThat(direct.getLock(name).tryLock()).as("another client while held").isFalse();
+        assertThat(direct.getLock(name).tryLock())
+                .as("another client while held")
+                .isFalse();
         owner.act(() -> lock.unlock());
-        assertThat(observer.exists(key)).as("one unlock() frees the lock in Redis").isZero();
-        assertThat(direct.getLock(name).tryLock()).as("another client after the unlock").isTrue();
+        assertThat(observer.exists(key))
+                .as("one unlock() frees the lock in Redis")
+                .isZero();
+        assertThat(direct.getLock(name).tryLock())
+                .as("another client after the unlock")
+                .isTrue();
         assertThat(events.leaseLosses(name)).isEmpty();
     }
 
@@ -98,14 +109,15 @@ class LostReplyTest {
         String ownerId = owner.ownerId(client);
         owner.act(() -> lock.lock());
 
-        Future<Boolean> reentering = loss.lose(how, () -> "2".equals(observer.hget(key, ownerId)),
-                () -> lock.tryLock(Duration.ofSeconds(5)));
+        Future<Boolean> reentering = loss.lose(
+                how, () -> "2".equals(observer.hget(key, ownerId)), () -> lock.tryLock(Duration.ofSeconds(5)));
 
         boolean reentered;
         try {
             reentered = reentering.get(30, TimeUnit.SECONDS);
         } catch (ExecutionException e) {
-            assertThat(e.getCause()).as("the only failure allowed is Redis not answering in time")
+            assertThat(e.getCause())
+                    .as("the only failure allowed is Redis not answering in time")
                     .isInstanceOf(LockUnavailableException.class);
             reentered = false;
         }
@@ -115,7 +127,9 @@ class LostReplyTest {
             assertThat(observer.hget(key, ownerId)).as("count in Redis").isEqualTo("2");
         }
         for (int i = 0; i < expected; i++) {
-            assertThat(observer.exists(key)).as("held until the last of %d unlocks", expected).isEqualTo(1);
+            assertThat(observer.exists(key))
+                    .as("held until the last of %d unlocks", expected)
+                    .isEqualTo(1);
             owner.act(() -> lock.unlock());
         }
         await("the last unlock frees it").atMost(Duration.ofSeconds(15)).until(() -> observer.exists(key) == 0);
@@ -158,8 +172,12 @@ class LostReplyTest {
         unlocking.get(30, TimeUnit.SECONDS);
         assertThat(owner.run(lock::getHoldCount)).as("local hold count").isEqualTo(1);
         assertThat(owner.run(lock::isHeldByCurrentThread)).isTrue();
-        assertThat(observer.hget(key, ownerId)).as("count in Redis after the re-sent release").isEqualTo("1");
-        assertThat(direct.getLock(name).tryLock()).as("another client while the outer hold lasts").isFalse();
+        assertThat(observer.hget(key, ownerId))
+                .as("count in Redis after the re-sent release")
+                .isEqualTo("1");
+        assertThat(direct.getLock(name).tryLock())
+                .as("another client while the outer hold lasts")
+                .isFalse();
 
         owner.act(() -> lock.unlock());
         assertThat(observer.exists(key)).as("the last unlock frees it").isZero();
@@ -180,21 +198,31 @@ class LostReplyTest {
         relay.delayReplies(Duration.ofSeconds(1));
 
         Future<Boolean> late = owner.submit(() -> lock.tryLock(Duration.ofSeconds(3), Duration.ofMillis(300)));
-        await("the late owner's first grant reached Redis").atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(5))
+        await("the late owner's first grant reached Redis")
+                .atMost(Duration.ofSeconds(10))
+                .pollInterval(Duration.ofMillis(5))
                 .until(() -> observer.exists(key) == 1);
         RedisLock other = direct.getLock(name);
-        assertThat(other.tryLock(Duration.ofSeconds(5), Duration.ofSeconds(3))).as("another client gets it once the 300 ms lease ended")
+        assertThat(other.tryLock(Duration.ofSeconds(5), Duration.ofSeconds(3)))
+                .as("another client gets it once the 300 ms lease ended")
                 .isTrue();
-        String otherOwner = observer.hkeys(key).stream().filter(f -> !f.startsWith("~")).findFirst().orElseThrow();
+        String otherOwner = observer.hkeys(key).stream()
+                .filter(f -> !f.startsWith("~"))
+                .findFirst()
+                .orElseThrow();
         try {
             Boolean acquired = late.get(30, TimeUnit.SECONDS);
-            assertThat(acquired).as("every grant of the late owner arrived after its lease: tryLock must not report it").isFalse();
+            assertThat(acquired)
+                    .as("every grant of the late owner arrived after its lease: tryLock must not report it")
+                    .isFalse();
         } catch (ExecutionException e) {
             assertThat(e.getCause()).isInstanceOf(LockUnavailableException.class);
         }
         assertThat(owner.run(lock::isHeldByCurrentThread)).isFalse();
         assertThat(owner.run(lock::getHoldCount)).isZero();
-        assertThat(observer.hkeys(key)).as("the other client still holds it alone").contains(otherOwner)
+        assertThat(observer.hkeys(key))
+                .as("the other client still holds it alone")
+                .contains(otherOwner)
                 .doesNotContain(owner.ownerId(client));
         other.unlock();
     }
@@ -212,7 +240,8 @@ class LostReplyTest {
         String ownerId = owner.ownerId(client);
         relay.delayReplies(Duration.ofMillis(300));
 
-        assertThat(owner.run(() -> lock.tryLock(Duration.ofSeconds(5), Duration.ofSeconds(2)))).isTrue();
+        assertThat(owner.run(() -> lock.tryLock(Duration.ofSeconds(5), Duration.ofSeconds(2))))
+                .isTrue();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         owner.run(() -> {
             while (true) {
@@ -231,7 +260,6 @@ class LostReplyTest {
             }
         });
     }
-
 
     private static String key(String name) {
         return LockClientOptions.DEFAULT_KEY_PREFIX + "{" + name + "}";

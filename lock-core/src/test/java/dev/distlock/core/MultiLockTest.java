@@ -48,7 +48,10 @@ class MultiLockTest {
         assertThat(other.getLock(a).isLocked()).isTrue();
         assertThat(other.getLock(b).isLocked()).isTrue();
         assertThat(multi.fencingTokens()).containsOnlyKeys(a, b);
-        assertThat(multi.currentFencingToken()).isEqualTo(multi.fencingTokens().values().stream().max(Long::compare).orElseThrow());
+        assertThat(multi.currentFencingToken())
+                .isEqualTo(multi.fencingTokens().values().stream()
+                        .max(Long::compare)
+                        .orElseThrow());
         multi.unlock();
         assertThat(other.getLock(a).isLocked()).isFalse();
         assertThat(other.getLock(b).isLocked()).isFalse();
@@ -82,9 +85,10 @@ class MultiLockTest {
         multi.lock();
         try {
             assertThat(OtherThread.failure(() -> {
-                multi.unlock();
-                return null;
-            })).isInstanceOf(IllegalMonitorStateException.class);
+                        multi.unlock();
+                        return null;
+                    }))
+                    .isInstanceOf(IllegalMonitorStateException.class);
         } finally {
             multi.unlock();
         }
@@ -92,8 +96,12 @@ class MultiLockTest {
 
     @Test
     void rejectsAnEmptyOrBlankNameList() {
-        assertThatThrownBy(() -> client.getMultiLock()).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("at least one");
-        assertThatThrownBy(() -> client.getMultiLock("a", " ")).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("blank");
+        assertThatThrownBy(() -> client.getMultiLock())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("at least one");
+        assertThatThrownBy(() -> client.getMultiLock("a", " "))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("blank");
     }
 
     @TempDir
@@ -111,20 +119,34 @@ class MultiLockTest {
             for (String[] order : new String[][] {{a, b}, {b, a}}) {
                 Path output = dir.resolve("child-" + children.size() + ".out");
                 outputs.add(output);
-                List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                        "-Xmx256m", "-XX:TieredStopAtLevel=1", "-cp",
+                List<String> command = new ArrayList<>(List.of(
+                        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                        "-Xmx256m",
+                        "-XX:TieredStopAtLevel=1",
+                        "-cp",
                         System.getProperty("surefire.test.class.path", System.getProperty("java.class.path")),
-                        MultiLockWorker.class.getName(), redis.server().uri(), counter, Integer.toString(iterations)));
+                        MultiLockWorker.class.getName(),
+                        redis.server().uri(),
+                        counter,
+                        Integer.toString(iterations)));
                 command.addAll(List.of(order));
-                children.add(new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output.toFile()).start());
+                children.add(new ProcessBuilder(command)
+                        .redirectErrorStream(true)
+                        .redirectOutput(output.toFile())
+                        .start());
             }
             for (int i = 0; i < children.size(); i++) {
-                assertThat(children.get(i).waitFor(90, TimeUnit.SECONDS)).as("child %d finished (no deadlock)", i).isTrue();
-                assertThat(children.get(i).exitValue()).as("child %d exit code; output:%n%s", i, Files.readString(outputs.get(i)))
+                assertThat(children.get(i).waitFor(90, TimeUnit.SECONDS))
+                        .as("child %d finished (no deadlock)", i)
+                        .isTrue();
+                assertThat(children.get(i).exitValue())
+                        .as("child %d exit code; output:%n%s", i, Files.readString(outputs.get(i)))
                         .isZero();
             }
             try (RedisProbe probe = RedisProbe.connect(redis.server())) {
-                assertThat(probe.sync().get(counter)).as("every increment under the multi-lock kept").isEqualTo(Integer.toString(2 * iterations));
+                assertThat(probe.sync().get(counter))
+                        .as("every increment under the multi-lock kept")
+                        .isEqualTo(Integer.toString(2 * iterations));
             }
         } finally {
             children.forEach(Process::destroyForcibly);

@@ -14,8 +14,7 @@ import java.util.Arrays;
  */
 public final class MultiLockWorker {
 
-    private MultiLockWorker() {
-    }
+    private MultiLockWorker() {}
 
     public static void main(String[] args) {
         String uri = args[0];

@@ -59,17 +59,25 @@ class MutualExclusionAcrossProcessesTest {
             long reported = 0;
             for (int i = 0; i < CHILDREN; i++) {
                 Process child = children.get(i);
-                assertThat(child.waitFor(RUN_TIME.toSeconds() + 60, TimeUnit.SECONDS)).as("child %d ended", i).isTrue();
+                assertThat(child.waitFor(RUN_TIME.toSeconds() + 60, TimeUnit.SECONDS))
+                        .as("child %d ended", i)
+                        .isTrue();
                 String output = Files.readString(outputs.get(i));
-                assertThat(child.exitValue()).as("child %d exit code; output:%n%s", i, output).isZero();
+                assertThat(child.exitValue())
+                        .as("child %d exit code; output:%n%s", i, output)
+                        .isZero();
                 long increments = increments(output);
                 assertThat(increments).as("child %d did some of the work", i).isPositive();
                 reported += increments;
             }
 
             try (RedisProbe probe = RedisProbe.connect(redis.server())) {
-                assertThat(Long.parseLong(probe.sync().get(counterKey))).as("no increment was lost").isEqualTo(reported);
-                List<Long> tokens = probe.sync().lrange(counterKey + ":tokens", 0, -1).stream().map(Long::parseLong).toList();
+                assertThat(Long.parseLong(probe.sync().get(counterKey)))
+                        .as("no increment was lost")
+                        .isEqualTo(reported);
+                List<Long> tokens = probe.sync().lrange(counterKey + ":tokens", 0, -1).stream()
+                        .map(Long::parseLong)
+                        .toList();
                 assertThat(tokens).as("one token per hold").hasSize((int) reported);
                 for (int i = 1; i < tokens.size(); i++) {
                     assertThat(tokens.get(i)).as("token of grant %d", i).isGreaterThan(tokens.get(i - 1));
@@ -84,8 +92,18 @@ class MutualExclusionAcrossProcessesTest {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         // surefire puts the test classpath in a manifest-only jar; the real one is in this property
         String classpath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
-        return new ProcessBuilder(java, "-Xmx256m", "-XX:TieredStopAtLevel=1", "-cp", classpath, CounterWorker.class.getName(),
-                redis.server().uri(), lockName, counterKey, Integer.toString(THREADS_PER_CHILD), Long.toString(RUN_TIME.toMillis()))
+        return new ProcessBuilder(
+                        java,
+                        "-Xmx256m",
+                        "-XX:TieredStopAtLevel=1",
+                        "-cp",
+                        classpath,
+                        CounterWorker.class.getName(),
+                        redis.server().uri(),
+                        lockName,
+                        counterKey,
+                        Integer.toString(THREADS_PER_CHILD),
+                        Long.toString(RUN_TIME.toMillis()))
                 .redirectErrorStream(true)
                 .redirectOutput(output.toFile())
                 .start();
@@ -105,8 +123,11 @@ class MutualExclusionAcrossProcessesTest {
     }
 
     private static long increments(String output) {
-        return output.lines().filter(l -> l.startsWith("INCREMENTS ")).mapToLong(l -> Long.parseLong(l.substring("INCREMENTS ".length())))
-                .findFirst().orElseThrow(() -> new AssertionError("no INCREMENTS line in child output:\n" + output));
+        return output.lines()
+                .filter(l -> l.startsWith("INCREMENTS "))
+                .mapToLong(l -> Long.parseLong(l.substring("INCREMENTS ".length())))
+                .findFirst()
+                .orElseThrow(() -> new AssertionError("no INCREMENTS line in child output:\n" + output));
     }
 
     private static String read(Path file) {

@@ -5,8 +5,7 @@ import java.util.UUID;
 /** Fresh lock names, so no test sees keys left behind by another. */
 final class Names {
 
-    private Names() {
-    }
+    private Names() {}
 
     /** {@code hint} plus a random suffix; the hint keeps Redis keys readable when debugging. */
     static String fresh(String hint) {

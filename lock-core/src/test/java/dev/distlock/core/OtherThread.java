@@ -15,13 +15,15 @@ final class OtherThread<T> {
     final CompletableFuture<T> result = new CompletableFuture<>();
 
     private OtherThread(Callable<T> action) {
-        thread = new Thread(() -> {
-            try {
-                result.complete(action.call());
-            } catch (Throwable e) {
-                result.completeExceptionally(e);
-            }
-        }, "other-thread");
+        thread = new Thread(
+                () -> {
+                    try {
+                        result.complete(action.call());
+                    } catch (Throwable e) {
+                        result.completeExceptionally(e);
+                    }
+                },
+                "other-thread");
         thread.setDaemon(true);
     }
 

@@ -50,8 +50,12 @@ class ReactiveLocksTest {
 
     @Test
     void usingLockRunsTheWorkUnderTheLockAndReleasesOnComplete() {
-        List<Boolean> seen = ReactiveLocks.usingLock(client.getLock(name), Duration.ofSeconds(1),
-                handle -> Flux.just(1, 2, 3).map(i -> lockedInRedis() && handle.isHeld())).collectList().block(GENEROUS);
+        List<Boolean> seen = ReactiveLocks.usingLock(
+                        client.getLock(name),
+                        Duration.ofSeconds(1),
+                        handle -> Flux.just(1, 2, 3).map(i -> lockedInRedis() && handle.isHeld()))
+                .collectList()
+                .block(GENEROUS);
 
         assertThat(seen).containsExactly(true, true, true);
         assertThat(lockedInRedis()).isFalse();
@@ -59,7 +63,9 @@ class ReactiveLocksTest {
 
     @Test
     void usingLockReleasesOnError() {
-        Flux<Object> failing = ReactiveLocks.usingLock(client.getLock(name), Duration.ofSeconds(1),
+        Flux<Object> failing = ReactiveLocks.usingLock(
+                client.getLock(name),
+                Duration.ofSeconds(1),
                 handle -> Mono.error(new IllegalStateException("payment refused")));
 
         assertThatThrownBy(() -> failing.blockLast(GENEROUS)).hasMessageContaining("payment refused");
@@ -69,8 +75,11 @@ class ReactiveLocksTest {
     @Test
     void usingLockReleasesOnCancel() {
         AtomicBoolean started = new AtomicBoolean();
-        Disposable running = ReactiveLocks.usingLock(client.getLock(name), Duration.ofSeconds(1),
-                handle -> Flux.never().doOnSubscribe(s -> started.set(true))).subscribe();
+        Disposable running = ReactiveLocks.usingLock(
+                        client.getLock(name),
+                        Duration.ofSeconds(1),
+                        handle -> Flux.never().doOnSubscribe(s -> started.set(true)))
+                .subscribe();
         await().atMost(GENEROUS).untilTrue(started);
         assertThat(lockedInRedis()).isTrue();
 
@@ -100,7 +109,9 @@ class ReactiveLocksTest {
     void tryLockIsEmptyWhenTheWaitRunsOutAndCancellingAWaitLeavesNothing() {
         RedisLock holder = other.getLock(name);
         holder.lock();
-        assertThat(ReactiveLocks.tryLock(client.getLock(name), Duration.ofMillis(200)).blockOptional(GENEROUS)).isEmpty();
+        assertThat(ReactiveLocks.tryLock(client.getLock(name), Duration.ofMillis(200))
+                        .blockOptional(GENEROUS))
+                .isEmpty();
 
         Disposable waiting = ReactiveLocks.lock(client.getLock(name)).subscribe(LockHandle::unlock);
         await().atMost(GENEROUS).until(() -> client.subscribedChannels() == 1);

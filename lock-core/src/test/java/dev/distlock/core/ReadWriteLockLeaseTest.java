@@ -30,7 +30,10 @@ class ReadWriteLockLeaseTest {
 
     @BeforeEach
     void setUp() {
-        LockClientOptions options = LockClientOptions.builder().watchdogLease(WATCHDOG_LEASE).listener(events).build();
+        LockClientOptions options = LockClientOptions.builder()
+                .watchdogLease(WATCHDOG_LEASE)
+                .listener(events)
+                .build();
         client = LockClient.create(RedisURI.create(redis.server().uri()), options);
         otherClient = LockClient.create(RedisURI.create(redis.server().uri()), options);
         probe = RedisProbe.connect(redis.server());
@@ -57,8 +60,10 @@ class ReadWriteLockLeaseTest {
             return held;
         });
 
-        await().during(WATCHDOG_LEASE.multipliedBy(3)).atMost(Duration.ofSeconds(5))
-                .until(() -> rw.readLock().isLocked() && events.leaseLosses(name).isEmpty());
+        await().during(WATCHDOG_LEASE.multipliedBy(3))
+                .atMost(Duration.ofSeconds(5))
+                .until(() ->
+                        rw.readLock().isLocked() && events.leaseLosses(name).isEmpty());
 
         assertThat(otherReader.get()).isTrue();
         assertThat(rw.readLock().isHeldByCurrentThread()).isTrue();
@@ -66,8 +71,10 @@ class ReadWriteLockLeaseTest {
         rw.readLock().unlock();
 
         rw.writeLock().lock();
-        await().during(WATCHDOG_LEASE.multipliedBy(3)).atMost(Duration.ofSeconds(5))
-                .until(() -> rw.writeLock().isLocked() && events.leaseLosses(name).isEmpty());
+        await().during(WATCHDOG_LEASE.multipliedBy(3))
+                .atMost(Duration.ofSeconds(5))
+                .until(() ->
+                        rw.writeLock().isLocked() && events.leaseLosses(name).isEmpty());
         assertThat(rw.writeLock().isHeldByCurrentThread()).isTrue();
         rw.writeLock().unlock();
         assertThat(rw.writeLock().isLocked()).isFalse();
@@ -96,8 +103,9 @@ class ReadWriteLockLeaseTest {
         });
 
         // the renewals settle the hash: the crashed reader's hold goes once its own lease is over
-        await().atMost(crashedLease.plusSeconds(3)).until(() -> probe.sync().hkeys("lock:{" + name + "}").stream()
-                .noneMatch(field -> field.contains(crashedOwner)));
+        await().atMost(crashedLease.plusSeconds(3))
+                .until(() -> probe.sync().hkeys("lock:{" + name + "}").stream()
+                        .noneMatch(field -> field.contains(crashedOwner)));
         assertThat(probe.sync().pttl("lock:{" + name + "}")).isBetween(1L, WATCHDOG_LEASE.toMillis());
         assertThat(writer.result).isNotDone();
 
@@ -114,10 +122,13 @@ class ReadWriteLockLeaseTest {
 
         assertThat(otherClient.getReadWriteLock(name).writeLock().forceUnlock()).isTrue();
 
-        await().atMost(Duration.ofSeconds(5)).until(() -> events.leaseLosses(name).size() == 1);
+        await().atMost(Duration.ofSeconds(5))
+                .until(() -> events.leaseLosses(name).size() == 1);
         assertThat(events.leaseLosses(name).get(0).lock().type()).isEqualTo(LockType.READ);
         assertThat(read.isHeldByCurrentThread()).isFalse();
-        assertThatThrownBy(read::unlock).isInstanceOf(LockLeaseExpiredException.class).hasMessageContaining(name);
+        assertThatThrownBy(read::unlock)
+                .isInstanceOf(LockLeaseExpiredException.class)
+                .hasMessageContaining(name);
         // the thread can read again afterwards
         read.lock();
         read.unlock();
@@ -129,7 +140,8 @@ class ReadWriteLockLeaseTest {
         RedisLock read = client.getReadWriteLock(name).readLock();
         read.lock(Duration.ofMillis(200));
 
-        await().atMost(Duration.ofSeconds(5)).until(() -> events.leaseLosses(name).size() == 1);
+        await().atMost(Duration.ofSeconds(5))
+                .until(() -> events.leaseLosses(name).size() == 1);
         assertThat(events.leaseLosses(name).get(0).reason()).contains("200 ms");
         assertThatThrownBy(read::unlock).isInstanceOf(LockLeaseExpiredException.class);
         assertThat(read.isLocked()).isFalse();

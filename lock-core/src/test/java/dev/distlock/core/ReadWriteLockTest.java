@@ -29,7 +29,9 @@ class ReadWriteLockTest {
 
     @BeforeEach
     void setUp() {
-        client = LockClient.create(RedisURI.create(redis.server().uri()), LockClientOptions.builder().listener(events).build());
+        client = LockClient.create(
+                RedisURI.create(redis.server().uri()),
+                LockClientOptions.builder().listener(events).build());
         otherClient = LockClient.create(RedisURI.create(redis.server().uri()));
         name = Names.fresh("rw");
     }
@@ -72,10 +74,18 @@ class ReadWriteLockTest {
         RedisLock write = client.getReadWriteLock(name).writeLock();
         write.lock();
 
-        assertThat(OtherThread.call(() -> otherClient.getReadWriteLock(name).readLock().tryLock())).isFalse();
-        assertThat(OtherThread.call(() -> otherClient.getReadWriteLock(name).writeLock().tryLock())).isFalse();
-        assertThat(OtherThread.call(() -> client.getReadWriteLock(name).readLock().tryLock(Duration.ofMillis(200)))).isFalse();
-        assertThat(OtherThread.call(() -> client.getReadWriteLock(name).writeLock().tryLock(Duration.ofMillis(200)))).isFalse();
+        assertThat(OtherThread.call(
+                        () -> otherClient.getReadWriteLock(name).readLock().tryLock()))
+                .isFalse();
+        assertThat(OtherThread.call(
+                        () -> otherClient.getReadWriteLock(name).writeLock().tryLock()))
+                .isFalse();
+        assertThat(OtherThread.call(
+                        () -> client.getReadWriteLock(name).readLock().tryLock(Duration.ofMillis(200))))
+                .isFalse();
+        assertThat(OtherThread.call(
+                        () -> client.getReadWriteLock(name).writeLock().tryLock(Duration.ofMillis(200))))
+                .isFalse();
 
         write.unlock();
         assertThat(write.isLocked()).isFalse();
@@ -88,9 +98,13 @@ class ReadWriteLockTest {
         RedisLock otherRead = otherClient.getReadWriteLock(name).readLock();
         otherRead.lock();
 
-        assertThat(OtherThread.call(() -> otherClient.getReadWriteLock(name).writeLock().tryLock())).isFalse();
+        assertThat(OtherThread.call(
+                        () -> otherClient.getReadWriteLock(name).writeLock().tryLock()))
+                .isFalse();
         read.unlock();
-        assertThat(OtherThread.call(() -> client.getReadWriteLock(name).writeLock().tryLock(Duration.ofMillis(200)))).isFalse();
+        assertThat(OtherThread.call(
+                        () -> client.getReadWriteLock(name).writeLock().tryLock(Duration.ofMillis(200))))
+                .isFalse();
         otherRead.unlock();
 
         OtherThread<Boolean> writer = OtherThread.start(() -> {
@@ -107,19 +121,26 @@ class ReadWriteLockTest {
         RedisReadWriteLock rw = client.getReadWriteLock(name);
         rw.writeLock().lock();
         rw.readLock().lock();
-        assertThat(OtherThread.call(() -> otherClient.getReadWriteLock(name).readLock().tryLock())).as("still writing").isFalse();
+        assertThat(OtherThread.call(
+                        () -> otherClient.getReadWriteLock(name).readLock().tryLock()))
+                .as("still writing")
+                .isFalse();
 
         rw.writeLock().unlock();
 
         assertThat(rw.readLock().isHeldByCurrentThread()).isTrue();
         assertThat(rw.writeLock().isHeldByCurrentThread()).isFalse();
         assertThat(OtherThread.call(() -> {
-            RedisLock read = otherClient.getReadWriteLock(name).readLock();
-            boolean got = read.tryLock();
-            read.unlock();
-            return got;
-        })).as("other readers share now").isTrue();
-        assertThat(OtherThread.call(() -> otherClient.getReadWriteLock(name).writeLock().tryLock())).isFalse();
+                    RedisLock read = otherClient.getReadWriteLock(name).readLock();
+                    boolean got = read.tryLock();
+                    read.unlock();
+                    return got;
+                }))
+                .as("other readers share now")
+                .isTrue();
+        assertThat(OtherThread.call(
+                        () -> otherClient.getReadWriteLock(name).writeLock().tryLock()))
+                .isFalse();
         rw.readLock().unlock();
         assertThat(rw.readLock().isLocked()).isFalse();
     }
@@ -130,9 +151,12 @@ class ReadWriteLockTest {
         rw.readLock().lock();
 
         long start = System.nanoTime();
-        assertThatThrownBy(() -> rw.writeLock().lock()).isInstanceOf(IllegalStateException.class)
-                .hasMessageContaining(name).hasMessageContaining("upgrade");
-        assertThatThrownBy(() -> rw.writeLock().tryLock(Duration.ofSeconds(20))).isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(() -> rw.writeLock().lock())
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining(name)
+                .hasMessageContaining("upgrade");
+        assertThatThrownBy(() -> rw.writeLock().tryLock(Duration.ofSeconds(20)))
+                .isInstanceOf(IllegalStateException.class);
         assertThatThrownBy(() -> rw.writeLock().lockInterruptibly()).isInstanceOf(IllegalStateException.class);
         assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(2));
 
@@ -150,12 +174,21 @@ class ReadWriteLockTest {
         String owner = client.clientId() + ':' + Thread.currentThread().getId();
         try (RedisProbe probe = RedisProbe.connect(redis.server())) {
             LockKeys keys = LockKeys.of("lock:", name);
-            probe.scripts().array(LockScript.RW_READ_ACQUIRE, new String[] {keys.lock(), keys.fence()},
-                    owner, "10000", "60000", "0", "written-behind-its-back").get(5, TimeUnit.SECONDS);
+            probe.scripts()
+                    .array(
+                            LockScript.RW_READ_ACQUIRE,
+                            new String[] {keys.lock(), keys.fence()},
+                            owner,
+                            "10000",
+                            "60000",
+                            "0",
+                            "written-behind-its-back")
+                    .get(5, TimeUnit.SECONDS);
 
             long start = System.nanoTime();
             assertThatThrownBy(() -> client.getReadWriteLock(name).writeLock().tryLock(Duration.ofSeconds(20)))
-                    .isInstanceOf(IllegalStateException.class).hasMessageContaining("upgrade");
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("upgrade");
             assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(2));
             assertThat(client.localGates()).isZero();
             assertThat(client.subscribedChannels()).isZero();
@@ -168,9 +201,10 @@ class ReadWriteLockTest {
         rw.readLock().lock();
 
         assertThat(OtherThread.failure(() -> {
-            client.getReadWriteLock(name).readLock().unlock();
-            return null;
-        })).isInstanceOf(IllegalMonitorStateException.class);
+                    client.getReadWriteLock(name).readLock().unlock();
+                    return null;
+                }))
+                .isInstanceOf(IllegalMonitorStateException.class);
         assertThatThrownBy(() -> rw.writeLock().unlock()).isInstanceOf(IllegalMonitorStateException.class);
 
         assertThat(rw.readLock().isHeldByCurrentThread()).isTrue();
@@ -212,7 +246,9 @@ class ReadWriteLockTest {
         rw.readLock().lock();
         rw.readLock().unlock();
 
-        assertThat(events.acquires(name)).extracting(a -> a.lock().type()).containsExactly(LockType.WRITE, LockType.READ);
+        assertThat(events.acquires(name))
+                .extracting(a -> a.lock().type())
+                .containsExactly(LockType.WRITE, LockType.READ);
         assertThat(events.releases(name)).extracting(r -> r.lock().name()).containsOnly("Prices.update");
         assertThat(rw.getKey()).isEqualTo(name);
     }
@@ -222,7 +258,9 @@ class ReadWriteLockTest {
         RedisLock plain = client.getLock(name);
         plain.lock();
 
-        assertThat(OtherThread.call(() -> otherClient.getReadWriteLock(name).readLock().tryLock())).isFalse();
+        assertThat(OtherThread.call(
+                        () -> otherClient.getReadWriteLock(name).readLock().tryLock()))
+                .isFalse();
         assertThat(client.getReadWriteLock(name).readLock().tryLock()).isFalse();
         plain.unlock();
     }

@@ -68,9 +68,10 @@ class ReadWriteLockWaitTest {
             }));
         }
         // readers never queue locally: every one of them waits in Redis on the shared channel
-        await().atMost(Duration.ofSeconds(5)).until(() -> holderClient.subscribedChannels() == 1
-                && waiterClient.subscribedChannels() == 1
-                && waiters.stream().allMatch(w -> w.thread.getState() == Thread.State.TIMED_WAITING));
+        await().atMost(Duration.ofSeconds(5))
+                .until(() -> holderClient.subscribedChannels() == 1
+                        && waiterClient.subscribedChannels() == 1
+                        && waiters.stream().allMatch(w -> w.thread.getState() == Thread.State.TIMED_WAITING));
         assertThat(holderClient.localWaiters() + waiterClient.localWaiters()).isZero();
 
         long released = System.nanoTime();
@@ -87,12 +88,18 @@ class ReadWriteLockWaitTest {
         RedisLock write = holderClient.getReadWriteLock(name).writeLock();
         write.lock();
         List<OtherThread<Long>> waiters = List.of(
-                OtherThread.start(() -> acquiredAt(waiterClient.getReadWriteLock(name).writeLock())),
-                OtherThread.start(() -> acquiredAt(holderClient.getReadWriteLock(name).writeLock())),
-                OtherThread.start(() -> acquiredAt(waiterClient.getReadWriteLock(name).readLock())),
-                OtherThread.start(() -> acquiredAt(holderClient.getReadWriteLock(name).readLock())));
-        await().atMost(Duration.ofSeconds(5)).until(() -> holderClient.subscribedChannels() == 1
-                && waiterClient.subscribedChannels() == 1 && holderClient.localWaiters() == 1);
+                OtherThread.start(
+                        () -> acquiredAt(waiterClient.getReadWriteLock(name).writeLock())),
+                OtherThread.start(
+                        () -> acquiredAt(holderClient.getReadWriteLock(name).writeLock())),
+                OtherThread.start(
+                        () -> acquiredAt(waiterClient.getReadWriteLock(name).readLock())),
+                OtherThread.start(
+                        () -> acquiredAt(holderClient.getReadWriteLock(name).readLock())));
+        await().atMost(Duration.ofSeconds(5))
+                .until(() -> holderClient.subscribedChannels() == 1
+                        && waiterClient.subscribedChannels() == 1
+                        && holderClient.localWaiters() == 1);
 
         long released = System.nanoTime();
         write.unlock();
@@ -107,10 +114,12 @@ class ReadWriteLockWaitTest {
         RedisLock read = holderClient.getReadWriteLock(name).readLock();
         read.lock();
         List<OtherThread<Long>> writers = List.of(
-                OtherThread.start(() -> acquiredAt(waiterClient.getReadWriteLock(name).writeLock())),
-                OtherThread.start(() -> acquiredAt(holderClient.getReadWriteLock(name).writeLock())));
-        await().atMost(Duration.ofSeconds(5)).until(() -> holderClient.subscribedChannels() == 1
-                && waiterClient.subscribedChannels() == 1);
+                OtherThread.start(
+                        () -> acquiredAt(waiterClient.getReadWriteLock(name).writeLock())),
+                OtherThread.start(
+                        () -> acquiredAt(holderClient.getReadWriteLock(name).writeLock())));
+        await().atMost(Duration.ofSeconds(5))
+                .until(() -> holderClient.subscribedChannels() == 1 && waiterClient.subscribedChannels() == 1);
 
         long released = System.nanoTime();
         read.unlock();
@@ -125,7 +134,8 @@ class ReadWriteLockWaitTest {
         RedisReadWriteLock rw = holderClient.getReadWriteLock(name);
         rw.writeLock().lock();
         rw.readLock().lock();
-        OtherThread<Long> reader = OtherThread.start(() -> acquiredAt(waiterClient.getReadWriteLock(name).readLock()));
+        OtherThread<Long> reader = OtherThread.start(
+                () -> acquiredAt(waiterClient.getReadWriteLock(name).readLock()));
         await().atMost(Duration.ofSeconds(5)).until(() -> waiterClient.subscribedChannels() == 1);
 
         long released = System.nanoTime();
@@ -142,14 +152,18 @@ class ReadWriteLockWaitTest {
         write.lock();
         List<OtherThread<Boolean>> timeouts = new ArrayList<>();
         for (int i = 0; i < 2; i++) {
-            timeouts.add(OtherThread.start(() -> waiterClient.getReadWriteLock(name).readLock().tryLock(Duration.ofMillis(300))));
-            timeouts.add(OtherThread.start(() -> waiterClient.getReadWriteLock(name).writeLock().tryLock(Duration.ofMillis(300))));
+            timeouts.add(OtherThread.start(
+                    () -> waiterClient.getReadWriteLock(name).readLock().tryLock(Duration.ofMillis(300))));
+            timeouts.add(OtherThread.start(
+                    () -> waiterClient.getReadWriteLock(name).writeLock().tryLock(Duration.ofMillis(300))));
         }
         for (OtherThread<Boolean> t : timeouts) {
             assertThat(t.get()).isFalse();
         }
-        OtherThread<Long> reader = OtherThread.start(() -> acquiredAt(waiterClient.getReadWriteLock(name).readLock()));
-        OtherThread<Long> writer = OtherThread.start(() -> acquiredAt(waiterClient.getReadWriteLock(name).writeLock()));
+        OtherThread<Long> reader = OtherThread.start(
+                () -> acquiredAt(waiterClient.getReadWriteLock(name).readLock()));
+        OtherThread<Long> writer = OtherThread.start(
+                () -> acquiredAt(waiterClient.getReadWriteLock(name).writeLock()));
         await().atMost(Duration.ofSeconds(5)).until(() -> waiterClient.subscribedChannels() == 1);
         write.unlock();
         reader.get();
@@ -161,7 +175,8 @@ class ReadWriteLockWaitTest {
             assertThat(c.localWaiters()).isZero();
             assertThat(c.activeHolds()).isZero();
         }
-        await().atMost(Duration.ofSeconds(5)).until(() -> probe.sync().pubsubChannels("lock:*").isEmpty());
+        await().atMost(Duration.ofSeconds(5))
+                .until(() -> probe.sync().pubsubChannels("lock:*").isEmpty());
         assertThat(probe.sync().exists("lock:{" + name + "}")).isZero();
     }
 

@@ -366,15 +366,21 @@ class ReadWriteScriptTest extends ScriptTestSupport {
         release("r", A, "m");
 
         assertThat(release("r", A, "g-other", 1, "m", NOTE_TTL_MS)).isEqualTo(-1L);
-        assertThat(release("w", A, grantOf("r", A), 1, "m", NOTE_TTL_MS)).as("the note is per kind").isEqualTo(-1L);
-        assertThat(release("r", B, grantOf("r", A), 1, "m", NOTE_TTL_MS)).as("and per owner").isEqualTo(-1L);
+        assertThat(release("w", A, grantOf("r", A), 1, "m", NOTE_TTL_MS))
+                .as("the note is per kind")
+                .isEqualTo(-1L);
+        assertThat(release("r", B, grantOf("r", A), 1, "m", NOTE_TTL_MS))
+                .as("and per owner")
+                .isEqualTo(-1L);
     }
 
     @Test
     void repeatOfALastReleaseAfterTheNoteExpiredGetsMinusOne() throws Exception {
         write(A, LEASE);
         assertThat(release("w", A, grantOf("w", A), 1, "m", 100)).isOne();
-        assertThat(release("w", A, grantOf("w", A), 1, "m", 100)).as("while the note lives").isOne();
+        assertThat(release("w", A, grantOf("w", A), 1, "m", 100))
+                .as("while the note lives")
+                .isOne();
 
         await().atMost(Duration.ofSeconds(5)).until(() -> sync.exists(noteKey("w:" + A)) == 0);
 
@@ -400,7 +406,9 @@ class ReadWriteScriptTest extends ScriptTestSupport {
         long leaseEnd = Long.parseLong(sync.hget(keys.lock(), "rd:" + A));
 
         assertThat(rwRenew("r", A, "g-stale", LEASE)).isZero();
-        assertThat(rwRenew("w", A, grantOf("r", A), LEASE)).as("a read grant does not renew a write hold").isZero();
+        assertThat(rwRenew("w", A, grantOf("r", A), LEASE))
+                .as("a read grant does not renew a write hold")
+                .isZero();
 
         assertThat(Long.parseLong(sync.hget(keys.lock(), "rd:" + A))).isEqualTo(leaseEnd);
         assertThat(sync.pttl(keys.lock())).isBetween(1L, 2_000L);
@@ -419,7 +427,9 @@ class ReadWriteScriptTest extends ScriptTestSupport {
         assertThat(sync.hget(keys.lock(), "r:" + A)).isEqualTo("1");
         assertThat(sync.hget(keys.lock(), "rt:" + A)).isEqualTo(fresh.get(1).toString());
         assertThat(sync.hget(keys.lock(), "rq:" + A)).isEqualTo("g2");
-        assertThat(release("r", A, "g1", 1, "m", NOTE_TTL_MS)).as("the replaced grant cannot release").isEqualTo(-1L);
+        assertThat(release("r", A, "g1", 1, "m", NOTE_TTL_MS))
+                .as("the replaced grant cannot release")
+                .isEqualTo(-1L);
     }
 
     @Test
@@ -436,7 +446,9 @@ class ReadWriteScriptTest extends ScriptTestSupport {
         assertThat(sync.hget(keys.lock(), "wt:" + A)).isEqualTo(fresh.get(1).toString());
         assertThat(sync.hget(keys.lock(), "wq:" + A)).isEqualTo("g2");
         assertThat(sync.hget(keys.lock(), "mode")).isEqualTo("write");
-        assertThat(rwRenew("w", A, "g1", LEASE)).as("the replaced grant cannot renew").isZero();
+        assertThat(rwRenew("w", A, "g1", LEASE))
+                .as("the replaced grant cannot renew")
+                .isZero();
     }
 
     /** The grant id an owner's holds of {@code kind} use in these tests. */
@@ -449,8 +461,15 @@ class ReadWriteScriptTest extends ScriptTestSupport {
     }
 
     private List<Object> read(String owner, long leaseMs, int held, String grant) throws Exception {
-        return scripts.array(LockScript.RW_READ_ACQUIRE, new String[] {keys.lock(), keys.fence()}, owner, Long.toString(leaseMs),
-                Long.toString(FENCE_TTL_MS), Integer.toString(held), grant).get(5, TimeUnit.SECONDS);
+        return scripts.array(
+                        LockScript.RW_READ_ACQUIRE,
+                        new String[] {keys.lock(), keys.fence()},
+                        owner,
+                        Long.toString(leaseMs),
+                        Long.toString(FENCE_TTL_MS),
+                        Integer.toString(held),
+                        grant)
+                .get(5, TimeUnit.SECONDS);
     }
 
     private List<Object> write(String owner, long leaseMs) throws Exception {
@@ -458,8 +477,15 @@ class ReadWriteScriptTest extends ScriptTestSupport {
     }
 
     private List<Object> write(String owner, long leaseMs, int held, String grant) throws Exception {
-        return scripts.array(LockScript.RW_WRITE_ACQUIRE, new String[] {keys.lock(), keys.fence()}, owner, Long.toString(leaseMs),
-                Long.toString(FENCE_TTL_MS), Integer.toString(held), grant).get(5, TimeUnit.SECONDS);
+        return scripts.array(
+                        LockScript.RW_WRITE_ACQUIRE,
+                        new String[] {keys.lock(), keys.fence()},
+                        owner,
+                        Long.toString(leaseMs),
+                        Long.toString(FENCE_TTL_MS),
+                        Integer.toString(held),
+                        grant)
+                .get(5, TimeUnit.SECONDS);
     }
 
     /** The last release of the owner's hold of {@code kind} under its usual grant id. */
@@ -467,9 +493,19 @@ class ReadWriteScriptTest extends ScriptTestSupport {
         return release(kind, owner, grantOf(kind, owner), 1, message, NOTE_TTL_MS);
     }
 
-    private long release(String kind, String owner, String grant, int held, String message, long noteTtlMs) throws Exception {
-        return scripts.integer(LockScript.RW_RELEASE, new String[] {keys.lock(), keys.note(kind + ':' + owner)}, kind, owner, grant, Integer.toString(held),
-                keys.channel(), message, Long.toString(noteTtlMs)).get(5, TimeUnit.SECONDS);
+    private long release(String kind, String owner, String grant, int held, String message, long noteTtlMs)
+            throws Exception {
+        return scripts.integer(
+                        LockScript.RW_RELEASE,
+                        new String[] {keys.lock(), keys.note(kind + ':' + owner)},
+                        kind,
+                        owner,
+                        grant,
+                        Integer.toString(held),
+                        keys.channel(),
+                        message,
+                        Long.toString(noteTtlMs))
+                .get(5, TimeUnit.SECONDS);
     }
 
     private long rwRenew(String kind, String owner, long leaseMs) throws Exception {
@@ -477,7 +513,8 @@ class ReadWriteScriptTest extends ScriptTestSupport {
     }
 
     private long rwRenew(String kind, String owner, String grant, long leaseMs) throws Exception {
-        return scripts.integer(LockScript.RW_RENEW, new String[] {keys.lock()}, kind, owner, grant, Long.toString(leaseMs))
+        return scripts.integer(
+                        LockScript.RW_RENEW, new String[] {keys.lock()}, kind, owner, grant, Long.toString(leaseMs))
                 .get(5, TimeUnit.SECONDS);
     }
 }

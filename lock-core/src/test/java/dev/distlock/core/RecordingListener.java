@@ -7,17 +7,13 @@ import java.util.concurrent.CopyOnWriteArrayList;
 /** Records every lock event, for assertions; thread-safe. */
 final class RecordingListener implements LockListener {
 
-    record Acquire(LockInfo lock, AcquireOutcome outcome, Duration waited) {
-    }
+    record Acquire(LockInfo lock, AcquireOutcome outcome, Duration waited) {}
 
-    record Release(LockInfo lock, Duration held) {
-    }
+    record Release(LockInfo lock, Duration held) {}
 
-    record Renewal(LockInfo lock, RenewalOutcome outcome) {
-    }
+    record Renewal(LockInfo lock, RenewalOutcome outcome) {}
 
-    record LeaseLost(LockInfo lock, String reason) {
-    }
+    record LeaseLost(LockInfo lock, String reason) {}
 
     final List<Acquire> acquires = new CopyOnWriteArrayList<>();
     final List<Release> releases = new CopyOnWriteArrayList<>();
@@ -53,7 +49,9 @@ final class RecordingListener implements LockListener {
     }
 
     List<Renewal> renewals(String lockName, RenewalOutcome outcome) {
-        return renewals.stream().filter(e -> e.lock().key().equals(lockName) && e.outcome() == outcome).toList();
+        return renewals.stream()
+                .filter(e -> e.lock().key().equals(lockName) && e.outcome() == outcome)
+                .toList();
     }
 
     List<LeaseLost> leaseLosses(String lockName) {

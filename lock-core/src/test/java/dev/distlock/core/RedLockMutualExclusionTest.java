@@ -44,29 +44,33 @@ class RedLockMutualExclusionTest {
         String name = Names.fresh("counter");
         List<LockClient> probes = nodes.nodeClients(n, true);
         List<RedisLock> locks = List.of(
-                nodes.closeLater(RedLockClient.of(nodes.nodeClients(n, true), LockClientOptions.defaults())).getLock(name),
-                nodes.closeLater(RedLockClient.of(nodes.nodeClients(n, true), LockClientOptions.defaults())).getLock(name));
+                nodes.closeLater(RedLockClient.of(nodes.nodeClients(n, true), LockClientOptions.defaults()))
+                        .getLock(name),
+                nodes.closeLater(RedLockClient.of(nodes.nodeClients(n, true), LockClientOptions.defaults()))
+                        .getLock(name));
         Counter counter = new Counter();
         AtomicBoolean stop = new AtomicBoolean();
         Queue<Throwable> errors = new ConcurrentLinkedQueue<>();
         List<Thread> workers = new ArrayList<>();
         for (int t = 0; t < 6; t++) {
             RedisLock lock = locks.get(t % 2);
-            Thread worker = new Thread(() -> {
-                while (!stop.get()) {
-                    try {
-                        if (lock.tryLock(Duration.ofSeconds(5))) {
+            Thread worker = new Thread(
+                    () -> {
+                        while (!stop.get()) {
                             try {
-                                counter.incrementSlowly();
-                            } finally {
-                                lock.unlock();
+                                if (lock.tryLock(Duration.ofSeconds(5))) {
+                                    try {
+                                        counter.incrementSlowly();
+                                    } finally {
+                                        lock.unlock();
+                                    }
+                                }
+                            } catch (Throwable e) {
+                                errors.add(e);
                             }
                         }
-                    } catch (Throwable e) {
-                        errors.add(e);
-                    }
-                }
-            }, "redlock-worker-" + t);
+                    },
+                    "redlock-worker-" + t);
             worker.start();
             workers.add(worker);
         }
@@ -80,7 +84,9 @@ class RedLockMutualExclusionTest {
             // Before the next node goes down, this one must be reachable again and every hold taken
             // while it was down must be over: a RedLock node that loses its keys may rejoin only when
             // no hold it granted is still running (the "delayed restart" rule).
-            await().atMost(Duration.ofSeconds(20)).ignoreExceptions().until(() -> !probes.get(node).getLock("probe").isLocked());
+            await().atMost(Duration.ofSeconds(20))
+                    .ignoreExceptions()
+                    .until(() -> !probes.get(node).getLock("probe").isLocked());
             awaitProgress(counter);
         }
         stop.set(true);

@@ -48,7 +48,9 @@ final class RedLockNodes implements AutoCloseable {
         for (RedisServer server : servers.subList(0, n)) {
             RedisClient redis = RedisClient.create(RedisURI.create(server.uri()));
             if (rejectWhenDown) {
-                redis.setOptions(ClientOptions.builder().disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS).build());
+                redis.setOptions(ClientOptions.builder()
+                        .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+                        .build());
             }
             redisClients.add(redis);
             clients.add(closeLater(LockClient.create(redis, LockClientOptions.defaults())));

@@ -44,7 +44,9 @@ class RedLockTest {
         assertThat(lock.isLocked()).isTrue();
         assertThat(lock.remainingLease()).isPositive();
         for (int i = 0; i < n; i++) {
-            assertThat(nodes.hasKey(i, lock.getKey())).as("node %d holds the key", i).isTrue();
+            assertThat(nodes.hasKey(i, lock.getKey()))
+                    .as("node %d holds the key", i)
+                    .isTrue();
         }
         lock.unlock();
         assertThat(lock.isHeldByCurrentThread()).isFalse();
@@ -79,18 +81,27 @@ class RedLockTest {
         RedisLock sameLockOtherClient = nodes.connect(n).getLock(lock.getKey());
         lock.lock();
 
-        assertThat(OtherThread.<Boolean>call(() -> lock.tryLock())).as("another thread of the same client").isFalse();
-        assertThat(OtherThread.<Boolean>call(() -> sameLockOtherClient.tryLock())).as("another client").isFalse();
-        assertThat(sameLockOtherClient.tryLock()).as("the same thread id through another client").isFalse();
+        assertThat(OtherThread.<Boolean>call(() -> lock.tryLock()))
+                .as("another thread of the same client")
+                .isFalse();
+        assertThat(OtherThread.<Boolean>call(() -> sameLockOtherClient.tryLock()))
+                .as("another client")
+                .isFalse();
+        assertThat(sameLockOtherClient.tryLock())
+                .as("the same thread id through another client")
+                .isFalse();
         assertThat(OtherThread.failure(() -> {
-            lock.unlock();
-            return null;
-        })).isInstanceOf(IllegalMonitorStateException.class).hasMessageContaining("only the owner can unlock");
+                    lock.unlock();
+                    return null;
+                }))
+                .isInstanceOf(IllegalMonitorStateException.class)
+                .hasMessageContaining("only the owner can unlock");
         assertThatThrownBy(sameLockOtherClient::unlock).isInstanceOf(IllegalMonitorStateException.class);
         assertThat(lock.isHeldByCurrentThread()).isTrue();
 
         lock.unlock();
-        assertThat(OtherThread.call(() -> sameLockOtherClient.tryLock(Duration.ofSeconds(2)))).isTrue();
+        assertThat(OtherThread.call(() -> sameLockOtherClient.tryLock(Duration.ofSeconds(2))))
+                .isTrue();
     }
 
     @Test
@@ -163,7 +174,9 @@ class RedLockTest {
         }
 
         long start = System.nanoTime();
-        assertThatThrownBy(lock::lock).isInstanceOf(LockException.class).hasMessageContaining("only 2 of 5 Redis nodes answered");
+        assertThatThrownBy(lock::lock)
+                .isInstanceOf(LockException.class)
+                .hasMessageContaining("only 2 of 5 Redis nodes answered");
 
         assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
     }
@@ -171,7 +184,8 @@ class RedLockTest {
     @ParameterizedTest(name = "{0} nodes")
     @ValueSource(ints = {3, 5})
     void fencingTokensStrictlyIncreaseAcrossGrantsAndClients(int n) throws Exception {
-        List<RedisLock> locks = List.of(nodes.connect(n).getLock("fenced"), nodes.connect(n).getLock("fenced"));
+        List<RedisLock> locks =
+                List.of(nodes.connect(n).getLock("fenced"), nodes.connect(n).getLock("fenced"));
         List<Long> tokens = new ArrayList<>();
 
         for (int i = 0; i < 10; i++) {
@@ -198,7 +212,10 @@ class RedLockTest {
         nodes.server(2).restart();
         nodes.server(0).stop();
 
-        await().atMost(Duration.ofSeconds(10)).pollInSameThread().ignoreExceptions().until(lock::tryLock); // once node 2 is reconnected
+        await().atMost(Duration.ofSeconds(10))
+                .pollInSameThread()
+                .ignoreExceptions()
+                .until(lock::tryLock); // once node 2 is reconnected
         long second = lock.currentFencingToken();
         lock.unlock();
 

@@ -34,7 +34,13 @@ class RedLockWatchdogTest {
     }
 
     private RedisLock lock(String hint) {
-        return nodes.connect(3, LockClientOptions.builder().watchdogLease(LEASE).listener(events).build()).getLock(Names.fresh(hint));
+        return nodes.connect(
+                        3,
+                        LockClientOptions.builder()
+                                .watchdogLease(LEASE)
+                                .listener(events)
+                                .build())
+                .getLock(Names.fresh(hint));
     }
 
     @Test
@@ -45,11 +51,15 @@ class RedLockWatchdogTest {
 
         await().atMost(Duration.ofSeconds(10))
                 .until(() -> System.nanoTime() - start > LEASE.multipliedBy(3).toNanos()
-                        && events.renewals(lock.getKey(), RenewalOutcome.RENEWED).size() >= 6);
+                        && events.renewals(lock.getKey(), RenewalOutcome.RENEWED)
+                                        .size()
+                                >= 6);
 
         assertThat(lock.isHeldByCurrentThread()).isTrue();
         for (int i = 0; i < 3; i++) {
-            assertThat(nodes.hasKey(i, lock.getKey())).as("node %d still holds the key", i).isTrue();
+            assertThat(nodes.hasKey(i, lock.getKey()))
+                    .as("node %d still holds the key", i)
+                    .isTrue();
         }
         assertThat(events.leaseLosses(lock.getKey())).isEmpty();
         lock.unlock();
@@ -63,7 +73,8 @@ class RedLockWatchdogTest {
         nodes.server(2).stop();
         long start = System.nanoTime();
 
-        await().atMost(Duration.ofSeconds(10)).until(() -> System.nanoTime() - start > LEASE.multipliedBy(3).toNanos());
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> System.nanoTime() - start > LEASE.multipliedBy(3).toNanos());
 
         assertThat(lock.isHeldByCurrentThread()).isTrue();
         assertThat(events.leaseLosses(lock.getKey())).isEmpty();
@@ -78,17 +89,27 @@ class RedLockWatchdogTest {
         nodes.server(0).command("FLUSHALL");
         nodes.server(1).command("FLUSHALL");
 
-        await().atMost(Duration.ofSeconds(5)).until(() -> !events.leaseLosses(lock.getKey()).isEmpty());
+        await().atMost(Duration.ofSeconds(5))
+                .until(() -> !events.leaseLosses(lock.getKey()).isEmpty());
         assertThat(lock.isHeldByCurrentThread()).isFalse();
         assertThat(events.leaseLosses(lock.getKey()).get(0).reason()).contains("1 of 3 nodes");
-        assertThatThrownBy(lock::unlock).isInstanceOf(LockLeaseExpiredException.class).hasMessageContaining(lock.getKey());
+        assertThatThrownBy(lock::unlock)
+                .isInstanceOf(LockLeaseExpiredException.class)
+                .hasMessageContaining(lock.getKey());
         assertThat(events.leaseLosses(lock.getKey())).hasSize(1);
-        assertThat(nodes.hasKey(2, lock.getKey())).as("the lost hold is cleaned up on the node that still had it").isFalse();
+        assertThat(nodes.hasKey(2, lock.getKey()))
+                .as("the lost hold is cleaned up on the node that still had it")
+                .isFalse();
     }
 
     @Test
     void interruptOnLeaseLostStopsTheHoldersThread() throws Exception {
-        RedisLock lock = nodes.connect(3, LockClientOptions.builder().watchdogLease(LEASE).interruptOnLeaseLost(true).build())
+        RedisLock lock = nodes.connect(
+                        3,
+                        LockClientOptions.builder()
+                                .watchdogLease(LEASE)
+                                .interruptOnLeaseLost(true)
+                                .build())
                 .getLock(Names.fresh("interrupt"));
         java.util.concurrent.CountDownLatch holding = new java.util.concurrent.CountDownLatch(1);
         OtherThread<Throwable> worker = OtherThread.start(() -> {
@@ -121,7 +142,9 @@ class RedLockWatchdogTest {
         await().atMost(Duration.ofSeconds(5)).pollInSameThread().until(() -> !lock.isHeldByCurrentThread());
 
         await().atMost(Duration.ofSeconds(5)).until(() -> !lock.isLocked());
-        assertThatThrownBy(lock::unlock).isInstanceOf(LockLeaseExpiredException.class).hasMessageContaining("300 ms");
+        assertThatThrownBy(lock::unlock)
+                .isInstanceOf(LockLeaseExpiredException.class)
+                .hasMessageContaining("300 ms");
         assertThat(events.leaseLosses(lock.getKey())).hasSize(1);
     }
 }

@@ -43,30 +43,50 @@ class RedisLockArgumentsTest {
 
     @Test
     void nullOrBlankLockNamesAreRejected() {
-        assertThatThrownBy(() -> client.getLock(null)).isInstanceOf(IllegalArgumentException.class).hasMessage("lock name must not be null");
-        assertThatThrownBy(() -> client.getLock("")).isInstanceOf(IllegalArgumentException.class).hasMessage("lock name must not be blank");
-        assertThatThrownBy(() -> client.getLock(" \t")).isInstanceOf(IllegalArgumentException.class).hasMessage("lock name must not be blank");
+        assertThatThrownBy(() -> client.getLock(null))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("lock name must not be null");
+        assertThatThrownBy(() -> client.getLock(""))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("lock name must not be blank");
+        assertThatThrownBy(() -> client.getLock(" \t"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("lock name must not be blank");
         assertThatThrownBy(() -> client.getLock(null, "label")).isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test
     void negativeOrNullWaitIsRejectedNamingTheLock() {
-        assertThatThrownBy(() -> lock.tryLock(Duration.ofMillis(-1))).isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("waitTime").hasMessageContaining(name).hasMessageContaining("negative");
-        assertThatThrownBy(() -> lock.tryLock(Duration.ofMillis(-1), Duration.ofSeconds(1))).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> lock.tryLock(null)).isInstanceOf(NullPointerException.class).hasMessageContaining("waitTime");
+        assertThatThrownBy(() -> lock.tryLock(Duration.ofMillis(-1)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("waitTime")
+                .hasMessageContaining(name)
+                .hasMessageContaining("negative");
+        assertThatThrownBy(() -> lock.tryLock(Duration.ofMillis(-1), Duration.ofSeconds(1)))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> lock.tryLock(null))
+                .isInstanceOf(NullPointerException.class)
+                .hasMessageContaining("waitTime");
         assertNothingHeld();
     }
 
     @Test
     void zeroOrNegativeLeaseIsRejectedNamingTheLock() {
-        assertThatThrownBy(() -> lock.lock(Duration.ZERO)).isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("lease").hasMessageContaining(name).hasMessageContaining("watchdog");
-        assertThatThrownBy(() -> lock.lock(Duration.ofSeconds(-1))).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("lease");
-        assertThatThrownBy(() -> lock.tryLock(Duration.ofSeconds(1), Duration.ZERO)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> lock.lock(Duration.ZERO))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("lease")
+                .hasMessageContaining(name)
+                .hasMessageContaining("watchdog");
+        assertThatThrownBy(() -> lock.lock(Duration.ofSeconds(-1)))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("lease");
-        assertThatThrownBy(() -> lock.tryLock(Duration.ofSeconds(1), Duration.ofNanos(999_999))).as("below one millisecond")
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("1 ms");
+        assertThatThrownBy(() -> lock.tryLock(Duration.ofSeconds(1), Duration.ZERO))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("lease");
+        assertThatThrownBy(() -> lock.tryLock(Duration.ofSeconds(1), Duration.ofNanos(999_999)))
+                .as("below one millisecond")
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("1 ms");
         assertNothingHeld();
     }
 
@@ -80,21 +100,29 @@ class RedisLockArgumentsTest {
 
     @Test
     void keyPrefixWithBracesIsRejected() {
-        assertThatThrownBy(() -> LockClientOptions.builder().keyPrefix("app:{x}:")).isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("app:{x}:").hasMessageContaining("hash tag");
-        assertThatThrownBy(() -> LockClientOptions.builder().keyPrefix("app{")).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> LockClientOptions.builder().keyPrefix("app}")).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> LockClientOptions.builder().keyPrefix("app:{x}:"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("app:{x}:")
+                .hasMessageContaining("hash tag");
+        assertThatThrownBy(() -> LockClientOptions.builder().keyPrefix("app{"))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> LockClientOptions.builder().keyPrefix("app}"))
+                .isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> LockClientOptions.builder().keyPrefix(null)).isInstanceOf(NullPointerException.class);
     }
 
     @Test
     void tooShortOrMissingDurationsInOptionsAreRejected() {
         assertThatThrownBy(() -> LockClientOptions.builder().watchdogLease(Duration.ofMillis(29)))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("watchdogLease").hasMessageContaining("30 ms");
-        assertThatThrownBy(() -> LockClientOptions.builder().watchdogLease(null)).isInstanceOf(NullPointerException.class)
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("watchdogLease")
+                .hasMessageContaining("30 ms");
+        assertThatThrownBy(() -> LockClientOptions.builder().watchdogLease(null))
+                .isInstanceOf(NullPointerException.class)
                 .hasMessageContaining("watchdogLease");
         assertThatThrownBy(() -> LockClientOptions.builder().fencingCounterTtl(Duration.ofSeconds(59)))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("fencingCounterTtl");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("fencingCounterTtl");
         assertThatThrownBy(() -> LockClientOptions.builder().listener(null)).isInstanceOf(NullPointerException.class);
     }
 
@@ -110,9 +138,12 @@ class RedisLockArgumentsTest {
 
     @Test
     void nullClientArgumentsAreRejected() {
-        assertThatThrownBy(() -> LockClient.create((RedisURI) null)).isInstanceOf(NullPointerException.class).hasMessageContaining("uri");
+        assertThatThrownBy(() -> LockClient.create((RedisURI) null))
+                .isInstanceOf(NullPointerException.class)
+                .hasMessageContaining("uri");
         assertThatThrownBy(() -> LockClient.create((AbstractRedisClient) null, LockClientOptions.defaults()))
-                .isInstanceOf(NullPointerException.class).hasMessageContaining("redisClient");
+                .isInstanceOf(NullPointerException.class)
+                .hasMessageContaining("redisClient");
     }
 
     @Test
@@ -120,13 +151,17 @@ class RedisLockArgumentsTest {
         RedisURI nowhere = RedisURI.create("redis://127.0.0.1:" + RedisServer.freePort());
         nowhere.setTimeout(Duration.ofSeconds(2));
 
-        assertThatThrownBy(() -> LockClient.create(nowhere)).isInstanceOf(LockException.class)
-                .hasMessageContaining("Cannot connect to Redis").hasMessageContaining("check host, port");
+        assertThatThrownBy(() -> LockClient.create(nowhere))
+                .isInstanceOf(LockException.class)
+                .hasMessageContaining("Cannot connect to Redis")
+                .hasMessageContaining("check host, port");
     }
 
     @Test
     void newConditionIsUnsupportedAndSaysWhy() {
-        assertThatThrownBy(lock::newCondition).isInstanceOf(UnsupportedOperationException.class).hasMessageContaining(name);
+        assertThatThrownBy(lock::newCondition)
+                .isInstanceOf(UnsupportedOperationException.class)
+                .hasMessageContaining(name);
     }
 
     @Test

@@ -31,7 +31,9 @@ class RedisLockInterruptTest {
     @BeforeEach
     void setUp() {
         holderClient = LockClient.create(RedisURI.create(redis.server().uri()));
-        waiterClient = LockClient.create(RedisURI.create(redis.server().uri()), LockClientOptions.builder().listener(events).build());
+        waiterClient = LockClient.create(
+                RedisURI.create(redis.server().uri()),
+                LockClientOptions.builder().listener(events).build());
         name = Names.fresh("interrupt");
         held = holderClient.getLock(name);
     }
@@ -103,7 +105,9 @@ class RedisLockInterruptTest {
 
         assertThat(fromLockInterruptibly).isInstanceOf(InterruptedException.class);
         assertThat(fromTryLock).isInstanceOf(InterruptedException.class);
-        assertThat(lock.isLocked()).as("an interrupted caller must not be left holding the lock").isFalse();
+        assertThat(lock.isLocked())
+                .as("an interrupted caller must not be left holding the lock")
+                .isFalse();
     }
 
     @Test
@@ -117,7 +121,8 @@ class RedisLockInterruptTest {
             lock.unlock();
             return stillInterrupted;
         });
-        await().atMost(Duration.ofSeconds(5)).until(() -> waiter.result.isDone() || waiterClient.subscribedChannels() == 1);
+        await().atMost(Duration.ofSeconds(5))
+                .until(() -> waiter.result.isDone() || waiterClient.subscribedChannels() == 1);
 
         held.unlock();
 
@@ -147,6 +152,8 @@ class RedisLockInterruptTest {
         assertThat(waiterClient.activeHolds()).isZero();
         assertThat(held.isLocked()).isTrue();
         assertThat(waiterClient.subscribedChannels()).isZero();
-        assertThat(events.acquires(name)).extracting(RecordingListener.Acquire::outcome).containsExactly(AcquireOutcome.ERROR);
+        assertThat(events.acquires(name))
+                .extracting(RecordingListener.Acquire::outcome)
+                .containsExactly(AcquireOutcome.ERROR);
     }
 }

@@ -38,8 +38,12 @@ class RedisLockLeaseLostTest {
 
     @BeforeEach
     void setUp() {
-        client = LockClient.create(RedisURI.create(redis.server().uri()),
-                LockClientOptions.builder().watchdogLease(WATCHDOG_LEASE).listener(events).build());
+        client = LockClient.create(
+                RedisURI.create(redis.server().uri()),
+                LockClientOptions.builder()
+                        .watchdogLease(WATCHDOG_LEASE)
+                        .listener(events)
+                        .build());
         operatorClient = LockClient.create(RedisURI.create(redis.server().uri()));
         probe = RedisProbe.connect(redis.server());
         name = Names.fresh("lost");
@@ -59,11 +63,14 @@ class RedisLockLeaseLostTest {
 
         assertThat(operatorClient.getLock(name).forceUnlock()).isTrue();
 
-        await().atMost(Duration.ofSeconds(5)).until(() -> events.leaseLosses(name).size() == 1);
+        await().atMost(Duration.ofSeconds(5))
+                .until(() -> events.leaseLosses(name).size() == 1);
         assertThat(events.renewals(name, RenewalOutcome.LOST)).hasSize(1);
         assertLostHoldBehaves(lock);
         // several more watchdog rounds and the unlock above must not report it again
-        await().during(WATCHDOG_LEASE.multipliedBy(2)).atMost(Duration.ofSeconds(5)).until(() -> events.leaseLosses(name).size() == 1);
+        await().during(WATCHDOG_LEASE.multipliedBy(2))
+                .atMost(Duration.ofSeconds(5))
+                .until(() -> events.leaseLosses(name).size() == 1);
     }
 
     @Test
@@ -73,7 +80,8 @@ class RedisLockLeaseLostTest {
 
         probe.sync().del("lock:{" + name + "}");
 
-        await().atMost(Duration.ofSeconds(5)).until(() -> events.leaseLosses(name).size() == 1);
+        await().atMost(Duration.ofSeconds(5))
+                .until(() -> events.leaseLosses(name).size() == 1);
         assertThat(events.leaseLosses(name).get(0).reason()).contains("renewal");
         assertLostHoldBehaves(lock);
         assertThat(events.leaseLosses(name)).hasSize(1);
@@ -87,7 +95,8 @@ class RedisLockLeaseLostTest {
         operatorClient.getLock(name).forceUnlock();
         assertThat(newOwner.tryLock()).isTrue();
 
-        await().atMost(Duration.ofSeconds(5)).until(() -> events.leaseLosses(name).size() == 1);
+        await().atMost(Duration.ofSeconds(5))
+                .until(() -> events.leaseLosses(name).size() == 1);
         assertThatThrownBy(lock::unlock).isInstanceOf(LockLeaseExpiredException.class);
 
         assertThat(newOwner.isHeldByCurrentThread()).isTrue();
@@ -97,7 +106,8 @@ class RedisLockLeaseLostTest {
 
     @Test
     void explicitLeaseThatRunsOutBeforeUnlockMakesUnlockThrowAndIsReported() throws Exception {
-        try (LockClient slowWatchdog = LockClient.create(RedisURI.create(redis.server().uri()),
+        try (LockClient slowWatchdog = LockClient.create(
+                RedisURI.create(redis.server().uri()),
                 LockClientOptions.builder().listener(events).build())) {
             RedisLock lock = slowWatchdog.getLock(name);
             lock.lock(Duration.ofMillis(300));
@@ -106,9 +116,12 @@ class RedisLockLeaseLostTest {
             // polled on this thread, the owner; the client's own estimate of the lease may trail Redis by a reply
             await().pollInSameThread().atMost(Duration.ofSeconds(5)).until(() -> !lock.isHeldByCurrentThread());
 
-            assertThatThrownBy(lock::unlock).isInstanceOf(LockLeaseExpiredException.class)
-                    .hasMessageContaining(name).hasMessageContaining("300 ms")
-                    .satisfies(e -> assertThat(((LockLeaseExpiredException) e).getLockName()).isEqualTo(name));
+            assertThatThrownBy(lock::unlock)
+                    .isInstanceOf(LockLeaseExpiredException.class)
+                    .hasMessageContaining(name)
+                    .hasMessageContaining("300 ms")
+                    .satisfies(e -> assertThat(((LockLeaseExpiredException) e).getLockName())
+                            .isEqualTo(name));
             assertThat(events.leaseLosses(name)).hasSize(1);
             assertThat(lock.getHoldCount()).isZero();
             // the lock is usable again, with a newer token
@@ -123,7 +136,8 @@ class RedisLockLeaseLostTest {
         RedisLock lock = client.getLock(name);
         lock.lock(Duration.ofMillis(200));
 
-        await().atMost(Duration.ofSeconds(5)).until(() -> events.leaseLosses(name).size() == 1);
+        await().atMost(Duration.ofSeconds(5))
+                .until(() -> events.leaseLosses(name).size() == 1);
         assertThat(events.leaseLosses(name).get(0).reason()).contains("200 ms");
         assertThatThrownBy(lock::unlock).isInstanceOf(LockLeaseExpiredException.class);
         assertThat(events.leaseLosses(name)).hasSize(1);
@@ -136,11 +150,14 @@ class RedisLockLeaseLostTest {
         lock.lock();
 
         operatorClient.getLock(name).forceUnlock();
-        await().atMost(Duration.ofSeconds(5)).until(() -> events.leaseLosses(name).size() == 1);
+        await().atMost(Duration.ofSeconds(5))
+                .until(() -> events.leaseLosses(name).size() == 1);
 
         assertThatThrownBy(lock::unlock).isInstanceOf(LockLeaseExpiredException.class);
         assertThatThrownBy(lock::unlock).isInstanceOf(LockLeaseExpiredException.class);
-        assertThatThrownBy(lock::unlock).isNotInstanceOf(LockLeaseExpiredException.class).isInstanceOf(IllegalMonitorStateException.class);
+        assertThatThrownBy(lock::unlock)
+                .isNotInstanceOf(LockLeaseExpiredException.class)
+                .isInstanceOf(IllegalMonitorStateException.class);
         assertThat(events.leaseLosses(name)).hasSize(1);
     }
 
@@ -166,7 +183,8 @@ class RedisLockLeaseLostTest {
         });
         lost.await(5, TimeUnit.SECONDS);
         operatorClient.getLock(name).forceUnlock();
-        await().atMost(Duration.ofSeconds(5)).until(() -> events.leaseLosses(name).size() == 1);
+        await().atMost(Duration.ofSeconds(5))
+                .until(() -> events.leaseLosses(name).size() == 1);
         probe.sync().scriptFlush();
         probe.sync().scriptLoad(LockScript.ACQUIRE.body());
 
@@ -174,8 +192,10 @@ class RedisLockLeaseLostTest {
         try {
             go.countDown();
             await().atMost(Duration.ofSeconds(5))
-                    .until(() -> unlocking.get() && (owner.thread.getState() == Thread.State.WAITING
-                            || owner.thread.getState() == Thread.State.TIMED_WAITING)); // Redis calls are bounded now
+                    .until(() -> unlocking.get()
+                            && (owner.thread.getState() == Thread.State.WAITING
+                                    || owner.thread.getState()
+                                            == Thread.State.TIMED_WAITING)); // Redis calls are bounded now
         } finally {
             redis.server().resume();
         }
@@ -189,7 +209,9 @@ class RedisLockLeaseLostTest {
         assertThat(lock.getHoldCount()).isZero();
         assertThatThrownBy(lock::currentFencingToken).isInstanceOf(IllegalMonitorStateException.class);
         assertThat(client.activeHolds()).isZero();
-        assertThatThrownBy(lock::unlock).isInstanceOf(LockLeaseExpiredException.class).hasMessageContaining(name);
+        assertThatThrownBy(lock::unlock)
+                .isInstanceOf(LockLeaseExpiredException.class)
+                .hasMessageContaining(name);
         // the hold is gone now: the thread can take the lock again and release it normally
         lock.lock();
         lock.unlock();

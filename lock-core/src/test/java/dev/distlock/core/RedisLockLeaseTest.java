@@ -31,8 +31,12 @@ class RedisLockLeaseTest {
 
     @BeforeEach
     void setUp() {
-        holderClient = LockClient.create(RedisURI.create(redis.server().uri()),
-                LockClientOptions.builder().watchdogLease(WATCHDOG_LEASE).listener(events).build());
+        holderClient = LockClient.create(
+                RedisURI.create(redis.server().uri()),
+                LockClientOptions.builder()
+                        .watchdogLease(WATCHDOG_LEASE)
+                        .listener(events)
+                        .build());
         otherClient = LockClient.create(RedisURI.create(redis.server().uri()));
         probe = RedisProbe.connect(redis.server());
         name = Names.fresh("lease");
@@ -68,7 +72,8 @@ class RedisLockLeaseTest {
     void watchdogLeaseFreesTheLockWithinALeaseOnceItsClientIsClosed() throws Exception {
         holderClient.getLock(name).lock();
         // prove the watchdog is renewing before the holder goes away
-        await().atMost(Duration.ofSeconds(5)).until(() -> events.renewals(name, RenewalOutcome.RENEWED).size() >= 2);
+        await().atMost(Duration.ofSeconds(5))
+                .until(() -> events.renewals(name, RenewalOutcome.RENEWED).size() >= 2);
 
         holderClient.close();
         long closed = System.nanoTime();
@@ -87,7 +92,9 @@ class RedisLockLeaseTest {
         lock.lock();
 
         Duration fourLeases = WATCHDOG_LEASE.multipliedBy(4);
-        await().during(fourLeases).atMost(fourLeases.plusSeconds(5)).pollInterval(Duration.ofMillis(100))
+        await().during(fourLeases)
+                .atMost(fourLeases.plusSeconds(5))
+                .pollInterval(Duration.ofMillis(100))
                 .until(() -> probe.sync().exists(key) == 1 && !other.tryLock());
 
         assertThat(events.renewals(name, RenewalOutcome.RENEWED)).hasSizeGreaterThanOrEqualTo(3);
@@ -100,13 +107,16 @@ class RedisLockLeaseTest {
     void watchdogStopsAfterUnlockAndNothingRevivesTheLock() throws Exception {
         RedisLock lock = holderClient.getLock(name);
         lock.lock();
-        await().atMost(Duration.ofSeconds(5)).until(() -> events.renewals(name, RenewalOutcome.RENEWED).size() >= 1);
+        await().atMost(Duration.ofSeconds(5))
+                .until(() -> events.renewals(name, RenewalOutcome.RENEWED).size() >= 1);
 
         lock.unlock();
         int renewalsAtUnlock = events.renewals.size();
 
         Duration threeLeases = WATCHDOG_LEASE.multipliedBy(3);
-        await().during(threeLeases).atMost(threeLeases.plusSeconds(5)).pollInterval(Duration.ofMillis(50))
+        await().during(threeLeases)
+                .atMost(threeLeases.plusSeconds(5))
+                .pollInterval(Duration.ofMillis(50))
                 .until(() -> probe.sync().exists(key) == 0 && events.renewals.size() == renewalsAtUnlock);
         assertThat(events.leaseLosses(name)).as("a released hold is not lost").isEmpty();
     }

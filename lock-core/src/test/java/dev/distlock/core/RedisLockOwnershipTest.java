@@ -61,10 +61,14 @@ class RedisLockOwnershipTest {
         RedisLock viaOtherClient = otherClient.getLock(name);
         mine.lock();
 
-        assertThat(viaOtherClient.tryLock()).as("not a re-entry: the owner id includes the client id").isFalse();
+        assertThat(viaOtherClient.tryLock())
+                .as("not a re-entry: the owner id includes the client id")
+                .isFalse();
         assertThat(viaOtherClient.getHoldCount()).isZero();
         assertThat(viaOtherClient.isHeldByCurrentThread()).isFalse();
-        assertThatThrownBy(viaOtherClient::unlock).isInstanceOf(IllegalMonitorStateException.class).hasMessageContaining(name);
+        assertThatThrownBy(viaOtherClient::unlock)
+                .isInstanceOf(IllegalMonitorStateException.class)
+                .hasMessageContaining(name);
         assertThat(mine.getHoldCount()).isEqualTo(1);
         mine.unlock();
     }
@@ -73,7 +77,9 @@ class RedisLockOwnershipTest {
     void unlockWithoutHoldingThrowsNamingTheLock() {
         RedisLock lock = client.getLock(name);
 
-        assertThatThrownBy(lock::unlock).isInstanceOf(IllegalMonitorStateException.class).hasMessageContaining("'" + name + "'");
+        assertThatThrownBy(lock::unlock)
+                .isInstanceOf(IllegalMonitorStateException.class)
+                .hasMessageContaining("'" + name + "'");
     }
 
     @Test
@@ -87,7 +93,9 @@ class RedisLockOwnershipTest {
         assertThat(lock.tryLock(Duration.ofSeconds(1))).isTrue();
 
         assertThat(lock.getHoldCount()).isEqualTo(3);
-        assertThat(sync.hget(key, client.clientId() + ":" + Thread.currentThread().getId())).isEqualTo("3");
+        assertThat(sync.hget(
+                        key, client.clientId() + ":" + Thread.currentThread().getId()))
+                .isEqualTo("3");
         lock.unlock();
         lock.unlock();
         assertThat(lock.getHoldCount()).isEqualTo(1);
@@ -142,7 +150,9 @@ class RedisLockOwnershipTest {
     void fencingTokenWithoutHoldThrows() {
         RedisLock lock = client.getLock(name);
 
-        assertThatThrownBy(lock::currentFencingToken).isInstanceOf(IllegalMonitorStateException.class).hasMessageContaining(name);
+        assertThatThrownBy(lock::currentFencingToken)
+                .isInstanceOf(IllegalMonitorStateException.class)
+                .hasMessageContaining(name);
     }
 
     @Test
@@ -155,7 +165,9 @@ class RedisLockOwnershipTest {
         held.lock(Duration.ofSeconds(20));
 
         assertThat(observed.isLocked()).isTrue();
-        assertThat(observed.remainingLease()).isGreaterThan(Duration.ofSeconds(10)).isLessThanOrEqualTo(Duration.ofSeconds(20));
+        assertThat(observed.remainingLease())
+                .isGreaterThan(Duration.ofSeconds(10))
+                .isLessThanOrEqualTo(Duration.ofSeconds(20));
         held.unlock();
         assertThat(observed.isLocked()).isFalse();
         assertThat(observed.remainingLease()).isEqualTo(Duration.ZERO);
@@ -166,7 +178,9 @@ class RedisLockOwnershipTest {
         RedisLock lock = client.getLock(name);
         lock.lock();
 
-        assertThat(lock.remainingLease()).isGreaterThan(Duration.ofSeconds(20)).isLessThanOrEqualTo(LockClientOptions.DEFAULT_WATCHDOG_LEASE);
+        assertThat(lock.remainingLease())
+                .isGreaterThan(Duration.ofSeconds(20))
+                .isLessThanOrEqualTo(LockClientOptions.DEFAULT_WATCHDOG_LEASE);
         lock.unlock();
     }
 
@@ -188,13 +202,16 @@ class RedisLockOwnershipTest {
 
     @Test
     void keysUseTheConfiguredPrefixAndTheNameAsHashTag() {
-        try (LockClient prefixed = LockClient.create(RedisURI.create(redis.server().uri()),
+        try (LockClient prefixed = LockClient.create(
+                RedisURI.create(redis.server().uri()),
                 LockClientOptions.builder().keyPrefix("myapp:locks:").build())) {
             RedisLock lock = prefixed.getLock(name);
             lock.lock();
 
             assertThat(probe.sync().exists("myapp:locks:{" + name + "}")).isEqualTo(1L);
-            assertThat(client.getLock(name).isLocked()).as("other prefix, other key").isFalse();
+            assertThat(client.getLock(name).isLocked())
+                    .as("other prefix, other key")
+                    .isFalse();
             lock.unlock();
         }
     }

@@ -42,14 +42,16 @@ class RedisLockRecoveryTest {
         lock.unlock();
 
         assertThat(redis.server().command("SCRIPT", "FLUSH")).isEqualTo("+OK");
-        assertThat(probe.sync().scriptExists(LockScript.ACQUIRE.sha1(), LockScript.RELEASE.sha1())).containsExactly(false, false);
+        assertThat(probe.sync().scriptExists(LockScript.ACQUIRE.sha1(), LockScript.RELEASE.sha1()))
+                .containsExactly(false, false);
 
         lock.lock();
         assertThat(lock.isHeldByCurrentThread()).isTrue();
         lock.unlock();
         assertThat(lock.isLocked()).isFalse();
         assertThat(probe.sync().scriptExists(LockScript.ACQUIRE.sha1(), LockScript.RELEASE.sha1()))
-                .as("EVAL cached the scripts again").containsExactly(true, true);
+                .as("EVAL cached the scripts again")
+                .containsExactly(true, true);
     }
 
     @Test
@@ -68,14 +70,20 @@ class RedisLockRecoveryTest {
     @Test
     void watchdogRenewsAfterScriptFlush() {
         RecordingListener events = new RecordingListener();
-        try (LockClient watched = LockClient.create(RedisURI.create(redis.server().uri()),
-                LockClientOptions.builder().watchdogLease(Duration.ofMillis(600)).listener(events).build())) {
+        try (LockClient watched = LockClient.create(
+                RedisURI.create(redis.server().uri()),
+                LockClientOptions.builder()
+                        .watchdogLease(Duration.ofMillis(600))
+                        .listener(events)
+                        .build())) {
             RedisLock lock = watched.getLock(name);
             lock.lock();
             redis.server().command("SCRIPT", "FLUSH");
 
             await().atMost(Duration.ofSeconds(5))
-                    .until(() -> events.renewals(name, LockListener.RenewalOutcome.RENEWED).size() >= 3);
+                    .until(() -> events.renewals(name, LockListener.RenewalOutcome.RENEWED)
+                                    .size()
+                            >= 3);
             assertThat(events.leaseLosses).isEmpty();
             lock.unlock();
         }

@@ -50,7 +50,8 @@ class RedisLockWaitTest {
     void waiterInAnotherClientWakesLongBeforeTtlOnRelease() throws Exception {
         RedisLock held = holderClient.getLock(name);
         held.lock();
-        OtherThread<Long> waiter = OtherThread.start(() -> acquiredAt(waiterClient.getLock(name), Duration.ofSeconds(25)));
+        OtherThread<Long> waiter =
+                OtherThread.start(() -> acquiredAt(waiterClient.getLock(name), Duration.ofSeconds(25)));
         await().atMost(Duration.ofSeconds(5)).until(() -> waiterClient.subscribedChannels() == 1);
 
         long released = System.nanoTime();
@@ -77,11 +78,13 @@ class RedisLockWaitTest {
     @Test
     void forceUnlockWakesAWaiterOfAnotherClient() throws Exception {
         holderClient.getLock(name).lock();
-        OtherThread<Long> waiter = OtherThread.start(() -> acquiredAt(waiterClient.getLock(name), Duration.ofSeconds(25)));
+        OtherThread<Long> waiter =
+                OtherThread.start(() -> acquiredAt(waiterClient.getLock(name), Duration.ofSeconds(25)));
         await().atMost(Duration.ofSeconds(5)).until(() -> waiterClient.subscribedChannels() == 1);
 
         long released = System.nanoTime();
-        try (LockClient operator = LockClient.create(RedisURI.create(redis.server().uri()))) {
+        try (LockClient operator =
+                LockClient.create(RedisURI.create(redis.server().uri()))) {
             assertThat(operator.getLock(name).forceUnlock()).isTrue();
         }
 
@@ -98,8 +101,10 @@ class RedisLockWaitTest {
             waiters.add(OtherThread.start(() -> acquiredAt(client.getLock(name), Duration.ofSeconds(25))));
         }
         // holderClient's three queue locally behind the holder; waiterClient's first waits in Redis, two queue locally
-        await().atMost(Duration.ofSeconds(5)).until(() -> holderClient.localWaiters() == 3
-                && waiterClient.subscribedChannels() == 1 && waiterClient.localWaiters() == 2);
+        await().atMost(Duration.ofSeconds(5))
+                .until(() -> holderClient.localWaiters() == 3
+                        && waiterClient.subscribedChannels() == 1
+                        && waiterClient.localWaiters() == 2);
 
         long released = System.nanoTime();
         first.unlock();
@@ -167,7 +172,9 @@ class RedisLockWaitTest {
 
         assertThat(acquired).isFalse();
         assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
-        assertThat(waiterClient.subscribedChannels()).as("a single attempt never subscribes").isZero();
+        assertThat(waiterClient.subscribedChannels())
+                .as("a single attempt never subscribes")
+                .isZero();
     }
 
     @Test
@@ -195,7 +202,8 @@ class RedisLockWaitTest {
             }
             return acquired;
         });
-        await().atMost(Duration.ofSeconds(5)).until(() -> waiter.result.isDone() || waiterClient.subscribedChannels() == 1);
+        await().atMost(Duration.ofSeconds(5))
+                .until(() -> waiter.result.isDone() || waiterClient.subscribedChannels() == 1);
 
         held.unlock();
 
@@ -213,20 +221,23 @@ class RedisLockWaitTest {
         List<OtherThread<Boolean>> timeouts = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
             timeouts.add(OtherThread.start(() -> waiterClient.getLock(name).tryLock(Duration.ofMillis(300))));
-            timeouts.add(OtherThread.start(() -> waiterClient.getLock(name + "-other").tryLock(Duration.ofMillis(300))));
+            timeouts.add(OtherThread.start(
+                    () -> waiterClient.getLock(name + "-other").tryLock(Duration.ofMillis(300))));
         }
         for (OtherThread<Boolean> t : timeouts) {
             assertThat(t.get()).isFalse();
         }
         // waits that succeed
-        OtherThread<Long> success = OtherThread.start(() -> acquiredAt(waiterClient.getLock(name), Duration.ofSeconds(25)));
+        OtherThread<Long> success =
+                OtherThread.start(() -> acquiredAt(waiterClient.getLock(name), Duration.ofSeconds(25)));
         await().atMost(Duration.ofSeconds(5)).until(() -> waiterClient.subscribedChannels() == 1);
         held.unlock();
         success.get();
         other.unlock();
 
         assertThat(waiterClient.subscribedChannels()).isZero();
-        await().atMost(Duration.ofSeconds(5)).until(() -> probe.sync().pubsubChannels("lock:*").isEmpty());
+        await().atMost(Duration.ofSeconds(5))
+                .until(() -> probe.sync().pubsubChannels("lock:*").isEmpty());
     }
 
     /** Waits for {@code lock}, holds it very briefly and returns when it was granted. */

@@ -44,8 +44,7 @@ final class RedisMonitor implements AutoCloseable {
     }
 
     /** One command Redis ran: its name and arguments, and whether a Lua script ran it. */
-    record Command(boolean fromScript, List<String> words) {
-    }
+    record Command(boolean fromScript, List<String> words) {}
 
     /**
      * The commands Redis ran, read up to and including the first whose text contains {@code marker}
@@ -57,7 +56,8 @@ final class RedisMonitor implements AutoCloseable {
             int source = line.indexOf(" [");
             int end = line.indexOf("] ", source);
             if (source >= 0 && end > source) {
-                commands.add(new Command(line.substring(source, end).endsWith(" lua"), arguments(line.substring(end + 2))));
+                commands.add(
+                        new Command(line.substring(source, end).endsWith(" lua"), arguments(line.substring(end + 2))));
             }
             if (line.contains(marker)) {
                 return commands;

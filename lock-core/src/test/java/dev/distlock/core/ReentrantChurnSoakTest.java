@@ -46,7 +46,6 @@ class ReentrantChurnSoakTest {
     @TempDir
     Path dir;
 
-
     @Test
     void reentrantChurnWhileConnectionsAreKilledEvery100MsKeepsHoldsExclusiveExactAndNothingLeft() throws Exception {
         long seconds = Long.getLong("distlock.soak.seconds", 5);
@@ -61,12 +60,20 @@ class ReentrantChurnSoakTest {
             for (int i = 0; i < PROCESSES; i++) {
                 Path file = dir.resolve("holds-" + i + ".csv");
                 files.add(file);
-                children.add(HoldHistory.startJvm(ChurnWorker.class, output(i), server.uri(), String.join(",", names),
-                        Integer.toString(THREADS), Long.toString(seconds * 1000), file.toString(), Long.toString(System.nanoTime() + i)));
+                children.add(HoldHistory.startJvm(
+                        ChurnWorker.class,
+                        output(i),
+                        server.uri(),
+                        String.join(",", names),
+                        Integer.toString(THREADS),
+                        Long.toString(seconds * 1000),
+                        file.toString(),
+                        Long.toString(System.nanoTime() + i)));
             }
             for (int i = 0; i < PROCESSES; i++) {
                 int child = i;
-                await("child " + i + " ready").atMost(Duration.ofSeconds(60))
+                await("child " + i + " ready")
+                        .atMost(Duration.ofSeconds(60))
                         .until(() -> Files.readString(output(child)).contains("READY"));
             }
             killer.start();
@@ -77,34 +84,52 @@ class ReentrantChurnSoakTest {
             for (int i = 0; i < PROCESSES; i++) {
                 int child = i;
                 try {
-                    await("child " + i + " done").atMost(Duration.ofNanos(Math.max(1, doneBy - System.nanoTime())))
+                    await("child " + i + " done")
+                            .atMost(Duration.ofNanos(Math.max(1, doneBy - System.nanoTime())))
                             .pollInterval(Duration.ofMillis(200))
-                            .until(() -> Files.readString(output(child)).contains("DONE") || !children.get(child).isAlive());
+                            .until(() -> Files.readString(output(child)).contains("DONE")
+                                    || !children.get(child).isAlive());
                 } catch (org.awaitility.core.ConditionTimeoutException e) {
-                    throw new AssertionError("child " + i + " did not finish its " + seconds + " s churn within 90 s more: a call hangs."
-                            + " Its output and threads:\n" + Files.readString(output(i)) + threadDump(children.get(i)), e);
+                    throw new AssertionError(
+                            "child " + i + " did not finish its " + seconds + " s churn within 90 s more: a call hangs."
+                                    + " Its output and threads:\n" + Files.readString(output(i))
+                                    + threadDump(children.get(i)),
+                            e);
                 }
             }
             killing.set(false);
             killer.join(10_000);
 
             for (int i = 0; i < PROCESSES; i++) {
-                assertThat(Files.readString(output(i))).as("child %d checked every step", i).contains("failures=0");
+                assertThat(Files.readString(output(i)))
+                        .as("child %d checked every step", i)
+                        .contains("failures=0");
             }
 
             // Nothing left: a release or give-back that Redis did not confirm in time is retried in the
             // background (the children are still alive), within operationTimeout (5 s) apart from slow runs.
             try {
-                await("no lock left in Redis").atMost(Duration.ofSeconds(15))
-                        .until(() -> names.stream().noneMatch(n -> "1".equals(server.command("EXISTS", key(n)).substring(1))));
+                await("no lock left in Redis")
+                        .atMost(Duration.ofSeconds(15))
+                        .until(() -> names.stream()
+                                .noneMatch(n -> "1"
+                                        .equals(server.command("EXISTS", key(n)).substring(1))));
             } catch (org.awaitility.core.ConditionTimeoutException e) {
                 StringBuilder left = new StringBuilder();
                 for (String n : names) {
-                    left.append(key(n)).append(" = ").append(server.query("HGETALL", key(n)).replace('\n', ' '))
-                            .append(", PTTL ").append(server.command("PTTL", key(n))).append('\n');
+                    left.append(key(n))
+                            .append(" = ")
+                            .append(server.query("HGETALL", key(n)).replace('\n', ' '))
+                            .append(", PTTL ")
+                            .append(server.command("PTTL", key(n)))
+                            .append('\n');
                 }
                 for (int i = 0; i < PROCESSES; i++) {
-                    left.append("child ").append(i).append(": ").append(Files.readString(output(i))).append('\n');
+                    left.append("child ")
+                            .append(i)
+                            .append(": ")
+                            .append(Files.readString(output(i)))
+                            .append('\n');
                 }
                 throw new AssertionError("a lock stayed in Redis 15 s after every unlock returned:\n" + left, e);
             }
@@ -112,15 +137,21 @@ class ReentrantChurnSoakTest {
                 child.getOutputStream().close();
             }
             for (int i = 0; i < PROCESSES; i++) {
-                assertThat(children.get(i).waitFor(60, TimeUnit.SECONDS)).as("child %d ended", i).isTrue();
-                assertThat(children.get(i).exitValue()).as("child %d: %s", i, Files.readString(output(i))).isZero();
+                assertThat(children.get(i).waitFor(60, TimeUnit.SECONDS))
+                        .as("child %d ended", i)
+                        .isTrue();
+                assertThat(children.get(i).exitValue())
+                        .as("child %d: %s", i, Files.readString(output(i)))
+                        .isZero();
             }
         } finally {
             killing.set(false);
             children.forEach(Process::destroyForcibly);
         }
         assertThat(killed.get()).as("connections killed during the run").isPositive();
-        assertThat(leftKeys(server)).as("keys left in Redis beyond fencing counters and release notes").isEmpty();
+        assertThat(leftKeys(server))
+                .as("keys left in Redis beyond fencing counters and release notes")
+                .isEmpty();
 
         Map<String, List<HoldHistory.Hold>> byName = new java.util.HashMap<>();
         for (Path file : files) {
@@ -128,24 +159,33 @@ class ReentrantChurnSoakTest {
                 if (!line.isBlank()) { // name,token,start,end,owner
                     String[] f = line.split(",");
                     byName.computeIfAbsent(f[0], n -> new ArrayList<>())
-                            .add(new HoldHistory.Hold(Long.parseLong(f[1]), Long.parseLong(f[2]), Long.parseLong(f[3]), f[4]));
+                            .add(new HoldHistory.Hold(
+                                    Long.parseLong(f[1]), Long.parseLong(f[2]), Long.parseLong(f[3]), f[4]));
                 }
             }
         }
-        List<HoldHistory.Hold> holds = byName.values().stream().flatMap(List::stream).toList();
-        assertThat(holds.stream().map(h -> h.owner().split(":")[0]).distinct()).as("every process held locks").hasSize(PROCESSES);
+        List<HoldHistory.Hold> holds =
+                byName.values().stream().flatMap(List::stream).toList();
+        assertThat(holds.stream().map(h -> h.owner().split(":")[0]).distinct())
+                .as("every process held locks")
+                .hasSize(PROCESSES);
         byName.values().forEach(HoldHistory::assertExclusiveWithGrowingTokens);
         System.out.printf("soak: %d s, %d holds, %d connections killed%n", seconds, holds.size(), killed.get());
         for (int i = 0; i < PROCESSES; i++) {
-            Files.readAllLines(output(i)).stream().filter(l -> l.startsWith("DONE")).forEach(l -> System.out.println("soak: " + l));
+            Files.readAllLines(output(i)).stream()
+                    .filter(l -> l.startsWith("DONE"))
+                    .forEach(l -> System.out.println("soak: " + l));
         }
     }
 
     /** The child's threads (jcmd Thread.print), to show where a hung call waits. */
     private static String threadDump(Process child) {
         try {
-            String jcmdPath = Path.of(System.getProperty("java.home"), "bin", "jcmd").toString();
-            Process jcmd = new ProcessBuilder(jcmdPath, Long.toString(child.pid()), "Thread.print").redirectErrorStream(true).start();
+            String jcmdPath =
+                    Path.of(System.getProperty("java.home"), "bin", "jcmd").toString();
+            Process jcmd = new ProcessBuilder(jcmdPath, Long.toString(child.pid()), "Thread.print")
+                    .redirectErrorStream(true)
+                    .start();
             String dump = new String(jcmd.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             jcmd.waitFor(30, TimeUnit.SECONDS);
             return dump;
@@ -182,8 +222,10 @@ class ReentrantChurnSoakTest {
 
     /** Keys other than the fencing counters (kept on purpose) and release notes (expiring within seconds). */
     private static List<String> leftKeys(RedisServer server) {
-        return Arrays.stream(server.query("KEYS", "*").split("\n")).filter(k -> !k.isBlank())
-                .filter(k -> !k.endsWith(":fence") && !k.contains(":released:")).toList();
+        return Arrays.stream(server.query("KEYS", "*").split("\n"))
+                .filter(k -> !k.isBlank())
+                .filter(k -> !k.endsWith(":fence") && !k.contains(":released:"))
+                .toList();
     }
 
     private static void send(Process child, String line) throws IOException {

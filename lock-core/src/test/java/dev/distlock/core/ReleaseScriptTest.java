@@ -67,7 +67,9 @@ class ReleaseScriptTest extends ScriptTestSupport {
 
         assertThat(sync.hget(keys.lock(), A)).isEqualTo("1");
         assertThat(sync.pttl(keys.lock())).isPositive();
-        assertThat(sync.exists(noteKey(A))).as("only a last release leaves a note").isZero();
+        assertThat(sync.exists(noteKey(A)))
+                .as("only a last release leaves a note")
+                .isZero();
     }
 
     @Test
@@ -143,7 +145,9 @@ class ReleaseScriptTest extends ScriptTestSupport {
 
         assertThat(release(A, "g1", 1, "m")).isEqualTo(1L);
 
-        assertThat(sync.hgetall(keys.lock())).containsEntry(A, "1").containsEntry("~req", "g2")
+        assertThat(sync.hgetall(keys.lock()))
+                .containsEntry(A, "1")
+                .containsEntry("~req", "g2")
                 .containsEntry("~token", Long.toString(token));
     }
 
@@ -156,7 +160,9 @@ class ReleaseScriptTest extends ScriptTestSupport {
 
         assertThat(release(A, "g1", 1, "repeat")).isEqualTo(1L);
 
-        assertThat(sync.hgetall(keys.lock())).containsOnlyKeys(B, "~token", "~req").containsEntry(B, "1")
+        assertThat(sync.hgetall(keys.lock()))
+                .containsOnlyKeys(B, "~token", "~req")
+                .containsEntry(B, "1")
                 .containsEntry("~token", Long.toString(token));
         assertThat(messages.poll(5, TimeUnit.SECONDS)).isEqualTo("first");
         sync.publish(keys.channel(), "flush");

@@ -18,7 +18,9 @@ class RenewScriptTest extends ScriptTestSupport {
         assertThat(renew(A, "g1", 60_000)).isEqualTo(1L);
 
         assertThat(sync.pttl(keys.lock())).isGreaterThan(30_000L);
-        assertThat(sync.hget(keys.lock(), A)).as("renewal must not change the hold count").isEqualTo("1");
+        assertThat(sync.hget(keys.lock(), A))
+                .as("renewal must not change the hold count")
+                .isEqualTo("1");
     }
 
     @Test
@@ -67,8 +69,11 @@ class RenewScriptTest extends ScriptTestSupport {
         assertThat(renew(A, "g1", 60_000)).isOne();
         assertThat(renew(A, "g1", 60_000)).isOne();
 
-        assertThat(sync.hgetall(keys.lock())).containsOnlyKeys(A, "~token", "~req").containsEntry(A, "2")
-                .containsEntry("~token", Long.toString(token)).containsEntry("~req", "g1");
+        assertThat(sync.hgetall(keys.lock()))
+                .containsOnlyKeys(A, "~token", "~req")
+                .containsEntry(A, "2")
+                .containsEntry("~token", Long.toString(token))
+                .containsEntry("~req", "g1");
         assertThat(sync.pttl(keys.lock())).isBetween(30_000L, 60_000L);
         assertThat(fenceCounter()).isEqualTo(token);
     }

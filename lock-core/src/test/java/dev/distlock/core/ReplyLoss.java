@@ -36,7 +36,9 @@ final class ReplyLoss {
     <T> Future<T> lose(FaultRelay.Drop how, Callable<Boolean> ranInRedis, Callable<T> step) {
         relay.holdReplies();
         Future<T> running = owner.submit(step);
-        await("Redis ran the command and the relay holds its reply").atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(5))
+        await("Redis ran the command and the relay holds its reply")
+                .atMost(Duration.ofSeconds(10))
+                .pollInterval(Duration.ofMillis(5))
                 .until(() -> ranInRedis.call() && relay.pendingReplyBytes() > 0);
         relay.drop(how);
         return running;

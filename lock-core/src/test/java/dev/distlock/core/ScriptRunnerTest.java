@@ -62,7 +62,8 @@ class ScriptRunnerTest extends ScriptTestSupport {
 
         assertThatThrownBy(() -> renew(A, "g1", 1_000))
                 .isInstanceOf(ExecutionException.class)
-                .cause().isInstanceOf(RedisCommandExecutionException.class)
+                .cause()
+                .isInstanceOf(RedisCommandExecutionException.class)
                 .hasMessageContaining("WRONGTYPE");
     }
 

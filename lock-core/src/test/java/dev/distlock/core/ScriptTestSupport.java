@@ -59,8 +59,15 @@ abstract class ScriptTestSupport {
 
     /** acquire.lua: {1, token, count} or {0, ms busy, 0}. */
     List<Object> acquire(String owner, long leaseMs, int held, String grant) throws Exception {
-        return scripts.array(LockScript.ACQUIRE, new String[] {keys.lock(), keys.fence()}, owner, Long.toString(leaseMs), Long.toString(FENCE_TTL_MS),
-                Integer.toString(held), grant).get(5, TimeUnit.SECONDS);
+        return scripts.array(
+                        LockScript.ACQUIRE,
+                        new String[] {keys.lock(), keys.fence()},
+                        owner,
+                        Long.toString(leaseMs),
+                        Long.toString(FENCE_TTL_MS),
+                        Integer.toString(held),
+                        grant)
+                .get(5, TimeUnit.SECONDS);
     }
 
     /** A new hold of {@code owner} under {@code grant}; fails the test unless granted. Returns the token. */
@@ -76,8 +83,16 @@ abstract class ScriptTestSupport {
     }
 
     long release(String owner, String grant, int held, String message, long noteTtlMs) throws Exception {
-        return scripts.integer(LockScript.RELEASE, new String[] {keys.lock(), keys.note(owner)}, owner, grant, Integer.toString(held), keys.channel(),
-                message, Long.toString(noteTtlMs)).get(5, TimeUnit.SECONDS);
+        return scripts.integer(
+                        LockScript.RELEASE,
+                        new String[] {keys.lock(), keys.note(owner)},
+                        owner,
+                        grant,
+                        Integer.toString(held),
+                        keys.channel(),
+                        message,
+                        Long.toString(noteTtlMs))
+                .get(5, TimeUnit.SECONDS);
     }
 
     /** renew.lua: 1 renewed, 0 not held by this grant. */
@@ -93,14 +108,24 @@ abstract class ScriptTestSupport {
 
     /** force-release.lua with request id {@code request}: the same id again answers as its first run did. */
     long forceRelease(String message, String request) throws Exception {
-        return scripts.integer(LockScript.FORCE_RELEASE, new String[] {keys.lock(), keys.note("~force:" + request)}, keys.channel(),
-                message, Long.toString(NOTE_TTL_MS)).get(5, TimeUnit.SECONDS);
+        return scripts.integer(
+                        LockScript.FORCE_RELEASE,
+                        new String[] {keys.lock(), keys.note("~force:" + request)},
+                        keys.channel(),
+                        message,
+                        Long.toString(NOTE_TTL_MS))
+                .get(5, TimeUnit.SECONDS);
     }
 
     /** raise-fence.lua: 1 when {@code owner} holds the lock, 0 when not. */
     long raiseFence(String owner, long token) throws Exception {
-        return scripts.integer(LockScript.RAISE_FENCE, new String[] {keys.lock(), keys.fence()}, owner, Long.toString(token),
-                Long.toString(FENCE_TTL_MS)).get(5, TimeUnit.SECONDS);
+        return scripts.integer(
+                        LockScript.RAISE_FENCE,
+                        new String[] {keys.lock(), keys.fence()},
+                        owner,
+                        Long.toString(token),
+                        Long.toString(FENCE_TTL_MS))
+                .get(5, TimeUnit.SECONDS);
     }
 
     /** The note a last release of {@code owner} leaves (rw holds: pass {@code kind:owner}). */

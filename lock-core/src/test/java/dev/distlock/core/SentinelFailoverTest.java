@@ -29,10 +29,12 @@ class SentinelFailoverTest {
     @BeforeEach
     void start() {
         sentinel = RedisSentinelSetup.start();
-        RedisURI.Builder uri = RedisURI.Builder.sentinel("127.0.0.1", sentinel.sentinelPorts().get(0), sentinel.masterName());
+        RedisURI.Builder uri =
+                RedisURI.Builder.sentinel("127.0.0.1", sentinel.sentinelPorts().get(0), sentinel.masterName());
         sentinel.sentinelPorts().subList(1, 3).forEach(port -> uri.withSentinel("127.0.0.1", port));
         redis = RedisClient.create(uri.withTimeout(Duration.ofSeconds(5)).build());
-        client = LockClient.create(redis, LockClientOptions.builder().watchdogLease(WATCHDOG_LEASE).build());
+        client = LockClient.create(
+                redis, LockClientOptions.builder().watchdogLease(WATCHDOG_LEASE).build());
     }
 
     @AfterEach
@@ -58,20 +60,24 @@ class SentinelFailoverTest {
         RedisLock held = client.getLock(Names.fresh("held"));
         held.lock();
         String heldKey = "lock:{" + held.getKey() + "}";
-        await().atMost(Duration.ofSeconds(5)).until(() -> sentinel.replica().command("EXISTS", heldKey).equals(":1"));
+        await().atMost(Duration.ofSeconds(5))
+                .until(() -> sentinel.replica().command("EXISTS", heldKey).equals(":1"));
 
         sentinel.killMaster();
         long killed = System.nanoTime();
 
         // every attempt after the crash either fails with a Redis error or returns; once failed over, they succeed
-        await().atMost(FAILOVER_BOUND).pollInterval(Duration.ofMillis(200)).ignoreExceptions().until(() -> {
-            RedisLock lock = client.getLock(Names.fresh("after"));
-            if (!lock.tryLock(Duration.ofSeconds(1))) {
-                return false;
-            }
-            lock.unlock();
-            return true;
-        });
+        await().atMost(FAILOVER_BOUND)
+                .pollInterval(Duration.ofMillis(200))
+                .ignoreExceptions()
+                .until(() -> {
+                    RedisLock lock = client.getLock(Names.fresh("after"));
+                    if (!lock.tryLock(Duration.ofSeconds(1))) {
+                        return false;
+                    }
+                    lock.unlock();
+                    return true;
+                });
         assertThat(sentinel.masterPort()).as("the replica was promoted").isNotEqualTo(oldMaster);
         Duration recovered = Duration.ofNanos(System.nanoTime() - killed);
 
@@ -92,11 +98,15 @@ class SentinelFailoverTest {
         assertThat(sentinel.master().command("EXISTS", "lock:{" + name + "}")).isEqualTo(":0");
         assertThat(recovered).isLessThan(FAILOVER_BOUND);
 
-        // the watchdog renews the held lock on the new master (its TTL only grows by a renewal), and it releases cleanly
+        // the watchdog renews the held lock on the new master (its TTL only grows by a renewal), and it releases
+        // cleanly
         assertThat(held.isHeldByCurrentThread()).isTrue();
         long ttl = Long.parseLong(sentinel.master().command("PTTL", heldKey).substring(1));
         assertThat(ttl).as("the promoted replica has the held lock").isPositive();
-        await().atMost(WATCHDOG_LEASE).until(() -> Long.parseLong(sentinel.master().command("PTTL", heldKey).substring(1)) > ttl + 500);
+        await().atMost(WATCHDOG_LEASE)
+                .until(() -> Long.parseLong(
+                                sentinel.master().command("PTTL", heldKey).substring(1))
+                        > ttl + 500);
         held.unlock();
         assertThat(sentinel.master().command("EXISTS", heldKey)).isEqualTo(":0");
     }

@@ -34,12 +34,14 @@ class SentinelFailoverTokenTest {
 
     /** Short, so locks whose release the promoted replica never saw free themselves quickly. */
     private static final Duration WATCHDOG_LEASE = Duration.ofSeconds(5);
+
     private static final Duration WAIT = Duration.ofSeconds(10);
     private static final Duration FAILOVER_BOUND = Duration.ofSeconds(30);
     /** The grants the replica misses: the churn goes on this long with the replica cut off. */
     private static final Duration LAG = Duration.ofSeconds(1);
     /** Steady state before the cut, and after the failover once the stale locks have expired, for comparing throughput. */
     private static final Duration MEASURE = Duration.ofSeconds(3);
+
     private static final int THREADS_PER_CLIENT = 4;
 
     private RedisSentinelSetup sentinel;
@@ -52,22 +54,24 @@ class SentinelFailoverTokenTest {
      * only a grant requested after the kill surely came from the promoted replica, and only one that
      * returned before the kill began surely came from the old master.
      */
-    private record Grant(String name, long token, long requested, long at, String thread) {
-    }
+    private record Grant(String name, long token, long requested, long at, String thread) {}
 
     /** An unlock that threw, with when its hold had been requested. */
-    private record ReleaseFailure(Throwable error, long requested) {
-    }
+    private record ReleaseFailure(Throwable error, long requested) {}
 
     @BeforeEach
     void start() {
         sentinel = RedisSentinelSetup.start();
         for (int i = 0; i < 2; i++) {
-            RedisURI.Builder uri = RedisURI.Builder.sentinel("127.0.0.1", sentinel.sentinelPorts().get(0), sentinel.masterName());
+            RedisURI.Builder uri = RedisURI.Builder.sentinel(
+                    "127.0.0.1", sentinel.sentinelPorts().get(0), sentinel.masterName());
             sentinel.sentinelPorts().subList(1, 3).forEach(port -> uri.withSentinel("127.0.0.1", port));
-            RedisClient client = RedisClient.create(uri.withTimeout(Duration.ofSeconds(5)).build());
+            RedisClient client =
+                    RedisClient.create(uri.withTimeout(Duration.ofSeconds(5)).build());
             redis.add(client);
-            clients.add(LockClient.create(client, LockClientOptions.builder().watchdogLease(WATCHDOG_LEASE).build()));
+            clients.add(LockClient.create(
+                    client,
+                    LockClientOptions.builder().watchdogLease(WATCHDOG_LEASE).build()));
         }
     }
 
@@ -90,7 +94,8 @@ class SentinelFailoverTokenTest {
         List<Thread> threads = new ArrayList<>();
         for (LockClient client : clients) {
             for (int t = 0; t < THREADS_PER_CLIENT; t++) {
-                Thread thread = new Thread(() -> churn(client, names, running, grants, acquireFailures, releaseFailures),
+                Thread thread = new Thread(
+                        () -> churn(client, names, running, grants, acquireFailures, releaseFailures),
                         "failover-churn-" + clients.indexOf(client) + "-" + t);
                 thread.setDaemon(true);
                 threads.add(thread);
@@ -110,14 +115,18 @@ class SentinelFailoverTokenTest {
         long killStart = System.nanoTime();
         int oldMaster = sentinel.killMaster();
         long killedAt = System.nanoTime();
-        long missed = grants.stream().filter(g -> g.requested() - cutAt > 0 && g.at() - killStart < 0).count();
+        long missed = grants.stream()
+                .filter(g -> g.requested() - cutAt > 0 && g.at() - killStart < 0)
+                .count();
         assertThat(missed).as("grants the replica missed").isPositive();
         assertThat(lag).as("bytes of replication the replica missed").isPositive();
 
         RedisServer promoted = sentinel.awaitFailover(oldMaster, FAILOVER_BOUND);
         // locking recovers: every name is granted again, on the promoted replica
-        await().atMost(FAILOVER_BOUND).until(() -> names.stream()
-                .allMatch(n -> grants.stream().anyMatch(g -> g.name().equals(n) && g.requested() - killedAt > 0)));
+        await().atMost(FAILOVER_BOUND)
+                .until(() -> names.stream()
+                        .allMatch(n ->
+                                grants.stream().anyMatch(g -> g.name().equals(n) && g.requested() - killedAt > 0)));
         long recoveredAt = System.nanoTime();
         // locks whose release the replica missed free themselves within one watchdog lease; then churn runs freely
         Thread.sleep(WATCHDOG_LEASE.toMillis());
@@ -131,43 +140,75 @@ class SentinelFailoverTokenTest {
 
         SoftAssertions softly = new SoftAssertions();
         for (String name : names) {
-            long before = grants.stream().filter(g -> g.name().equals(name) && g.at() - killStart < 0)
-                    .mapToLong(Grant::token).max().orElseThrow();
-            List<Grant> after = grants.stream().filter(g -> g.name().equals(name) && g.requested() - killedAt > 0).toList();
-            softly.assertThat(after).as("grants of %s after the failover whose token is not above %d, the largest before it",
-                    name, before).isNotEmpty().allSatisfy(g -> assertThat(g.token()).isGreaterThan(before));
+            long before = grants.stream()
+                    .filter(g -> g.name().equals(name) && g.at() - killStart < 0)
+                    .mapToLong(Grant::token)
+                    .max()
+                    .orElseThrow();
+            List<Grant> after = grants.stream()
+                    .filter(g -> g.name().equals(name) && g.requested() - killedAt > 0)
+                    .toList();
+            softly.assertThat(after)
+                    .as(
+                            "grants of %s after the failover whose token is not above %d, the largest before it",
+                            name, before)
+                    .isNotEmpty()
+                    .allSatisfy(g -> assertThat(g.token()).isGreaterThan(before));
         }
         // an unlock may say Redis did not answer (the release then goes on in the background), or that a hold granted
         // by the old master was lost with it; nothing else, and no hold granted after the failover may be lost
-        softly.assertThat(releaseFailures).as("unlocks that threw other than LockUnavailableException, or lost a hold the failover did not")
+        softly.assertThat(releaseFailures)
+                .as("unlocks that threw other than LockUnavailableException, or lost a hold the failover did not")
                 .allMatch(f -> f.error() instanceof LockUnavailableException
                         || f.error() instanceof LockLeaseExpiredException && f.requested() - killedAt < 0);
-        softly.assertThat(acquireFailures).as("acquires that failed other than LockUnavailableException while Redis was down")
+        softly.assertThat(acquireFailures)
+                .as("acquires that failed other than LockUnavailableException while Redis was down")
                 .allMatch(e -> e instanceof LockUnavailableException);
         softly.assertThat(threads).as("every churn thread ended").noneMatch(Thread::isAlive);
         softly.assertThat(threads.stream().map(Thread::getName).collect(Collectors.toSet()))
                 .as("churn threads granted a lock in the window after the failover")
-                .isEqualTo(grants.stream().filter(g -> g.at() - windowStart > 0).map(Grant::thread).collect(Collectors.toSet()));
-        softly.assertThat(rateAfter).as("grants per second after the failover (%.0f before it)", rateBefore)
+                .isEqualTo(grants.stream()
+                        .filter(g -> g.at() - windowStart > 0)
+                        .map(Grant::thread)
+                        .collect(Collectors.toSet()));
+        softly.assertThat(rateAfter)
+                .as("grants per second after the failover (%.0f before it)", rateBefore)
                 .isGreaterThan(rateBefore / 5);
         // nothing stays locked: releases the promoted replica missed, and any given up, expire within one lease
         await().atMost(WATCHDOG_LEASE.plusSeconds(5)).untilAsserted(() -> {
             for (String name : names) {
-                assertThat(promoted.command("EXISTS", LockKeys.of(LockClientOptions.DEFAULT_KEY_PREFIX, name).lock()))
-                        .as("%s still locked on the promoted replica", name).isEqualTo(":0");
+                assertThat(promoted.command(
+                                "EXISTS",
+                                LockKeys.of(LockClientOptions.DEFAULT_KEY_PREFIX, name)
+                                        .lock()))
+                        .as("%s still locked on the promoted replica", name)
+                        .isEqualTo(":0");
             }
         });
-        System.out.printf("Failover: %d grants (%d missed by the replica, %d bytes behind), %.0f/s before, %.0f/s after,"
-                + " recovered %d ms after the kill; unlock failures %s; acquire failures %s%n",
-                grants.size(), missed, lag, rateBefore, rateAfter, TimeUnit.NANOSECONDS.toMillis(recoveredAt - killedAt),
-                count(releaseFailures.stream().map(ReleaseFailure::error).toList()), count(acquireFailures));
+        System.out.printf(
+                "Failover: %d grants (%d missed by the replica, %d bytes behind), %.0f/s before, %.0f/s after,"
+                        + " recovered %d ms after the kill; unlock failures %s; acquire failures %s%n",
+                grants.size(),
+                missed,
+                lag,
+                rateBefore,
+                rateAfter,
+                TimeUnit.NANOSECONDS.toMillis(recoveredAt - killedAt),
+                count(releaseFailures.stream().map(ReleaseFailure::error).toList()),
+                count(acquireFailures));
         softly.assertAll();
     }
 
-    private static void churn(LockClient client, List<String> names, AtomicBoolean running, ConcurrentLinkedQueue<Grant> grants,
-            ConcurrentLinkedQueue<Throwable> acquireFailures, ConcurrentLinkedQueue<ReleaseFailure> releaseFailures) {
+    private static void churn(
+            LockClient client,
+            List<String> names,
+            AtomicBoolean running,
+            ConcurrentLinkedQueue<Grant> grants,
+            ConcurrentLinkedQueue<Throwable> acquireFailures,
+            ConcurrentLinkedQueue<ReleaseFailure> releaseFailures) {
         while (running.get()) {
-            RedisLock lock = client.getLock(names.get(ThreadLocalRandom.current().nextInt(names.size())));
+            RedisLock lock =
+                    client.getLock(names.get(ThreadLocalRandom.current().nextInt(names.size())));
             long requested = System.nanoTime();
             try {
                 if (!lock.tryLock(WAIT)) {
@@ -180,7 +221,11 @@ class SentinelFailoverTokenTest {
                 continue;
             }
             try {
-                grants.add(new Grant(lock.getKey(), lock.currentFencingToken(), requested, System.nanoTime(),
+                grants.add(new Grant(
+                        lock.getKey(),
+                        lock.currentFencingToken(),
+                        requested,
+                        System.nanoTime(),
                         Thread.currentThread().getName()));
             } finally {
                 try {
@@ -193,14 +238,24 @@ class SentinelFailoverTokenTest {
     }
 
     private static double rate(ConcurrentLinkedQueue<Grant> grants, long from, long to) {
-        long n = grants.stream().filter(g -> g.at() - from >= 0 && g.at() - to < 0).count();
+        long n = grants.stream()
+                .filter(g -> g.at() - from >= 0 && g.at() - to < 0)
+                .count();
         return n * 1e9 / (to - from);
     }
 
     /** Failures by type and the start of their message. */
     private static Map<String, Long> count(Collection<Throwable> failures) {
-        return failures.stream().collect(Collectors.groupingBy(e -> e.getClass().getSimpleName() + ": "
-                + String.valueOf(e.getMessage()).substring(0, Math.min(90, String.valueOf(e.getMessage()).length())),
-                Collectors.counting()));
+        return failures.stream()
+                .collect(Collectors.groupingBy(
+                        e -> e.getClass().getSimpleName() + ": "
+                                + String.valueOf(e.getMessage())
+                                        .substring(
+                                                0,
+                                                Math.min(
+                                                        90,
+                                                        String.valueOf(e.getMessage())
+                                                                .length())),
+                        Collectors.counting()));
     }
 }

@@ -14,8 +14,11 @@ class TransportTest {
     void lettuceUsesNativeEpollOnLinuxX86() {
         String os = System.getProperty("os.name").toLowerCase(Locale.ROOT);
         String arch = System.getProperty("os.arch").toLowerCase(Locale.ROOT);
-        assumeTrue(os.contains("linux") && (arch.equals("amd64") || arch.equals("x86_64")),
+        assumeTrue(
+                os.contains("linux") && (arch.equals("amd64") || arch.equals("x86_64")),
                 "the bundled native transport is for Linux x86-64 only; elsewhere Lettuce uses NIO");
-        assertThat(EpollProvider.isAvailable()).as("Lettuce sees the native epoll transport").isTrue();
+        assertThat(EpollProvider.isAvailable())
+                .as("Lettuce sees the native epoll transport")
+                .isTrue();
     }
 }

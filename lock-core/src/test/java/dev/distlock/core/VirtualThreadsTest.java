@@ -45,7 +45,9 @@ class VirtualThreadsTest {
 
     @BeforeEach
     void setUp() {
-        assertThat(Runtime.version().feature()).as("this test needs a Java 21+ JVM (see lock-core's pom)").isGreaterThanOrEqualTo(21);
+        assertThat(Runtime.version().feature())
+                .as("this test needs a Java 21+ JVM (see lock-core's pom)")
+                .isGreaterThanOrEqualTo(21);
         client = LockClient.create(RedisURI.create(redis.server().uri()));
     }
 
@@ -113,7 +115,8 @@ class VirtualThreadsTest {
     }
 
     private static ExecutorService virtualThreadPerTask() throws ReflectiveOperationException {
-        return (ExecutorService) Executors.class.getMethod("newVirtualThreadPerTaskExecutor").invoke(null);
+        return (ExecutorService)
+                Executors.class.getMethod("newVirtualThreadPerTaskExecutor").invoke(null);
     }
 
     /**
@@ -125,7 +128,10 @@ class VirtualThreadsTest {
         churn(200, i -> "vt-warm-up-" + (i % 3));
         Path file = dir.resolve("pinning.jfr");
         try (Recording recording = new Recording()) {
-            recording.enable("jdk.VirtualThreadPinned").withThreshold(Duration.ZERO).withStackTrace();
+            recording
+                    .enable("jdk.VirtualThreadPinned")
+                    .withThreshold(Duration.ZERO)
+                    .withStackTrace();
             recording.start();
             work.run();
             recording.stop();

@@ -46,7 +46,8 @@ class DemoRunner implements ApplicationRunner, ExitCodeGenerator {
 
     private volatile Sale locked;
 
-    DemoRunner(StockService stock, NightlyReport report, StringRedisTemplate redis, ObjectProvider<MeterRegistry> meters) {
+    DemoRunner(
+            StockService stock, NightlyReport report, StringRedisTemplate redis, ObjectProvider<MeterRegistry> meters) {
         this.stock = stock;
         this.report = report;
         this.redis = redis;
@@ -86,9 +87,11 @@ class DemoRunner implements ApplicationRunner, ExitCodeGenerator {
 
         printMetrics();
         out.println();
-        out.println(locked.oversold() == 0 && locked.failed() == 0
-                ? "RESULT: OK - with the lock, nothing was oversold."
-                : "RESULT: FAILED - the locked run oversold " + locked.oversold() + " or failed " + locked.failed() + " bookings.");
+        out.println(
+                locked.oversold() == 0 && locked.failed() == 0
+                        ? "RESULT: OK - with the lock, nothing was oversold."
+                        : "RESULT: FAILED - the locked run oversold " + locked.oversold() + " or failed "
+                                + locked.failed() + " bookings.");
         out.println("Run without --demo to keep the service running: see lock-samples/README.md for the endpoints.");
         out.println("============================================================================");
         out.println();
@@ -168,7 +171,9 @@ class DemoRunner implements ApplicationRunner, ExitCodeGenerator {
             out.printf("  failed      %4d   (errors, printed above)%n", s.failed());
         }
         out.printf("  stock left  %4d%n", s.stockLeft());
-        out.printf("  oversold    %4d   (sold - (initial - stock left): bookings for units that never left the stock)%n", s.oversold());
+        out.printf(
+                "  oversold    %4d   (sold - (initial - stock left): bookings for units that never left the stock)%n",
+                s.oversold());
         out.printf("  took        %4d ms%n", s.took().toMillis());
     }
 
@@ -181,9 +186,13 @@ class DemoRunner implements ApplicationRunner, ExitCodeGenerator {
         out.println();
         out.println("Lock metrics (" + LockMetrics.ACQUIRE + ", tagged by the lock's name, never its key):");
         for (Timer t : registry.find(LockMetrics.ACQUIRE).timers()) {
-            out.printf("  name=%-20s outcome=%-9s count=%4d  mean wait=%6.2f ms  max wait=%7.2f ms%n",
-                    t.getId().getTag(LockMetrics.NAME), t.getId().getTag(LockMetrics.OUTCOME), t.count(),
-                    t.mean(TimeUnit.MILLISECONDS), t.max(TimeUnit.MILLISECONDS));
+            out.printf(
+                    "  name=%-20s outcome=%-9s count=%4d  mean wait=%6.2f ms  max wait=%7.2f ms%n",
+                    t.getId().getTag(LockMetrics.NAME),
+                    t.getId().getTag(LockMetrics.OUTCOME),
+                    t.count(),
+                    t.mean(TimeUnit.MILLISECONDS),
+                    t.max(TimeUnit.MILLISECONDS));
         }
     }
 }

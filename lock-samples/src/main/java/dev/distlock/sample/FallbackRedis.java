@@ -72,7 +72,8 @@ final class FallbackRedis implements SmartApplicationListener {
         if (!env.getProperty("sample.fallback-redis.enabled", Boolean.class, true)) {
             return;
         }
-        if (env.containsProperty("spring.data.redis.url") || env.containsProperty("spring.data.redis.sentinel.master")
+        if (env.containsProperty("spring.data.redis.url")
+                || env.containsProperty("spring.data.redis.sentinel.master")
                 || env.containsProperty("spring.data.redis.cluster.nodes")) {
             return; // not a single host:port: leave it to the application
         }
@@ -83,18 +84,25 @@ final class FallbackRedis implements SmartApplicationListener {
             return;
         }
         if (!isLoopback(host)) {
-            log.warn("Nothing answers at " + host + ":" + port + "; a local fallback Redis would not help a remote host, so none is started");
+            log.warn("Nothing answers at " + host + ":" + port
+                    + "; a local fallback Redis would not help a remote host, so none is started");
             return;
         }
-        String binary = RedisBinary.isBundled() ? "the redis-server bundled with lock-test-support" : RedisBinary.path().toString();
-        log.warn("Nothing answers at " + host + ":" + port + ", so the sample starts a throw-away Redis there (" + binary
-                + ", no persistence), stopped when the application stops. Start your own Redis on that port to use it instead,"
-                + " or set sample.fallback-redis.enabled=false.");
+        String binary = RedisBinary.isBundled()
+                ? "the redis-server bundled with lock-test-support"
+                : RedisBinary.path().toString();
+        log.warn(
+                "Nothing answers at " + host + ":" + port + ", so the sample starts a throw-away Redis there (" + binary
+                        + ", no persistence), stopped when the application stops. Start your own Redis on that port to use it instead,"
+                        + " or set sample.fallback-redis.enabled=false.");
         try {
             server = RedisServer.startOnPort(port);
         } catch (RuntimeException e) {
-            throw new IllegalStateException("No Redis answers at " + host + ":" + port + " and the fallback redis-server did not start: "
-                    + e.getMessage() + ". Start Redis on that port, or point spring.data.redis.host/port at one.", e);
+            throw new IllegalStateException(
+                    "No Redis answers at " + host + ":" + port + " and the fallback redis-server did not start: "
+                            + e.getMessage()
+                            + ". Start Redis on that port, or point spring.data.redis.host/port at one.",
+                    e);
         }
         log.info("Fallback Redis ready at " + server.uri());
     }

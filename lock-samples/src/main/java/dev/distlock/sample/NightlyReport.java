@@ -28,15 +28,15 @@ public class NightlyReport {
     private final StockService stock;
     private final Duration work;
 
-    public NightlyReport(StringRedisTemplate redis, StockService stock, @Value("${sample.report-work:0ms}") Duration work) {
+    public NightlyReport(
+            StringRedisTemplate redis, StockService stock, @Value("${sample.report-work:0ms}") Duration work) {
         this.redis = redis;
         this.stock = stock;
         this.work = work;
     }
 
     /** What one run found: units in stock per SKU. */
-    public record Report(Instant generatedAt, Map<String, Long> stockBySku) {
-    }
+    public record Report(Instant generatedAt, Map<String, Long> stockBySku) {}
 
     /**
      * Builds the report, or returns {@code Optional.empty()} without running when another run

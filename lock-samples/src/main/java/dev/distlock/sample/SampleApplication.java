@@ -43,7 +43,9 @@ public class SampleApplication {
             application.setWebApplicationType(WebApplicationType.NONE);
         }
         // "--demo" is a shortcut for "--sample.demo=true", which switches DemoRunner on.
-        String[] springArgs = Arrays.stream(args).map(a -> a.equals("--demo") ? "--sample.demo=true" : a).toArray(String[]::new);
+        String[] springArgs = Arrays.stream(args)
+                .map(a -> a.equals("--demo") ? "--sample.demo=true" : a)
+                .toArray(String[]::new);
         return application.run(springArgs);
     }
 

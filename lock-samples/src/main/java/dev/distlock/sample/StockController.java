@@ -33,11 +33,9 @@ class StockController {
         this.report = report;
     }
 
-    record StockLevel(String sku, long stock) {
-    }
+    record StockLevel(String sku, long stock) {}
 
-    record Booking(String sku, BookingResult result) {
-    }
+    record Booking(String sku, BookingResult result) {}
 
     @PostMapping("/stock/{sku}")
     StockLevel restock(@PathVariable String sku, @RequestParam long quantity) {
@@ -66,13 +64,15 @@ class StockController {
         return report.run()
                 .<ResponseEntity<?>>map(ResponseEntity::ok)
                 .orElseGet(() -> ResponseEntity.status(HttpStatus.CONFLICT)
-                        .body(ProblemDetail.forStatusAndDetail(HttpStatus.CONFLICT, "Skipped: the report is running elsewhere")));
+                        .body(ProblemDetail.forStatusAndDetail(
+                                HttpStatus.CONFLICT, "Skipped: the report is running elsewhere")));
     }
 
     /** The SKU stayed locked by other bookings for the whole wait time: busy, try again. */
     @ExceptionHandler(LockAcquisitionException.class)
     ResponseEntity<ProblemDetail> lockBusy(LockAcquisitionException e) {
-        return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE).header(HttpHeaders.RETRY_AFTER, "1")
+        return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE)
+                .header(HttpHeaders.RETRY_AFTER, "1")
                 .body(ProblemDetail.forStatusAndDetail(HttpStatus.SERVICE_UNAVAILABLE, e.getMessage()));
     }
 

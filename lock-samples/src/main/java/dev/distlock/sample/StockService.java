@@ -66,7 +66,9 @@ public class StockService {
      * deadlock. The bookings of either SKU wait meanwhile, as they take the same keys. Each key has a
      * fencing token ({@link LockContext#currentTokens()}), which a database would check before writing.
      */
-    @DistributedLock(keys = {"'stock:' + #from", "'stock:' + #to"}, waitTime = "2s")
+    @DistributedLock(
+            keys = {"'stock:' + #from", "'stock:' + #to"},
+            waitTime = "2s")
     public Transfer transfer(String from, String to, long quantity) {
         if (quantity <= 0) {
             throw new IllegalArgumentException("quantity must be positive, was " + quantity);
@@ -74,7 +76,7 @@ public class StockService {
         if (from.equals(to)) {
             throw new IllegalArgumentException("cannot transfer from " + from + " to itself");
         }
-        long available = stock(from);                                       // GET
+        long available = stock(from); // GET
         if (available < quantity) {
             return new Transfer(from, to, 0, available, stock(to), LockContext.currentTokens());
         }
@@ -85,8 +87,8 @@ public class StockService {
     }
 
     /** What a transfer did; {@code moved} is 0 when the source had too few units. */
-    public record Transfer(String from, String to, long moved, long fromStock, long toStock, Map<String, Long> fencingTokens) {
-    }
+    public record Transfer(
+            String from, String to, long moved, long fromStock, long toStock, Map<String, Long> fencingTokens) {}
 
     /** Units in stock; no lock needed to read one value. */
     public long stock(String sku) {
@@ -103,12 +105,12 @@ public class StockService {
     }
 
     private BookingResult takeOne(String sku) {
-        long stock = stock(sku);                                            // GET
+        long stock = stock(sku); // GET
         if (stock <= 0) {
             return BookingResult.SOLD_OUT;
         }
         simulateWork();
-        redis.opsForValue().set(stockKey(sku), Long.toString(stock - 1));   // SET
+        redis.opsForValue().set(stockKey(sku), Long.toString(stock - 1)); // SET
         return BookingResult.BOOKED;
     }
 

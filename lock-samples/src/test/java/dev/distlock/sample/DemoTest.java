@@ -22,7 +22,8 @@ class DemoTest {
     @Test
     void demoOnAMachineWithoutRedisStartsOneSellsExactlyTheStockAndStopsIt(CapturedOutput output) {
         int nothingThere = RedisServer.freePort();
-        ConfigurableApplicationContext context = SampleApplication.run("--demo", "--spring.data.redis.port=" + nothingThere);
+        ConfigurableApplicationContext context =
+                SampleApplication.run("--demo", "--spring.data.redis.port=" + nothingThere);
         RedisServer fallback = context.getBean(FallbackRedis.BEAN_NAME, RedisServer.class);
         DemoRunner.Sale sale = context.getBean(DemoRunner.class).lockedSale();
 
@@ -32,21 +33,30 @@ class DemoTest {
         assertThat(sale.failed()).isZero();
         assertThat(sale.stockLeft()).isZero();
         assertThat(fallback.port()).isEqualTo(nothingThere);
-        assertThat(fallback.isRunning()).as("fallback Redis stopped with the application").isFalse();
-        assertThat(output).contains("Nothing answers at localhost:" + nothingThere, "starts a throw-away Redis", "oversold       0",
-                "ran 1, skipped 3", "RESULT: OK");
+        assertThat(fallback.isRunning())
+                .as("fallback Redis stopped with the application")
+                .isFalse();
+        assertThat(output)
+                .contains(
+                        "Nothing answers at localhost:" + nothingThere,
+                        "starts a throw-away Redis",
+                        "oversold       0",
+                        "ran 1, skipped 3",
+                        "RESULT: OK");
     }
 
     @Test
     void runningRedisIsUsedAndNoFallbackIsStarted(CapturedOutput output) {
-        try (ConfigurableApplicationContext context = SampleApplication.run("--spring.main.web-application-type=none",
+        try (ConfigurableApplicationContext context = SampleApplication.run(
+                "--spring.main.web-application-type=none",
                 "--spring.data.redis.port=" + redis.server().port())) {
             assertThat(context.containsBean(FallbackRedis.BEAN_NAME)).isFalse();
             assertThat(context.containsBean("demoRunner")).isFalse();
             StockService stock = context.getBean(StockService.class);
             stock.restock("no-fallback", 1);
             assertThat(stock.book("no-fallback")).isEqualTo(BookingResult.BOOKED);
-            assertThat(output).contains("Using the Redis at localhost:" + redis.server().port());
+            assertThat(output)
+                    .contains("Using the Redis at localhost:" + redis.server().port());
         }
     }
 }

@@ -8,11 +8,11 @@ import dev.distlock.spring.autoconfigure.DistributedLockProperties;
 import dev.distlock.testsupport.RedisServer;
 import io.lettuce.core.RedisURI;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -108,7 +108,9 @@ class SampleApplicationTest {
             }
             long left = stock.stock("concurrent");
             long oversold = sold - (100 - left);
-            assertThat(oversold).as("bookings for units that never left the stock").isZero();
+            assertThat(oversold)
+                    .as("bookings for units that never left the stock")
+                    .isZero();
             assertThat(sold).isEqualTo(100);
             assertThat(soldOut).isEqualTo(200);
             assertThat(left).isZero();
@@ -138,15 +140,19 @@ class SampleApplicationTest {
         try {
             for (int i = 0; i < 40; i++) {
                 boolean leftToRight = i % 2 == 0;
-                transfers.add(pool.submit(() -> leftToRight ? stock.transfer("left", "right", 1) : stock.transfer("right", "left", 1)));
+                transfers.add(pool.submit(
+                        () -> leftToRight ? stock.transfer("left", "right", 1) : stock.transfer("right", "left", 1)));
             }
             for (Future<StockService.Transfer> t : transfers) {
-                assertThat(t.get(30, java.util.concurrent.TimeUnit.SECONDS).fencingTokens()).containsOnlyKeys("stock:left", "stock:right");
+                assertThat(t.get(30, java.util.concurrent.TimeUnit.SECONDS).fencingTokens())
+                        .containsOnlyKeys("stock:left", "stock:right");
             }
         } finally {
             pool.shutdownNow();
         }
-        assertThat(stock.stock("left") + stock.stock("right")).as("no unit lost or made up").isEqualTo(100);
+        assertThat(stock.stock("left") + stock.stock("right"))
+                .as("no unit lost or made up")
+                .isEqualTo(100);
         assertThat(post("/stock/left/transfer/right?quantity=1")).satisfies(ok("\"moved\":1"));
     }
 
@@ -184,7 +190,8 @@ class SampleApplicationTest {
         HttpResponse<String> acquire = get("/actuator/metrics/distributed.lock.acquire");
         assertThat(acquire).satisfies(ok("\"name\":\"distributed.lock.acquire\""));
         assertThat(acquire.body()).contains("StockService.book").doesNotContain("stock:metered");
-        assertThat(get("/actuator/metrics/distributed.lock.held?tag=name:StockService.book")).satisfies(ok("COUNT"));
+        assertThat(get("/actuator/metrics/distributed.lock.held?tag=name:StockService.book"))
+                .satisfies(ok("COUNT"));
         assertThat(get("/actuator/metrics/distributed.lock.active")).satisfies(ok("VALUE"));
     }
 
@@ -200,7 +207,8 @@ class SampleApplicationTest {
         for (String property : starterPropertyNames()) {
             String leaf = property.substring(property.lastIndexOf('.') + 1);
             assertThat(sampleYml.containsKey(property) || ymlText.contains("# " + leaf + ":"))
-                    .as("application.yml shows %s", property).isTrue();
+                    .as("application.yml shows %s", property)
+                    .isTrue();
         }
     }
 
@@ -208,14 +216,17 @@ class SampleApplicationTest {
     private static List<String> starterPropertyNames() throws IOException {
         Pattern name = Pattern.compile("\"name\"\\s*:\\s*\"(distributed-lock\\.[^\"]+)\"");
         List<String> names = new ArrayList<>();
-        for (Resource metadata : new PathMatchingResourcePatternResolver().getResources("classpath*:META-INF/spring-configuration-metadata.json")) {
+        for (Resource metadata : new PathMatchingResourcePatternResolver()
+                .getResources("classpath*:META-INF/spring-configuration-metadata.json")) {
             Matcher m = name.matcher(metadata.getContentAsString(StandardCharsets.UTF_8));
             while (m.find()) {
                 names.add(m.group(1));
             }
         }
         // groups (distributed-lock.aop) are listed too; keep the leaves
-        List<String> leaves = names.stream().filter(n -> names.stream().noneMatch(o -> o.startsWith(n + "."))).distinct()
+        List<String> leaves = names.stream()
+                .filter(n -> names.stream().noneMatch(o -> o.startsWith(n + ".")))
+                .distinct()
                 .collect(Collectors.toList());
         assertThat(leaves).as("starter metadata on the classpath").contains("distributed-lock.wait-time");
         return leaves;
@@ -229,7 +240,10 @@ class SampleApplicationTest {
     }
 
     private HttpResponse<String> post(String path) throws IOException, InterruptedException {
-        return http.send(HttpRequest.newBuilder(url(path)).POST(HttpRequest.BodyPublishers.noBody()).build(),
+        return http.send(
+                HttpRequest.newBuilder(url(path))
+                        .POST(HttpRequest.BodyPublishers.noBody())
+                        .build(),
                 HttpResponse.BodyHandlers.ofString());
     }
 

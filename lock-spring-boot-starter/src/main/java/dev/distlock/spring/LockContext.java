@@ -24,8 +24,7 @@ public final class LockContext {
 
     private static final ThreadLocal<Deque<Map<String, Long>>> FRAMES = ThreadLocal.withInitial(ArrayDeque::new);
 
-    private LockContext() {
-    }
+    private LockContext() {}
 
     /**
      * The fencing token of the innermost {@code @DistributedLock} method on this thread (for a
@@ -34,7 +33,10 @@ public final class LockContext {
      * @throws IllegalStateException when no {@code @DistributedLock} method is running on this thread
      */
     public static long currentToken() {
-        return currentTokens().values().stream().mapToLong(Long::longValue).max().orElseThrow();
+        return currentTokens().values().stream()
+                .mapToLong(Long::longValue)
+                .max()
+                .orElseThrow();
     }
 
     /**
@@ -45,8 +47,9 @@ public final class LockContext {
     public static Map<String, Long> currentTokens() {
         Map<String, Long> frame = FRAMES.get().peek();
         if (frame == null) {
-            throw new IllegalStateException("No @DistributedLock method is running on this thread, so there is no fencing token;"
-                    + " call LockContext from inside the annotated method (not from another thread)");
+            throw new IllegalStateException(
+                    "No @DistributedLock method is running on this thread, so there is no fencing token;"
+                            + " call LockContext from inside the annotated method (not from another thread)");
         }
         return frame;
     }

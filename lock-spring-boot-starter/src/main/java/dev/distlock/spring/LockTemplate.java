@@ -51,7 +51,13 @@ public final class LockTemplate {
         this(executor, DEFAULT_NAME, LockType.REENTRANT, defaultLease, false, redlockConfigured);
     }
 
-    private LockTemplate(LockExecutor executor, String name, LockType type, Duration leaseTime, boolean redlock, boolean redlockConfigured) {
+    private LockTemplate(
+            LockExecutor executor,
+            String name,
+            LockType type,
+            Duration leaseTime,
+            boolean redlock,
+            boolean redlockConfigured) {
         this.executor = executor;
         this.name = name;
         this.type = type;
@@ -72,7 +78,8 @@ public final class LockTemplate {
     public LockTemplate withType(LockType type) {
         Objects.requireNonNull(type, "LockTemplate.withType needs a LockType");
         if (redlock && type != LockType.REENTRANT) {
-            throw new IllegalArgumentException(caller() + " uses RedLock, which supports type REENTRANT only, not " + type);
+            throw new IllegalArgumentException(
+                    caller() + " uses RedLock, which supports type REENTRANT only, not " + type);
         }
         return new LockTemplate(executor, name, type, leaseTime, redlock, redlockConfigured);
     }
@@ -83,7 +90,8 @@ public final class LockTemplate {
      */
     public LockTemplate withLeaseTime(Duration lease) {
         if (lease != null && (lease.isNegative() || lease.isZero())) {
-            throw new IllegalArgumentException(caller() + " got lease " + lease + ": give a positive lease, or null for the watchdog lease");
+            throw new IllegalArgumentException(
+                    caller() + " got lease " + lease + ": give a positive lease, or null for the watchdog lease");
         }
         return new LockTemplate(executor, name, type, lease, redlock, redlockConfigured);
     }
@@ -95,7 +103,8 @@ public final class LockTemplate {
                     + " list at least 3 independent Redis masters there");
         }
         if (type != LockType.REENTRANT) {
-            throw new IllegalArgumentException(caller() + " has type " + type + ", which RedLock does not support; use REENTRANT");
+            throw new IllegalArgumentException(
+                    caller() + " has type " + type + ", which RedLock does not support; use REENTRANT");
         }
         return new LockTemplate(executor, name, type, leaseTime, true, redlockConfigured);
     }
@@ -117,10 +126,13 @@ public final class LockTemplate {
     /** {@link #execute(String, Duration, Supplier)} for work without a result. */
     public void execute(String key, Duration waitTime, Runnable action) {
         Objects.requireNonNull(action, "action");
-        run(request(List.of(requireKey(key)), false, waitTime), () -> {
-            action.run();
-            return null;
-        }, null);
+        run(
+                request(List.of(requireKey(key)), false, waitTime),
+                () -> {
+                    action.run();
+                    return null;
+                },
+                null);
     }
 
     /**
@@ -130,7 +142,10 @@ public final class LockTemplate {
      */
     public <T> Optional<T> tryExecute(String key, Duration waitTime, Supplier<T> action) {
         Objects.requireNonNull(action, "action");
-        return run(request(List.of(requireKey(key)), false, waitTime), () -> Optional.ofNullable(action.get()), Optional::empty);
+        return run(
+                request(List.of(requireKey(key)), false, waitTime),
+                () -> Optional.ofNullable(action.get()),
+                Optional::empty);
     }
 
     /**
@@ -143,23 +158,26 @@ public final class LockTemplate {
             throw new IllegalArgumentException(caller() + " needs at least one key");
         }
         if (type != LockType.REENTRANT || redlock) {
-            throw new IllegalArgumentException(caller() + " locks several keys, which works with type REENTRANT only (not "
-                    + (redlock ? "RedLock" : type) + ")");
+            throw new IllegalArgumentException(
+                    caller() + " locks several keys, which works with type REENTRANT only (not "
+                            + (redlock ? "RedLock" : type) + ")");
         }
         return run(request(keys.stream().map(this::requireKey).toList(), true, waitTime), action::get, null);
     }
 
     private LockRequest request(List<String> keys, boolean multi, Duration waitTime) {
         if (waitTime == null || waitTime.isNegative()) {
-            throw new IllegalArgumentException(caller() + " got wait time " + waitTime + ": give Duration.ZERO to try once, or a positive wait");
+            throw new IllegalArgumentException(
+                    caller() + " got wait time " + waitTime + ": give Duration.ZERO to try once, or a positive wait");
         }
         return new LockRequest(caller(), name, type, redlock, keys, multi, waitTime, leaseTime);
     }
 
     private String requireKey(String key) {
         if (key == null || key.isBlank()) {
-            throw new IllegalArgumentException(caller() + " needs a key naming what it protects, such as \"order:\" + orderId; got "
-                    + (key == null ? "null" : "a blank string"));
+            throw new IllegalArgumentException(
+                    caller() + " needs a key naming what it protects, such as \"order:\" + orderId; got "
+                            + (key == null ? "null" : "a blank string"));
         }
         return key;
     }
@@ -174,7 +192,8 @@ public final class LockTemplate {
         } catch (RuntimeException | Error e) {
             throw e;
         } catch (Throwable t) {
-            // Suppliers and Runnables throw no checked exception; a sneaky one is still the caller's, so keep it as the cause.
+            // Suppliers and Runnables throw no checked exception; a sneaky one is still the caller's, so keep it as the
+            // cause.
             throw new IllegalStateException(caller() + " work threw a checked exception: " + t, t);
         }
     }

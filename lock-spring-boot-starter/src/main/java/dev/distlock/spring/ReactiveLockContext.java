@@ -26,21 +26,29 @@ public final class ReactiveLockContext {
      */
     public static final String TOKENS = "dev.distlock.spring.fencingTokens";
 
-    private ReactiveLockContext() {
-    }
+    private ReactiveLockContext() {}
 
     /**
      * Emits the fencing token of the enclosing {@code @DistributedLock} publisher (for a multi-key lock,
      * the largest); fails with IllegalStateException outside one.
      */
     public static Mono<Long> currentToken() {
-        return currentTokens().map(tokens -> tokens.values().stream().mapToLong(Long::longValue).max().orElseThrow());
+        return currentTokens()
+                .map(tokens -> tokens.values().stream()
+                        .mapToLong(Long::longValue)
+                        .max()
+                        .orElseThrow());
     }
 
     /** Emits the fencing token of each key of the enclosing {@code @DistributedLock} publisher. */
     public static Mono<Map<String, Long>> currentTokens() {
-        return Mono.deferContextual(ctx -> ctx.<Map<String, Long>>getOrEmpty(TOKENS).map(Mono::just)
-                .orElseGet(() -> Mono.error(new IllegalStateException("No @DistributedLock Mono or Flux encloses this publisher,"
-                        + " so there is no fencing token; use ReactiveLockContext inside the publisher the annotated method returns"))));
+        return Mono.deferContextual(
+                ctx -> ctx.<Map<String, Long>>getOrEmpty(TOKENS)
+                        .map(Mono::just)
+                        .orElseGet(
+                                () -> Mono.error(
+                                        new IllegalStateException(
+                                                "No @DistributedLock Mono or Flux encloses this publisher,"
+                                                        + " so there is no fencing token; use ReactiveLockContext inside the publisher the annotated method returns"))));
     }
 }

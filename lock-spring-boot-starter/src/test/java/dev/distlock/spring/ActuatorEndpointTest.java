@@ -22,9 +22,14 @@ import org.springframework.test.annotation.DirtiesContext;
  * The read-only endpoint over HTTP in a running application on a real redis-server (the health
  * indicator, Boot 4 only, is in {@link Boot4ActuatorHealthTest}).
  */
-@SpringBootTest(classes = ActuatorEndpointTest.App.class, webEnvironment = WebEnvironment.RANDOM_PORT, properties = {
-        "management.endpoints.web.exposure.include=health,distributedlocks", "management.endpoint.health.show-details=always",
-        "distributed-lock.operation-timeout=1s", "spring.data.redis.timeout=1s" })
+@SpringBootTest(
+        classes = ActuatorEndpointTest.App.class,
+        webEnvironment = WebEnvironment.RANDOM_PORT,
+        properties = {
+            "management.endpoints.web.exposure.include=health,distributedlocks",
+                    "management.endpoint.health.show-details=always",
+            "distributed-lock.operation-timeout=1s", "spring.data.redis.timeout=1s"
+        })
 @DirtiesContext
 class ActuatorEndpointTest extends RunningApplication {
 
@@ -38,16 +43,26 @@ class ActuatorEndpointTest extends RunningApplication {
     void listsTheHoldsOfThisInstanceWithKindOwnerTokenAndLease() throws Exception {
         CountDownLatch release = new CountDownLatch(1);
         CompletableFuture<Void> annotated = CompletableFuture.runAsync(() -> jobs.hold("order:42", release));
-        CompletableFuture<Void> programmatic = CompletableFuture.runAsync(() -> template.withName("exports").withLeaseTime(Duration.ofMinutes(5))
+        CompletableFuture<Void> programmatic = CompletableFuture.runAsync(() -> template.withName("exports")
+                .withLeaseTime(Duration.ofMinutes(5))
                 .execute("export:7", Duration.ofSeconds(5), () -> awaitRelease(release)));
         try {
-            await().atMost(Duration.ofSeconds(20)).until(() -> get("/actuator/distributedlocks").body().contains("export:7")
-                    && get("/actuator/distributedlocks").body().contains("order:42"));
+            await().atMost(Duration.ofSeconds(20))
+                    .until(() -> get("/actuator/distributedlocks").body().contains("export:7")
+                            && get("/actuator/distributedlocks").body().contains("order:42"));
             String body = get("/actuator/distributedlocks").body();
-            assertThat(body).contains("\"mode\":\"redis\"").contains("not listed")
-                    .contains("\"name\":\"jobs\"").contains("\"key\":\"order:42\"").contains("\"type\":\"REENTRANT\"")
-                    .contains("\"lease\":\"watchdog\"").contains("\"name\":\"exports\"").contains("\"lease\":\"fixed\"")
-                    .contains("\"fixedLeaseMs\":300000").contains("\"fencingTokens\":{\"order:42\":").contains("\"ownerThread\":")
+            assertThat(body)
+                    .contains("\"mode\":\"redis\"")
+                    .contains("not listed")
+                    .contains("\"name\":\"jobs\"")
+                    .contains("\"key\":\"order:42\"")
+                    .contains("\"type\":\"REENTRANT\"")
+                    .contains("\"lease\":\"watchdog\"")
+                    .contains("\"name\":\"exports\"")
+                    .contains("\"lease\":\"fixed\"")
+                    .contains("\"fixedLeaseMs\":300000")
+                    .contains("\"fencingTokens\":{\"order:42\":")
+                    .contains("\"ownerThread\":")
                     .contains("\"leaseLeftMs\":");
             assertThat(body).doesNotContain("\"leaseLeftMs\":null");
         } finally {
@@ -60,7 +75,8 @@ class ActuatorEndpointTest extends RunningApplication {
 
     @Test
     void forceUnlockIsNotOfferedUnlessSwitchedOn() throws Exception {
-        HttpResponse<String> response = post("/actuator/distributedlocks", "{\"key\":\"order:1\",\"type\":\"REENTRANT\"}");
+        HttpResponse<String> response =
+                post("/actuator/distributedlocks", "{\"key\":\"order:1\",\"type\":\"REENTRANT\"}");
         assertThat(response.statusCode()).isIn(400, 404, 405);
         assertThat(response.body()).doesNotContain("deleted");
     }
@@ -91,7 +107,8 @@ class ActuatorEndpointTest extends RunningApplication {
 
         @DistributedLock(key = "short-job", leaseTime = "200ms")
         public void outliveLease() {
-            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10))
+            org.awaitility.Awaitility.await()
+                    .atMost(Duration.ofSeconds(10))
                     .until(() -> redis.command("EXISTS", "lock:{short-job}").equals(":0"));
         }
     }

@@ -1,10 +1,10 @@
 package dev.distlock.spring;
 
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static dev.distlock.spring.HoldChecks.lockedInRedis;
 import static dev.distlock.spring.HoldChecks.nobodyElseTakesItUntilDone;
 import static dev.distlock.spring.HoldChecks.tryElsewhere;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.distlock.core.LockAcquisitionException;
@@ -65,9 +65,12 @@ class AsyncMethodTest {
 
     private ApplicationContextRunner runner() {
         return new ApplicationContextRunner()
-                .withConfiguration(AutoConfigurations.of(BootLine.REDIS, DistributedLockAutoConfiguration.class,
+                .withConfiguration(AutoConfigurations.of(
+                        BootLine.REDIS,
+                        DistributedLockAutoConfiguration.class,
                         DistributedLockMetricsAutoConfiguration.class))
-                .withPropertyValues("spring.data.redis.port=" + redis.server().port(), "distributed-lock.wait-time=200ms")
+                .withPropertyValues(
+                        "spring.data.redis.port=" + redis.server().port(), "distributed-lock.wait-time=200ms")
                 .withBean(MeterRegistry.class, SimpleMeterRegistry::new)
                 .withBean(Jobs.class);
     }
@@ -79,23 +82,39 @@ class AsyncMethodTest {
             long started = System.nanoTime();
             CompletableFuture<Long> call = jobs.later("order:1", Duration.ofSeconds(2));
             assertThat(call).isNotDone(); // handed back at once: the caller did not wait for the lock or the work
-            await().atMost(Duration.ofSeconds(10)).until(() -> jobs.seen().invocations.get() == 1);
-            assertThat(jobs.seen().invokedOn.get()).isNotEqualTo(Thread.currentThread().getName());
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> jobs.seen().invocations.get() == 1);
+            assertThat(jobs.seen().invokedOn.get())
+                    .isNotEqualTo(Thread.currentThread().getName());
 
             // Another instance cannot take the lock while the future is pending, at 0.5 s, 1 s, 1.5 s...
             nobodyElseTakesItUntilDone(otherInstance, "order:1", call);
             long token = call.get();
             assertThat(Duration.ofNanos(System.nanoTime() - started)).isGreaterThanOrEqualTo(Duration.ofMillis(1900));
-            assertThat(token).as("LockContext.currentToken() inside the method body").isPositive();
+            assertThat(token)
+                    .as("LockContext.currentToken() inside the method body")
+                    .isPositive();
             await().atMost(Duration.ofSeconds(5)).until(() -> !lockedInRedis(redis.server(), "order:1"));
             tryElsewhere(otherInstance, "order:1").orElseThrow().unlock();
 
             MeterRegistry registry = context.getBean(MeterRegistry.class);
-            assertThat(registry.get(LockMetrics.ACQUIRE).tags("name", "Jobs.later", "outcome", "acquired").timer().count())
-                    .as("counted once, by the starter (not again by the listener)").isEqualTo(1);
-            assertThat(registry.get(LockMetrics.HELD).tags("name", "Jobs.later").timer().count()).isEqualTo(1);
-            assertThat(registry.get(LockMetrics.HELD).tags("name", "Jobs.later").timer().totalTime(TimeUnit.MILLISECONDS))
-                    .as("held until the future completed").isGreaterThanOrEqualTo(1900);
+            assertThat(registry.get(LockMetrics.ACQUIRE)
+                            .tags("name", "Jobs.later", "outcome", "acquired")
+                            .timer()
+                            .count())
+                    .as("counted once, by the starter (not again by the listener)")
+                    .isEqualTo(1);
+            assertThat(registry.get(LockMetrics.HELD)
+                            .tags("name", "Jobs.later")
+                            .timer()
+                            .count())
+                    .isEqualTo(1);
+            assertThat(registry.get(LockMetrics.HELD)
+                            .tags("name", "Jobs.later")
+                            .timer()
+                            .totalTime(TimeUnit.MILLISECONDS))
+                    .as("held until the future completed")
+                    .isGreaterThanOrEqualTo(1900);
             assertThat(context.getBean(ActiveHolds.class).size()).isZero();
         });
     }
@@ -107,7 +126,8 @@ class AsyncMethodTest {
             CompletableFuture<String> call = jobs.pending("order:2");
             await().atMost(Duration.ofSeconds(10)).until(() -> jobs.seen().stage.get() != null);
             assertThat(lockedInRedis(redis.server(), "order:2")).isTrue();
-            assertThat(context.getBean(ActiveHolds.class).list()).singleElement()
+            assertThat(context.getBean(ActiveHolds.class).list())
+                    .singleElement()
                     .satisfies(hold -> assertThat(hold.ownerThread()).contains("owned by its lock handle"));
 
             assertThat(call.cancel(true)).isTrue();
@@ -134,8 +154,12 @@ class AsyncMethodTest {
             next.unlock();
             assertThat(lockedInRedis(redis.server(), "order:3")).isFalse();
             assertThat(jobs.seen().invocations.get()).isZero();
-            assertThat(context.getBean(MeterRegistry.class).get(LockMetrics.ACQUIRE).tags("name", "Jobs.patient", "outcome", "cancelled")
-                    .timer().count()).isEqualTo(1);
+            assertThat(context.getBean(MeterRegistry.class)
+                            .get(LockMetrics.ACQUIRE)
+                            .tags("name", "Jobs.patient", "outcome", "cancelled")
+                            .timer()
+                            .count())
+                    .isEqualTo(1);
         });
     }
 
@@ -147,7 +171,9 @@ class AsyncMethodTest {
             await().atMost(Duration.ofSeconds(10)).until(() -> jobs.seen().stage.get() != null);
             jobs.seen().stage.get().completeExceptionally(new IllegalStateException("payment declined"));
 
-            assertThatThrownBy(call::get).isInstanceOf(ExecutionException.class).hasRootCauseMessage("payment declined");
+            assertThatThrownBy(call::get)
+                    .isInstanceOf(ExecutionException.class)
+                    .hasRootCauseMessage("payment declined");
             await().atMost(Duration.ofSeconds(5)).until(() -> !lockedInRedis(redis.server(), "order:4"));
         });
     }
@@ -157,7 +183,8 @@ class AsyncMethodTest {
         runner().run(context -> {
             Jobs jobs = context.getBean(Jobs.class);
             CompletableFuture<String> call = jobs.throwing("order:5").toCompletableFuture();
-            assertThatThrownBy(() -> call.get(10, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
+            assertThatThrownBy(() -> call.get(10, TimeUnit.SECONDS))
+                    .isInstanceOf(ExecutionException.class)
                     .hasRootCauseMessage("no stock");
             await().atMost(Duration.ofSeconds(5)).until(() -> !lockedInRedis(redis.server(), "order:5"));
             assertThat(context.getBean(ActiveHolds.class).size()).isZero();
@@ -171,17 +198,28 @@ class AsyncMethodTest {
             LockHandle elsewhere = tryElsewhere(otherInstance, "order:6").orElseThrow();
             try {
                 CompletableFuture<String> call = jobs.pending("order:6");
-                assertThatThrownBy(() -> call.get(10, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
-                        .cause().isInstanceOf(LockAcquisitionException.class)
+                assertThatThrownBy(() -> call.get(10, TimeUnit.SECONDS))
+                        .isInstanceOf(ExecutionException.class)
+                        .cause()
+                        .isInstanceOf(LockAcquisitionException.class)
                         .hasMessageContaining("Lock 'order:6' for Jobs.pending(String) is held elsewhere");
                 assertThat(jobs.skipping("order:6").get(10, TimeUnit.SECONDS)).isNull();
-                assertThat(jobs.skippingOptional("order:6").get(10, TimeUnit.SECONDS)).isEmpty();
+                assertThat(jobs.skippingOptional("order:6").get(10, TimeUnit.SECONDS))
+                        .isEmpty();
                 assertThat(jobs.seen().invocations.get()).isZero();
             } finally {
                 elsewhere.unlock();
             }
-            assertThat(context.getBean(MeterRegistry.class).get(LockMetrics.ACQUIRE).tags("outcome", "timeout").timers()
-                    .stream().mapToLong(t -> t.count()).sum()).isEqualTo(3);
+            assertThat(
+                            context
+                                    .getBean(MeterRegistry.class)
+                                    .get(LockMetrics.ACQUIRE)
+                                    .tags("outcome", "timeout")
+                                    .timers()
+                                    .stream()
+                                    .mapToLong(t -> t.count())
+                                    .sum())
+                    .isEqualTo(3);
         });
     }
 
@@ -190,8 +228,11 @@ class AsyncMethodTest {
         runner().run(context -> {
             Jobs jobs = context.getBean(Jobs.class);
             CompletableFuture<String> call = jobs.pending(null);
-            assertThatThrownBy(() -> call.get(10, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
-                    .cause().isInstanceOf(IllegalArgumentException.class).hasMessageContaining("Jobs.pending(String)");
+            assertThatThrownBy(() -> call.get(10, TimeUnit.SECONDS))
+                    .isInstanceOf(ExecutionException.class)
+                    .cause()
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("Jobs.pending(String)");
             assertThat(jobs.seen().invocations.get()).isZero();
         });
     }
@@ -199,26 +240,37 @@ class AsyncMethodTest {
     @Test
     void inLocalModeTheFutureFailsSayingAsyncLocksNeedRedis() {
         runner().withConfiguration(AutoConfigurations.of(DistributedLockLocalAutoConfiguration.class))
-                .withPropertyValues("distributed-lock.mode=local").run(context -> {
-            CompletableFuture<String> call = context.getBean(Jobs.class).pending("order:9");
-            assertThatThrownBy(() -> call.get(10, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
-                    .cause().isInstanceOf(UnsupportedOperationException.class);
-            assertThat(context.getBean(Jobs.class).seen().invocations.get()).isZero();
-        });
+                .withPropertyValues("distributed-lock.mode=local")
+                .run(context -> {
+                    CompletableFuture<String> call = context.getBean(Jobs.class).pending("order:9");
+                    assertThatThrownBy(() -> call.get(10, TimeUnit.SECONDS))
+                            .isInstanceOf(ExecutionException.class)
+                            .cause()
+                            .isInstanceOf(UnsupportedOperationException.class);
+                    assertThat(context.getBean(Jobs.class).seen().invocations.get())
+                            .isZero();
+                });
     }
 
     @Test
     void aLostLeaseCancelsTheMethodsStageWithInterruptAndFailsTheCallerWithLeaseExpired() {
-        runner().withPropertyValues("distributed-lock.on-lease-lost=interrupt", "distributed-lock.watchdog-lease=600ms").run(context -> {
-            Jobs jobs = context.getBean(Jobs.class);
-            CompletableFuture<String> call = jobs.pending("order:7");
-            await().atMost(Duration.ofSeconds(10)).until(() -> jobs.seen().stage.get() != null);
-            otherInstance.getLock("order:7").forceUnlock(); // an operator deletes it: the watchdog finds it gone
+        runner().withPropertyValues("distributed-lock.on-lease-lost=interrupt", "distributed-lock.watchdog-lease=600ms")
+                .run(context -> {
+                    Jobs jobs = context.getBean(Jobs.class);
+                    CompletableFuture<String> call = jobs.pending("order:7");
+                    await().atMost(Duration.ofSeconds(10))
+                            .until(() -> jobs.seen().stage.get() != null);
+                    otherInstance
+                            .getLock("order:7")
+                            .forceUnlock(); // an operator deletes it: the watchdog finds it gone
 
-            await().atMost(Duration.ofSeconds(10)).until(() -> jobs.seen().stage.get().isCancelled());
-            assertThatThrownBy(() -> call.get(10, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
-                    .cause().isInstanceOf(LockLeaseExpiredException.class);
-        });
+                    await().atMost(Duration.ofSeconds(10))
+                            .until(() -> jobs.seen().stage.get().isCancelled());
+                    assertThatThrownBy(() -> call.get(10, TimeUnit.SECONDS))
+                            .isInstanceOf(ExecutionException.class)
+                            .cause()
+                            .isInstanceOf(LockLeaseExpiredException.class);
+                });
     }
 
     @Test
@@ -228,12 +280,18 @@ class AsyncMethodTest {
             CompletableFuture<String> call = jobs.pending("order:8");
             await().atMost(Duration.ofSeconds(10)).until(() -> jobs.seen().stage.get() != null);
             otherInstance.getLock("order:8").forceUnlock();
-            await().atMost(Duration.ofSeconds(10)).until(() -> context.getBean(MeterRegistry.class).find(LockMetrics.LOST).counter() != null);
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> context.getBean(MeterRegistry.class)
+                                    .find(LockMetrics.LOST)
+                                    .counter()
+                            != null);
 
             assertThat(jobs.seen().stage.get()).isNotDone();
             jobs.seen().stage.get().complete("done");
-            assertThatThrownBy(() -> call.get(10, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
-                    .cause().isInstanceOf(LockLeaseExpiredException.class);
+            assertThatThrownBy(() -> call.get(10, TimeUnit.SECONDS))
+                    .isInstanceOf(ExecutionException.class)
+                    .cause()
+                    .isInstanceOf(LockLeaseExpiredException.class);
         });
     }
 
@@ -254,9 +312,13 @@ class AsyncMethodTest {
                 Thread.sleep(50); // sampling the thread count, not waiting for a condition
             }
             all.get();
-            assertThat(jobs.seen().maxInside.get()).as("callers inside the lock at once").isEqualTo(1);
+            assertThat(jobs.seen().maxInside.get())
+                    .as("callers inside the lock at once")
+                    .isEqualTo(1);
             assertThat(jobs.seen().completed.get()).isEqualTo(1000);
-            assertThat(maxThreads.get() - threadsBefore).as("threads added while 1,000 calls waited").isLessThan(50);
+            assertThat(maxThreads.get() - threadsBefore)
+                    .as("threads added while 1,000 calls waited")
+                    .isLessThan(50);
             await().atMost(Duration.ofSeconds(5)).until(() -> !lockedInRedis(redis.server(), "stock:1"));
         });
     }
@@ -289,7 +351,8 @@ class AsyncMethodTest {
             seen.invocations.incrementAndGet();
             seen.invokedOn.set(Thread.currentThread().getName());
             long token = LockContext.currentToken();
-            return CompletableFuture.supplyAsync(() -> token, CompletableFuture.delayedExecutor(after.toMillis(), TimeUnit.MILLISECONDS));
+            return CompletableFuture.supplyAsync(
+                    () -> token, CompletableFuture.delayedExecutor(after.toMillis(), TimeUnit.MILLISECONDS));
         }
 
         /** Returns a stage the test completes. */
@@ -330,11 +393,14 @@ class AsyncMethodTest {
             int now = seen.inside.incrementAndGet();
             seen.maxInside.accumulateAndGet(now, Math::max);
             CompletableFuture<Integer> work = new CompletableFuture<>();
-            timer.schedule(() -> {
-                seen.inside.decrementAndGet();
-                seen.completed.incrementAndGet();
-                work.complete(now);
-            }, 1, TimeUnit.MILLISECONDS);
+            timer.schedule(
+                    () -> {
+                        seen.inside.decrementAndGet();
+                        seen.completed.incrementAndGet();
+                        work.complete(now);
+                    },
+                    1,
+                    TimeUnit.MILLISECONDS);
             return work;
         }
     }

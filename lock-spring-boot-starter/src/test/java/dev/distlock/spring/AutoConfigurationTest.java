@@ -30,9 +30,13 @@ class AutoConfigurationTest {
 
     private ApplicationContextRunner runner() {
         return new ApplicationContextRunner()
-                .withConfiguration(AutoConfigurations.of(BootLine.REDIS, DistributedLockAutoConfiguration.class,
+                .withConfiguration(AutoConfigurations.of(
+                        BootLine.REDIS,
+                        DistributedLockAutoConfiguration.class,
                         DistributedLockMetricsAutoConfiguration.class))
-                .withPropertyValues("spring.data.redis.host=127.0.0.1", "spring.data.redis.port=" + redis.server().port());
+                .withPropertyValues(
+                        "spring.data.redis.host=127.0.0.1",
+                        "spring.data.redis.port=" + redis.server().port());
     }
 
     @Test
@@ -41,27 +45,31 @@ class AutoConfigurationTest {
             assertThat(context).hasSingleBean(LockClient.class).hasSingleBean(DistributedLockAdvisor.class);
             RedisLock lock = context.getBean(LockClient.class).getLock("autoconfig-" + System.nanoTime());
             assertThat(lock.tryLock()).isTrue();
-            assertThat(redis.server().command("EXISTS", "lock:{" + lock.getKey() + "}")).isEqualTo(":1");
+            assertThat(redis.server().command("EXISTS", "lock:{" + lock.getKey() + "}"))
+                    .isEqualTo(":1");
             lock.unlock();
         });
     }
 
     @Test
     void appliesKeyPrefixAndDatabaseFromProperties() {
-        runner().withPropertyValues("distributed-lock.key-prefix=app:locks:", "spring.data.redis.database=3").run(context -> {
-            RedisLock lock = context.getBean(LockClient.class).getLock("prefixed");
-            lock.lock();
-            try {
-                assertThat(redis.server().command("EXISTS", "app:locks:{prefixed}")).isEqualTo(":0"); // database 0
-                RedisServer server = redis.server();
-                try (var client = io.lettuce.core.RedisClient.create(RedisURI.create(server.uri() + "/3"));
-                        var connection = client.connect()) {
-                    assertThat(connection.sync().exists("app:locks:{prefixed}")).isEqualTo(1L);
-                }
-            } finally {
-                lock.unlock();
-            }
-        });
+        runner().withPropertyValues("distributed-lock.key-prefix=app:locks:", "spring.data.redis.database=3")
+                .run(context -> {
+                    RedisLock lock = context.getBean(LockClient.class).getLock("prefixed");
+                    lock.lock();
+                    try {
+                        assertThat(redis.server().command("EXISTS", "app:locks:{prefixed}"))
+                                .isEqualTo(":0"); // database 0
+                        RedisServer server = redis.server();
+                        try (var client = io.lettuce.core.RedisClient.create(RedisURI.create(server.uri() + "/3"));
+                                var connection = client.connect()) {
+                            assertThat(connection.sync().exists("app:locks:{prefixed}"))
+                                    .isEqualTo(1L);
+                        }
+                    } finally {
+                        lock.unlock();
+                    }
+                });
     }
 
     @Test
@@ -69,30 +77,37 @@ class AutoConfigurationTest {
         var properties = new dev.distlock.spring.autoconfigure.DistributedLockProperties();
         assertThat(properties.getKeyPrefix()).isEqualTo(dev.distlock.core.LockClientOptions.DEFAULT_KEY_PREFIX);
         assertThat(properties.getWatchdogLease()).isEqualTo(dev.distlock.core.LockClientOptions.DEFAULT_WATCHDOG_LEASE);
-        assertThat(properties.getFencingCounterTtl()).isEqualTo(dev.distlock.core.LockClientOptions.DEFAULT_FENCING_COUNTER_TTL);
+        assertThat(properties.getFencingCounterTtl())
+                .isEqualTo(dev.distlock.core.LockClientOptions.DEFAULT_FENCING_COUNTER_TTL);
     }
 
     @Test
     void usesTheApplicationsRedisPasswordAndReportsAWrongOne() {
         RedisServer secured = redis.startAnother("--requirepass", "s3cret");
-        runner().withPropertyValues("spring.data.redis.port=" + secured.port(), "spring.data.redis.password=s3cret").run(context -> {
-            RedisLock lock = context.getBean(LockClient.class).getLock("secured");
-            assertThat(lock.tryLock()).isTrue();
-            lock.unlock();
-        });
-        runner().withPropertyValues("spring.data.redis.port=" + secured.port(), "spring.data.redis.password=wrong").run(context -> {
-            assertThat(context).hasFailed();
-            FailureAnalysis analysis = analyze(context.getStartupFailure());
-            assertThat(analysis.getDescription()).contains("could not connect to Redis").containsIgnoringCase("WRONGPASS");
-            assertThat(analysis.getAction()).contains("username/password");
-        });
+        runner().withPropertyValues("spring.data.redis.port=" + secured.port(), "spring.data.redis.password=s3cret")
+                .run(context -> {
+                    RedisLock lock = context.getBean(LockClient.class).getLock("secured");
+                    assertThat(lock.tryLock()).isTrue();
+                    lock.unlock();
+                });
+        runner().withPropertyValues("spring.data.redis.port=" + secured.port(), "spring.data.redis.password=wrong")
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    FailureAnalysis analysis = analyze(context.getStartupFailure());
+                    assertThat(analysis.getDescription())
+                            .contains("could not connect to Redis")
+                            .containsIgnoringCase("WRONGPASS");
+                    assertThat(analysis.getAction()).contains("username/password");
+                });
     }
 
     @Test
     void closesTheLockClientBeforeTheConnectionFactoryStops() {
         runner().run(context -> {
-            var factory = context.getBean(org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory.class);
-            var lifecycle = context.getBean("distributedLockClientLifecycle", org.springframework.context.SmartLifecycle.class);
+            var factory =
+                    context.getBean(org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory.class);
+            var lifecycle =
+                    context.getBean("distributedLockClientLifecycle", org.springframework.context.SmartLifecycle.class);
             // Spring stops higher phases first: the lock client must close while its shared Lettuce client still runs.
             assertThat(lifecycle.getPhase()).isGreaterThan(factory.getPhase());
             RedisLock lock = context.getBean(LockClient.class).getLock("lifecycle");
@@ -105,7 +120,9 @@ class AutoConfigurationTest {
     @Test
     void backsOffWhenDisabled() {
         runner().withPropertyValues("distributed-lock.enabled=false")
-                .run(context -> assertThat(context).doesNotHaveBean(LockClient.class).doesNotHaveBean(DistributedLockAdvisor.class));
+                .run(context -> assertThat(context)
+                        .doesNotHaveBean(LockClient.class)
+                        .doesNotHaveBean(DistributedLockAdvisor.class));
     }
 
     @Test
@@ -127,37 +144,48 @@ class AutoConfigurationTest {
 
     @Test
     void noMetricsWithoutRegistryOrWithoutMicrometer() {
-        runner().run(context -> assertThat(context).doesNotHaveBean(MicrometerLockListener.class).hasSingleBean(LockClient.class));
-        runner().withBean(MeterRegistry.class, SimpleMeterRegistry::new).withPropertyValues("distributed-lock.metrics.enabled=false")
+        runner().run(context -> assertThat(context)
+                .doesNotHaveBean(MicrometerLockListener.class)
+                .hasSingleBean(LockClient.class));
+        runner().withBean(MeterRegistry.class, SimpleMeterRegistry::new)
+                .withPropertyValues("distributed-lock.metrics.enabled=false")
                 .run(context -> assertThat(context).doesNotHaveBean(MicrometerLockListener.class));
         runner().withClassLoader(new FilteredClassLoader(MeterRegistry.class))
-                .run(context -> assertThat(context).doesNotHaveBean(MicrometerLockListener.class).hasSingleBean(LockClient.class));
+                .run(context -> assertThat(context)
+                        .doesNotHaveBean(MicrometerLockListener.class)
+                        .hasSingleBean(LockClient.class));
     }
 
     @Test
     void userListenersAreRegistered() {
-        LockListener listener = new LockListener() {
-        };
+        LockListener listener = new LockListener() {};
         runner().withBean(LockListener.class, () -> listener)
-                .run(context -> assertThat(context.getBean(LockClient.class).options().listeners()).contains(listener));
+                .run(context -> assertThat(
+                                context.getBean(LockClient.class).options().listeners())
+                        .contains(listener));
     }
 
     @Test
     void unreachableRedisFailsStartupWithAdvice() {
         int closedPort = RedisServer.freePort();
-        runner().withPropertyValues("spring.data.redis.port=" + closedPort, "spring.data.redis.timeout=2s").run(context -> {
-            assertThat(context).hasFailed();
-            FailureAnalysis analysis = analyze(context.getStartupFailure());
-            assertThat(analysis.getDescription()).contains("could not connect to Redis").contains("127.0.0.1:" + closedPort);
-            assertThat(analysis.getAction()).contains("spring.data.redis.host");
-        });
+        runner().withPropertyValues("spring.data.redis.port=" + closedPort, "spring.data.redis.timeout=2s")
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    FailureAnalysis analysis = analyze(context.getStartupFailure());
+                    assertThat(analysis.getDescription())
+                            .contains("could not connect to Redis")
+                            .contains("127.0.0.1:" + closedPort);
+                    assertThat(analysis.getAction()).contains("spring.data.redis.host");
+                });
     }
 
     @Test
     void invalidPropertiesFailStartupNamingTheProperty() {
         runner().withPropertyValues("distributed-lock.key-prefix=bad{prefix").run(context -> {
             assertThat(context).hasFailed();
-            assertThat(analyze(context.getStartupFailure()).getDescription()).contains("distributed-lock.key-prefix").contains("'{'");
+            assertThat(analyze(context.getStartupFailure()).getDescription())
+                    .contains("distributed-lock.key-prefix")
+                    .contains("'{'");
         });
         runner().withPropertyValues("distributed-lock.wait-time=-1s").run(context -> {
             assertThat(context).hasFailed();
@@ -165,17 +193,20 @@ class AutoConfigurationTest {
         });
         runner().withPropertyValues("distributed-lock.watchdog-lease=5ms").run(context -> {
             assertThat(context).hasFailed();
-            assertThat(analyze(context.getStartupFailure()).getDescription()).contains("distributed-lock.watchdog-lease");
+            assertThat(analyze(context.getStartupFailure()).getDescription())
+                    .contains("distributed-lock.watchdog-lease");
         });
     }
 
     @Test
     void failureAnalyzerIsRegisteredForSpringBoot() {
         assertThat(org.springframework.core.io.support.SpringFactoriesLoader.forDefaultResourceLocation()
-                .load(org.springframework.boot.diagnostics.FailureAnalyzer.class, (type, name, failure) -> {
-                    // other analyzers need constructor arguments that Spring Boot supplies; only ours matters here
-                }))
-                .anySatisfy(a -> assertThat(a.getClass().getName()).isEqualTo("dev.distlock.spring.autoconfigure.DistributedLockFailureAnalyzer"));
+                        .load(org.springframework.boot.diagnostics.FailureAnalyzer.class, (type, name, failure) -> {
+                            // other analyzers need constructor arguments that Spring Boot supplies; only ours matters
+                            // here
+                        }))
+                .anySatisfy(a -> assertThat(a.getClass().getName())
+                        .isEqualTo("dev.distlock.spring.autoconfigure.DistributedLockFailureAnalyzer"));
     }
 
     static FailureAnalysis analyze(Throwable failure) {
@@ -183,7 +214,9 @@ class AutoConfigurationTest {
         while (t != null && !(t instanceof DistributedLockConfigurationException)) {
             t = t.getCause();
         }
-        assertThat(t).as("a DistributedLockConfigurationException in the cause chain of %s", failure).isNotNull();
+        assertThat(t)
+                .as("a DistributedLockConfigurationException in the cause chain of %s", failure)
+                .isNotNull();
         FailureAnalysis analysis = new dev.distlock.spring.autoconfigure.TestFailureAnalyzerAccess().analyze(failure);
         assertThat(analysis).isNotNull();
         return analysis;
@@ -193,8 +226,11 @@ class AutoConfigurationTest {
     static class OwnClient {
         @Bean(destroyMethod = "close")
         LockClient ownLockClient() {
-            return LockClient.create(RedisURI.create(redis.server().uri()),
-                    dev.distlock.core.LockClientOptions.builder().keyPrefix("own:").build());
+            return LockClient.create(
+                    RedisURI.create(redis.server().uri()),
+                    dev.distlock.core.LockClientOptions.builder()
+                            .keyPrefix("own:")
+                            .build());
         }
     }
 }

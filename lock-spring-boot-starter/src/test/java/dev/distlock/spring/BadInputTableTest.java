@@ -61,14 +61,16 @@ class BadInputTableTest {
      * @param advice what the message says to do
      * @param scenario runs the input and returns the text the user reads (analysis description + action, or exception message)
      */
-    record Case(String input, String where, String error, String names, String problem, String advice, Scenario scenario) {
+    record Case(
+            String input, String where, String error, String names, String problem, String advice, Scenario scenario) {
         @Override
         public String toString() {
             return input;
         }
 
         String markdown() {
-            return "| " + input + " | `" + error + "`: \"" + problem + "\", names `" + names + "`, advises \"" + advice + "\" | " + where + " |";
+            return "| " + input + " | `" + error + "`: \"" + problem + "\", names `" + names + "`, advises \"" + advice
+                    + "\" | " + where + " |";
         }
     }
 
@@ -77,63 +79,212 @@ class BadInputTableTest {
         Seen run() throws Exception;
     }
 
-    record Seen(String type, String text) {
-    }
+    record Seen(String type, String text) {}
 
     static List<Case> cases() {
         return List.of(
-                new Case("SpEL key that does not parse", STARTUP, CONFIG_ERROR, "BadSpel.run(Long)", "not a valid SpEL expression",
-                        "'order:' + #orderId", startup(BadSpel.class)),
-                new Case("SpEL key that evaluates to null", CALL, "IllegalArgumentException", "Keyed.byId(String)", "evaluated to null",
-                        "make the expression fall back to a value", call(k -> k.byId(null))),
-                new Case("SpEL key built from a null argument", CALL, "IllegalArgumentException", "Keyed.order(Long)",
-                        "uses #id, which is null in this call", "pass a value", call(k -> k.order(null))),
-                new Case("SpEL key naming a variable that is not a parameter (typo)", STARTUP, CONFIG_ERROR, "Typo.pay(Long)",
-                        "which is not a parameter of the method", "#p0/#a0 by position", startup(Typo.class)),
-                new Case("@DistributedLock on a private, final or static method", STARTUP, CONFIG_ERROR, "Hidden.run()",
-                        "is private", "Make @DistributedLock methods public", startup(Hidden.class)),
-                new Case("key longer than the limit (default 1024 characters)", CALL, "IllegalArgumentException", "Keyed.byId(String)",
-                        "is 1025 characters long, over the limit of 1024", "raise distributed-lock.max-key-length",
+                new Case(
+                        "SpEL key that does not parse",
+                        STARTUP,
+                        CONFIG_ERROR,
+                        "BadSpel.run(Long)",
+                        "not a valid SpEL expression",
+                        "'order:' + #orderId",
+                        startup(BadSpel.class)),
+                new Case(
+                        "SpEL key that evaluates to null",
+                        CALL,
+                        "IllegalArgumentException",
+                        "Keyed.byId(String)",
+                        "evaluated to null",
+                        "make the expression fall back to a value",
+                        call(k -> k.byId(null))),
+                new Case(
+                        "SpEL key built from a null argument",
+                        CALL,
+                        "IllegalArgumentException",
+                        "Keyed.order(Long)",
+                        "uses #id, which is null in this call",
+                        "pass a value",
+                        call(k -> k.order(null))),
+                new Case(
+                        "SpEL key naming a variable that is not a parameter (typo)",
+                        STARTUP,
+                        CONFIG_ERROR,
+                        "Typo.pay(Long)",
+                        "which is not a parameter of the method",
+                        "#p0/#a0 by position",
+                        startup(Typo.class)),
+                new Case(
+                        "@DistributedLock on a private, final or static method",
+                        STARTUP,
+                        CONFIG_ERROR,
+                        "Hidden.run()",
+                        "is private",
+                        "Make @DistributedLock methods public",
+                        startup(Hidden.class)),
+                new Case(
+                        "key longer than the limit (default 1024 characters)",
+                        CALL,
+                        "IllegalArgumentException",
+                        "Keyed.byId(String)",
+                        "is 1025 characters long, over the limit of 1024",
+                        "raise distributed-lock.max-key-length",
                         call(k -> k.byId("x".repeat(1025)))),
-                new Case("key with a control character (\\n, \\r, \\0, ...)", CALL, "IllegalArgumentException", "Keyed.byId(String)",
-                        "contains the control character U+000A", "strip or encode such input", call(k -> k.byId("order\n42"))),
-                new Case("unparsable duration in the annotation", STARTUP, CONFIG_ERROR, "BadWait.run()", "which is not a duration",
-                        "500ms, 2s, 1m, PT2S", startup(BadWait.class)),
-                new Case("negative duration in the annotation", STARTUP, CONFIG_ERROR, "NegativeWait.run()", "negative waitTime",
-                        "0 or more", startup(NegativeWait.class)),
-                new Case("negative duration property", STARTUP, CONFIG_ERROR, "distributed-lock.wait-time", "Invalid",
-                        "non-negative duration such as 2s", startup(Fine.class, "distributed-lock.wait-time=-1s")),
-                new Case("zero lease property", STARTUP, CONFIG_ERROR, "distributed-lock.lease-time", "Invalid",
-                        "positive duration such as 2s", startup(Fine.class, "distributed-lock.lease-time=0s")),
-                new Case("unparsable duration property", STARTUP, "BindException", "distributed-lock.wait-time", "failed to convert",
-                        "Update your application's configuration", startup(Fine.class, "distributed-lock.wait-time=soon")),
-                new Case("max-key-length below 1", STARTUP, CONFIG_ERROR, "distributed-lock.max-key-length", "must be at least 1",
-                        "Fix distributed-lock.max-key-length", startup(Fine.class, "distributed-lock.max-key-length=0")),
-                new Case("onFailure = SKIP on a method returning a primitive", STARTUP, CONFIG_ERROR, "SkipPrimitive.count()",
-                        "returns the primitive int", "Return a wrapper type or Optional", startup(SkipPrimitive.class)),
-                new Case("keys with type = FAIR (or READ/WRITE)", STARTUP, CONFIG_ERROR, "KeysWithFair.run()",
-                        "combines keys with type = FAIR", "type = REENTRANT with keys", startup(KeysWithFair.class)),
-                new Case("redlock = true with keys", STARTUP, CONFIG_ERROR, "RedlockWithKeys.run()", "combines RedLock with keys",
-                        "single key and the default type", startup(RedlockWithKeys.class, "distributed-lock.redlock.nodes="
-                                + "redis://127.0.0.1:1,redis://127.0.0.1:2,redis://127.0.0.1:3")),
-                new Case("redlock = true without nodes", STARTUP, CONFIG_ERROR, "distributed-lock.redlock.nodes", "is not set",
-                        "at least 3 independent Redis masters", startup(RedlockMethod.class)),
-                new Case("RedLock with fewer than 3 nodes", STARTUP, CONFIG_ERROR, "distributed-lock.redlock.nodes", "lists 2 node(s)",
-                        "3 or more", startup(Fine.class, "distributed-lock.redlock.nodes=redis://127.0.0.1:1,redis://127.0.0.1:2")),
-                new Case("Redis unreachable", STARTUP, CONFIG_ERROR, "spring.data.redis.host/port", "could not connect to Redis",
-                        "and that Redis is running", startup(Fine.class, "spring.data.redis.port=" + RedisServer.freePort())),
-                new Case("wrong password", STARTUP, CONFIG_ERROR, "spring.data.redis.host/port", "WRONGPASS", "username/password",
+                new Case(
+                        "key with a control character (\\n, \\r, \\0, ...)",
+                        CALL,
+                        "IllegalArgumentException",
+                        "Keyed.byId(String)",
+                        "contains the control character U+000A",
+                        "strip or encode such input",
+                        call(k -> k.byId("order\n42"))),
+                new Case(
+                        "unparsable duration in the annotation",
+                        STARTUP,
+                        CONFIG_ERROR,
+                        "BadWait.run()",
+                        "which is not a duration",
+                        "500ms, 2s, 1m, PT2S",
+                        startup(BadWait.class)),
+                new Case(
+                        "negative duration in the annotation",
+                        STARTUP,
+                        CONFIG_ERROR,
+                        "NegativeWait.run()",
+                        "negative waitTime",
+                        "0 or more",
+                        startup(NegativeWait.class)),
+                new Case(
+                        "negative duration property",
+                        STARTUP,
+                        CONFIG_ERROR,
+                        "distributed-lock.wait-time",
+                        "Invalid",
+                        "non-negative duration such as 2s",
+                        startup(Fine.class, "distributed-lock.wait-time=-1s")),
+                new Case(
+                        "zero lease property",
+                        STARTUP,
+                        CONFIG_ERROR,
+                        "distributed-lock.lease-time",
+                        "Invalid",
+                        "positive duration such as 2s",
+                        startup(Fine.class, "distributed-lock.lease-time=0s")),
+                new Case(
+                        "unparsable duration property",
+                        STARTUP,
+                        "BindException",
+                        "distributed-lock.wait-time",
+                        "failed to convert",
+                        "Update your application's configuration",
+                        startup(Fine.class, "distributed-lock.wait-time=soon")),
+                new Case(
+                        "max-key-length below 1",
+                        STARTUP,
+                        CONFIG_ERROR,
+                        "distributed-lock.max-key-length",
+                        "must be at least 1",
+                        "Fix distributed-lock.max-key-length",
+                        startup(Fine.class, "distributed-lock.max-key-length=0")),
+                new Case(
+                        "onFailure = SKIP on a method returning a primitive",
+                        STARTUP,
+                        CONFIG_ERROR,
+                        "SkipPrimitive.count()",
+                        "returns the primitive int",
+                        "Return a wrapper type or Optional",
+                        startup(SkipPrimitive.class)),
+                new Case(
+                        "keys with type = FAIR (or READ/WRITE)",
+                        STARTUP,
+                        CONFIG_ERROR,
+                        "KeysWithFair.run()",
+                        "combines keys with type = FAIR",
+                        "type = REENTRANT with keys",
+                        startup(KeysWithFair.class)),
+                new Case(
+                        "redlock = true with keys",
+                        STARTUP,
+                        CONFIG_ERROR,
+                        "RedlockWithKeys.run()",
+                        "combines RedLock with keys",
+                        "single key and the default type",
+                        startup(
+                                RedlockWithKeys.class,
+                                "distributed-lock.redlock.nodes="
+                                        + "redis://127.0.0.1:1,redis://127.0.0.1:2,redis://127.0.0.1:3")),
+                new Case(
+                        "redlock = true without nodes",
+                        STARTUP,
+                        CONFIG_ERROR,
+                        "distributed-lock.redlock.nodes",
+                        "is not set",
+                        "at least 3 independent Redis masters",
+                        startup(RedlockMethod.class)),
+                new Case(
+                        "RedLock with fewer than 3 nodes",
+                        STARTUP,
+                        CONFIG_ERROR,
+                        "distributed-lock.redlock.nodes",
+                        "lists 2 node(s)",
+                        "3 or more",
+                        startup(Fine.class, "distributed-lock.redlock.nodes=redis://127.0.0.1:1,redis://127.0.0.1:2")),
+                new Case(
+                        "Redis unreachable",
+                        STARTUP,
+                        CONFIG_ERROR,
+                        "spring.data.redis.host/port",
+                        "could not connect to Redis",
+                        "and that Redis is running",
+                        startup(Fine.class, "spring.data.redis.port=" + RedisServer.freePort())),
+                new Case(
+                        "wrong password",
+                        STARTUP,
+                        CONFIG_ERROR,
+                        "spring.data.redis.host/port",
+                        "WRONGPASS",
+                        "username/password",
                         BadInputTableTest::wrongPassword),
-                new Case("spring.data.redis.ssl.enabled=true against a plain port", STARTUP, CONFIG_ERROR, "spring.data.redis.host/port",
-                        "could not connect to Redis", "username/password and ssl", startup(Fine.class, "spring.data.redis.ssl.enabled=true")),
-                new Case("plain connection to a TLS-only port", STARTUP, CONFIG_ERROR, "spring.data.redis.host/port",
-                        "could not connect to Redis", "username/password and ssl", () -> failedStartup(tlsRunner(false))),
-                new Case("server certificate from a CA the SSL bundle does not trust", STARTUP, CONFIG_ERROR,
-                        "spring.data.redis.host/port", "unable to find valid certification path", "username/password and ssl", () -> failedStartup(tlsRunner(true))),
-                new Case("unlock by a thread that does not own the lock", "unlock()", "IllegalMonitorStateException", "Lock 'shared'",
-                        "is not held by the current thread", "only the owner can unlock it", BadInputTableTest::unlockByNonOwner),
-                new Case("lease ran out (or the key was deleted) before the method returned", UNLOCK, "LockLeaseExpiredException",
-                        "Lock 'report'", "was lost while held", "prefer the watchdog lease or a longer explicit lease",
+                new Case(
+                        "spring.data.redis.ssl.enabled=true against a plain port",
+                        STARTUP,
+                        CONFIG_ERROR,
+                        "spring.data.redis.host/port",
+                        "could not connect to Redis",
+                        "username/password and ssl",
+                        startup(Fine.class, "spring.data.redis.ssl.enabled=true")),
+                new Case(
+                        "plain connection to a TLS-only port",
+                        STARTUP,
+                        CONFIG_ERROR,
+                        "spring.data.redis.host/port",
+                        "could not connect to Redis",
+                        "username/password and ssl",
+                        () -> failedStartup(tlsRunner(false))),
+                new Case(
+                        "server certificate from a CA the SSL bundle does not trust",
+                        STARTUP,
+                        CONFIG_ERROR,
+                        "spring.data.redis.host/port",
+                        "unable to find valid certification path",
+                        "username/password and ssl",
+                        () -> failedStartup(tlsRunner(true))),
+                new Case(
+                        "unlock by a thread that does not own the lock",
+                        "unlock()",
+                        "IllegalMonitorStateException",
+                        "Lock 'shared'",
+                        "is not held by the current thread",
+                        "only the owner can unlock it",
+                        BadInputTableTest::unlockByNonOwner),
+                new Case(
+                        "lease ran out (or the key was deleted) before the method returned",
+                        UNLOCK,
+                        "LockLeaseExpiredException",
+                        "Lock 'report'",
+                        "was lost while held",
+                        "prefer the watchdog lease or a longer explicit lease",
                         call(Keyed.class, Keyed::outlivesLease)));
     }
 
@@ -153,15 +304,20 @@ class BadInputTableTest {
                 + cases().stream().map(Case::markdown).collect(Collectors.joining("\n")) + "\n";
         Files.writeString(Path.of("target", "bad-input-table.md"), table);
         String readme = Files.readString(Path.of("..", "README.md"));
-        assertThat(readme).as("README section 'Bad input and the error you see' (expected text in target/bad-input-table.md)")
-                .contains("## Bad input and the error you see").contains(table);
+        assertThat(readme)
+                .as("README section 'Bad input and the error you see' (expected text in target/bad-input-table.md)")
+                .contains("## Bad input and the error you see")
+                .contains(table);
     }
 
     private static ApplicationContextRunner runner() {
         return new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(BootLine.REDIS, DistributedLockAutoConfiguration.class))
-                .withPropertyValues("spring.data.redis.host=127.0.0.1", "spring.data.redis.port=" + redis.server().port(),
-                        "spring.data.redis.timeout=2s", "spring.data.redis.connect-timeout=2s");
+                .withPropertyValues(
+                        "spring.data.redis.host=127.0.0.1",
+                        "spring.data.redis.port=" + redis.server().port(),
+                        "spring.data.redis.timeout=2s",
+                        "spring.data.redis.connect-timeout=2s");
     }
 
     private static Scenario startup(Class<?> bean, String... properties) {
@@ -195,7 +351,8 @@ class BadInputTableTest {
     /** What Spring Boot's own (package-private) BindFailureAnalyzer prints for a property that does not convert. */
     private static FailureAnalysis bootBindFailureAnalysis(Throwable failure) {
         try {
-            var constructor = Class.forName("org.springframework.boot.diagnostics.analyzer.BindFailureAnalyzer").getDeclaredConstructor();
+            var constructor = Class.forName("org.springframework.boot.diagnostics.analyzer.BindFailureAnalyzer")
+                    .getDeclaredConstructor();
             constructor.setAccessible(true);
             return ((FailureAnalyzer) constructor.newInstance()).analyze(failure);
         } catch (ReflectiveOperationException e) {
@@ -224,12 +381,18 @@ class BadInputTableTest {
 
     /** Points the application at a TLS-only port: plain, or with a bundle trusting a different CA than the server's. */
     private static ApplicationContextRunner tlsRunner(boolean sslWithUnknownCa) throws Exception {
-        assumeThat(RedisBinary.isBundled()).as("the bundled fallback redis-server is built without TLS").isFalse();
+        assumeThat(RedisBinary.isBundled())
+                .as("the bundled fallback redis-server is built without TLS")
+                .isFalse();
         ApplicationContextRunner runner = runner().withConfiguration(AutoConfigurations.of(SslAutoConfiguration.class))
-                .withBean(Fine.class).withPropertyValues("spring.data.redis.port=" + tlsPort());
+                .withBean(Fine.class)
+                .withPropertyValues("spring.data.redis.port=" + tlsPort());
         return sslWithUnknownCa
-                ? runner.withPropertyValues("spring.data.redis.ssl.enabled=true", "spring.data.redis.ssl.bundle=unknown-ca",
-                        "spring.ssl.bundle.pem.unknown-ca.truststore.certificate=file:" + TestCertificates.unknownCaCertificate())
+                ? runner.withPropertyValues(
+                        "spring.data.redis.ssl.enabled=true",
+                        "spring.data.redis.ssl.bundle=unknown-ca",
+                        "spring.ssl.bundle.pem.unknown-ca.truststore.certificate=file:"
+                                + TestCertificates.unknownCaCertificate())
                 : runner;
     }
 
@@ -245,8 +408,8 @@ class BadInputTableTest {
 
     private static Seen wrongPassword() {
         RedisServer secured = redis.startAnother("--requirepass", "s3cret");
-        return failedStartup(runner().withBean(Fine.class).withPropertyValues("spring.data.redis.port=" + secured.port(),
-                "spring.data.redis.password=wrong"));
+        return failedStartup(runner().withBean(Fine.class)
+                .withPropertyValues("spring.data.redis.port=" + secured.port(), "spring.data.redis.password=wrong"));
     }
 
     private static Seen unlockByNonOwner() {
@@ -256,11 +419,13 @@ class BadInputTableTest {
             RedisLock lock = client.getLock("shared");
             lock.lock();
             try {
-                CompletableFuture.runAsync(() -> client.getLock("shared").unlock()).handle((ok, e) -> {
-                    Throwable cause = e.getCause() != null ? e.getCause() : e;
-                    seen.set(new Seen(cause.getClass().getSimpleName(), cause.getMessage()));
-                    return null;
-                }).join();
+                CompletableFuture.runAsync(() -> client.getLock("shared").unlock())
+                        .handle((ok, e) -> {
+                            Throwable cause = e.getCause() != null ? e.getCause() : e;
+                            seen.set(new Seen(cause.getClass().getSimpleName(), cause.getMessage()));
+                            return null;
+                        })
+                        .join();
             } finally {
                 lock.unlock();
             }
@@ -270,54 +435,48 @@ class BadInputTableTest {
 
     public static class Fine {
         @DistributedLock(key = "fine")
-        public void run() {
-        }
+        public void run() {}
     }
 
     public static class Keyed {
         @DistributedLock(key = "#id")
-        public void byId(String id) {
-        }
+        public void byId(String id) {}
 
         @DistributedLock(key = "'order:' + #id")
-        public void order(Long id) {
-        }
+        public void order(Long id) {}
 
         /** Holds "report" on a 200 ms lease and keeps working after it ran out. */
         @DistributedLock(key = "report", leaseTime = "200ms")
         public void outlivesLease() {
-            await().atMost(Duration.ofSeconds(5)).until(() -> redis.server().command("EXISTS", "lock:{report}").equals(":0"));
+            await().atMost(Duration.ofSeconds(5))
+                    .until(() ->
+                            redis.server().command("EXISTS", "lock:{report}").equals(":0"));
         }
     }
 
     public static class Typo {
         @DistributedLock(key = "'order:' + #ordrId")
-        public void pay(Long orderId) {
-        }
+        public void pay(Long orderId) {}
     }
 
     public static class Hidden {
         @DistributedLock(key = "hidden")
-        private void run() {
-        }
+        private void run() {}
     }
 
     public static class BadSpel {
         @DistributedLock(key = "'order:' + #orderId +")
-        public void run(Long orderId) {
-        }
+        public void run(Long orderId) {}
     }
 
     public static class BadWait {
         @DistributedLock(key = "k", waitTime = "soon")
-        public void run() {
-        }
+        public void run() {}
     }
 
     public static class NegativeWait {
         @DistributedLock(key = "k", waitTime = "-1s")
-        public void run() {
-        }
+        public void run() {}
     }
 
     public static class SkipPrimitive {
@@ -328,20 +487,21 @@ class BadInputTableTest {
     }
 
     public static class KeysWithFair {
-        @DistributedLock(keys = {"a", "b"}, type = LockType.FAIR)
-        public void run() {
-        }
+        @DistributedLock(
+                keys = {"a", "b"},
+                type = LockType.FAIR)
+        public void run() {}
     }
 
     public static class RedlockWithKeys {
-        @DistributedLock(keys = {"a", "b"}, redlock = true)
-        public void run() {
-        }
+        @DistributedLock(
+                keys = {"a", "b"},
+                redlock = true)
+        public void run() {}
     }
 
     public static class RedlockMethod {
         @DistributedLock(key = "k", redlock = true)
-        public void run() {
-        }
+        public void run() {}
     }
 }

@@ -15,9 +15,14 @@ import org.springframework.test.annotation.DirtiesContext;
  * The health indicator over HTTP in a running application on a real redis-server that the test pauses
  * to make it unreachable. Boot 4 only (Boot 4's health API): lock-boot35-tests leaves it out.
  */
-@SpringBootTest(classes = ActuatorEndpointTest.App.class, webEnvironment = WebEnvironment.RANDOM_PORT, properties = {
-        "management.endpoints.web.exposure.include=health,distributedlocks", "management.endpoint.health.show-details=always",
-        "distributed-lock.operation-timeout=1s", "spring.data.redis.timeout=1s" })
+@SpringBootTest(
+        classes = ActuatorEndpointTest.App.class,
+        webEnvironment = WebEnvironment.RANDOM_PORT,
+        properties = {
+            "management.endpoints.web.exposure.include=health,distributedlocks",
+                    "management.endpoint.health.show-details=always",
+            "distributed-lock.operation-timeout=1s", "spring.data.redis.timeout=1s"
+        })
 @DirtiesContext
 class Boot4ActuatorHealthTest extends RunningApplication {
 
@@ -33,7 +38,10 @@ class Boot4ActuatorHealthTest extends RunningApplication {
         }
         HttpResponse<String> up = get("/actuator/health/distributedLock");
         assertThat(up.statusCode()).isEqualTo(200);
-        assertThat(up.body()).contains("\"status\":\"UP\"").contains("\"recentLeaseLosses\":[{").contains("\"key\":\"short-job\"");
+        assertThat(up.body())
+                .contains("\"status\":\"UP\"")
+                .contains("\"recentLeaseLosses\":[{")
+                .contains("\"key\":\"short-job\"");
 
         redis.pause();
         try {
@@ -43,6 +51,7 @@ class Boot4ActuatorHealthTest extends RunningApplication {
         } finally {
             redis.resume();
         }
-        await().atMost(Duration.ofSeconds(20)).until(() -> get("/actuator/health/distributedLock").statusCode() == 200);
+        await().atMost(Duration.ofSeconds(20))
+                .until(() -> get("/actuator/health/distributedLock").statusCode() == 200);
     }
 }

@@ -25,24 +25,33 @@ class Boot4HealthTest {
 
     private ApplicationContextRunner redisRunner() {
         return new ApplicationContextRunner()
-                .withConfiguration(AutoConfigurations.of(BootLine.REDIS, DistributedLockAutoConfiguration.class,
+                .withConfiguration(AutoConfigurations.of(
+                        BootLine.REDIS,
+                        DistributedLockAutoConfiguration.class,
                         DistributedLockMetricsAutoConfiguration.class))
-                .withPropertyValues("spring.data.redis.host=127.0.0.1", "spring.data.redis.port=" + redis.server().port());
+                .withPropertyValues(
+                        "spring.data.redis.host=127.0.0.1",
+                        "spring.data.redis.port=" + redis.server().port());
     }
 
     @Test
     void healthIndicatorAndEndpointComeWithActuatorAndBackOffWhenSwitchedOff() {
-        ApplicationContextRunner actuator = redisRunner().withConfiguration(AutoConfigurations.of(
-                dev.distlock.spring.autoconfigure.DistributedLockActuatorAutoConfiguration.class))
+        ApplicationContextRunner actuator = redisRunner()
+                .withConfiguration(AutoConfigurations.of(
+                        dev.distlock.spring.autoconfigure.DistributedLockActuatorAutoConfiguration.class))
                 .withPropertyValues("management.endpoints.web.exposure.include=distributedlocks");
-        actuator.run(context -> assertThat(context).hasBean("distributedLockHealthIndicator")
+        actuator.run(context -> assertThat(context)
+                .hasBean("distributedLockHealthIndicator")
                 .hasSingleBean(dev.distlock.spring.actuate.DistributedLocksEndpoint.class)
                 .doesNotHaveBean(dev.distlock.spring.actuate.ForceUnlockDistributedLocksEndpoint.class));
         actuator.withPropertyValues("management.health.distributedlock.enabled=false")
                 .run(context -> assertThat(context).doesNotHaveBean("distributedLockHealthIndicator"));
-        actuator.withClassLoader(new FilteredClassLoader(org.springframework.boot.actuate.endpoint.annotation.Endpoint.class,
-                org.springframework.boot.health.contributor.HealthIndicator.class))
-                .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean("distributedLockHealthIndicator")
+        actuator.withClassLoader(new FilteredClassLoader(
+                        org.springframework.boot.actuate.endpoint.annotation.Endpoint.class,
+                        org.springframework.boot.health.contributor.HealthIndicator.class))
+                .run(context -> assertThat(context)
+                        .hasNotFailed()
+                        .doesNotHaveBean("distributedLockHealthIndicator")
                         .doesNotHaveBean(dev.distlock.spring.actuate.DistributedLocksEndpoint.class));
     }
 

@@ -11,28 +11,34 @@ import org.springframework.util.ClassUtils;
 final class BootLine {
 
     /** Whether the Spring Boot on the classpath is the 4.x line (else 3.5.x). */
-    static final boolean BOOT_4 = ClassUtils.isPresent("org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration",
+    static final boolean BOOT_4 = ClassUtils.isPresent(
+            "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration",
             BootLine.class.getClassLoader());
 
     /** Spring Boot's Redis auto-configuration: the RedisConnectionFactory from spring.data.redis.*. */
-    static final Class<?> REDIS = BOOT_4 ? load("org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration")
+    static final Class<?> REDIS = BOOT_4
+            ? load("org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration")
             : load("org.springframework.boot.autoconfigure.data.redis.RedisAutoConfiguration");
 
     /** Spring Boot's metrics auto-configurations: the MeterRegistry an application with Actuator gets. */
     static final Class<?>[] METRICS = BOOT_4
-            ? loadAll("org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",
+            ? loadAll(
+                    "org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",
                     "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
                     "org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration")
-            : loadAll("org.springframework.boot.actuate.autoconfigure.metrics.MetricsAutoConfiguration",
+            : loadAll(
+                    "org.springframework.boot.actuate.autoconfigure.metrics.MetricsAutoConfiguration",
                     "org.springframework.boot.actuate.autoconfigure.metrics.CompositeMeterRegistryAutoConfiguration",
                     "org.springframework.boot.actuate.autoconfigure.metrics.export.simple.SimpleMetricsExportAutoConfiguration");
 
-    private BootLine() {
-    }
+    private BootLine() {}
 
     /** Redisson's starter's auto-configuration for this line (its jar has one per line), which replaces the connection factory. */
     static Class<?> redisson() {
-        return load(BOOT_4 ? "org.redisson.spring.starter.RedissonAutoConfigurationV4" : "org.redisson.spring.starter.RedissonAutoConfigurationV2");
+        return load(
+                BOOT_4
+                        ? "org.redisson.spring.starter.RedissonAutoConfigurationV4"
+                        : "org.redisson.spring.starter.RedissonAutoConfigurationV2");
     }
 
     private static Class<?>[] loadAll(String... names) {

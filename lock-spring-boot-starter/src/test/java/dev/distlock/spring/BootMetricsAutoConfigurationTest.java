@@ -36,12 +36,13 @@ class BootMetricsAutoConfigurationTest {
 
     private ApplicationContextRunner runner() {
         // Ours listed first, so only the ordering in their @AutoConfiguration puts them after Boot's.
-        List<Class<?>> configurations = new ArrayList<>(List.of(DistributedLockMetricsAutoConfiguration.class,
-                DistributedLockAutoConfiguration.class, BootLine.REDIS));
+        List<Class<?>> configurations = new ArrayList<>(List.of(
+                DistributedLockMetricsAutoConfiguration.class, DistributedLockAutoConfiguration.class, BootLine.REDIS));
         configurations.addAll(List.of(BootLine.METRICS));
         return new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(configurations.toArray(Class<?>[]::new)))
-                .withPropertyValues("spring.data.redis.port=" + redis.server().port(), "distributed-lock.watchdog-lease=300ms")
+                .withPropertyValues(
+                        "spring.data.redis.port=" + redis.server().port(), "distributed-lock.watchdog-lease=300ms")
                 .withBean(Work.class);
     }
 
@@ -49,7 +50,8 @@ class BootMetricsAutoConfigurationTest {
     void everyLockMeterIsRecordedInTheRegistryOfBootsMetricsAutoConfiguration() {
         runner().run(context -> {
             assertThat(context).hasNotFailed().hasSingleBean(MeterRegistry.class);
-            assertThat(context).as("lock metrics listener (missing when ordered before Boot's metrics auto-configuration)")
+            assertThat(context)
+                    .as("lock metrics listener (missing when ordered before Boot's metrics auto-configuration)")
                     .hasSingleBean(MicrometerLockListener.class);
             MeterRegistry registry = context.getBean(MeterRegistry.class);
             Work work = context.getBean(Work.class);
@@ -57,11 +59,27 @@ class BootMetricsAutoConfigurationTest {
             work.holdUntilRenewed(registry);
             assertThatThrownBy(() -> work.holdUntilLost(registry)).isInstanceOf(LockLeaseExpiredException.class);
 
-            assertThat(registry.get(LockMetrics.ACQUIRE).tags("name", "work", "outcome", "acquired").timer().count()).isEqualTo(2);
-            assertThat(registry.get(LockMetrics.HELD).tags("name", "work").timer().count()).isPositive();
+            assertThat(registry.get(LockMetrics.ACQUIRE)
+                            .tags("name", "work", "outcome", "acquired")
+                            .timer()
+                            .count())
+                    .isEqualTo(2);
+            assertThat(registry.get(LockMetrics.HELD)
+                            .tags("name", "work")
+                            .timer()
+                            .count())
+                    .isPositive();
             assertThat(registry.get(LockMetrics.ACTIVE).gauge().value()).isZero();
-            assertThat(registry.get(LockMetrics.RENEWALS).tags("outcome", "renewed").counter().count()).isPositive();
-            assertThat(registry.get(LockMetrics.LOST).tags("name", "work").counter().count()).isEqualTo(1);
+            assertThat(registry.get(LockMetrics.RENEWALS)
+                            .tags("outcome", "renewed")
+                            .counter()
+                            .count())
+                    .isPositive();
+            assertThat(registry.get(LockMetrics.LOST)
+                            .tags("name", "work")
+                            .counter()
+                            .count())
+                    .isEqualTo(1);
         });
     }
 
@@ -70,16 +88,19 @@ class BootMetricsAutoConfigurationTest {
         /** Holds its lock until the watchdog (renewing every 100 ms) has renewed it once. */
         @DistributedLock(key = "'renewed'", name = "work")
         public void holdUntilRenewed(MeterRegistry registry) {
-            await().atMost(Duration.ofSeconds(10)).until(() -> count(registry.find(LockMetrics.RENEWALS).counter()) > 0);
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> count(registry.find(LockMetrics.RENEWALS).counter()) > 0);
         }
 
         /** Has its lock deleted by another client (as an operator would), and holds on until the loss is counted. */
         @DistributedLock(key = "'lost'", name = "work")
         public void holdUntilLost(MeterRegistry registry) {
-            try (LockClient operator = LockClient.create(RedisURI.create(redis.server().uri()))) {
+            try (LockClient operator =
+                    LockClient.create(RedisURI.create(redis.server().uri()))) {
                 operator.getLock("lost").forceUnlock();
             }
-            await().atMost(Duration.ofSeconds(10)).until(() -> count(registry.find(LockMetrics.LOST).counter()) > 0);
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> count(registry.find(LockMetrics.LOST).counter()) > 0);
         }
 
         private static double count(Counter counter) {

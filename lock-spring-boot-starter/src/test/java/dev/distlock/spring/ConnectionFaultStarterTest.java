@@ -51,7 +51,9 @@ class ConnectionFaultStarterTest {
 
     private ApplicationContextRunner runner() {
         return new ApplicationContextRunner()
-                .withConfiguration(AutoConfigurations.of(BootLine.REDIS, DistributedLockAutoConfiguration.class,
+                .withConfiguration(AutoConfigurations.of(
+                        BootLine.REDIS,
+                        DistributedLockAutoConfiguration.class,
                         DistributedLockMetricsAutoConfiguration.class))
                 .withPropertyValues("spring.data.redis.port=" + relay.port(), "spring.data.redis.timeout=60s")
                 .withBean(MeterRegistry.class, SimpleMeterRegistry::new)
@@ -73,12 +75,17 @@ class ConnectionFaultStarterTest {
                 assertThat(took).isLessThan(Duration.ofMillis(400).plusSeconds(3));
                 assertThat(orders.runs()).isEqualTo(1);
                 MeterRegistry registry = context.getBean(MeterRegistry.class);
-                assertThat(registry.get(LockMetrics.ACQUIRE).tag(LockMetrics.OUTCOME, "unavailable").timer().count()).isEqualTo(1);
+                assertThat(registry.get(LockMetrics.ACQUIRE)
+                                .tag(LockMetrics.OUTCOME, "unavailable")
+                                .timer()
+                                .count())
+                        .isEqualTo(1);
             } finally {
                 relay.heal();
             }
             // what was sent meanwhile reaches Redis now; a grant made then must be given back
-            await("nothing held after heal").atMost(Duration.ofSeconds(15))
+            await("nothing held after heal")
+                    .atMost(Duration.ofSeconds(15))
                     .until(() -> server.command("EXISTS", "lock:{order:2}").equals(":0"));
         });
     }
@@ -90,8 +97,11 @@ class ConnectionFaultStarterTest {
             assertThat(orders.ship(1)).isEqualTo("shipped 1");
             relay.holdReplies();
             CompletableFuture<String> call = CompletableFuture.supplyAsync(() -> orders.shipPatiently(3));
-            await("Redis granted the lock and its reply is held").atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(5))
-                    .until(() -> server.command("EXISTS", "lock:{order:3}").equals(":1") && relay.pendingReplyBytes() > 0);
+            await("Redis granted the lock and its reply is held")
+                    .atMost(Duration.ofSeconds(10))
+                    .pollInterval(Duration.ofMillis(5))
+                    .until(() ->
+                            server.command("EXISTS", "lock:{order:3}").equals(":1") && relay.pendingReplyBytes() > 0);
             relay.drop(FaultRelay.Drop.RST);
 
             try {
@@ -99,9 +109,12 @@ class ConnectionFaultStarterTest {
                 assertThat(orders.runs()).as("the method ran once").isEqualTo(2);
             } catch (ExecutionException e) {
                 assertThat(e.getCause()).isInstanceOf(LockUnavailableException.class);
-                assertThat(orders.runs()).as("the method did not run without the lock").isEqualTo(1);
+                assertThat(orders.runs())
+                        .as("the method did not run without the lock")
+                        .isEqualTo(1);
             }
-            await("nothing held after the call").atMost(Duration.ofSeconds(15))
+            await("nothing held after the call")
+                    .atMost(Duration.ofSeconds(15))
                     .until(() -> server.command("EXISTS", "lock:{order:3}").equals(":0"));
         });
     }
@@ -112,14 +125,20 @@ class ConnectionFaultStarterTest {
             Orders orders = context.getBean(Orders.class);
             assertThat(orders.ship(1)).isEqualTo("shipped 1");
             CompletableFuture<String> call = CompletableFuture.supplyAsync(() -> orders.shipThenHoldReplies(4, relay));
-            await("Redis released the lock and its reply is held").atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(5))
-                    .until(() -> orders.runs() == 2 && server.command("EXISTS", "lock:{order:4}").equals(":0")
+            await("Redis released the lock and its reply is held")
+                    .atMost(Duration.ofSeconds(10))
+                    .pollInterval(Duration.ofMillis(5))
+                    .until(() -> orders.runs() == 2
+                            && server.command("EXISTS", "lock:{order:4}").equals(":0")
                             && relay.pendingReplyBytes() > 0);
             relay.drop(FaultRelay.Drop.RST);
 
-            assertThat(call.get(30, TimeUnit.SECONDS)).as("no LockLeaseExpiredException for a release that happened").isEqualTo("shipped 4");
+            assertThat(call.get(30, TimeUnit.SECONDS))
+                    .as("no LockLeaseExpiredException for a release that happened")
+                    .isEqualTo("shipped 4");
             MeterRegistry registry = context.getBean(MeterRegistry.class);
-            assertThat(registry.find(LockMetrics.LOST).counters()).as("no loss counted")
+            assertThat(registry.find(LockMetrics.LOST).counters())
+                    .as("no loss counted")
                     .allSatisfy(c -> assertThat(c.count()).isZero());
             assertThat(orders.ship(4)).as("the lock is free again").isEqualTo("shipped 4");
         });

@@ -46,7 +46,8 @@ class DistributedLockAnnotationTest {
     private ApplicationContextRunner runner() {
         return new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(BootLine.REDIS, DistributedLockAutoConfiguration.class))
-                .withPropertyValues("spring.data.redis.port=" + redis.server().port(), "distributed-lock.wait-time=200ms");
+                .withPropertyValues(
+                        "spring.data.redis.port=" + redis.server().port(), "distributed-lock.wait-time=200ms");
     }
 
     /** Runs {@code whileHeld} while another instance holds {@code key}. */
@@ -104,7 +105,9 @@ class DistributedLockAnnotationTest {
             Orders orders = context.getBean(Orders.class);
             assertThatThrownBy(() -> whileHeldElsewhere("order:7", () -> orders.pay(7L)))
                     .isInstanceOf(LockAcquisitionException.class)
-                    .hasMessageContaining("order:7").hasMessageContaining("Orders.pay(Long)").hasMessageContaining("200 ms");
+                    .hasMessageContaining("order:7")
+                    .hasMessageContaining("Orders.pay(Long)")
+                    .hasMessageContaining("200 ms");
             assertThat(orders.calls()).doesNotContain("pay 7");
         });
     }
@@ -124,7 +127,9 @@ class DistributedLockAnnotationTest {
     void releasesWhenTheMethodThrows() {
         runner().withUserConfiguration(Services.class).run(context -> {
             Orders orders = context.getBean(Orders.class);
-            assertThatThrownBy(() -> orders.fail(5)).isInstanceOf(IllegalStateException.class).hasMessage("boom");
+            assertThatThrownBy(() -> orders.fail(5))
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessage("boom");
             assertThat(otherInstance.getLock("fail:5").isLocked()).isFalse();
         });
     }
@@ -133,9 +138,13 @@ class DistributedLockAnnotationTest {
     void nullOrBlankKeyFailsTheCallNamingMethodAndExpression() {
         runner().withUserConfiguration(Services.class).run(context -> {
             Orders orders = context.getBean(Orders.class);
-            assertThatThrownBy(() -> orders.pay(null)).isInstanceOf(IllegalArgumentException.class)
-                    .hasMessageContaining("#orderId").hasMessageContaining("Orders.pay(Long)").hasMessageContaining("null");
-            assertThatThrownBy(() -> orders.byIndex(" ")).isInstanceOf(IllegalArgumentException.class)
+            assertThatThrownBy(() -> orders.pay(null))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("#orderId")
+                    .hasMessageContaining("Orders.pay(Long)")
+                    .hasMessageContaining("null");
+            assertThatThrownBy(() -> orders.byIndex(" "))
+                    .isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining("blank");
         });
     }
@@ -157,7 +166,8 @@ class DistributedLockAnnotationTest {
             assertThat(otherInstance.getLock("account:1").isLocked()).isFalse();
             // all or nothing: one of the two held elsewhere means the method does not run
             assertThatThrownBy(() -> whileHeldElsewhere("account:4", () -> orders.transfer(3, 4)))
-                    .isInstanceOf(LockAcquisitionException.class).hasMessageContaining("account:3, account:4");
+                    .isInstanceOf(LockAcquisitionException.class)
+                    .hasMessageContaining("account:3, account:4");
             assertThat(otherInstance.getLock("account:3").isLocked()).isFalse();
         });
     }
@@ -166,9 +176,12 @@ class DistributedLockAnnotationTest {
     void typeFairTakesTheFairLockOfTheKey() {
         runner().withUserConfiguration(Services.class).run(context -> {
             Orders orders = context.getBean(Orders.class);
-            assertThat(orders.fair(8)).as("held as a fair lock while the method runs").isTrue();
+            assertThat(orders.fair(8))
+                    .as("held as a fair lock while the method runs")
+                    .isTrue();
             assertThat(otherInstance.getFairLock("fair:8").isLocked()).isFalse();
-            assertThatThrownBy(() -> whileHeldElsewhere("fair:9", () -> orders.fair(9))).isInstanceOf(LockAcquisitionException.class);
+            assertThatThrownBy(() -> whileHeldElsewhere("fair:9", () -> orders.fair(9)))
+                    .isInstanceOf(LockAcquisitionException.class);
         });
     }
 
@@ -180,10 +193,13 @@ class DistributedLockAnnotationTest {
             // another instance reading does not keep this one from reading ...
             assertThat(whileReadHeldElsewhere(rw, () -> orders.read(1))).isTrue();
             // ... but keeps it from writing
-            assertThatThrownBy(() -> whileReadHeldElsewhere(rw, () -> orders.write(1))).isInstanceOf(LockAcquisitionException.class);
+            assertThatThrownBy(() -> whileReadHeldElsewhere(rw, () -> orders.write(1)))
+                    .isInstanceOf(LockAcquisitionException.class);
             assertThat(orders.write(1)).isTrue();
             assertThatThrownBy(() -> orders.readThenWrite(1)).isInstanceOf(IllegalStateException.class);
-            assertThat(orders.writeThenRead(1)).as("downgrade: a writer may read").isTrue();
+            assertThat(orders.writeThenRead(1))
+                    .as("downgrade: a writer may read")
+                    .isTrue();
         });
     }
 
@@ -219,10 +235,15 @@ class DistributedLockAnnotationTest {
             Orders orders = context.getBean(Orders.class);
             long[] seen = orders.tokens(5);
             assertThat(seen[1]).as("inner lock's token").isPositive().isNotEqualTo(seen[0]);
-            assertThat(seen[2]).as("outer token restored after the inner method returned").isEqualTo(seen[0]);
+            assertThat(seen[2])
+                    .as("outer token restored after the inner method returned")
+                    .isEqualTo(seen[0]);
             long next = orders.tokens(5)[0];
-            assertThat(next).as("a later grant of the same lock gets a larger token").isGreaterThan(seen[0]);
-            assertThatThrownBy(dev.distlock.spring.LockContext::currentToken).isInstanceOf(IllegalStateException.class)
+            assertThat(next)
+                    .as("a later grant of the same lock gets a larger token")
+                    .isGreaterThan(seen[0]);
+            assertThatThrownBy(dev.distlock.spring.LockContext::currentToken)
+                    .isInstanceOf(IllegalStateException.class)
                     .hasMessageContaining("No @DistributedLock method is running");
         });
     }
@@ -249,6 +270,7 @@ class DistributedLockAnnotationTest {
     public static class Orders {
         final List<String> calls = new CopyOnWriteArrayList<>();
         private final LockClient client;
+
         @org.springframework.beans.factory.annotation.Autowired
         @org.springframework.context.annotation.Lazy
         Orders self;
@@ -264,7 +286,8 @@ class DistributedLockAnnotationTest {
         @DistributedLock(key = "'order:' + #orderId")
         public String pay(Long orderId) {
             calls.add("pay " + orderId);
-            return "paid " + orderId + " holding " + client.getLock("order:" + orderId).isHeldByCurrentThread();
+            return "paid " + orderId + " holding "
+                    + client.getLock("order:" + orderId).isHeldByCurrentThread();
         }
 
         @DistributedLock(key = "#p0")
@@ -307,7 +330,9 @@ class DistributedLockAnnotationTest {
             throw new IllegalStateException("boom");
         }
 
-        @DistributedLock(keys = {"'account:' + #to", "'account:' + #from"}, waitTime = "100ms")
+        @DistributedLock(
+                keys = {"'account:' + #to", "'account:' + #from"},
+                waitTime = "100ms")
         public java.util.Map<String, Long> transfer(long from, long to) {
             return dev.distlock.spring.LockContext.currentTokens();
         }
@@ -317,12 +342,18 @@ class DistributedLockAnnotationTest {
             return client.getFairLock("fair:" + n).isHeldByCurrentThread();
         }
 
-        @DistributedLock(key = "'catalog:' + #n", type = dev.distlock.spring.annotation.LockType.READ, waitTime = "100ms")
+        @DistributedLock(
+                key = "'catalog:' + #n",
+                type = dev.distlock.spring.annotation.LockType.READ,
+                waitTime = "100ms")
         public boolean read(int n) {
             return client.getReadWriteLock("catalog:" + n).readLock().isHeldByCurrentThread();
         }
 
-        @DistributedLock(key = "'catalog:' + #n", type = dev.distlock.spring.annotation.LockType.WRITE, waitTime = "100ms")
+        @DistributedLock(
+                key = "'catalog:' + #n",
+                type = dev.distlock.spring.annotation.LockType.WRITE,
+                waitTime = "100ms")
         public boolean write(int n) {
             return client.getReadWriteLock("catalog:" + n).writeLock().isHeldByCurrentThread();
         }

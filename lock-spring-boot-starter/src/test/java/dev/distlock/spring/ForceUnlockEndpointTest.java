@@ -17,8 +17,13 @@ import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.test.annotation.DirtiesContext;
 
 /** With distributed-lock.actuator.force-unlock.enabled=true the endpoint deletes a held lock, and its holder learns it lost it. */
-@SpringBootTest(classes = ActuatorEndpointTest.App.class, webEnvironment = WebEnvironment.RANDOM_PORT, properties = {
-        "management.endpoints.web.exposure.include=distributedlocks", "distributed-lock.actuator.force-unlock.enabled=true" })
+@SpringBootTest(
+        classes = ActuatorEndpointTest.App.class,
+        webEnvironment = WebEnvironment.RANDOM_PORT,
+        properties = {
+            "management.endpoints.web.exposure.include=distributedlocks",
+            "distributed-lock.actuator.force-unlock.enabled=true"
+        })
 @DirtiesContext
 class ForceUnlockEndpointTest extends RunningApplication {
 
@@ -29,18 +34,28 @@ class ForceUnlockEndpointTest extends RunningApplication {
     void deletesAHeldLockAndItsHolderGetsLockLeaseExpiredException() throws Exception {
         CountDownLatch release = new CountDownLatch(1);
         CompletableFuture<Void> holder = CompletableFuture.runAsync(() -> jobs.hold("order:9", release));
-        await().atMost(Duration.ofSeconds(20)).until(() -> redis.command("EXISTS", "lock:{order:9}").equals(":1"));
+        await().atMost(Duration.ofSeconds(20))
+                .until(() -> redis.command("EXISTS", "lock:{order:9}").equals(":1"));
 
-        HttpResponse<String> response = post("/actuator/distributedlocks", "{\"key\":\"order:9\",\"type\":\"REENTRANT\"}");
+        HttpResponse<String> response =
+                post("/actuator/distributedlocks", "{\"key\":\"order:9\",\"type\":\"REENTRANT\"}");
         assertThat(response.statusCode()).isEqualTo(200);
         assertThat(response.body()).contains("\"deleted\":true");
         assertThat(redis.command("EXISTS", "lock:{order:9}")).isEqualTo(":0");
 
         release.countDown();
         assertThat(org.assertj.core.api.Assertions.catchThrowable(() -> holder.get(20, TimeUnit.SECONDS)))
-                .isInstanceOf(ExecutionException.class).cause().isInstanceOf(LockLeaseExpiredException.class);
+                .isInstanceOf(ExecutionException.class)
+                .cause()
+                .isInstanceOf(LockLeaseExpiredException.class);
 
-        assertThat(post("/actuator/distributedlocks", "{\"key\":\"order:9\",\"type\":\"REENTRANT\"}").body()).contains("\"deleted\":false").contains("not held");
-        assertThat(post("/actuator/distributedlocks", "{\"key\":\"order:9\",\"type\":\"SHARED\"}").body()).contains("\"deleted\":false").contains("one of");
+        assertThat(post("/actuator/distributedlocks", "{\"key\":\"order:9\",\"type\":\"REENTRANT\"}")
+                        .body())
+                .contains("\"deleted\":false")
+                .contains("not held");
+        assertThat(post("/actuator/distributedlocks", "{\"key\":\"order:9\",\"type\":\"SHARED\"}")
+                        .body())
+                .contains("\"deleted\":false")
+                .contains("one of");
     }
 }

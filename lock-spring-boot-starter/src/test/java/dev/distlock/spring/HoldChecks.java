@@ -10,8 +10,7 @@ import java.util.concurrent.Future;
 /** Looks at a lock from outside the application under test: in Redis, and from another instance's client. */
 final class HoldChecks {
 
-    private HoldChecks() {
-    }
+    private HoldChecks() {}
 
     /** Whether the lock key of {@code name} exists in Redis now. */
     static boolean lockedInRedis(RedisServer redis, String name) {
@@ -20,14 +19,19 @@ final class HoldChecks {
 
     /** One attempt by {@code otherInstance} to take {@code name} at once. */
     static Optional<LockHandle> tryElsewhere(LockClient otherInstance, String name) {
-        return otherInstance.getLock(name).tryLockAsync(Duration.ZERO).toCompletableFuture().join();
+        return otherInstance
+                .getLock(name)
+                .tryLockAsync(Duration.ZERO)
+                .toCompletableFuture()
+                .join();
     }
 
     /**
      * Tries every half second, until {@code call} is done, to take {@code name} from {@code otherInstance};
      * fails when it ever succeeds while the call is still running.
      */
-    static void nobodyElseTakesItUntilDone(LockClient otherInstance, String name, Future<?> call) throws InterruptedException {
+    static void nobodyElseTakesItUntilDone(LockClient otherInstance, String name, Future<?> call)
+            throws InterruptedException {
         while (!call.isDone()) {
             Optional<LockHandle> stolen = tryElsewhere(otherInstance, name);
             boolean running = !call.isDone();

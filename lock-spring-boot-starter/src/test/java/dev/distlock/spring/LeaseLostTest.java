@@ -41,9 +41,12 @@ class LeaseLostTest {
 
     private ApplicationContextRunner runner() {
         return new ApplicationContextRunner()
-                .withConfiguration(AutoConfigurations.of(BootLine.REDIS, DistributedLockAutoConfiguration.class,
+                .withConfiguration(AutoConfigurations.of(
+                        BootLine.REDIS,
+                        DistributedLockAutoConfiguration.class,
                         DistributedLockMetricsAutoConfiguration.class))
-                .withPropertyValues("spring.data.redis.port=" + redis.server().port(), "distributed-lock.watchdog-lease=600ms")
+                .withPropertyValues(
+                        "spring.data.redis.port=" + redis.server().port(), "distributed-lock.watchdog-lease=600ms")
                 .withBean(MeterRegistry.class, SimpleMeterRegistry::new)
                 .withBean(Job.class);
     }
@@ -52,9 +55,15 @@ class LeaseLostTest {
     void byDefaultTheMethodRunsOnAndItsCallerGetsTheSpecificException() {
         runner().run(context -> {
             Job job = context.getBean(Job.class);
-            assertThatThrownBy(() -> job.run("log")).isInstanceOf(LockLeaseExpiredException.class).hasMessageContaining("job:log");
+            assertThatThrownBy(() -> job.run("log"))
+                    .isInstanceOf(LockLeaseExpiredException.class)
+                    .hasMessageContaining("job:log");
             assertThat(job.outcome()).isEqualTo("finished");
-            assertThat(context.getBean(MeterRegistry.class).get(LockMetrics.LOST).counter().count()).isEqualTo(1);
+            assertThat(context.getBean(MeterRegistry.class)
+                            .get(LockMetrics.LOST)
+                            .counter()
+                            .count())
+                    .isEqualTo(1);
         });
     }
 
@@ -70,11 +79,16 @@ class LeaseLostTest {
 
     @Test
     void throwOnLeaseLostFalseReturnsTheResultButStillCountsTheLoss() {
-        runner().withPropertyValues("distributed-lock.throw-on-lease-lost=false").run(context -> {
-            Job job = context.getBean(Job.class);
-            assertThat(job.run("quiet")).isEqualTo("finished");
-            assertThat(context.getBean(MeterRegistry.class).get(LockMetrics.LOST).counter().count()).isEqualTo(1);
-        });
+        runner().withPropertyValues("distributed-lock.throw-on-lease-lost=false")
+                .run(context -> {
+                    Job job = context.getBean(Job.class);
+                    assertThat(job.run("quiet")).isEqualTo("finished");
+                    assertThat(context.getBean(MeterRegistry.class)
+                                    .get(LockMetrics.LOST)
+                                    .counter()
+                                    .count())
+                            .isEqualTo(1);
+                });
     }
 
     public static class Job {

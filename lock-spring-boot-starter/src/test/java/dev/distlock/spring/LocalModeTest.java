@@ -37,11 +37,17 @@ class LocalModeTest {
     /** Spring's Redis points at a port nobody listens on: any Redis call would fail. */
     static ApplicationContextRunner runner() {
         return new ApplicationContextRunner()
-                .withConfiguration(AutoConfigurations.of(BootLine.REDIS, DistributedLockLocalAutoConfiguration.class,
-                        DistributedLockAutoConfiguration.class, DistributedLockMetricsAutoConfiguration.class,
+                .withConfiguration(AutoConfigurations.of(
+                        BootLine.REDIS,
+                        DistributedLockLocalAutoConfiguration.class,
+                        DistributedLockAutoConfiguration.class,
+                        DistributedLockMetricsAutoConfiguration.class,
                         DistributedLockActuatorAutoConfiguration.class))
-                .withPropertyValues("distributed-lock.mode=local", "spring.data.redis.port=" + RedisServer.freePort(),
-                        "distributed-lock.wait-time=100ms", "management.endpoints.web.exposure.include=distributedlocks")
+                .withPropertyValues(
+                        "distributed-lock.mode=local",
+                        "spring.data.redis.port=" + RedisServer.freePort(),
+                        "distributed-lock.wait-time=100ms",
+                        "management.endpoints.web.exposure.include=distributedlocks")
                 .withBean(MeterRegistry.class, SimpleMeterRegistry::new)
                 .withBean(Work.class);
     }
@@ -60,15 +66,25 @@ class LocalModeTest {
             Work work = context.getBean(Work.class);
             CountDownLatch release = new CountDownLatch(1);
             CompletableFuture<Void> holder = CompletableFuture.runAsync(() -> work.hold("order:1", release));
-            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10))
-                    .until(() -> context.getBean(DistributedLocksEndpoint.class).holds().holds().size() == 1);
-            assertThat(context.getBean(DistributedLocksEndpoint.class).holds().mode()).isEqualTo("local");
+            org.awaitility.Awaitility.await()
+                    .atMost(Duration.ofSeconds(10))
+                    .until(() -> context.getBean(DistributedLocksEndpoint.class)
+                                    .holds()
+                                    .holds()
+                                    .size()
+                            == 1);
+            assertThat(context.getBean(DistributedLocksEndpoint.class).holds().mode())
+                    .isEqualTo("local");
 
-            assertThatThrownBy(() -> work.hold("order:1", new CountDownLatch(0))).isInstanceOf(LockAcquisitionException.class)
+            assertThatThrownBy(() -> work.hold("order:1", new CountDownLatch(0)))
+                    .isInstanceOf(LockAcquisitionException.class)
                     .hasMessageContaining("Lock 'order:1' for Work.hold(String, CountDownLatch) is held elsewhere");
             assertThat(work.skip("order:1")).isEmpty();
-            assertThat(context.getBean(LockTemplate.class).tryExecute("order:1", Duration.ZERO, () -> "ran")).isEmpty();
-            assertThat(work.hold("order:2", new CountDownLatch(0))).as("another key is free").isPositive();
+            assertThat(context.getBean(LockTemplate.class).tryExecute("order:1", Duration.ZERO, () -> "ran"))
+                    .isEmpty();
+            assertThat(work.hold("order:2", new CountDownLatch(0)))
+                    .as("another key is free")
+                    .isPositive();
 
             release.countDown();
             holder.get(10, TimeUnit.SECONDS);
@@ -77,9 +93,16 @@ class LocalModeTest {
             assertThat(second).as("fencing tokens grow").isGreaterThan(first);
 
             MeterRegistry meters = context.getBean(MeterRegistry.class);
-            assertThat(meters.get(LockMetrics.ACQUIRE).tags("name", "Work.hold", "type", "REENTRANT", "outcome", "timeout").timer().count())
+            assertThat(meters.get(LockMetrics.ACQUIRE)
+                            .tags("name", "Work.hold", "type", "REENTRANT", "outcome", "timeout")
+                            .timer()
+                            .count())
                     .isEqualTo(1);
-            assertThat(meters.get(LockMetrics.ACQUIRE).tags("name", "Work.hold", "outcome", "acquired").timer().count()).isEqualTo(4);
+            assertThat(meters.get(LockMetrics.ACQUIRE)
+                            .tags("name", "Work.hold", "outcome", "acquired")
+                            .timer()
+                            .count())
+                    .isEqualTo(4);
             assertThat(meters.get(LockMetrics.ACTIVE).gauge().value()).isZero();
         });
     }
@@ -88,11 +111,18 @@ class LocalModeTest {
     void fixedLeaseRunsOutAsInRedisMode() {
         runner().run(context -> {
             Work work = context.getBean(Work.class);
-            assertThatThrownBy(work::outliveLease).isInstanceOf(LockLeaseExpiredException.class).hasMessageContaining("short");
-            assertThat(context.getBean(MeterRegistry.class).get(LockMetrics.LOST).tags("name", "Work.outliveLease").counter().count())
+            assertThatThrownBy(work::outliveLease)
+                    .isInstanceOf(LockLeaseExpiredException.class)
+                    .hasMessageContaining("short");
+            assertThat(context.getBean(MeterRegistry.class)
+                            .get(LockMetrics.LOST)
+                            .tags("name", "Work.outliveLease")
+                            .counter()
+                            .count())
                     .isEqualTo(1);
             // the lock was free for others once the lease ran out
-            assertThat(context.getBean(LockTemplate.class).tryExecute("short", Duration.ZERO, () -> "ran")).contains("ran");
+            assertThat(context.getBean(LockTemplate.class).tryExecute("short", Duration.ZERO, () -> "ran"))
+                    .contains("ran");
         });
     }
 
@@ -101,13 +131,21 @@ class LocalModeTest {
         runner().run(context -> {
             LockTemplate readers = context.getBean(LockTemplate.class).withType(LockType.READ);
             LockTemplate writers = readers.withType(LockType.WRITE);
-            String seen = readers.execute("doc", Duration.ZERO, () -> CompletableFuture.supplyAsync(
-                    () -> readers.tryExecute("doc", Duration.ZERO, () -> "r").orElse("-") + writers.tryExecute("doc", Duration.ZERO, () -> "w")
-                            .orElse("-")).join());
+            String seen = readers.execute(
+                    "doc",
+                    Duration.ZERO,
+                    () -> CompletableFuture.supplyAsync(() -> readers.tryExecute("doc", Duration.ZERO, () -> "r")
+                                            .orElse("-")
+                                    + writers.tryExecute("doc", Duration.ZERO, () -> "w")
+                                            .orElse("-"))
+                            .join());
             assertThat(seen).isEqualTo("r-");
-            assertThatThrownBy(() -> readers.execute("doc", Duration.ZERO, () -> writers.execute("doc", Duration.ZERO, () -> "w")))
-                    .isInstanceOf(IllegalStateException.class).hasMessageContaining("cannot upgrade to the write lock");
-            assertThat(writers.execute("doc", Duration.ZERO, () -> readers.execute("doc", Duration.ZERO, () -> "downgrade")))
+            assertThatThrownBy(() -> readers.execute(
+                            "doc", Duration.ZERO, () -> writers.execute("doc", Duration.ZERO, () -> "w")))
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("cannot upgrade to the write lock");
+            assertThat(writers.execute(
+                            "doc", Duration.ZERO, () -> readers.execute("doc", Duration.ZERO, () -> "downgrade")))
                     .isEqualTo("downgrade");
         });
     }
@@ -136,8 +174,10 @@ class LocalModeTest {
 
         @DistributedLock(key = "short", leaseTime = "200ms")
         public void outliveLease() {
-            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10))
-                    .until(() -> !locks.lock(LockType.REENTRANT, false, "short", "probe").isLocked());
+            org.awaitility.Awaitility.await()
+                    .atMost(Duration.ofSeconds(10))
+                    .until(() -> !locks.lock(LockType.REENTRANT, false, "short", "probe")
+                            .isLocked());
         }
     }
 }

@@ -31,7 +31,9 @@ class LockTemplateTest {
 
     private ApplicationContextRunner runner() {
         return new ApplicationContextRunner()
-                .withConfiguration(AutoConfigurations.of(BootLine.REDIS, DistributedLockAutoConfiguration.class,
+                .withConfiguration(AutoConfigurations.of(
+                        BootLine.REDIS,
+                        DistributedLockAutoConfiguration.class,
                         DistributedLockMetricsAutoConfiguration.class))
                 .withPropertyValues("spring.data.redis.port=" + redis.server().port())
                 .withBean(MeterRegistry.class, SimpleMeterRegistry::new);
@@ -48,9 +50,16 @@ class LockTemplateTest {
             assertThat(token).isPositive();
             assertThat(redis.server().command("EXISTS", "lock:{order:1}")).isEqualTo(":0");
             MeterRegistry registry = context.getBean(MeterRegistry.class);
-            assertThat(registry.get(LockMetrics.ACQUIRE).tags("name", "payments", "type", "REENTRANT", "outcome", "acquired").timer()
-                    .count()).isEqualTo(1);
-            assertThat(registry.get(LockMetrics.HELD).tags("name", "payments").timer().count()).isEqualTo(1);
+            assertThat(registry.get(LockMetrics.ACQUIRE)
+                            .tags("name", "payments", "type", "REENTRANT", "outcome", "acquired")
+                            .timer()
+                            .count())
+                    .isEqualTo(1);
+            assertThat(registry.get(LockMetrics.HELD)
+                            .tags("name", "payments")
+                            .timer()
+                            .count())
+                    .isEqualTo(1);
         });
     }
 
@@ -58,32 +67,51 @@ class LockTemplateTest {
     void busyLockThrowsLockAcquisitionExceptionOrGivesEmptyWithTryExecute() {
         runner().run(context -> {
             LockTemplate template = context.getBean(LockTemplate.class).withName("busy");
-            try (LockClient otherInstance = LockClient.create(RedisURI.create(redis.server().uri()))) {
+            try (LockClient otherInstance =
+                    LockClient.create(RedisURI.create(redis.server().uri()))) {
                 var elsewhere = otherInstance.getLock("order:2"); // another client: another owner, even on this thread
                 elsewhere.lock();
                 try {
                     assertThatThrownBy(() -> template.execute("order:2", Duration.ofMillis(100), () -> "ran"))
                             .isInstanceOf(LockAcquisitionException.class)
                             .hasMessageContaining("Lock 'order:2' for LockTemplate 'busy' is held elsewhere");
-                    assertThat(template.tryExecute("order:2", Duration.ZERO, () -> "ran")).isEmpty();
+                    assertThat(template.tryExecute("order:2", Duration.ZERO, () -> "ran"))
+                            .isEmpty();
                 } finally {
                     elsewhere.unlock();
                 }
             }
-            assertThat(template.tryExecute("order:2", Duration.ZERO, () -> "ran")).isEqualTo(Optional.of("ran"));
-            assertThat(context.getBean(MeterRegistry.class).get(LockMetrics.ACQUIRE).tags("name", "busy", "outcome", "timeout").timer()
-                    .count()).isEqualTo(2);
+            assertThat(template.tryExecute("order:2", Duration.ZERO, () -> "ran"))
+                    .isEqualTo(Optional.of("ran"));
+            assertThat(context.getBean(MeterRegistry.class)
+                            .get(LockMetrics.ACQUIRE)
+                            .tags("name", "busy", "outcome", "timeout")
+                            .timer()
+                            .count())
+                    .isEqualTo(2);
         });
     }
 
     @Test
     void lostLeaseThrowsLockLeaseExpiredExceptionAsTheAnnotationDoes() {
         runner().run(context -> {
-            LockTemplate template = context.getBean(LockTemplate.class).withName("short").withLeaseTime(Duration.ofMillis(200));
-            assertThatThrownBy(() -> template.execute("report", Duration.ZERO, () -> await().atMost(Duration.ofSeconds(5))
-                    .until(() -> redis.server().command("EXISTS", "lock:{report}").equals(":0"))))
-                    .isInstanceOf(LockLeaseExpiredException.class).hasMessageContaining("report");
-            assertThat(context.getBean(MeterRegistry.class).get(LockMetrics.LOST).tags("name", "short").counter().count()).isEqualTo(1);
+            LockTemplate template =
+                    context.getBean(LockTemplate.class).withName("short").withLeaseTime(Duration.ofMillis(200));
+            assertThatThrownBy(() -> template.execute(
+                            "report",
+                            Duration.ZERO,
+                            () -> await().atMost(Duration.ofSeconds(5))
+                                    .until(() -> redis.server()
+                                            .command("EXISTS", "lock:{report}")
+                                            .equals(":0"))))
+                    .isInstanceOf(LockLeaseExpiredException.class)
+                    .hasMessageContaining("report");
+            assertThat(context.getBean(MeterRegistry.class)
+                            .get(LockMetrics.LOST)
+                            .tags("name", "short")
+                            .counter()
+                            .count())
+                    .isEqualTo(1);
         });
     }
 
@@ -97,19 +125,29 @@ class LockTemplateTest {
                 assertThat(LockContext.currentTokens()).containsOnlyKeys("account:1", "account:2");
                 return null;
             });
-            assertThat(context.getBean(MeterRegistry.class).get(LockMetrics.ACQUIRE).tags("name", "transfer").timer().count()).isEqualTo(1);
+            assertThat(context.getBean(MeterRegistry.class)
+                            .get(LockMetrics.ACQUIRE)
+                            .tags("name", "transfer")
+                            .timer()
+                            .count())
+                    .isEqualTo(1);
         });
     }
 
     @Test
     void readAndWriteTypesShareAndExcludeAsTheAnnotationDoes() {
         runner().run(context -> {
-            LockTemplate readers = context.getBean(LockTemplate.class).withName("doc").withType(LockType.READ);
+            LockTemplate readers =
+                    context.getBean(LockTemplate.class).withName("doc").withType(LockType.READ);
             LockTemplate writers = readers.withType(LockType.WRITE);
             String nested = readers.execute("doc:1", Duration.ZERO, () -> {
                 // another thread may read too, but not write
-                return java.util.concurrent.CompletableFuture.supplyAsync(() -> readers.tryExecute("doc:1", Duration.ZERO, () -> "r")
-                        .orElse("-") + writers.tryExecute("doc:1", Duration.ZERO, () -> "w").orElse("-")).join();
+                return java.util.concurrent.CompletableFuture.supplyAsync(
+                                () -> readers.tryExecute("doc:1", Duration.ZERO, () -> "r")
+                                                .orElse("-")
+                                        + writers.tryExecute("doc:1", Duration.ZERO, () -> "w")
+                                                .orElse("-"))
+                        .join();
             });
             assertThat(nested).isEqualTo("r-");
         });
@@ -119,13 +157,18 @@ class LockTemplateTest {
     void badArgumentsSayWhatIsWrong() {
         runner().run(context -> {
             LockTemplate template = context.getBean(LockTemplate.class);
-            assertThatThrownBy(() -> template.execute(" ", Duration.ZERO, () -> 1)).isInstanceOf(IllegalArgumentException.class)
+            assertThatThrownBy(() -> template.execute(" ", Duration.ZERO, () -> 1))
+                    .isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining("LockTemplate 'LockTemplate' needs a key");
-            assertThatThrownBy(() -> template.execute("k", Duration.ofSeconds(-1), () -> 1)).isInstanceOf(IllegalArgumentException.class)
+            assertThatThrownBy(() -> template.execute("k", Duration.ofSeconds(-1), () -> 1))
+                    .isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining("Duration.ZERO to try once");
-            assertThatThrownBy(() -> template.execute("bad\nkey", Duration.ZERO, () -> 1)).isInstanceOf(IllegalArgumentException.class)
-                    .hasMessageContaining("LockTemplate 'LockTemplate' cannot lock").hasMessageContaining("control character");
-            assertThatThrownBy(template::withRedLock).isInstanceOf(IllegalStateException.class)
+            assertThatThrownBy(() -> template.execute("bad\nkey", Duration.ZERO, () -> 1))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("LockTemplate 'LockTemplate' cannot lock")
+                    .hasMessageContaining("control character");
+            assertThatThrownBy(template::withRedLock)
+                    .isInstanceOf(IllegalStateException.class)
                     .hasMessageContaining("distributed-lock.redlock.nodes is not set");
         });
     }

@@ -27,9 +27,13 @@ class MetricsTest {
 
     private ApplicationContextRunner runner() {
         return new ApplicationContextRunner()
-                .withConfiguration(AutoConfigurations.of(BootLine.REDIS, DistributedLockAutoConfiguration.class,
+                .withConfiguration(AutoConfigurations.of(
+                        BootLine.REDIS,
+                        DistributedLockAutoConfiguration.class,
                         DistributedLockMetricsAutoConfiguration.class))
-                .withPropertyValues("spring.data.redis.port=" + redis.server().port(), "distributed-lock.wait-time=100ms",
+                .withPropertyValues(
+                        "spring.data.redis.port=" + redis.server().port(),
+                        "distributed-lock.wait-time=100ms",
                         "distributed-lock.watchdog-lease=300ms")
                 .withBean(MeterRegistry.class, SimpleMeterRegistry::new)
                 .withBean(Payments.class);
@@ -42,11 +46,18 @@ class MetricsTest {
             Payments payments = context.getBean(Payments.class);
             payments.pay(1, registry);
             payments.pay(2, registry);
-            assertThat(registry.get(LockMetrics.ACQUIRE).tags("name", "payments", "outcome", "acquired", "type", "REENTRANT").timer().count())
+            assertThat(registry.get(LockMetrics.ACQUIRE)
+                            .tags("name", "payments", "outcome", "acquired", "type", "REENTRANT")
+                            .timer()
+                            .count())
                     .isEqualTo(2);
-            assertThat(registry.get(LockMetrics.HELD).tags("name", "payments").timer().count()).isEqualTo(2);
-            assertThat(registry.find(LockMetrics.ACQUIRE).meters()).allSatisfy(m ->
-                    assertThat(m.getId().getTags()).doesNotContain(Tag.of("name", "pay:1")));
+            assertThat(registry.get(LockMetrics.HELD)
+                            .tags("name", "payments")
+                            .timer()
+                            .count())
+                    .isEqualTo(2);
+            assertThat(registry.find(LockMetrics.ACQUIRE).meters())
+                    .allSatisfy(m -> assertThat(m.getId().getTags()).doesNotContain(Tag.of("name", "pay:1")));
             assertThat(payments.activeSeenInside()).isEqualTo(1.0);
             assertThat(registry.get(LockMetrics.ACTIVE).gauge().value()).isZero();
         });
@@ -57,11 +68,22 @@ class MetricsTest {
         runner().run(context -> {
             MeterRegistry registry = context.getBean(MeterRegistry.class);
             context.getBean(Payments.class).transfer(1, 2);
-            assertThat(registry.get(LockMetrics.ACQUIRE).tags("name", "transfer", "type", "REENTRANT", "outcome", "acquired").timer()
-                    .count()).isEqualTo(1);
-            assertThat(registry.get(LockMetrics.HELD).tags("name", "transfer").timer().count()).isEqualTo(1);
+            assertThat(registry.get(LockMetrics.ACQUIRE)
+                            .tags("name", "transfer", "type", "REENTRANT", "outcome", "acquired")
+                            .timer()
+                            .count())
+                    .isEqualTo(1);
+            assertThat(registry.get(LockMetrics.HELD)
+                            .tags("name", "transfer")
+                            .timer()
+                            .count())
+                    .isEqualTo(1);
             context.getBean(Payments.class).audit("a");
-            assertThat(registry.get(LockMetrics.ACQUIRE).tags("name", "audit", "type", "READ").timer().count()).isEqualTo(1);
+            assertThat(registry.get(LockMetrics.ACQUIRE)
+                            .tags("name", "audit", "type", "READ")
+                            .timer()
+                            .count())
+                    .isEqualTo(1);
         });
     }
 
@@ -72,15 +94,23 @@ class MetricsTest {
             var lock = context.getBean(dev.distlock.core.LockClient.class).getLock("direct:1", "direct");
             lock.lock();
             lock.unlock();
-            assertThat(registry.get(LockMetrics.ACQUIRE).tags("name", "direct", "type", "REENTRANT", "outcome", "acquired").timer()
-                    .count()).isEqualTo(1);
-            assertThat(registry.get(LockMetrics.HELD).tags("name", "direct").timer().count()).isEqualTo(1);
+            assertThat(registry.get(LockMetrics.ACQUIRE)
+                            .tags("name", "direct", "type", "REENTRANT", "outcome", "acquired")
+                            .timer()
+                            .count())
+                    .isEqualTo(1);
+            assertThat(registry.get(LockMetrics.HELD)
+                            .tags("name", "direct")
+                            .timer()
+                            .count())
+                    .isEqualTo(1);
         });
     }
 
     @Test
     void recordsTimeoutsWhenTheLockIsBusy() throws Exception {
-        try (var other = dev.distlock.core.LockClient.create(RedisURI.create(redis.server().uri()))) {
+        try (var other = dev.distlock.core.LockClient.create(
+                RedisURI.create(redis.server().uri()))) {
             runner().run(context -> {
                 MeterRegistry registry = context.getBean(MeterRegistry.class);
                 var busy = other.getLock("pay:9");
@@ -99,10 +129,15 @@ class MetricsTest {
                 });
                 holder.start();
                 held.await();
-                assertThatThrownBy(() -> context.getBean(Payments.class).pay(9, registry)).isInstanceOf(LockAcquisitionException.class);
+                assertThatThrownBy(() -> context.getBean(Payments.class).pay(9, registry))
+                        .isInstanceOf(LockAcquisitionException.class);
                 done.countDown();
                 holder.join();
-                assertThat(registry.get(LockMetrics.ACQUIRE).tags("name", "payments", "outcome", "timeout").timer().count()).isEqualTo(1);
+                assertThat(registry.get(LockMetrics.ACQUIRE)
+                                .tags("name", "payments", "outcome", "timeout")
+                                .timer()
+                                .count())
+                        .isEqualTo(1);
             });
         }
     }
@@ -113,11 +148,20 @@ class MetricsTest {
             MeterRegistry registry = context.getBean(MeterRegistry.class);
             Payments payments = context.getBean(Payments.class);
             payments.slowWithWatchdog(); // 300 ms lease, renewed every 100 ms while it runs 700 ms
-            assertThat(registry.get(LockMetrics.RENEWALS).tags("outcome", "renewed").counter().count()).isGreaterThanOrEqualTo(3);
+            assertThat(registry.get(LockMetrics.RENEWALS)
+                            .tags("outcome", "renewed")
+                            .counter()
+                            .count())
+                    .isGreaterThanOrEqualTo(3);
             // an explicit lease shorter than the work: the lock expires mid-work and is reported
-            assertThatThrownBy(payments::outlivesItsLease).isInstanceOf(LockLeaseExpiredException.class)
+            assertThatThrownBy(payments::outlivesItsLease)
+                    .isInstanceOf(LockLeaseExpiredException.class)
                     .hasMessageContaining("short-lease");
-            assertThat(registry.get(LockMetrics.LOST).tags("name", "Payments.outlivesItsLease").counter().count()).isEqualTo(1);
+            assertThat(registry.get(LockMetrics.LOST)
+                            .tags("name", "Payments.outlivesItsLease")
+                            .counter()
+                            .count())
+                    .isEqualTo(1);
         });
     }
 
@@ -133,13 +177,13 @@ class MetricsTest {
             activeSeenInside = registry.get(LockMetrics.ACTIVE).gauge().value();
         }
 
-        @DistributedLock(keys = {"'account:' + #from", "'account:' + #to"}, name = "transfer")
-        public void transfer(long from, long to) {
-        }
+        @DistributedLock(
+                keys = {"'account:' + #from", "'account:' + #to"},
+                name = "transfer")
+        public void transfer(long from, long to) {}
 
         @DistributedLock(key = "#doc", name = "audit", type = dev.distlock.spring.annotation.LockType.READ)
-        public void audit(String doc) {
-        }
+        public void audit(String doc) {}
 
         @DistributedLock(key = "slow")
         public void slowWithWatchdog() throws InterruptedException {

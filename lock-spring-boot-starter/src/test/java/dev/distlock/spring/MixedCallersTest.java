@@ -43,15 +43,18 @@ class MixedCallersTest {
                 .run(context -> {
                     Account account = context.getBean(Account.class);
                     ExecutorService blockingCallers = Executors.newFixedThreadPool(4);
-                    try (LockClient otherInstance = LockClient.create(RedisURI.create(redis.server().uri()))) {
+                    try (LockClient otherInstance =
+                            LockClient.create(RedisURI.create(redis.server().uri()))) {
                         List<CompletableFuture<?>> calls = new ArrayList<>();
                         for (int i = 0; i < 100; i++) {
                             calls.add(account.futureDeposit());
                             calls.add(account.monoDeposit().toFuture());
                             calls.add(CompletableFuture.runAsync(account::blockingDeposit, blockingCallers));
-                            calls.add(CompletableFuture.runAsync(() -> otherInstanceDeposit(otherInstance, ledger), blockingCallers));
+                            calls.add(CompletableFuture.runAsync(
+                                    () -> otherInstanceDeposit(otherInstance, ledger), blockingCallers));
                         }
-                        CompletableFuture.allOf(calls.toArray(CompletableFuture[]::new)).get(3, TimeUnit.MINUTES);
+                        CompletableFuture.allOf(calls.toArray(CompletableFuture[]::new))
+                                .get(3, TimeUnit.MINUTES);
                     } finally {
                         blockingCallers.shutdownNow();
                     }
@@ -60,7 +63,8 @@ class MixedCallersTest {
         List<String> events = List.copyOf(ledger.history);
         for (int i = 0; i < events.size(); i += 2) {
             assertThat(events.get(i)).as("event %d", i).startsWith("enter ");
-            assertThat(events.get(i + 1)).as("event %d: the same caller leaves before anyone else enters", i + 1)
+            assertThat(events.get(i + 1))
+                    .as("event %d: the same caller leaves before anyone else enters", i + 1)
                     .isEqualTo("exit " + events.get(i).substring("enter ".length()));
         }
         assertThat(ledger.deposits.get()).isEqualTo(400);
@@ -113,12 +117,16 @@ class MixedCallersTest {
         @DistributedLock(key = "account:1")
         public CompletableFuture<Void> futureDeposit() {
             String caller = ledger.enter("future");
-            return CompletableFuture.runAsync(() -> ledger.exit(caller), CompletableFuture.delayedExecutor(2, TimeUnit.MILLISECONDS));
+            return CompletableFuture.runAsync(
+                    () -> ledger.exit(caller), CompletableFuture.delayedExecutor(2, TimeUnit.MILLISECONDS));
         }
 
         @DistributedLock(key = "account:1")
         public Mono<Void> monoDeposit() {
-            return Mono.fromCallable(() -> ledger.enter("mono")).delayElement(Duration.ofMillis(2)).doOnNext(ledger::exit).then();
+            return Mono.fromCallable(() -> ledger.enter("mono"))
+                    .delayElement(Duration.ofMillis(2))
+                    .doOnNext(ledger::exit)
+                    .then();
         }
 
         @DistributedLock(key = "account:1")

@@ -56,9 +56,12 @@ class NonLettuceConnectionFactoryTest {
             excludesAnotherInstanceOnTheSameRedis(context);
             // the application's own Redis access still goes through Jedis
             context.getBean(StringRedisTemplate.class).opsForValue().set("jedis-still-works", "yes");
-            assertThat(context.getBean(StringRedisTemplate.class).opsForValue().get("jedis-still-works")).isEqualTo("yes");
+            assertThat(context.getBean(StringRedisTemplate.class).opsForValue().get("jedis-still-works"))
+                    .isEqualTo("yes");
         });
-        assertThat(output).containsOnlyOnce(SEPARATE).contains(JedisConnectionFactory.class.getName())
+        assertThat(output)
+                .containsOnlyOnce(SEPARATE)
+                .contains(JedisConnectionFactory.class.getName())
                 .contains("localhost:" + redis.server().port());
     }
 
@@ -66,7 +69,8 @@ class NonLettuceConnectionFactoryTest {
     void besideRedissonsStarterLocksWorkOnTheSameRedisOverTheirOwnConnection(CapturedOutput output) {
         runner(BootLine.redisson()).run(context -> {
             assertThat(context).hasNotFailed();
-            assertThat(context.getBean(RedisConnectionFactory.class).getClass().getName()).startsWith("org.redisson.");
+            assertThat(context.getBean(RedisConnectionFactory.class).getClass().getName())
+                    .startsWith("org.redisson.");
             excludesAnotherInstanceOnTheSameRedis(context);
         });
         assertThat(output).containsOnlyOnce(SEPARATE).contains("org.redisson.");
@@ -76,11 +80,16 @@ class NonLettuceConnectionFactoryTest {
     void aSeparateConnectionThatCannotConnectFailsStartupNamingWhatToCheck() {
         int port = RedisServer.freePort();
         // Jedis connects lazily, so only the locks' own connection notices at start-up.
-        runner().withPropertyValues("spring.data.redis.client-type=jedis", "spring.data.redis.port=" + port,
-                "spring.data.redis.timeout=2s").run(context -> {
+        runner().withPropertyValues(
+                        "spring.data.redis.client-type=jedis",
+                        "spring.data.redis.port=" + port,
+                        "spring.data.redis.timeout=2s")
+                .run(context -> {
                     assertThat(context).hasFailed();
-                    DistributedLockConfigurationException failure = findConfigurationFailure(context.getStartupFailure());
-                    assertThat(failure.getDescription()).contains("their own Lettuce connection to localhost:" + port)
+                    DistributedLockConfigurationException failure =
+                            findConfigurationFailure(context.getStartupFailure());
+                    assertThat(failure.getDescription())
+                            .contains("their own Lettuce connection to localhost:" + port)
                             .contains("JedisConnectionFactory");
                     assertThat(failure.getAction()).contains("spring.data.redis.*");
                 });
@@ -90,8 +99,11 @@ class NonLettuceConnectionFactoryTest {
     void theSeparateClientIsShutDownWithTheContext() {
         RedisServer own = RedisServer.start();
         try {
-            runner().withPropertyValues("spring.data.redis.client-type=jedis", "spring.data.redis.port=" + own.port(),
-                    "spring.data.redis.client-name=distlock-separate").run(context -> {
+            runner().withPropertyValues(
+                            "spring.data.redis.client-type=jedis",
+                            "spring.data.redis.port=" + own.port(),
+                            "spring.data.redis.client-name=distlock-separate")
+                    .run(context -> {
                         assertThat(clientNames(own)).contains("distlock-separate");
                     });
             // closed with the context: Redis no longer lists the named connection
@@ -108,21 +120,27 @@ class NonLettuceConnectionFactoryTest {
     /** While this application holds order:1, another instance (a plain LockClient on the same Redis) cannot take it. */
     private static void excludesAnotherInstanceOnTheSameRedis(AssertableApplicationContext context) throws Exception {
         Orders orders = context.getBean(Orders.class);
-        try (LockClient otherInstance = LockClient.create(RedisURI.create(redis.server().uri()))) {
+        try (LockClient otherInstance =
+                LockClient.create(RedisURI.create(redis.server().uri()))) {
             RedisLock other = otherInstance.getLock("order:1");
             CountDownLatch inside = new CountDownLatch(1);
             CountDownLatch release = new CountDownLatch(1);
             Thread holder = new Thread(() -> orders.ship(1, inside, release));
             holder.start();
             assertThat(inside.await(10, TimeUnit.SECONDS)).isTrue();
-            assertThat(other.tryLock()).as("held by the application through the separate connection").isFalse();
+            assertThat(other.tryLock())
+                    .as("held by the application through the separate connection")
+                    .isFalse();
             release.countDown();
             holder.join(10_000);
-            assertThat(other.tryLock(Duration.ofSeconds(5))).as("released by the application").isTrue();
+            assertThat(other.tryLock(Duration.ofSeconds(5)))
+                    .as("released by the application")
+                    .isTrue();
             other.unlock();
         }
         // and the other way round: the application's lock is busy while the other instance holds it
-        try (LockClient otherInstance = LockClient.create(RedisURI.create(redis.server().uri()))) {
+        try (LockClient otherInstance =
+                LockClient.create(RedisURI.create(redis.server().uri()))) {
             RedisLock other = otherInstance.getLock("order:2");
             other.lock();
             try {

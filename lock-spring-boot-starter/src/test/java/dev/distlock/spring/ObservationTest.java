@@ -14,7 +14,6 @@ import dev.distlock.testsupport.RedisExtension;
 import io.lettuce.core.RedisURI;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.observation.Observation;
-import io.micrometer.observation.ObservationHandler;
 import io.micrometer.observation.ObservationRegistry;
 import io.micrometer.tracing.handler.DefaultTracingObservationHandler;
 import io.micrometer.tracing.test.simple.SimpleSpan;
@@ -45,11 +44,17 @@ class ObservationTest {
     void waitAndHoldAreSpansTaggedByNameTypeAndOutcomeWithTheWorkNestedInTheHold() {
         TRACER.getSpans().clear();
         new ApplicationContextRunner()
-                .withConfiguration(AutoConfigurations.of(ObservationAutoConfiguration.class, MetricsAutoConfiguration.class,
-                        CompositeMeterRegistryAutoConfiguration.class, SimpleMetricsExportAutoConfiguration.class,
-                        DataRedisAutoConfiguration.class, DistributedLockAutoConfiguration.class,
-                        DistributedLockObservationAutoConfiguration.class, DistributedLockMetricsAutoConfiguration.class))
-                .withPropertyValues("spring.data.redis.port=" + redis.server().port(), "distributed-lock.wait-time=100ms")
+                .withConfiguration(AutoConfigurations.of(
+                        ObservationAutoConfiguration.class,
+                        MetricsAutoConfiguration.class,
+                        CompositeMeterRegistryAutoConfiguration.class,
+                        SimpleMetricsExportAutoConfiguration.class,
+                        DataRedisAutoConfiguration.class,
+                        DistributedLockAutoConfiguration.class,
+                        DistributedLockObservationAutoConfiguration.class,
+                        DistributedLockMetricsAutoConfiguration.class))
+                .withPropertyValues(
+                        "spring.data.redis.port=" + redis.server().port(), "distributed-lock.wait-time=100ms")
                 .withBean(DefaultTracingObservationHandler.class, () -> new DefaultTracingObservationHandler(TRACER))
                 .withBean(Orders.class)
                 .run(context -> {
@@ -59,35 +64,62 @@ class ObservationTest {
                     SimpleSpan wait = span("lock wait orders");
                     SimpleSpan held = span("lock held orders");
                     SimpleSpan work = span("charge card");
-                    assertThat(wait.getTags()).containsEntry("name", "orders").containsEntry("type", "REENTRANT")
+                    assertThat(wait.getTags())
+                            .containsEntry("name", "orders")
+                            .containsEntry("type", "REENTRANT")
                             .containsEntry("outcome", "acquired");
                     assertThat(held.getTags()).containsEntry("name", "orders").containsEntry("type", "REENTRANT");
-                    assertThat(work.getParentId()).as("the work runs inside the hold span").isEqualTo(held.getSpanId());
-                    assertThat(TRACER.getSpans()).allSatisfy(s -> assertThat(s.getTags().values()).noneMatch(v -> v.contains("order:7")));
+                    assertThat(work.getParentId())
+                            .as("the work runs inside the hold span")
+                            .isEqualTo(held.getSpanId());
+                    assertThat(TRACER.getSpans())
+                            .allSatisfy(s -> assertThat(s.getTags().values()).noneMatch(v -> v.contains("order:7")));
 
                     MeterRegistry meters = context.getBean(MeterRegistry.class);
-                    assertThat(meters.get(LockMetrics.ACQUIRE).tags("name", "orders", "type", "REENTRANT", "outcome", "acquired").timer()
-                            .count()).as("the meter handler of the same observation").isEqualTo(1);
-                    assertThat(meters.get(LockMetrics.HELD).tags("name", "orders").timer().count()).isEqualTo(1);
+                    assertThat(meters.get(LockMetrics.ACQUIRE)
+                                    .tags("name", "orders", "type", "REENTRANT", "outcome", "acquired")
+                                    .timer()
+                                    .count())
+                            .as("the meter handler of the same observation")
+                            .isEqualTo(1);
+                    assertThat(meters.get(LockMetrics.HELD)
+                                    .tags("name", "orders")
+                                    .timer()
+                                    .count())
+                            .isEqualTo(1);
 
-                    try (LockClient otherInstance = LockClient.create(RedisURI.create(redis.server().uri()))) {
+                    try (LockClient otherInstance =
+                            LockClient.create(RedisURI.create(redis.server().uri()))) {
                         var busy = otherInstance.getLock("order:8");
                         busy.lock();
                         try {
-                            assertThatThrownBy(() -> context.getBean(Orders.class).pay(8)).isInstanceOf(LockAcquisitionException.class);
+                            assertThatThrownBy(
+                                            () -> context.getBean(Orders.class).pay(8))
+                                    .isInstanceOf(LockAcquisitionException.class);
                         } finally {
                             busy.unlock();
                         }
                     }
-                    assertThat(TRACER.getSpans()).filteredOn(s -> s.getName().equals("lock wait orders"))
+                    assertThat(TRACER.getSpans())
+                            .filteredOn(s -> s.getName().equals("lock wait orders"))
                             .anySatisfy(s -> assertThat(s.getTags()).containsEntry("outcome", "timeout"));
-                    assertThat(meters.get(LockMetrics.ACQUIRE).tags("name", "orders", "outcome", "timeout").timer().count()).isEqualTo(1);
+                    assertThat(meters.get(LockMetrics.ACQUIRE)
+                                    .tags("name", "orders", "outcome", "timeout")
+                                    .timer()
+                                    .count())
+                            .isEqualTo(1);
                 });
     }
 
     private static SimpleSpan span(String name) {
-        List<SimpleSpan> found = TRACER.getSpans().stream().filter(s -> name.equals(s.getName())).toList();
-        assertThat(found).as("spans named '%s' among %s", name, TRACER.getSpans().stream().map(SimpleSpan::getName).toList()).hasSize(1);
+        List<SimpleSpan> found =
+                TRACER.getSpans().stream().filter(s -> name.equals(s.getName())).toList();
+        assertThat(found)
+                .as(
+                        "spans named '%s' among %s",
+                        name,
+                        TRACER.getSpans().stream().map(SimpleSpan::getName).toList())
+                .hasSize(1);
         return found.get(0);
     }
 
@@ -100,8 +132,9 @@ class ObservationTest {
 
         @DistributedLock(key = "'order:' + #id", name = "orders")
         public void pay(long id) {
-            Observation.createNotStarted("charge", observations).contextualName("charge card").observe(() -> {
-            });
+            Observation.createNotStarted("charge", observations)
+                    .contextualName("charge card")
+                    .observe(() -> {});
         }
     }
 }

@@ -1,10 +1,10 @@
 package dev.distlock.spring;
 
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static dev.distlock.spring.HoldChecks.lockedInRedis;
 import static dev.distlock.spring.HoldChecks.nobodyElseTakesItUntilDone;
 import static dev.distlock.spring.HoldChecks.tryElsewhere;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.distlock.core.LockAcquisitionException;
@@ -23,7 +23,6 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -64,9 +63,12 @@ class ReactiveMethodTest {
 
     private ApplicationContextRunner runner() {
         return new ApplicationContextRunner()
-                .withConfiguration(AutoConfigurations.of(BootLine.REDIS, DistributedLockAutoConfiguration.class,
+                .withConfiguration(AutoConfigurations.of(
+                        BootLine.REDIS,
+                        DistributedLockAutoConfiguration.class,
                         DistributedLockMetricsAutoConfiguration.class))
-                .withPropertyValues("spring.data.redis.port=" + redis.server().port(), "distributed-lock.wait-time=200ms")
+                .withPropertyValues(
+                        "spring.data.redis.port=" + redis.server().port(), "distributed-lock.wait-time=200ms")
                 .withBean(MeterRegistry.class, SimpleMeterRegistry::new)
                 .withBean(Streams.class);
     }
@@ -80,18 +82,26 @@ class ReactiveMethodTest {
         runner().run(context -> {
             Streams streams = context.getBean(Streams.class);
             Mono<Long> later = streams.later("r:1", Duration.ofSeconds(2));
-            assertThat(streams.seen().invocations.get()).as("nothing happens before subscription").isZero();
+            assertThat(streams.seen().invocations.get())
+                    .as("nothing happens before subscription")
+                    .isZero();
             assertThat(lockedInRedis(redis.server(), "r:1")).isFalse();
 
             CompletableFuture<Long> result = later.toFuture();
-            await().atMost(Duration.ofSeconds(10)).until(() -> streams.seen().invocations.get() == 1);
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> streams.seen().invocations.get() == 1);
             nobodyElseTakesItUntilDone(otherInstance, "r:1", result);
-            assertThat(result.get()).as("the token in the Reactor Context is the one LockContext gave the method body")
-                    .isEqualTo(streams.seen().bodyToken.get()).isPositive();
+            assertThat(result.get())
+                    .as("the token in the Reactor Context is the one LockContext gave the method body")
+                    .isEqualTo(streams.seen().bodyToken.get())
+                    .isPositive();
             await().atMost(Duration.ofSeconds(5)).until(() -> !lockedInRedis(redis.server(), "r:1"));
             MeterRegistry registry = context.getBean(MeterRegistry.class);
             assertThat(held(registry, "Streams.later")).isEqualTo(1);
-            assertThat(registry.get(LockMetrics.HELD).tags("name", "Streams.later").timer().totalTime(TimeUnit.MILLISECONDS))
+            assertThat(registry.get(LockMetrics.HELD)
+                            .tags("name", "Streams.later")
+                            .timer()
+                            .totalTime(TimeUnit.MILLISECONDS))
                     .isGreaterThanOrEqualTo(1900);
         });
     }
@@ -102,18 +112,24 @@ class ReactiveMethodTest {
             Streams streams = context.getBean(Streams.class);
             MeterRegistry registry = context.getBean(MeterRegistry.class);
 
-            assertThat(streams.items("r:2", Flux.just(1, 2, 3)).collectList().block(Duration.ofSeconds(10))).containsExactly(1, 2, 3);
+            assertThat(streams.items("r:2", Flux.just(1, 2, 3)).collectList().block(Duration.ofSeconds(10)))
+                    .containsExactly(1, 2, 3);
             await().atMost(Duration.ofSeconds(5)).until(() -> !lockedInRedis(redis.server(), "r:2"));
             assertThat(held(registry, "Streams.items")).isEqualTo(1);
 
-            Flux<Integer> failing = streams.items("r:2", Flux.concat(Flux.just(1), Flux.error(new IllegalStateException("disk full"))));
-            assertThatThrownBy(() -> failing.collectList().block(Duration.ofSeconds(10))).hasMessage("disk full");
+            Flux<Integer> failing =
+                    streams.items("r:2", Flux.concat(Flux.just(1), Flux.error(new IllegalStateException("disk full"))));
+            assertThatThrownBy(() -> failing.collectList().block(Duration.ofSeconds(10)))
+                    .hasMessage("disk full");
             await().atMost(Duration.ofSeconds(5)).until(() -> !lockedInRedis(redis.server(), "r:2"));
             assertThat(held(registry, "Streams.items")).isEqualTo(2);
 
             // take(2) cancels the endless source after two items: the cancel path releases.
-            assertThat(streams.items("r:2", Flux.interval(Duration.ofMillis(50)).map(Long::intValue)).take(2).collectList()
-                    .block(Duration.ofSeconds(10))).containsExactly(0, 1);
+            assertThat(streams.items("r:2", Flux.interval(Duration.ofMillis(50)).map(Long::intValue))
+                            .take(2)
+                            .collectList()
+                            .block(Duration.ofSeconds(10)))
+                    .containsExactly(0, 1);
             await().atMost(Duration.ofSeconds(5)).until(() -> !lockedInRedis(redis.server(), "r:2"));
             await().atMost(Duration.ofSeconds(5)).until(() -> held(registry, "Streams.items") == 3);
 
@@ -127,14 +143,16 @@ class ReactiveMethodTest {
         runner().run(context -> {
             Streams streams = context.getBean(Streams.class);
             Disposable running = streams.never("r:3").subscribe();
-            await().atMost(Duration.ofSeconds(10)).until(() -> streams.seen().subscribed.get() == 1);
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> streams.seen().subscribed.get() == 1);
             assertThat(lockedInRedis(redis.server(), "r:3")).isTrue();
 
             running.dispose();
 
             await().atMost(Duration.ofSeconds(5)).until(() -> !lockedInRedis(redis.server(), "r:3"));
             assertThat(streams.seen().cancelled.get()).isEqualTo(1);
-            await().atMost(Duration.ofSeconds(5)).until(() -> held(context.getBean(MeterRegistry.class), "Streams.never") == 1);
+            await().atMost(Duration.ofSeconds(5))
+                    .until(() -> held(context.getBean(MeterRegistry.class), "Streams.never") == 1);
         });
     }
 
@@ -163,7 +181,8 @@ class ReactiveMethodTest {
                 assertThatThrownBy(() -> streams.later("r:5", Duration.ZERO).block(Duration.ofSeconds(10)))
                         .isInstanceOf(LockAcquisitionException.class)
                         .hasMessageContaining("Lock 'r:5' for Streams.later(String, Duration) is held elsewhere");
-                assertThat(streams.skipping("r:5").collectList().block(Duration.ofSeconds(10))).isEmpty();
+                assertThat(streams.skipping("r:5").collectList().block(Duration.ofSeconds(10)))
+                        .isEmpty();
                 assertThat(streams.seen().invocations.get()).isZero();
             } finally {
                 elsewhere.unlock();
@@ -185,17 +204,25 @@ class ReactiveMethodTest {
 
     @Test
     void aLostLeaseCancelsTheFluxWithInterruptAndFailsItWithLeaseExpired() {
-        runner().withPropertyValues("distributed-lock.on-lease-lost=interrupt", "distributed-lock.watchdog-lease=600ms").run(context -> {
-            Streams streams = context.getBean(Streams.class);
-            CompletableFuture<List<Integer>> result = streams.items("r:7", Flux.<Integer>never()
-                    .doOnCancel(() -> streams.seen().cancelled.incrementAndGet())).collectList().toFuture();
-            await().atMost(Duration.ofSeconds(10)).until(() -> lockedInRedis(redis.server(), "r:7"));
-            otherInstance.getLock("r:7").forceUnlock(); // an operator deletes it: the watchdog finds it gone
+        runner().withPropertyValues("distributed-lock.on-lease-lost=interrupt", "distributed-lock.watchdog-lease=600ms")
+                .run(context -> {
+                    Streams streams = context.getBean(Streams.class);
+                    CompletableFuture<List<Integer>> result = streams.items(
+                                    "r:7",
+                                    Flux.<Integer>never()
+                                            .doOnCancel(() ->
+                                                    streams.seen().cancelled.incrementAndGet()))
+                            .collectList()
+                            .toFuture();
+                    await().atMost(Duration.ofSeconds(10)).until(() -> lockedInRedis(redis.server(), "r:7"));
+                    otherInstance.getLock("r:7").forceUnlock(); // an operator deletes it: the watchdog finds it gone
 
-            assertThatThrownBy(() -> result.get(10, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
-                    .cause().isInstanceOf(LockLeaseExpiredException.class);
-            assertThat(streams.seen().cancelled.get()).isEqualTo(1);
-        });
+                    assertThatThrownBy(() -> result.get(10, TimeUnit.SECONDS))
+                            .isInstanceOf(ExecutionException.class)
+                            .cause()
+                            .isInstanceOf(LockLeaseExpiredException.class);
+                    assertThat(streams.seen().cancelled.get()).isEqualTo(1);
+                });
     }
 
     /** What the methods saw; read through {@link Streams#seen()}, since the bean is a class proxy whose own fields stay empty. */
@@ -229,7 +256,8 @@ class ReactiveMethodTest {
 
         @DistributedLock(key = "#key")
         public Mono<String> never(String key) {
-            return Mono.<String>never().doOnSubscribe(s -> seen.subscribed.incrementAndGet())
+            return Mono.<String>never()
+                    .doOnSubscribe(s -> seen.subscribed.incrementAndGet())
                     .doOnCancel(() -> seen.cancelled.incrementAndGet());
         }
 

@@ -33,25 +33,47 @@ class RedLockAnnotationTest {
     @Test
     void redlockMethodsHoldTheLockOnAMajorityOfTheNodes() {
         List<RedisServer> nodes = List.of(redis.startAnother(), redis.startAnother(), redis.startAnother());
-        runner().withPropertyValues("distributed-lock.redlock.nodes=" + String.join(",", nodes.stream().map(RedisServer::uri).toList()))
+        runner().withPropertyValues("distributed-lock.redlock.nodes="
+                        + String.join(",", nodes.stream().map(RedisServer::uri).toList()))
                 .withBean(Payouts.class)
                 .run(context -> {
                     assertThat(context).hasSingleBean(RedLockClient.class);
                     Payouts payouts = context.getBean(Payouts.class);
                     long holding = payouts.pay(7, nodes);
-                    assertThat(holding).as("nodes holding the key during the method").isGreaterThanOrEqualTo(2);
-                    assertThat(nodes).allSatisfy(n -> assertThat(n.command("EXISTS", "lock:{payout:7}")).isEqualTo(":0"));
-                    assertThat(redis.server().command("EXISTS", "lock:{payout:7}")).as("not on the application's Redis").isEqualTo(":0");
+                    assertThat(holding)
+                            .as("nodes holding the key during the method")
+                            .isGreaterThanOrEqualTo(2);
+                    assertThat(nodes)
+                            .allSatisfy(n -> assertThat(n.command("EXISTS", "lock:{payout:7}"))
+                                    .isEqualTo(":0"));
+                    assertThat(redis.server().command("EXISTS", "lock:{payout:7}"))
+                            .as("not on the application's Redis")
+                            .isEqualTo(":0");
                 });
     }
 
     static Stream<Arguments> badRedlockSetups() {
         return Stream.of(
-                Arguments.of(List.of(), Payouts.class, "distributed-lock.redlock.nodes is not set", "at least 3 independent"),
-                Arguments.of(List.of("redis://127.0.0.1:1", "redis://127.0.0.1:2"), Payouts.class, "lists 2 node(s)", "3 or more"),
-                Arguments.of(List.of("redis://a:1", "not a uri", "redis://b:1"), Payouts.class, "not a Redis URI", "redis://"),
-                Arguments.of(List.of("redis://127.0.0.1:1", "redis://127.0.0.1:2", "redis://127.0.0.1:3"), RedlockWithKeys.class,
-                        "combines RedLock with keys", "single key"));
+                Arguments.of(
+                        List.of(),
+                        Payouts.class,
+                        "distributed-lock.redlock.nodes is not set",
+                        "at least 3 independent"),
+                Arguments.of(
+                        List.of("redis://127.0.0.1:1", "redis://127.0.0.1:2"),
+                        Payouts.class,
+                        "lists 2 node(s)",
+                        "3 or more"),
+                Arguments.of(
+                        List.of("redis://a:1", "not a uri", "redis://b:1"),
+                        Payouts.class,
+                        "not a Redis URI",
+                        "redis://"),
+                Arguments.of(
+                        List.of("redis://127.0.0.1:1", "redis://127.0.0.1:2", "redis://127.0.0.1:3"),
+                        RedlockWithKeys.class,
+                        "combines RedLock with keys",
+                        "single key"));
     }
 
     @ParameterizedTest(name = "{2}")
@@ -72,13 +94,17 @@ class RedLockAnnotationTest {
     public static class Payouts {
         @DistributedLock(key = "'payout:' + #n", redlock = true)
         public long pay(int n, List<RedisServer> nodes) {
-            return nodes.stream().filter(node -> node.command("EXISTS", "lock:{payout:" + n + "}").equals(":1")).count();
+            return nodes.stream()
+                    .filter(node ->
+                            node.command("EXISTS", "lock:{payout:" + n + "}").equals(":1"))
+                    .count();
         }
     }
 
     public static class RedlockWithKeys {
-        @DistributedLock(keys = {"a", "b"}, redlock = true)
-        public void run() {
-        }
+        @DistributedLock(
+                keys = {"a", "b"},
+                redlock = true)
+        public void run() {}
     }
 }

@@ -40,51 +40,71 @@ class RedisTopologiesTest {
     @Test
     void sentinelConfiguredApplicationKeepsLockingAfterTheMasterIsKilled() {
         try (RedisSentinelSetup sentinel = RedisSentinelSetup.start()) {
-            runner().withPropertyValues("spring.data.redis.sentinel.master=" + sentinel.masterName(),
-                    "spring.data.redis.sentinel.nodes=" + sentinel.sentinelNodes(), "spring.data.redis.timeout=5s").run(context -> {
-                assertThat(context).hasNotFailed();
-                assertThat(context.getBean(LettuceConnectionFactory.class).getNativeClient()).isInstanceOf(RedisClient.class);
-                Job job = context.getBean(Job.class);
-                LockClient client = context.getBean(LockClient.class);
-                assertThat(job.run("before")).as("the annotation's lock is held during the call").isTrue();
-                int oldMaster = sentinel.masterPort();
+            runner().withPropertyValues(
+                            "spring.data.redis.sentinel.master=" + sentinel.masterName(),
+                            "spring.data.redis.sentinel.nodes=" + sentinel.sentinelNodes(),
+                            "spring.data.redis.timeout=5s")
+                    .run(context -> {
+                        assertThat(context).hasNotFailed();
+                        assertThat(context.getBean(LettuceConnectionFactory.class)
+                                        .getNativeClient())
+                                .isInstanceOf(RedisClient.class);
+                        Job job = context.getBean(Job.class);
+                        LockClient client = context.getBean(LockClient.class);
+                        assertThat(job.run("before"))
+                                .as("the annotation's lock is held during the call")
+                                .isTrue();
+                        int oldMaster = sentinel.masterPort();
 
-                sentinel.killMaster();
+                        sentinel.killMaster();
 
-                await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200)).ignoreExceptions()
-                        .until(() -> job.run("after-" + UUID.randomUUID()));
-                assertThat(sentinel.masterPort()).as("the replica was promoted").isNotEqualTo(oldMaster);
-                RedisLock lock = client.getLock("direct-" + UUID.randomUUID());
-                assertThat(lock.tryLock(Duration.ofSeconds(5))).isTrue();
-                assertThat(sentinel.master().command("EXISTS", "lock:{" + lock.getKey() + "}")).isEqualTo(":1");
-                lock.unlock();
-            });
+                        await().atMost(Duration.ofSeconds(30))
+                                .pollInterval(Duration.ofMillis(200))
+                                .ignoreExceptions()
+                                .until(() -> job.run("after-" + UUID.randomUUID()));
+                        assertThat(sentinel.masterPort())
+                                .as("the replica was promoted")
+                                .isNotEqualTo(oldMaster);
+                        RedisLock lock = client.getLock("direct-" + UUID.randomUUID());
+                        assertThat(lock.tryLock(Duration.ofSeconds(5))).isTrue();
+                        assertThat(sentinel.master().command("EXISTS", "lock:{" + lock.getKey() + "}"))
+                                .isEqualTo(":1");
+                        lock.unlock();
+                    });
         }
     }
 
     @Test
     void clusterConfiguredApplicationLocksNamesAcrossSlots() {
         try (RedisClusterSetup cluster = RedisClusterSetup.start()) {
-            runner().withPropertyValues("spring.data.redis.cluster.nodes=" + cluster.clusterNodes()).run(context -> {
-                assertThat(context).hasNotFailed();
-                assertThat(context.getBean(LettuceConnectionFactory.class).getNativeClient()).isInstanceOf(RedisClusterClient.class);
-                Job job = context.getBean(Job.class);
-                LockClient client = context.getBean(LockClient.class);
-                Set<Integer> nodes = new HashSet<>();
-                for (int i = 0; i < 30; i++) {
-                    String id = "order-" + i + "-" + UUID.randomUUID();
-                    RedisServer node = cluster.nodeFor("lock:{job:" + id + "}");
-                    nodes.add(node.port());
-                    assertThat(job.run(id)).as("annotated lock on %s", node).isTrue();
-                    RedisLock lock = client.getFairLock("fair-" + id);
-                    assertThat(lock.tryLock(Duration.ofSeconds(2))).isTrue();
-                    lock.unlock();
-                }
-                assertThat(nodes).as("names on every master").hasSize(cluster.nodes().size());
-                var multi = client.getMultiLock("a-" + UUID.randomUUID(), "b-" + UUID.randomUUID(), "c-" + UUID.randomUUID());
-                assertThat(multi.tryLock(Duration.ofSeconds(2))).isTrue();
-                multi.unlock();
-            });
+            runner().withPropertyValues("spring.data.redis.cluster.nodes=" + cluster.clusterNodes())
+                    .run(context -> {
+                        assertThat(context).hasNotFailed();
+                        assertThat(context.getBean(LettuceConnectionFactory.class)
+                                        .getNativeClient())
+                                .isInstanceOf(RedisClusterClient.class);
+                        Job job = context.getBean(Job.class);
+                        LockClient client = context.getBean(LockClient.class);
+                        Set<Integer> nodes = new HashSet<>();
+                        for (int i = 0; i < 30; i++) {
+                            String id = "order-" + i + "-" + UUID.randomUUID();
+                            RedisServer node = cluster.nodeFor("lock:{job:" + id + "}");
+                            nodes.add(node.port());
+                            assertThat(job.run(id))
+                                    .as("annotated lock on %s", node)
+                                    .isTrue();
+                            RedisLock lock = client.getFairLock("fair-" + id);
+                            assertThat(lock.tryLock(Duration.ofSeconds(2))).isTrue();
+                            lock.unlock();
+                        }
+                        assertThat(nodes)
+                                .as("names on every master")
+                                .hasSize(cluster.nodes().size());
+                        var multi = client.getMultiLock(
+                                "a-" + UUID.randomUUID(), "b-" + UUID.randomUUID(), "c-" + UUID.randomUUID());
+                        assertThat(multi.tryLock(Duration.ofSeconds(2))).isTrue();
+                        multi.unlock();
+                    });
         }
     }
 

@@ -50,9 +50,12 @@ class RedisUnavailableTest {
 
     private ApplicationContextRunner runner() {
         return new ApplicationContextRunner()
-                .withConfiguration(AutoConfigurations.of(BootLine.REDIS, DistributedLockAutoConfiguration.class,
+                .withConfiguration(AutoConfigurations.of(
+                        BootLine.REDIS,
+                        DistributedLockAutoConfiguration.class,
                         DistributedLockMetricsAutoConfiguration.class))
-                .withPropertyValues("spring.data.redis.port=" + server.port(), "distributed-lock.operation-timeout=500ms")
+                .withPropertyValues(
+                        "spring.data.redis.port=" + server.port(), "distributed-lock.operation-timeout=500ms")
                 .withBean(MeterRegistry.class, SimpleMeterRegistry::new)
                 .withBean(Payments.class);
     }
@@ -65,11 +68,14 @@ class RedisUnavailableTest {
             server.pause();
 
             long start = System.nanoTime();
-            assertThatThrownBy(() -> payments.pay(2)).isInstanceOf(LockUnavailableException.class)
-                    .hasMessageContaining("Payments.pay").hasMessageContaining("did not answer");
+            assertThatThrownBy(() -> payments.pay(2))
+                    .isInstanceOf(LockUnavailableException.class)
+                    .hasMessageContaining("Payments.pay")
+                    .hasMessageContaining("did not answer");
             assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(GENEROUS);
             assertThat(payments.runs()).isEqualTo(1);
-            assertThat(acquisitions(context.getBean(MeterRegistry.class), "unavailable")).isEqualTo(1);
+            assertThat(acquisitions(context.getBean(MeterRegistry.class), "unavailable"))
+                    .isEqualTo(1);
         });
     }
 
@@ -95,7 +101,8 @@ class RedisUnavailableTest {
                 RedisLock lock = other.getLock("order:7");
                 lock.lock();
                 try {
-                    assertThatThrownBy(() -> payments.pay(7)).isInstanceOf(LockAcquisitionException.class)
+                    assertThatThrownBy(() -> payments.pay(7))
+                            .isInstanceOf(LockAcquisitionException.class)
                             .isNotInstanceOf(LockUnavailableException.class);
                 } finally {
                     lock.unlock();
@@ -103,7 +110,10 @@ class RedisUnavailableTest {
             }
             MeterRegistry registry = context.getBean(MeterRegistry.class);
             assertThat(acquisitions(registry, "timeout")).isEqualTo(1);
-            assertThat(registry.find(LockMetrics.ACQUIRE).tag(LockMetrics.OUTCOME, "unavailable").timer()).isNull();
+            assertThat(registry.find(LockMetrics.ACQUIRE)
+                            .tag(LockMetrics.OUTCOME, "unavailable")
+                            .timer())
+                    .isNull();
         });
     }
 
@@ -117,13 +127,17 @@ class RedisUnavailableTest {
             server.resume();
             // the release is retried in the background: the lock frees itself without waiting for its lease
             try (LockClient other = LockClient.create(RedisURI.create(server.uri()))) {
-                assertThat(other.getLock("order:3").tryLock(Duration.ofSeconds(5))).isTrue();
+                assertThat(other.getLock("order:3").tryLock(Duration.ofSeconds(5)))
+                        .isTrue();
             }
         });
     }
 
     private static double acquisitions(MeterRegistry registry, String outcome) {
-        return registry.get(LockMetrics.ACQUIRE).tag(LockMetrics.OUTCOME, outcome).timer().count();
+        return registry.get(LockMetrics.ACQUIRE)
+                .tag(LockMetrics.OUTCOME, outcome)
+                .timer()
+                .count();
     }
 
     public static class Payments {

@@ -30,12 +30,17 @@ abstract class RunningApplication {
     private final HttpClient http = HttpClient.newHttpClient();
 
     HttpResponse<String> get(String path) throws Exception {
-        return send(HttpRequest.newBuilder(uri(path)).timeout(Duration.ofSeconds(30)).build());
+        return send(HttpRequest.newBuilder(uri(path))
+                .timeout(Duration.ofSeconds(30))
+                .build());
     }
 
     HttpResponse<String> post(String path, String json) throws Exception {
-        return send(HttpRequest.newBuilder(uri(path)).header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(json)).timeout(Duration.ofSeconds(30)).build());
+        return send(HttpRequest.newBuilder(uri(path))
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(json))
+                .timeout(Duration.ofSeconds(30))
+                .build());
     }
 
     private URI uri(String path) {

@@ -38,50 +38,79 @@ class SecureRedisTest {
 
     private static ApplicationContextRunner runner() {
         return new ApplicationContextRunner()
-                .withConfiguration(AutoConfigurations.of(SslAutoConfiguration.class, BootLine.REDIS,
-                        DistributedLockAutoConfiguration.class))
-                .withPropertyValues("spring.data.redis.host=127.0.0.1", "spring.data.redis.timeout=2s", "spring.data.redis.connect-timeout=2s");
+                .withConfiguration(AutoConfigurations.of(
+                        SslAutoConfiguration.class, BootLine.REDIS, DistributedLockAutoConfiguration.class))
+                .withPropertyValues(
+                        "spring.data.redis.host=127.0.0.1",
+                        "spring.data.redis.timeout=2s",
+                        "spring.data.redis.connect-timeout=2s");
     }
 
     /** A server whose default user is off; "locker" may touch only lock:* keys and channels, "admin" is for the test's checks. */
     private static RedisServer aclServer() {
         RedisServer server = redis.startAnother();
-        assertThat(server.command("ACL", "SETUSER", "admin", "on", ">adminpw", "~*", "&*", "+@all")).isEqualTo("+OK");
-        assertThat(server.command("ACL", "SETUSER", "locker", "on", ">pw", "resetkeys", "~lock:*", "resetchannels", "&lock:*", "+@all"))
+        assertThat(server.command("ACL", "SETUSER", "admin", "on", ">adminpw", "~*", "&*", "+@all"))
+                .isEqualTo("+OK");
+        assertThat(server.command(
+                        "ACL",
+                        "SETUSER",
+                        "locker",
+                        "on",
+                        ">pw",
+                        "resetkeys",
+                        "~lock:*",
+                        "resetchannels",
+                        "&lock:*",
+                        "+@all"))
                 .isEqualTo("+OK");
         assertThat(server.command("ACL", "SETUSER", "default", "off")).isEqualTo("+OK");
         return server;
     }
 
     private static RedisClient admin(RedisServer server) {
-        return RedisClient.create(RedisURI.builder().withHost(server.host()).withPort(server.port())
-                .withAuthentication("admin", "adminpw".toCharArray()).build());
+        return RedisClient.create(RedisURI.builder()
+                .withHost(server.host())
+                .withPort(server.port())
+                .withAuthentication("admin", "adminpw".toCharArray())
+                .build());
     }
 
     @Test
     void aclUserConfinedToTheLockPrefixCanUseEveryLockKind() {
         RedisServer server = aclServer();
-        runner().withPropertyValues("spring.data.redis.port=" + server.port(), "spring.data.redis.username=locker",
-                "spring.data.redis.password=pw").run(context -> {
+        runner().withPropertyValues(
+                        "spring.data.redis.port=" + server.port(),
+                        "spring.data.redis.username=locker",
+                        "spring.data.redis.password=pw")
+                .run(context -> {
                     assertThat(context).hasNotFailed();
                     exerciseEveryLockKind(context);
                 });
-        try (RedisClient admin = admin(server); var connection = admin.connect()) {
-            assertThat(connection.sync().aclLog()).as("commands or keys the ACL denied").isEmpty();
-            assertThat(connection.sync().keys("*")).allSatisfy(k -> assertThat(k).startsWith("lock:"));
+        try (RedisClient admin = admin(server);
+                var connection = admin.connect()) {
+            assertThat(connection.sync().aclLog())
+                    .as("commands or keys the ACL denied")
+                    .isEmpty();
+            assertThat(connection.sync().keys("*"))
+                    .allSatisfy(k -> assertThat(k).startsWith("lock:"));
         }
     }
 
     @Test
     void disabledDefaultUserOrWrongCredentialsFailStartup() {
         RedisServer server = aclServer();
-        for (List<String> credentials : List.of(List.<String>of(), List.of("spring.data.redis.password=pw"),
+        for (List<String> credentials : List.of(
+                List.<String>of(),
+                List.of("spring.data.redis.password=pw"),
                 List.of("spring.data.redis.username=locker", "spring.data.redis.password=wrong"))) {
-            runner().withPropertyValues("spring.data.redis.port=" + server.port()).withPropertyValues(credentials.toArray(String[]::new))
+            runner().withPropertyValues("spring.data.redis.port=" + server.port())
+                    .withPropertyValues(credentials.toArray(String[]::new))
                     .run(context -> {
                         assertThat(context).as("credentials %s", credentials).hasFailed();
                         FailureAnalysis analysis = AutoConfigurationTest.analyze(context.getStartupFailure());
-                        assertThat(analysis.getDescription()).contains("could not connect to Redis").containsPattern("NOAUTH|WRONGPASS");
+                        assertThat(analysis.getDescription())
+                                .contains("could not connect to Redis")
+                                .containsPattern("NOAUTH|WRONGPASS");
                         assertThat(analysis.getAction()).contains("username/password");
                     });
         }
@@ -90,24 +119,28 @@ class SecureRedisTest {
     @Test
     void tlsWithAPemBundleTrustingTheServersCa() {
         TlsServer tls = tlsServer();
-        runner().withPropertyValues(tlsProperties(tls.tlsPort(), TestCertificates.shared().caCertificate())).run(context -> {
-            assertThat(context).hasNotFailed();
-            exerciseEveryLockKind(context);
-            RedisLock lock = context.getBean(LockClient.class).getLock("over-tls");
-            assertThat(lock.tryLock()).isTrue();
-            try {
-                // the plain admin port sees the key the TLS connection wrote: same server
-                assertThat(tls.server().command("EXISTS", "lock:{over-tls}")).isEqualTo(":1");
-            } finally {
-                lock.unlock();
-            }
-        });
+        runner().withPropertyValues(
+                        tlsProperties(tls.tlsPort(), TestCertificates.shared().caCertificate()))
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    exerciseEveryLockKind(context);
+                    RedisLock lock = context.getBean(LockClient.class).getLock("over-tls");
+                    assertThat(lock.tryLock()).isTrue();
+                    try {
+                        // the plain admin port sees the key the TLS connection wrote: same server
+                        assertThat(tls.server().command("EXISTS", "lock:{over-tls}"))
+                                .isEqualTo(":1");
+                    } finally {
+                        lock.unlock();
+                    }
+                });
     }
 
     @Test
     void sslAgainstAPlainPortFailsStartup() {
         TlsServer tls = tlsServer();
-        runner().withPropertyValues(tlsProperties(tls.server().port(), TestCertificates.shared().caCertificate()))
+        runner().withPropertyValues(tlsProperties(
+                        tls.server().port(), TestCertificates.shared().caCertificate()))
                 .run(context -> assertCouldNotConnect(context.getStartupFailure(), context));
     }
 
@@ -121,10 +154,11 @@ class SecureRedisTest {
     @Test
     void untrustedServerCertificateFailsStartup() {
         TlsServer tls = tlsServer();
-        runner().withPropertyValues(tlsProperties(tls.tlsPort(), TestCertificates.unknownCaCertificate())).run(context -> {
-            FailureAnalysis analysis = assertCouldNotConnect(context.getStartupFailure(), context);
-            assertThat(analysis.getDescription()).contains("unable to find valid certification path");
-        });
+        runner().withPropertyValues(tlsProperties(tls.tlsPort(), TestCertificates.unknownCaCertificate()))
+                .run(context -> {
+                    FailureAnalysis analysis = assertCouldNotConnect(context.getStartupFailure(), context);
+                    assertThat(analysis.getDescription()).contains("unable to find valid certification path");
+                });
     }
 
     private static FailureAnalysis assertCouldNotConnect(Throwable failure, ApplicationContext context) {
@@ -135,24 +169,29 @@ class SecureRedisTest {
         return analysis;
     }
 
-    record TlsServer(RedisServer server, int tlsPort) {
-    }
+    record TlsServer(RedisServer server, int tlsPort) {}
 
     /**
      * A server with a TLS listener. Its plain port stays open on loopback only for the test's own
      * checks (RedisServer waits for it); the application under test is pointed at the TLS port.
      */
     private static TlsServer tlsServer() {
-        assumeThat(RedisBinary.isBundled()).as("the bundled fallback redis-server is built without TLS").isFalse();
+        assumeThat(RedisBinary.isBundled())
+                .as("the bundled fallback redis-server is built without TLS")
+                .isFalse();
         int tlsPort = RedisServer.freePort();
-        RedisServer server = redis.startAnother(TestCertificates.shared().redisTlsArgs(tlsPort).toArray(String[]::new));
+        RedisServer server = redis.startAnother(
+                TestCertificates.shared().redisTlsArgs(tlsPort).toArray(String[]::new));
         return new TlsServer(server, tlsPort);
     }
 
     private static String[] tlsProperties(int port, Path trustedCa) {
-        return new String[] {"spring.data.redis.port=" + port, "spring.data.redis.ssl.enabled=true",
-                "spring.data.redis.ssl.bundle=redis-test",
-                "spring.ssl.bundle.pem.redis-test.truststore.certificate=file:" + trustedCa};
+        return new String[] {
+            "spring.data.redis.port=" + port,
+            "spring.data.redis.ssl.enabled=true",
+            "spring.data.redis.ssl.bundle=redis-test",
+            "spring.ssl.bundle.pem.redis-test.truststore.certificate=file:" + trustedCa
+        };
     }
 
     /** Reentrant, fair (with a waiter woken over pub/sub), read/write and multi-locks over the configured connection. */

@@ -11,15 +11,15 @@ import java.util.concurrent.Future;
 import java.util.concurrent.FutureTask;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.reactivestreams.Publisher;
-import reactor.core.publisher.Flux;
-import reactor.core.publisher.ParallelFlux;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.reactivestreams.Publisher;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.ParallelFlux;
 
 /** Every bad annotation fails start-up with a message naming the method, the attribute and the fix. */
 class StartupValidationTest {
@@ -34,17 +34,35 @@ class StartupValidationTest {
                 Arguments.of(NegativeWait.class, "NegativeWait.run()", "negative waitTime", "0 or more"),
                 Arguments.of(ZeroLease.class, "ZeroLease.run()", "leaseTime 0", "watchdog"),
                 Arguments.of(MissingProperty.class, "MissingProperty.run()", "${lock.wait}", "${property}"),
-                Arguments.of(SkipPrimitive.class, "SkipPrimitive.count()", "returns the primitive int", "onFailure = THROW"),
+                Arguments.of(
+                        SkipPrimitive.class, "SkipPrimitive.count()", "returns the primitive int", "onFailure = THROW"),
                 Arguments.of(KeyAndKeys.class, "KeyAndKeys.run()", "sets both key and keys", "keys for several"),
-                Arguments.of(EmptyKeysEntry.class, "EmptyKeysEntry.run()", "empty entry in keys", "Give every key a value"),
-                Arguments.of(KeysWithFair.class, "KeysWithFair.run()", "combines keys with type = FAIR", "type = REENTRANT with keys"),
-                Arguments.of(PlainFuture.class, "PlainFuture.run()", "returns Future, a Future that is not a CompletionStage",
+                Arguments.of(
+                        EmptyKeysEntry.class, "EmptyKeysEntry.run()", "empty entry in keys", "Give every key a value"),
+                Arguments.of(
+                        KeysWithFair.class,
+                        "KeysWithFair.run()",
+                        "combines keys with type = FAIR",
+                        "type = REENTRANT with keys"),
+                Arguments.of(
+                        PlainFuture.class,
+                        "PlainFuture.run()",
+                        "returns Future, a Future that is not a CompletionStage",
                         "Return CompletableFuture or CompletionStage"),
-                Arguments.of(OwnStage.class, "OwnStage.run()", "a CompletionStage the lock cannot hand back",
+                Arguments.of(
+                        OwnStage.class,
+                        "OwnStage.run()",
+                        "a CompletionStage the lock cannot hand back",
                         "Declare the return type as CompletionStage or CompletableFuture"),
-                Arguments.of(ParallelResult.class, "ParallelResult.run()", "returns reactor.core.publisher.ParallelFlux, which"
-                        + " @DistributedLock does not support", "Return a Reactor Mono or Flux"),
-                Arguments.of(PublisherResult.class, "PublisherResult.run()", "returns org.reactivestreams.Publisher",
+                Arguments.of(
+                        ParallelResult.class,
+                        "ParallelResult.run()",
+                        "returns reactor.core.publisher.ParallelFlux, which" + " @DistributedLock does not support",
+                        "Return a Reactor Mono or Flux"),
+                Arguments.of(
+                        PublisherResult.class,
+                        "PublisherResult.run()",
+                        "returns org.reactivestreams.Publisher",
                         "Return a Reactor Mono or Flux"));
     }
 
@@ -65,32 +83,27 @@ class StartupValidationTest {
 
     public static class BadSpel {
         @DistributedLock(key = "'order:' + #orderId +")
-        public void run(Long orderId) {
-        }
+        public void run(Long orderId) {}
     }
 
     public static class BadWait {
         @DistributedLock(key = "k", waitTime = "soon")
-        public void run() {
-        }
+        public void run() {}
     }
 
     public static class NegativeWait {
         @DistributedLock(key = "k", waitTime = "-1s")
-        public void run() {
-        }
+        public void run() {}
     }
 
     public static class ZeroLease {
         @DistributedLock(key = "k", leaseTime = "0s")
-        public void run() {
-        }
+        public void run() {}
     }
 
     public static class MissingProperty {
         @DistributedLock(key = "k", waitTime = "${lock.wait}")
-        public void run() {
-        }
+        public void run() {}
     }
 
     public static class SkipPrimitive {
@@ -101,21 +114,22 @@ class StartupValidationTest {
     }
 
     public static class KeyAndKeys {
-        @DistributedLock(key = "a", keys = {"b", "c"})
-        public void run() {
-        }
+        @DistributedLock(
+                key = "a",
+                keys = {"b", "c"})
+        public void run() {}
     }
 
     public static class EmptyKeysEntry {
         @DistributedLock(keys = {"a", " "})
-        public void run() {
-        }
+        public void run() {}
     }
 
     public static class KeysWithFair {
-        @DistributedLock(keys = {"a", "b"}, type = dev.distlock.spring.annotation.LockType.FAIR)
-        public void run() {
-        }
+        @DistributedLock(
+                keys = {"a", "b"},
+                type = dev.distlock.spring.annotation.LockType.FAIR)
+        public void run() {}
     }
 
     public static class PlainFuture {
@@ -133,8 +147,7 @@ class StartupValidationTest {
     }
 
     /** A CompletableFuture subclass: the interceptor hands back a plain CompletableFuture, which is not one. */
-    public static class Receipt extends CompletableFuture<String> {
-    }
+    public static class Receipt extends CompletableFuture<String> {}
 
     public static class ParallelResult {
         @DistributedLock(key = "k")

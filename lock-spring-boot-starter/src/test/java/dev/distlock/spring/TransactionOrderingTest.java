@@ -43,17 +43,20 @@ class TransactionOrderingTest {
     void commitHappensBeforeReleaseByDefault() {
         runner().run(context -> {
             context.getBean(Ledger.class).book("a");
-            assertThat(context.getBean(Events.class).list).containsExactly("in method (transaction active)", "commit", "release");
+            assertThat(context.getBean(Events.class).list)
+                    .containsExactly("in method (transaction active)", "commit", "release");
         });
     }
 
     @Test
     void orderPropertyDecidesWhichWrapsWhich() {
         // Ordered after the transaction advisor, the lock sits inside the transaction: release comes first.
-        runner().withPropertyValues("distributed-lock.aop.order=" + Ordered.LOWEST_PRECEDENCE).run(context -> {
-            context.getBean(Ledger.class).book("b");
-            assertThat(context.getBean(Events.class).list).containsExactly("in method (transaction active)", "release", "commit");
-        });
+        runner().withPropertyValues("distributed-lock.aop.order=" + Ordered.LOWEST_PRECEDENCE)
+                .run(context -> {
+                    context.getBean(Ledger.class).book("b");
+                    assertThat(context.getBean(Events.class).list)
+                            .containsExactly("in method (transaction active)", "release", "commit");
+                });
     }
 
     static class Events {
@@ -70,7 +73,8 @@ class TransactionOrderingTest {
         @Transactional
         @DistributedLock(key = "'ledger:' + #account")
         public void book(String account) {
-            events.list.add("in method (transaction " + (TransactionSynchronizationManager.isActualTransactionActive() ? "active)" : "missing)"));
+            events.list.add("in method (transaction "
+                    + (TransactionSynchronizationManager.isActualTransactionActive() ? "active)" : "missing)"));
             TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
                 @Override
                 public void afterCommit() {

@@ -61,6 +61,7 @@ public final class FaultRelay implements AutoCloseable {
     private final List<Link> links = new CopyOnWriteArrayList<>();
     /** Guards the fault state below and every pipe's queue; waited on by the writers. */
     private final Object lock = new Object();
+
     private boolean holdingReplies;
     private boolean blackHoled;
     private long replyDelayNanos;

@@ -19,8 +19,7 @@ public final class RedisBinary {
 
     private static volatile Path resolved;
 
-    private RedisBinary() {
-    }
+    private RedisBinary() {}
 
     /** The executable to start, resolved once per JVM. */
     public static Path path() {
@@ -46,7 +45,8 @@ public final class RedisBinary {
         if (explicit != null && !explicit.isBlank()) {
             Path p = Path.of(explicit);
             if (!Files.isExecutable(p)) {
-                throw new IllegalStateException("REDIS_SERVER / redis.server points to " + p + ", which is not an executable file");
+                throw new IllegalStateException(
+                        "REDIS_SERVER / redis.server points to " + p + ", which is not an executable file");
             }
             return p;
         }
@@ -91,6 +91,7 @@ public final class RedisBinary {
         if (os.contains("mac")) {
             return arm ? "redis-server-6.2.6-v5-darwin-arm64" : "redis-server-6.2.6-v5-darwin-amd64";
         }
-        throw new IllegalStateException("No bundled redis-server for " + os + "/" + arch + "; install redis-server or set REDIS_SERVER");
+        throw new IllegalStateException(
+                "No bundled redis-server for " + os + "/" + arch + "; install redis-server or set REDIS_SERVER");
     }
 }

@@ -28,8 +28,7 @@ public final class RedisClusterSetup implements AutoCloseable {
 
     private final List<RedisServer> nodes = new ArrayList<>();
 
-    private RedisClusterSetup() {
-    }
+    private RedisClusterSetup() {}
 
     /** Starts three cluster-enabled masters, assigns the slots, joins them and waits for {@code cluster_state:ok}. */
     public static RedisClusterSetup start() {
@@ -46,8 +45,13 @@ public final class RedisClusterSetup implements AutoCloseable {
     private void launch() {
         for (int i = 0; i < MASTERS; i++) {
             // relative to the node's own --dir, so every node has its own file
-            nodes.add(RedisServer.start("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
-                    "--cluster-node-timeout", "2000"));
+            nodes.add(RedisServer.start(
+                    "--cluster-enabled",
+                    "yes",
+                    "--cluster-config-file",
+                    "nodes.conf",
+                    "--cluster-node-timeout",
+                    "2000"));
         }
         for (int i = 0; i < MASTERS; i++) {
             RedisServer node = nodes.get(i);
@@ -68,11 +72,16 @@ public final class RedisClusterSetup implements AutoCloseable {
             expectOk(first, first.query("CLUSTER", "MEET", other.host(), String.valueOf(other.port())));
         }
         for (RedisServer node : nodes) {
-            Topologies.await("cluster_state:ok on port " + node.port(), READY_TIMEOUT, () -> {
-                Map<String, String> info = Topologies.info(node.query("CLUSTER", "INFO"));
-                return "ok".equals(info.get("cluster_state")) && String.valueOf(MASTERS).equals(info.get("cluster_known_nodes"))
-                        && String.valueOf(SLOTS).equals(info.get("cluster_slots_ok"));
-            }, () -> node.query("CLUSTER", "INFO"));
+            Topologies.await(
+                    "cluster_state:ok on port " + node.port(),
+                    READY_TIMEOUT,
+                    () -> {
+                        Map<String, String> info = Topologies.info(node.query("CLUSTER", "INFO"));
+                        return "ok".equals(info.get("cluster_state"))
+                                && String.valueOf(MASTERS).equals(info.get("cluster_known_nodes"))
+                                && String.valueOf(SLOTS).equals(info.get("cluster_slots_ok"));
+                    },
+                    () -> node.query("CLUSTER", "INFO"));
         }
     }
 
@@ -123,17 +132,20 @@ public final class RedisClusterSetup implements AutoCloseable {
                 int from = Integer.parseInt(range[0]);
                 int to = range.length > 1 ? Integer.parseInt(range[1]) : from;
                 if (slot >= from && slot <= to) {
-                    return nodes.stream().filter(n -> n.port() == port).findFirst()
-                            .orElseThrow(() -> new IllegalStateException("Slot " + slot + " owned by unknown port " + port));
+                    return nodes.stream()
+                            .filter(n -> n.port() == port)
+                            .findFirst()
+                            .orElseThrow(
+                                    () -> new IllegalStateException("Slot " + slot + " owned by unknown port " + port));
                 }
             }
         }
-        throw new IllegalStateException("No node owns slot " + slot + ": " + nodes.get(0).query("CLUSTER", "NODES"));
+        throw new IllegalStateException(
+                "No node owns slot " + slot + ": " + nodes.get(0).query("CLUSTER", "NODES"));
     }
 
     /** What one {@link #migrateSlot} moved; {@code replacedKeys} are the keys of batches that met BUSYKEY. */
-    public record SlotMigration(int slot, RedisServer from, RedisServer to, int keysMoved, List<String> replacedKeys) {
-    }
+    public record SlotMigration(int slot, RedisServer from, RedisServer to, int keysMoved, List<String> replacedKeys) {}
 
     /** Moves {@code slot} and its keys to {@code target} in batches of 10, as {@code redis-cli --cluster reshard} does. */
     public SlotMigration migrateSlot(int slot, RedisServer target) {
@@ -146,7 +158,9 @@ public final class RedisClusterSetup implements AutoCloseable {
      * clients meet the slot half moved: ASK redirects, TRYAGAIN for keys split between the nodes.
      */
     public SlotMigration migrateSlot(int slot, RedisServer target, int batchSize, Duration betweenBatches) {
-        return beginMigration(slot, target).moveRemainingKeys(batchSize, betweenBatches).finish();
+        return beginMigration(slot, target)
+                .moveRemainingKeys(batchSize, betweenBatches)
+                .finish();
     }
 
     /** Opens the migration of {@code slot} from its owner to {@code target}, for a test to move its keys step by step. */

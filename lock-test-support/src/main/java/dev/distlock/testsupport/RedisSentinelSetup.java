@@ -32,8 +32,7 @@ public final class RedisSentinelSetup implements AutoCloseable {
     private final List<RedisServer> dataNodes = new ArrayList<>();
     private final List<RedisServer> sentinels = new ArrayList<>();
 
-    private RedisSentinelSetup() {
-    }
+    private RedisSentinelSetup() {}
 
     /** Starts master, replica and three sentinels, and returns once the sentinels see the replica and each other. */
     public static RedisSentinelSetup start() {
@@ -52,8 +51,12 @@ public final class RedisSentinelSetup implements AutoCloseable {
         dataNodes.add(master);
         RedisServer replica = RedisServer.start("--replicaof", master.host(), String.valueOf(master.port()));
         dataNodes.add(replica);
-        Topologies.await("replica in sync", READY_TIMEOUT,
-                () -> "up".equals(Topologies.info(replica.query("INFO", "replication")).get("master_link_status")),
+        Topologies.await(
+                "replica in sync",
+                READY_TIMEOUT,
+                () -> "up"
+                        .equals(Topologies.info(replica.query("INFO", "replication"))
+                                .get("master_link_status")),
                 () -> replica.query("INFO", "replication"));
         List<String> conf = List.of(
                 "sentinel resolve-hostnames yes",
@@ -65,10 +68,14 @@ public final class RedisSentinelSetup implements AutoCloseable {
             sentinels.add(RedisServer.startSentinel(conf));
         }
         for (RedisServer s : sentinels) {
-            Topologies.await("sentinel " + s.port() + " seeing the replica and the other sentinels", READY_TIMEOUT, () -> {
-                Map<String, String> m = Topologies.pairs(s.query("SENTINEL", "MASTER", MASTER_NAME));
-                return "1".equals(m.get("num-slaves")) && "2".equals(m.get("num-other-sentinels"));
-            }, () -> s.query("SENTINEL", "MASTER", MASTER_NAME));
+            Topologies.await(
+                    "sentinel " + s.port() + " seeing the replica and the other sentinels",
+                    READY_TIMEOUT,
+                    () -> {
+                        Map<String, String> m = Topologies.pairs(s.query("SENTINEL", "MASTER", MASTER_NAME));
+                        return "1".equals(m.get("num-slaves")) && "2".equals(m.get("num-other-sentinels"));
+                    },
+                    () -> s.query("SENTINEL", "MASTER", MASTER_NAME));
         }
     }
 
@@ -93,21 +100,28 @@ public final class RedisSentinelSetup implements AutoCloseable {
 
     /** The port the sentinels currently report as the master's. */
     public int masterPort() {
-        String[] addr = sentinels.get(0).query("SENTINEL", "GET-MASTER-ADDR-BY-NAME", MASTER_NAME).split("\n");
+        String[] addr = sentinels
+                .get(0)
+                .query("SENTINEL", "GET-MASTER-ADDR-BY-NAME", MASTER_NAME)
+                .split("\n");
         return Integer.parseInt(addr[1]);
     }
 
     /** The data node currently reported as master. */
     public RedisServer master() {
         int port = masterPort();
-        return dataNodes.stream().filter(n -> n.port() == port).findFirst()
+        return dataNodes.stream()
+                .filter(n -> n.port() == port)
+                .findFirst()
                 .orElseThrow(() -> new IllegalStateException("No data node on master port " + port));
     }
 
     /** The data node currently not reported as master. */
     public RedisServer replica() {
         int port = masterPort();
-        return dataNodes.stream().filter(n -> n.port() != port).findFirst()
+        return dataNodes.stream()
+                .filter(n -> n.port() != port)
+                .findFirst()
                 .orElseThrow(() -> new IllegalStateException("No replica besides master port " + port));
     }
 
@@ -124,16 +138,24 @@ public final class RedisSentinelSetup implements AutoCloseable {
 
     /** Waits until every sentinel reports a master other than {@code oldMasterPort} and that node acts as master. */
     public RedisServer awaitFailover(int oldMasterPort, Duration timeout) {
-        Topologies.await("failover away from port " + oldMasterPort, timeout, () -> {
-            for (RedisServer s : sentinels) {
-                String[] addr = s.query("SENTINEL", "GET-MASTER-ADDR-BY-NAME", MASTER_NAME).split("\n");
-                if (addr.length < 2 || Integer.parseInt(addr[1]) == oldMasterPort) {
-                    return false;
-                }
-            }
-            return "master".equals(Topologies.info(master().query("INFO", "replication")).get("role"));
-        }, () -> sentinels.stream().map(s -> s.port() + ": " + s.query("SENTINEL", "GET-MASTER-ADDR-BY-NAME", MASTER_NAME))
-                .collect(Collectors.joining("; ")));
+        Topologies.await(
+                "failover away from port " + oldMasterPort,
+                timeout,
+                () -> {
+                    for (RedisServer s : sentinels) {
+                        String[] addr = s.query("SENTINEL", "GET-MASTER-ADDR-BY-NAME", MASTER_NAME)
+                                .split("\n");
+                        if (addr.length < 2 || Integer.parseInt(addr[1]) == oldMasterPort) {
+                            return false;
+                        }
+                    }
+                    return "master"
+                            .equals(Topologies.info(master().query("INFO", "replication"))
+                                    .get("role"));
+                },
+                () -> sentinels.stream()
+                        .map(s -> s.port() + ": " + s.query("SENTINEL", "GET-MASTER-ADDR-BY-NAME", MASTER_NAME))
+                        .collect(Collectors.joining("; ")));
         return master();
     }
 
@@ -149,19 +171,26 @@ public final class RedisSentinelSetup implements AutoCloseable {
         RedisServer master = master();
         String reply = replica.query("CONFIG", "SET", "masterauth", "not-the-master-password");
         if (!reply.startsWith("+OK")) {
-            throw new IllegalStateException("CONFIG SET masterauth on the replica (port " + replica.port() + ") failed: " + reply);
+            throw new IllegalStateException(
+                    "CONFIG SET masterauth on the replica (port " + replica.port() + ") failed: " + reply);
         }
         // AUTH with a password is refused by a master without one, so the replica's re-sync handshake fails
         master.query("CLIENT", "KILL", "TYPE", "replica");
-        Topologies.await("replica link down", READY_TIMEOUT,
-                () -> "down".equals(Topologies.info(replica.query("INFO", "replication")).get("master_link_status")),
+        Topologies.await(
+                "replica link down",
+                READY_TIMEOUT,
+                () -> "down"
+                        .equals(Topologies.info(replica.query("INFO", "replication"))
+                                .get("master_link_status")),
                 () -> replica.query("INFO", "replication"));
     }
 
     /** How many bytes of the master's replication stream the replica has not applied (0 when in sync). */
     public long replicationLag() {
-        long master = Long.parseLong(Topologies.info(master().query("INFO", "replication")).get("master_repl_offset"));
-        long replica = Long.parseLong(Topologies.info(replica().query("INFO", "replication")).get("master_repl_offset"));
+        long master = Long.parseLong(
+                Topologies.info(master().query("INFO", "replication")).get("master_repl_offset"));
+        long replica = Long.parseLong(
+                Topologies.info(replica().query("INFO", "replication")).get("master_repl_offset"));
         return master - replica;
     }
 

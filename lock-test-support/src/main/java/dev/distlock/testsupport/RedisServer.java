@@ -30,7 +30,8 @@ public final class RedisServer implements AutoCloseable {
     private static final Duration STARTUP_TIMEOUT = Duration.ofSeconds(10);
 
     static {
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> RUNNING.forEach(RedisServer::kill), "redis-test-cleanup"));
+        Runtime.getRuntime()
+                .addShutdownHook(new Thread(() -> RUNNING.forEach(RedisServer::kill), "redis-test-cleanup"));
     }
 
     private final int port;
@@ -275,11 +276,29 @@ public final class RedisServer implements AutoCloseable {
             }
             cmd.add(conf.toString());
         }
-        cmd.addAll(List.of("--port", String.valueOf(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-                "--daemonize", "no", "--protected-mode", "no", "--dir", dir.toString(), "--logfile", dir.resolve("redis.log").toString()));
+        cmd.addAll(List.of(
+                "--port",
+                String.valueOf(port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--daemonize",
+                "no",
+                "--protected-mode",
+                "no",
+                "--dir",
+                dir.toString(),
+                "--logfile",
+                dir.resolve("redis.log").toString()));
         cmd.addAll(extraArgs);
         try {
-            process = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(dir.resolve("stdout.log").toFile()).start();
+            process = new ProcessBuilder(cmd)
+                    .redirectErrorStream(true)
+                    .redirectOutput(dir.resolve("stdout.log").toFile())
+                    .start();
         } catch (IOException e) {
             throw new IllegalStateException("Cannot start " + cmd, e);
         }
@@ -304,14 +323,16 @@ public final class RedisServer implements AutoCloseable {
             sleep(20);
         }
         kill();
-        throw new IllegalStateException("redis-server on port " + port + " not ready within " + STARTUP_TIMEOUT + ": " + log());
+        throw new IllegalStateException(
+                "redis-server on port " + port + " not ready within " + STARTUP_TIMEOUT + ": " + log());
     }
 
     private String log() {
         try {
             Path log = dir.resolve("redis.log");
             Path out = dir.resolve("stdout.log");
-            String text = (Files.exists(log) ? Files.readString(log) : "") + (Files.exists(out) ? Files.readString(out) : "");
+            String text =
+                    (Files.exists(log) ? Files.readString(log) : "") + (Files.exists(out) ? Files.readString(out) : "");
             return text.length() > 2000 ? text.substring(text.length() - 2000) : text;
         } catch (IOException e) {
             return "(no log: " + e + ")";
@@ -324,7 +345,9 @@ public final class RedisServer implements AutoCloseable {
             throw new IllegalStateException("redis-server on port " + port + " is not running");
         }
         try {
-            Process kill = new ProcessBuilder("kill", "-" + sig, String.valueOf(pid)).inheritIO().start();
+            Process kill = new ProcessBuilder("kill", "-" + sig, String.valueOf(pid))
+                    .inheritIO()
+                    .start();
             if (!kill.waitFor(5, TimeUnit.SECONDS) || kill.exitValue() != 0) {
                 throw new IllegalStateException("kill -" + sig + " " + pid + " failed");
             }

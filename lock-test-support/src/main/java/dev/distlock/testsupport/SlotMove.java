@@ -44,7 +44,9 @@ public final class SlotMove {
         this.masters = List.copyOf(masters);
         this.targetId = target.query("CLUSTER", "MYID");
         // importing first: a client sent to the target by an ASK must find it ready
-        expectOk(target, target.query("CLUSTER", "SETSLOT", String.valueOf(slot), "IMPORTING", source.query("CLUSTER", "MYID")));
+        expectOk(
+                target,
+                target.query("CLUSTER", "SETSLOT", String.valueOf(slot), "IMPORTING", source.query("CLUSTER", "MYID")));
         expectOk(source, source.query("CLUSTER", "SETSLOT", String.valueOf(slot), "MIGRATING", targetId));
     }
 
@@ -82,7 +84,9 @@ public final class SlotMove {
     /** Tells every master that the target owns the slot now (target first, then the old owner, then the rest). */
     public SlotMigration finish() {
         List<RedisServer> order = new ArrayList<>(List.of(target, source));
-        masters.stream().filter(n -> n.port() != target.port() && n.port() != source.port()).forEach(order::add);
+        masters.stream()
+                .filter(n -> n.port() != target.port() && n.port() != source.port())
+                .forEach(order::add);
         for (RedisServer node : order) {
             expectOk(node, node.query("CLUSTER", "SETSLOT", String.valueOf(slot), "NODE", targetId));
         }
@@ -91,19 +95,21 @@ public final class SlotMove {
 
     private void migrate(List<String> keys) {
         String result = source.query(migrateCommand(keys, false));
-        if (result.startsWith("-") && result.contains("BUSYKEY")) { // "-ERR Target instance replied with error: BUSYKEY ..."
+        if (result.startsWith("-")
+                && result.contains("BUSYKEY")) { // "-ERR Target instance replied with error: BUSYKEY ..."
             replaced.addAll(keys); // which of them collided only an ASKING client could ask the target
             result = source.query(migrateCommand(keys, true));
         }
         if (!result.startsWith("+OK") && !result.startsWith("+NOKEY")) {
-            throw new IllegalStateException("MIGRATE of " + keys + " from port " + source.port() + " to " + target.port()
-                    + " failed: " + result);
+            throw new IllegalStateException("MIGRATE of " + keys + " from port " + source.port() + " to "
+                    + target.port() + " failed: " + result);
         }
         moved += keys.size();
     }
 
     private String[] migrateCommand(List<String> keys, boolean replace) {
-        List<String> args = new ArrayList<>(List.of("MIGRATE", target.host(), String.valueOf(target.port()), "", "0", "5000"));
+        List<String> args =
+                new ArrayList<>(List.of("MIGRATE", target.host(), String.valueOf(target.port()), "", "0", "5000"));
         if (replace) {
             args.add("REPLACE");
         }
@@ -123,7 +129,8 @@ public final class SlotMove {
             return;
         }
         try {
-            Thread.sleep(duration.toMillis()); // a deliberate dwell with the slot half moved, not a wait for a condition
+            Thread.sleep(
+                    duration.toMillis()); // a deliberate dwell with the slot half moved, not a wait for a condition
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("Interrupted while migrating a slot", e);

@@ -65,31 +65,72 @@ public record TestCertificates(Path caCertificate, Path serverCertificate, Path 
         Path serverCert = dir.resolve("server.crt");
         Path serverKey = dir.resolve("server.key");
         generateCa(ca, caCert);
-        keytool("-genkeypair", "-alias", "server", "-keyalg", "EC", "-dname", "CN=localhost",
-                "-validity", "2", "-keystore", server.toString());
+        keytool(
+                "-genkeypair",
+                "-alias",
+                "server",
+                "-keyalg",
+                "EC",
+                "-dname",
+                "CN=localhost",
+                "-validity",
+                "2",
+                "-keystore",
+                server.toString());
         keytool("-certreq", "-alias", "server", "-keystore", server.toString(), "-file", csr.toString());
-        keytool("-gencert", "-rfc", "-alias", "ca", "-keystore", ca.toString(), "-infile", csr.toString(), "-outfile",
-                serverCert.toString(), "-ext", "san=ip:127.0.0.1,dns:localhost", "-ext", "eku=serverAuth", "-validity", "2");
+        keytool(
+                "-gencert",
+                "-rfc",
+                "-alias",
+                "ca",
+                "-keystore",
+                ca.toString(),
+                "-infile",
+                csr.toString(),
+                "-outfile",
+                serverCert.toString(),
+                "-ext",
+                "san=ip:127.0.0.1,dns:localhost",
+                "-ext",
+                "eku=serverAuth",
+                "-validity",
+                "2");
         writePrivateKey(server, serverKey);
         return new TestCertificates(caCert, serverCert, serverKey);
     }
 
     private static void generateCa(Path keystore, Path pem) {
-        keytool("-genkeypair", "-alias", "ca", "-keyalg", "EC", "-dname", "CN=distlock test CA " + java.util.UUID.randomUUID(),
-                "-ext", "bc:c", "-validity", "2", "-keystore", keystore.toString());
+        keytool(
+                "-genkeypair",
+                "-alias",
+                "ca",
+                "-keyalg",
+                "EC",
+                "-dname",
+                "CN=distlock test CA " + java.util.UUID.randomUUID(),
+                "-ext",
+                "bc:c",
+                "-validity",
+                "2",
+                "-keystore",
+                keystore.toString());
         keytool("-exportcert", "-rfc", "-alias", "ca", "-keystore", keystore.toString(), "-file", pem.toString());
     }
 
     private static Path tempDir(String prefix) {
         try {
             Path dir = Files.createTempDirectory(prefix);
-            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-                try (var files = Files.walk(dir)) {
-                    files.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
-                } catch (IOException ignored) {
-                    // temp dir; best effort
-                }
-            }, "tls-test-cleanup"));
+            Runtime.getRuntime()
+                    .addShutdownHook(new Thread(
+                            () -> {
+                                try (var files = Files.walk(dir)) {
+                                    files.sorted(java.util.Comparator.reverseOrder())
+                                            .forEach(f -> f.toFile().delete());
+                                } catch (IOException ignored) {
+                                    // temp dir; best effort
+                                }
+                            },
+                            "tls-test-cleanup"));
             return dir;
         } catch (IOException e) {
             throw new UncheckedIOException(e);
@@ -98,8 +139,17 @@ public record TestCertificates(Path caCertificate, Path serverCertificate, Path 
 
     /** The {@code redis-server} options for a TLS-only listener on {@code tlsPort} with these files. */
     public List<String> redisTlsArgs(int tlsPort) {
-        return List.of("--tls-port", String.valueOf(tlsPort), "--tls-cert-file", serverCertificate.toString(),
-                "--tls-key-file", serverKey.toString(), "--tls-ca-cert-file", caCertificate.toString(), "--tls-auth-clients", "no");
+        return List.of(
+                "--tls-port",
+                String.valueOf(tlsPort),
+                "--tls-cert-file",
+                serverCertificate.toString(),
+                "--tls-key-file",
+                serverKey.toString(),
+                "--tls-ca-cert-file",
+                caCertificate.toString(),
+                "--tls-auth-clients",
+                "no");
     }
 
     private static void writePrivateKey(Path keystore, Path pem) {
@@ -107,7 +157,8 @@ public record TestCertificates(Path caCertificate, Path serverCertificate, Path 
             KeyStore ks = KeyStore.getInstance("PKCS12");
             ks.load(in, PASSWORD.toCharArray());
             PrivateKey key = (PrivateKey) ks.getKey("server", PASSWORD.toCharArray());
-            String body = Base64.getMimeEncoder(64, "\n".getBytes(StandardCharsets.US_ASCII)).encodeToString(key.getEncoded());
+            String body = Base64.getMimeEncoder(64, "\n".getBytes(StandardCharsets.US_ASCII))
+                    .encodeToString(key.getEncoded());
             Files.writeString(pem, "-----BEGIN PRIVATE KEY-----\n" + body + "\n-----END PRIVATE KEY-----\n");
         } catch (IOException e) {
             throw new UncheckedIOException(e);

@@ -9,8 +9,7 @@ import java.util.function.Supplier;
 /** Small helpers shared by the topology set-ups: parsing replies and polling until ready. */
 final class Topologies {
 
-    private Topologies() {
-    }
+    private Topologies() {}
 
     /** {@code key:value} lines of an INFO-style reply. */
     static Map<String, String> info(String reply) {

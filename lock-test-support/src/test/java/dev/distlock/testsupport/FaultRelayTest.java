@@ -12,8 +12,8 @@ import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -54,7 +54,9 @@ class FaultRelayTest {
         relay.holdReplies();
         send();
         send();
-        await("both replies reached the relay").atMost(Duration.ofSeconds(5)).until(() -> relay.pendingReplyBytes() == 14);
+        await("both replies reached the relay")
+                .atMost(Duration.ofSeconds(5))
+                .until(() -> relay.pendingReplyBytes() == 14);
         assertNothingWithin(Duration.ofMillis(300));
         relay.releaseReplies();
         assertThat(readLine()).isEqualTo("+PONG");
@@ -67,7 +69,9 @@ class FaultRelayTest {
         send();
         awaitHeld();
         relay.drop(FaultRelay.Drop.FIN);
-        assertThat(socket.getInputStream().read()).as("end of stream, the held reply lost").isEqualTo(-1);
+        assertThat(socket.getInputStream().read())
+                .as("end of stream, the held reply lost")
+                .isEqualTo(-1);
         reconnectAndPing();
     }
 
@@ -77,7 +81,8 @@ class FaultRelayTest {
         send();
         awaitHeld();
         relay.drop(FaultRelay.Drop.RST);
-        assertThatThrownBy(() -> socket.getInputStream().read()).isInstanceOf(SocketException.class)
+        assertThatThrownBy(() -> socket.getInputStream().read())
+                .isInstanceOf(SocketException.class)
                 .hasMessageContaining("reset");
         reconnectAndPing();
     }
@@ -97,7 +102,9 @@ class FaultRelayTest {
         relay.blackHole();
         send();
         assertNothingWithin(Duration.ofMillis(300));
-        assertThat(relay.pendingReplyBytes()).as("the request never reached Redis").isZero();
+        assertThat(relay.pendingReplyBytes())
+                .as("the request never reached Redis")
+                .isZero();
         assertThat(relay.openConnections()).as("nothing closed").isEqualTo(1);
         relay.heal();
         assertThat(readLine()).isEqualTo("+PONG");
@@ -107,7 +114,9 @@ class FaultRelayTest {
         socket.close();
         socket = new Socket(relay.host(), relay.port());
         socket.setSoTimeout(5000);
-        assertThat(ping()).as("a new connection passes: drop cleared the faults").isEqualTo("+PONG");
+        assertThat(ping())
+                .as("a new connection passes: drop cleared the faults")
+                .isEqualTo("+PONG");
     }
 
     private void awaitHeld() {

@@ -6,15 +6,15 @@ import io.lettuce.core.pubsub.api.async.RedisPubSubAsyncCommands;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -148,6 +148,7 @@ public final class WakeupHub {
         private final ArrayDeque<CompletableFuture<Boolean>> sleepers = new ArrayDeque<>();
         /** Wake-ups kept for waiters not asleep when they came; guarded by this. */
         private int kept;
+
         private int refs; // guarded by the map's lock for this channel
 
         WaitChannel(String name, CompletableFuture<Void> subscribed) {
@@ -202,7 +203,9 @@ public final class WakeupHub {
                 try {
                     ScheduledFuture<?> timer = timers.schedule(() -> cancel(sleep), nanos, TimeUnit.NANOSECONDS);
                     sleep.whenComplete((woken, error) -> timer.cancel(false));
-                } catch (RejectedExecutionException e) { // the client is closing: wake at once, the caller finds it closed
+                } catch (
+                        RejectedExecutionException
+                                e) { // the client is closing: wake at once, the caller finds it closed
                     cancel(sleep);
                 }
             }

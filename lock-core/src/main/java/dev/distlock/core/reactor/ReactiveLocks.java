@@ -21,8 +21,7 @@ import reactor.core.publisher.Mono;
  */
 public final class ReactiveLocks {
 
-    private ReactiveLocks() {
-    }
+    private ReactiveLocks() {}
 
     /** Waits for the lock, for as long as it takes; emits the handle that owns the hold. */
     public static Mono<LockHandle> lock(RedisLock lock) {
@@ -31,7 +30,8 @@ public final class ReactiveLocks {
 
     /** Waits up to {@code waitTime}; emits the handle, or completes empty when the wait ran out. */
     public static Mono<LockHandle> tryLock(RedisLock lock, Duration waitTime) {
-        return Mono.fromFuture(() -> lock.tryLockAsync(waitTime).toCompletableFuture(), false).flatMap(Mono::justOrEmpty);
+        return Mono.fromFuture(() -> lock.tryLockAsync(waitTime).toCompletableFuture(), false)
+                .flatMap(Mono::justOrEmpty);
     }
 
     /**
@@ -39,10 +39,16 @@ public final class ReactiveLocks {
      * {@link LockAcquisitionException}), subscribes to the work's publisher, and releases exactly once
      * when it completes, fails or is cancelled. The work gets the handle for its fencing token.
      */
-    public static <T> Flux<T> usingLock(RedisLock lock, Duration waitTime, Function<LockHandle, ? extends Publisher<T>> work) {
-        Mono<LockHandle> acquire = tryLock(lock, waitTime).switchIfEmpty(Mono.error(() -> new LockAcquisitionException(lock.getKey(),
-                waitTime, "Lock '" + lock.getKey() + "' was not acquired within " + waitTime.toMillis() + " ms", null)));
-        return Flux.usingWhen(acquire, work, ReactiveLocks::release, (handle, error) -> release(handle), ReactiveLocks::release);
+    public static <T> Flux<T> usingLock(
+            RedisLock lock, Duration waitTime, Function<LockHandle, ? extends Publisher<T>> work) {
+        Mono<LockHandle> acquire = tryLock(lock, waitTime)
+                .switchIfEmpty(Mono.error(() -> new LockAcquisitionException(
+                        lock.getKey(),
+                        waitTime,
+                        "Lock '" + lock.getKey() + "' was not acquired within " + waitTime.toMillis() + " ms",
+                        null)));
+        return Flux.usingWhen(
+                acquire, work, ReactiveLocks::release, (handle, error) -> release(handle), ReactiveLocks::release);
     }
 
     private static Mono<Void> release(LockHandle handle) {

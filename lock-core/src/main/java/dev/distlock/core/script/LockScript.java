@@ -60,7 +60,8 @@ public final class LockScript {
                 if (in == null) {
                     throw new IllegalStateException("Lua script " + resource + " missing from the classpath");
                 }
-                body.append(new String(in.readAllBytes(), StandardCharsets.UTF_8)).append('\n');
+                body.append(new String(in.readAllBytes(), StandardCharsets.UTF_8))
+                        .append('\n');
             } catch (IOException e) {
                 throw new UncheckedIOException("Cannot read Lua script " + resource, e);
             }
@@ -82,7 +83,8 @@ public final class LockScript {
 
     private static String sha1(String text) {
         try {
-            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-1").digest(text.getBytes(StandardCharsets.UTF_8)));
+            return HexFormat.of()
+                    .formatHex(MessageDigest.getInstance("SHA-1").digest(text.getBytes(StandardCharsets.UTF_8)));
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("SHA-1 unavailable", e);
         }

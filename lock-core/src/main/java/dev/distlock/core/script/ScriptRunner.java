@@ -37,11 +37,13 @@ public final class ScriptRunner {
      * on (its caller's bound ran out) is not sent again by Lettuce after a reconnect.
      */
     private <T> CompletableFuture<T> run(LockScript script, ScriptOutputType type, String[] keys, String... args) {
-        CompletableFuture<T> first = commands.<T>evalsha(script.sha1(), type, keys, args).toCompletableFuture();
+        CompletableFuture<T> first =
+                commands.<T>evalsha(script.sha1(), type, keys, args).toCompletableFuture();
         AtomicReference<CompletableFuture<T>> current = new AtomicReference<>(first);
         CompletableFuture<T> result = first.exceptionallyCompose(error -> {
             if (unwrap(error) instanceof RedisNoScriptException) {
-                CompletableFuture<T> again = commands.<T>eval(script.body(), type, keys, args).toCompletableFuture();
+                CompletableFuture<T> again =
+                        commands.<T>eval(script.body(), type, keys, args).toCompletableFuture();
                 current.set(again);
                 return again;
             }

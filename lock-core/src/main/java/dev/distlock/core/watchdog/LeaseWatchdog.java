@@ -33,7 +33,8 @@ public final class LeaseWatchdog implements AutoCloseable {
     /**
      * @param scheduler the client's one timer thread, which this watchdog shares with its other timers
      */
-    public LeaseWatchdog(ScheduledExecutorService scheduler, Duration lease, Supplier<Collection<? extends Lease>> leases) {
+    public LeaseWatchdog(
+            ScheduledExecutorService scheduler, Duration lease, Supplier<Collection<? extends Lease>> leases) {
         this.leases = leases;
         long period = Math.max(1, lease.toMillis() / 3);
         this.rounds = scheduler.scheduleWithFixedDelay(this::tick, period, period, TimeUnit.MILLISECONDS);

@@ -30,18 +30,30 @@ class NativeImageResourceHintsTest {
         List<Pattern> includes = includePatterns();
         List<String> scripts = scriptResources();
 
-        assertThat(scripts).as("scripts found next to LockScript").hasSizeGreaterThanOrEqualTo(10)
+        assertThat(scripts)
+                .as("scripts found next to LockScript")
+                .hasSizeGreaterThanOrEqualTo(10)
                 .contains(SCRIPTS + "acquire.lua", SCRIPTS + "release.lua", SCRIPTS + "renew.lua");
-        assertThat(scripts).allSatisfy(script -> assertThat(includes).as(script)
-                .anySatisfy(pattern -> assertThat(pattern.matcher(script).matches()).isTrue()));
+        assertThat(scripts)
+                .allSatisfy(script -> assertThat(includes)
+                        .as(script)
+                        .anySatisfy(pattern ->
+                                assertThat(pattern.matcher(script).matches()).isTrue()));
     }
 
     @Test
     void theHintIncludesNoClassesAndNothingOutsideTheScriptFolder() throws Exception {
         List<Pattern> includes = includePatterns();
-        for (String other : List.of(SCRIPTS + "LockScript.class", SCRIPTS + "nested/acquire.lua", "dev/distlock/core/acquire.lua",
-                "other/dev/distlock/core/script/acquire.lua", SCRIPTS + "acquire.lua.bak")) {
-            assertThat(includes).as(other).noneSatisfy(pattern -> assertThat(pattern.matcher(other).matches()).isTrue());
+        for (String other : List.of(
+                SCRIPTS + "LockScript.class",
+                SCRIPTS + "nested/acquire.lua",
+                "dev/distlock/core/acquire.lua",
+                "other/dev/distlock/core/script/acquire.lua",
+                SCRIPTS + "acquire.lua.bak")) {
+            assertThat(includes)
+                    .as(other)
+                    .noneSatisfy(pattern ->
+                            assertThat(pattern.matcher(other).matches()).isTrue());
         }
     }
 
@@ -52,7 +64,8 @@ class NativeImageResourceHintsTest {
             assertThat(in).as(METADATA + " on the classpath").isNotNull();
             json = new String(in.readAllBytes(), StandardCharsets.UTF_8);
         }
-        Matcher entry = Pattern.compile("\"pattern\"\\s*:\\s*\"((?:[^\"\\\\]|\\\\.)*)\"").matcher(json);
+        Matcher entry = Pattern.compile("\"pattern\"\\s*:\\s*\"((?:[^\"\\\\]|\\\\.)*)\"")
+                .matcher(json);
         List<Pattern> patterns = new ArrayList<>();
         while (entry.find()) {
             patterns.add(Pattern.compile(entry.group(1).replace("\\\\", "\\")));
@@ -63,10 +76,14 @@ class NativeImageResourceHintsTest {
 
     /** Every .lua resource in the folder LockScript loads its scripts from (target/classes in this build). */
     private static List<String> scriptResources() throws IOException, URISyntaxException {
-        Path folder = Path.of(LockScript.class.getResource("acquire.lua").toURI()).getParent();
+        Path folder =
+                Path.of(LockScript.class.getResource("acquire.lua").toURI()).getParent();
         try (Stream<Path> files = Files.list(folder)) {
-            return files.map(path -> path.getFileName().toString()).filter(name -> name.endsWith(".lua")).map(name -> SCRIPTS + name)
-                    .sorted().toList();
+            return files.map(path -> path.getFileName().toString())
+                    .filter(name -> name.endsWith(".lua"))
+                    .map(name -> SCRIPTS + name)
+                    .sorted()
+                    .toList();
         }
     }
 }

@@ -31,7 +31,8 @@ public class DistributedLockHealthIndicator extends AbstractHealthIndicator {
     protected void doHealthCheck(Health.Builder builder) {
         builder.withDetail("mode", mode).withDetail("holds", holds.size());
         List<RecentLeaseLosses.Loss> recent = losses.recent();
-        builder.withDetail("recentLeaseLosses", recent).withDetail("leaseLossWindow", losses.window().toString());
+        builder.withDetail("recentLeaseLosses", recent)
+                .withDetail("leaseLossWindow", losses.window().toString());
         try {
             source.check();
             builder.up();

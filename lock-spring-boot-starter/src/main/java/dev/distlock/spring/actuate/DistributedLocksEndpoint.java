@@ -32,7 +32,10 @@ public class DistributedLocksEndpoint {
 
     @ReadOperation
     public HoldsDescriptor holds() {
-        return new HoldsDescriptor(mode, SCOPE, holds.list().stream().map(DistributedLocksEndpoint::describe).toList());
+        return new HoldsDescriptor(
+                mode,
+                SCOPE,
+                holds.list().stream().map(DistributedLocksEndpoint::describe).toList());
     }
 
     private static HoldDescriptor describe(ActiveHolds.Entry entry) {
@@ -45,15 +48,24 @@ public class DistributedLocksEndpoint {
             leaseLeftMs = null;
             leaseError = e.getMessage();
         }
-        return new HoldDescriptor(entry.request().label(), String.join(", ", entry.request().keys()), entry.request().metricType(),
-                entry.ownerThread(), entry.since(), entry.heldFor().toMillis(), entry.fencingTokens(),
-                entry.watchdog() ? "watchdog" : "fixed", entry.request().leaseTime() == null ? null : entry.request().leaseTime().toMillis(),
-                leaseLeftMs, leaseError);
+        return new HoldDescriptor(
+                entry.request().label(),
+                String.join(", ", entry.request().keys()),
+                entry.request().metricType(),
+                entry.ownerThread(),
+                entry.since(),
+                entry.heldFor().toMillis(),
+                entry.fencingTokens(),
+                entry.watchdog() ? "watchdog" : "fixed",
+                entry.request().leaseTime() == null
+                        ? null
+                        : entry.request().leaseTime().toMillis(),
+                leaseLeftMs,
+                leaseError);
     }
 
     /** The endpoint's answer. */
-    public record HoldsDescriptor(String mode, String scope, List<HoldDescriptor> holds) {
-    }
+    public record HoldsDescriptor(String mode, String scope, List<HoldDescriptor> holds) {}
 
     /**
      * One hold.
@@ -70,7 +82,16 @@ public class DistributedLocksEndpoint {
      * @param leaseLeftMs the lease left on the lock in Redis (shortest among the keys), or null when it could not be read
      * @param leaseError why the lease could not be read, or null
      */
-    public record HoldDescriptor(String name, String key, String type, String ownerThread, Instant heldSince, long heldForMs,
-            Map<String, Long> fencingTokens, String lease, Long fixedLeaseMs, Long leaseLeftMs, String leaseError) {
-    }
+    public record HoldDescriptor(
+            String name,
+            String key,
+            String type,
+            String ownerThread,
+            Instant heldSince,
+            long heldForMs,
+            Map<String, Long> fencingTokens,
+            String lease,
+            Long fixedLeaseMs,
+            Long leaseLeftMs,
+            String leaseError) {}
 }

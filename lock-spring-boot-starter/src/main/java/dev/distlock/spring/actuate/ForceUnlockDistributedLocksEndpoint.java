@@ -38,16 +38,23 @@ public class ForceUnlockDistributedLocksEndpoint extends DistributedLocksEndpoin
     public ForceUnlockResult forceUnlock(String key, String type) {
         String kind = type == null ? "" : type.trim().toUpperCase(Locale.ROOT);
         if (key == null || key.isBlank() || !TYPES.contains(kind)) {
-            return new ForceUnlockResult(key, kind, false, "Give the lock's key and its type, one of " + TYPES
-                    + ", e.g. {\"key\": \"order:42\", \"type\": \"REENTRANT\"}");
+            return new ForceUnlockResult(
+                    key,
+                    kind,
+                    false,
+                    "Give the lock's key and its type, one of " + TYPES
+                            + ", e.g. {\"key\": \"order:42\", \"type\": \"REENTRANT\"}");
         }
         boolean deleted = source.forceUnlock(key, kind);
-        log.warn("Force-unlock of {} lock '{}' through /actuator/{}: {}", kind, key, ID,
+        log.warn(
+                "Force-unlock of {} lock '{}' through /actuator/{}: {}",
+                kind,
+                key,
+                ID,
                 deleted ? "deleted; its holder, if still running, is no longer protected" : "it was not held");
         return new ForceUnlockResult(key, kind, deleted, deleted ? "deleted" : "not held");
     }
 
     /** What a force-unlock did. */
-    public record ForceUnlockResult(String key, String type, boolean deleted, String detail) {
-    }
+    public record ForceUnlockResult(String key, String type, boolean deleted, String detail) {}
 }

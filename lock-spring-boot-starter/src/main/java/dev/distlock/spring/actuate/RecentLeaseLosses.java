@@ -19,8 +19,7 @@ public final class RecentLeaseLosses implements LockListener {
     private final Deque<Loss> losses = new ArrayDeque<>();
 
     /** One lost hold: the lock's name (its key), its declared name, why, and when. */
-    public record Loss(String key, String name, String type, String reason, Instant at) {
-    }
+    public record Loss(String key, String name, String type, String reason, Instant at) {}
 
     public RecentLeaseLosses(Duration window) {
         this(window, Clock.systemUTC());

@@ -27,7 +27,8 @@ import org.springframework.aot.hint.annotation.Reflective;
 @Target(ElementType.METHOD)
 @Retention(RetentionPolicy.RUNTIME)
 @Documented
-@Reflective // AOT registers annotated methods for reflection: a native image keeps their annotations and parameter names
+@Reflective // AOT registers annotated methods for reflection: a native image keeps their annotations and parameter
+// names
 public @interface DistributedLock {
 
     /**

@@ -18,11 +18,9 @@ import org.springframework.util.ReflectionUtils;
 public final class AnnotatedMethods {
 
     /** One bean and its annotated methods (declared, inherited, or annotated on an interface it implements). */
-    public record Bean(String name, Class<?> type, List<Method> methods) {
-    }
+    public record Bean(String name, Class<?> type, List<Method> methods) {}
 
-    private AnnotatedMethods() {
-    }
+    private AnnotatedMethods() {}
 
     /** Every bean with at least one annotated method. */
     public static List<Bean> find(ConfigurableListableBeanFactory beanFactory) {

@@ -31,16 +31,16 @@ public final class DistributedLockAdvisor extends AbstractPointcutAdvisor {
      * @param redlockConfigured whether distributed-lock.redlock.nodes is set
      * @param order the advisor's order (distributed-lock.aop.order)
      */
-    public record Settings(Duration defaultWait, @Nullable Duration defaultLease, boolean redlockConfigured, int order) {
-    }
+    public record Settings(
+            Duration defaultWait, @Nullable Duration defaultLease, boolean redlockConfigured, int order) {}
 
     /**
      * @param executor runs each call inside its lock (shared with LockTemplate), looked up on the first call
      */
-    public DistributedLockAdvisor(Supplier<LockExecutor> executor, BeanFactory beanFactory, PropertyResolver properties,
-            Settings settings) {
-        this.attributes = new LockAttributeSource(new LockAttributeParser(properties, settings.defaultWait(), settings.defaultLease(),
-                settings.redlockConfigured()));
+    public DistributedLockAdvisor(
+            Supplier<LockExecutor> executor, BeanFactory beanFactory, PropertyResolver properties, Settings settings) {
+        this.attributes = new LockAttributeSource(new LockAttributeParser(
+                properties, settings.defaultWait(), settings.defaultLease(), settings.redlockConfigured()));
         this.interceptor = new DistributedLockInterceptor(executor, attributes, new LockKeyResolver(beanFactory));
         this.pointcut = new StaticMethodMatcherPointcut() {
             @Override

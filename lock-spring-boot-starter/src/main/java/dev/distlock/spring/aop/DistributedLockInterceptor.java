@@ -24,6 +24,7 @@ final class DistributedLockInterceptor implements MethodInterceptor {
 
     /** Looked up on first use: advisors are created early, before the lock client should be. */
     private final Supplier<LockExecutor> executor;
+
     private final LockAttributeSource attributes;
     private final LockKeyResolver keys;
 
@@ -37,7 +38,9 @@ final class DistributedLockInterceptor implements MethodInterceptor {
     @SuppressWarnings("unchecked")
     public Object invoke(MethodInvocation invocation) throws Throwable {
         Object target = invocation.getThis();
-        Class<?> targetClass = target != null ? AopUtils.getTargetClass(target) : invocation.getMethod().getDeclaringClass();
+        Class<?> targetClass = target != null
+                ? AopUtils.getTargetClass(target)
+                : invocation.getMethod().getDeclaringClass();
         Method method = invocation.getMethod();
         LockAttributes attrs = attributes.get(method, targetClass);
         if (attrs == null) {
@@ -47,24 +50,40 @@ final class DistributedLockInterceptor implements MethodInterceptor {
             LockRequest request = request(attrs, invocation, method, target, targetClass);
             return executor.get().execute(request, invocation::proceed, whenBusy(attrs));
         }
-        // Deferred results: a problem with the call (a key that does not evaluate) is reported the way the result reports errors.
+        // Deferred results: a problem with the call (a key that does not evaluate) is reported the way the result
+        // reports errors.
         LockRequest request;
         try {
             request = request(attrs, invocation, method, target, targetClass);
         } catch (RuntimeException e) {
-            return attrs.result() == LockAttributes.Result.STAGE ? CompletableFuture.failedFuture(e) : ReactiveLockCalls.error(attrs, e);
+            return attrs.result() == LockAttributes.Result.STAGE
+                    ? CompletableFuture.failedFuture(e)
+                    : ReactiveLockCalls.error(attrs, e);
         }
         if (attrs.result() == LockAttributes.Result.STAGE) {
-            return executor.get().executeAsync(request, () -> (CompletionStage<Object>) invocation.proceed(), whenBusy(attrs));
+            return executor.get()
+                    .executeAsync(request, () -> (CompletionStage<Object>) invocation.proceed(), whenBusy(attrs));
         }
         return ReactiveLockCalls.call(attrs, executor.get(), request, invocation);
     }
 
-    private LockRequest request(LockAttributes attrs, MethodInvocation invocation, Method method, Object target, Class<?> targetClass) {
-        List<String> resolved = keys.resolve(attrs, AopUtils.getMostSpecificMethod(method, targetClass), invocation.getArguments(),
-                target, targetClass);
-        return new LockRequest(attrs.method(), attrs.label(), attrs.type(), attrs.redlock(), resolved, attrs.multi(),
-                attrs.waitTime(), attrs.leaseTime());
+    private LockRequest request(
+            LockAttributes attrs, MethodInvocation invocation, Method method, Object target, Class<?> targetClass) {
+        List<String> resolved = keys.resolve(
+                attrs,
+                AopUtils.getMostSpecificMethod(method, targetClass),
+                invocation.getArguments(),
+                target,
+                targetClass);
+        return new LockRequest(
+                attrs.method(),
+                attrs.label(),
+                attrs.type(),
+                attrs.redlock(),
+                resolved,
+                attrs.multi(),
+                attrs.waitTime(),
+                attrs.leaseTime());
     }
 
     private static Supplier<Object> whenBusy(LockAttributes attrs) {

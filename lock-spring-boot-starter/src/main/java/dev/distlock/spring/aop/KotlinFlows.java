@@ -13,8 +13,7 @@ import org.springframework.util.ClassUtils;
  */
 final class KotlinFlows {
 
-    private KotlinFlows() {
-    }
+    private KotlinFlows() {}
 
     static Publisher<Object> toPublisher(Object flow) {
         return adapter().toPublisher(flow);
@@ -26,9 +25,11 @@ final class KotlinFlows {
 
     private static ReactiveAdapter adapter() {
         ReactiveAdapter adapter = ReactiveAdapterRegistry.getSharedInstance()
-                .getAdapter(ClassUtils.resolveClassName("kotlinx.coroutines.flow.Flow", KotlinFlows.class.getClassLoader()));
+                .getAdapter(ClassUtils.resolveClassName(
+                        "kotlinx.coroutines.flow.Flow", KotlinFlows.class.getClassLoader()));
         if (adapter == null) {
-            throw new IllegalStateException("No ReactiveAdapter for kotlinx.coroutines.flow.Flow: add kotlinx-coroutines-reactor");
+            throw new IllegalStateException(
+                    "No ReactiveAdapter for kotlinx.coroutines.flow.Flow: add kotlinx-coroutines-reactor");
         }
         return adapter;
     }

@@ -1,37 +1,37 @@
 package dev.distlock.spring.aop;
 
+import dev.distlock.spring.DistributedLockConfigurationException;
 import dev.distlock.spring.annotation.DistributedLock;
 import dev.distlock.spring.annotation.LockType;
 import dev.distlock.spring.annotation.OnLockFailure;
-import dev.distlock.spring.DistributedLockConfigurationException;
 import java.lang.reflect.Method;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.Arrays;
+import java.util.Deque;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Future;
-import org.springframework.core.MethodParameter;
-import org.springframework.core.ResolvableType;
-import org.springframework.util.ClassUtils;
-import java.util.stream.Collectors;
-import org.springframework.boot.convert.DurationStyle;
-import org.springframework.core.env.PropertyResolver;
-import java.util.ArrayDeque;
-import java.util.Deque;
-import java.util.LinkedHashSet;
-import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import org.springframework.boot.convert.DurationStyle;
 import org.springframework.core.DefaultParameterNameDiscoverer;
+import org.springframework.core.MethodParameter;
 import org.springframework.core.ParameterNameDiscoverer;
+import org.springframework.core.ResolvableType;
+import org.springframework.core.env.PropertyResolver;
 import org.springframework.expression.Expression;
 import org.springframework.expression.ParseException;
 import org.springframework.expression.spel.SpelNode;
 import org.springframework.expression.spel.ast.VariableReference;
 import org.springframework.expression.spel.standard.SpelExpression;
 import org.springframework.expression.spel.standard.SpelExpressionParser;
+import org.springframework.util.ClassUtils;
 
 /** Turns a {@link DistributedLock} into checked {@link LockAttributes}, failing with a clear message. */
 final class LockAttributeParser {
@@ -41,15 +41,17 @@ final class LockAttributeParser {
     private static final Pattern POSITIONAL = Pattern.compile("[ap](\\d+)");
     private static final String FLOW = "kotlinx.coroutines.flow.Flow";
     /** Spring calls suspend functions through kotlinx-coroutines-reactor and kotlin-reflect, and adapts Flow with the former. */
-    private static final boolean KOTLIN_SUPPORTED = ClassUtils.isPresent("kotlinx.coroutines.reactor.MonoKt", LockAttributeParser.class.getClassLoader())
-            && ClassUtils.isPresent("kotlin.reflect.full.KClasses", LockAttributeParser.class.getClassLoader());
+    private static final boolean KOTLIN_SUPPORTED =
+            ClassUtils.isPresent("kotlinx.coroutines.reactor.MonoKt", LockAttributeParser.class.getClassLoader())
+                    && ClassUtils.isPresent("kotlin.reflect.full.KClasses", LockAttributeParser.class.getClassLoader());
 
     private final PropertyResolver properties;
     private final Duration defaultWait;
     private final Duration defaultLease;
     private final boolean redlockConfigured;
 
-    LockAttributeParser(PropertyResolver properties, Duration defaultWait, Duration defaultLease, boolean redlockConfigured) {
+    LockAttributeParser(
+            PropertyResolver properties, Duration defaultWait, Duration defaultLease, boolean redlockConfigured) {
         this.properties = properties;
         this.defaultWait = defaultWait;
         this.defaultLease = defaultLease;
@@ -59,52 +61,74 @@ final class LockAttributeParser {
     LockAttributes parse(DistributedLock annotation, Method method, Class<?> targetClass) {
         String where = describe(method, targetClass);
         LockAttributes.Result result = result(method, where);
-        String label = annotation.name().isBlank() ? targetClass.getSimpleName() + "." + method.getName() : annotation.name().trim();
+        String label = annotation.name().isBlank()
+                ? targetClass.getSimpleName() + "." + method.getName()
+                : annotation.name().trim();
         String single = annotation.key().trim();
         String[] several = annotation.keys();
         if (!single.isEmpty() && several.length > 0) {
-            throw new DistributedLockConfigurationException("@DistributedLock on " + where + " sets both key and keys",
+            throw new DistributedLockConfigurationException(
+                    "@DistributedLock on " + where + " sets both key and keys",
                     "Use key for one lock, or keys for several locked together");
         }
         List<LockAttributes.Key> keys = several.length > 0
-                ? Arrays.stream(several).map(k -> key(k.trim(), "keys", method, where)).toList()
+                ? Arrays.stream(several)
+                        .map(k -> key(k.trim(), "keys", method, where))
+                        .toList()
                 : List.of(single.isEmpty() ? new LockAttributes.Key(label, null) : key(single, "key", method, where));
         Duration wait = duration(annotation.waitTime(), "waitTime", where, defaultWait);
         Duration lease = duration(annotation.leaseTime(), "leaseTime", where, defaultLease);
         if (lease != null && lease.isZero()) {
-            throw new DistributedLockConfigurationException("@DistributedLock on " + where + " has leaseTime 0",
+            throw new DistributedLockConfigurationException(
+                    "@DistributedLock on " + where + " has leaseTime 0",
                     "Give a positive leaseTime, or leave it empty to use the watchdog lease renewed while the method runs");
         }
         Class<?> returnType = method.getReturnType();
         if (annotation.onFailure() == OnLockFailure.SKIP && returnType.isPrimitive() && returnType != void.class) {
-            throw new DistributedLockConfigurationException("@DistributedLock(onFailure = SKIP) on " + where
-                    + " returns the primitive " + returnType.getName() + ", which cannot be skipped (there is no value to return)",
+            throw new DistributedLockConfigurationException(
+                    "@DistributedLock(onFailure = SKIP) on " + where + " returns the primitive " + returnType.getName()
+                            + ", which cannot be skipped (there is no value to return)",
                     "Return a wrapper type or Optional, or use onFailure = THROW");
         }
         if (several.length > 0 && annotation.type() != LockType.REENTRANT) {
-            throw new DistributedLockConfigurationException("@DistributedLock on " + where + " combines keys with type = "
-                    + annotation.type() + ", which multi-key locks do not support",
+            throw new DistributedLockConfigurationException(
+                    "@DistributedLock on " + where + " combines keys with type = " + annotation.type()
+                            + ", which multi-key locks do not support",
                     "Use type = REENTRANT with keys, or a single key with type = " + annotation.type());
         }
         if (annotation.redlock()) {
             if (!redlockConfigured) {
-                throw new DistributedLockConfigurationException("@DistributedLock(redlock = true) on " + where
-                        + " needs RedLock nodes, but distributed-lock.redlock.nodes is not set",
+                throw new DistributedLockConfigurationException(
+                        "@DistributedLock(redlock = true) on " + where
+                                + " needs RedLock nodes, but distributed-lock.redlock.nodes is not set",
                         "List at least 3 independent Redis masters in distributed-lock.redlock.nodes, or remove redlock = true");
             }
             if (several.length > 0 || annotation.type() != LockType.REENTRANT) {
-                throw new DistributedLockConfigurationException("@DistributedLock(redlock = true) on " + where + " combines RedLock with "
-                        + (several.length > 0 ? "keys" : "type = " + annotation.type()) + ", which RedLock does not support",
+                throw new DistributedLockConfigurationException(
+                        "@DistributedLock(redlock = true) on " + where + " combines RedLock with "
+                                + (several.length > 0 ? "keys" : "type = " + annotation.type())
+                                + ", which RedLock does not support",
                         "Use redlock = true with a single key and the default type");
             }
         }
-        return new LockAttributes(where, label, annotation.type(), annotation.redlock(), keys, several.length > 0, wait, lease, annotation.onFailure(),
-                returnsOptional(method, result), result);
+        return new LockAttributes(
+                where,
+                label,
+                annotation.type(),
+                annotation.redlock(),
+                keys,
+                several.length > 0,
+                wait,
+                lease,
+                annotation.onFailure(),
+                returnsOptional(method, result),
+                result);
     }
 
     private static LockAttributes.Key key(String key, String attribute, Method method, String where) {
         if (key.isEmpty()) {
-            throw new DistributedLockConfigurationException("@DistributedLock on " + where + " has an empty entry in " + attribute,
+            throw new DistributedLockConfigurationException(
+                    "@DistributedLock on " + where + " has an empty entry in " + attribute,
                     "Give every key a value, e.g. keys = {\"'account:' + #from\", \"'account:' + #to\"}");
         }
         if (!isExpression(key)) {
@@ -114,9 +138,11 @@ final class LockAttributeParser {
         try {
             expression = PARSER.parseExpression(key);
         } catch (ParseException e) {
-            throw new DistributedLockConfigurationException("@DistributedLock on " + where + " has " + attribute + " \"" + key
-                    + "\", which is not a valid SpEL expression: " + e.getSimpleMessage(),
-                    "Fix the expression, e.g. key = \"'order:' + #orderId\"; a key without #, @, quotes or parentheses is used as a literal", e);
+            throw new DistributedLockConfigurationException(
+                    "@DistributedLock on " + where + " has " + attribute + " \"" + key
+                            + "\", which is not a valid SpEL expression: " + e.getSimpleMessage(),
+                    "Fix the expression, e.g. key = \"'order:' + #orderId\"; a key without #, @, quotes or parentheses is used as a literal",
+                    e);
         }
         checkVariables(expression, attribute, method, where);
         return new LockAttributes.Key(null, expression);
@@ -136,25 +162,29 @@ final class LockAttributeParser {
             Matcher positional = POSITIONAL.matcher(variable);
             if (positional.matches()) {
                 if (Integer.parseInt(positional.group(1)) >= method.getParameterCount()) {
-                    throw new DistributedLockConfigurationException("@DistributedLock on " + where + " uses #" + variable + " in "
-                            + attribute + " \"" + expression.getExpressionString() + "\", but the method has "
-                            + method.getParameterCount() + " parameter(s)",
+                    throw new DistributedLockConfigurationException(
+                            "@DistributedLock on " + where + " uses #" + variable + " in "
+                                    + attribute + " \"" + expression.getExpressionString() + "\", but the method has "
+                                    + method.getParameterCount() + " parameter(s)",
                             "Number arguments from 0: #p0 (or #a0) is the first parameter");
                 }
                 continue;
             }
             if (names == null) {
-                throw new DistributedLockConfigurationException("@DistributedLock on " + where + " uses #" + variable + " in " + attribute
-                        + " \"" + expression.getExpressionString() + "\", but the parameter names of " + where
-                        + " are not available at run time (its class was compiled without the -parameters flag)",
+                throw new DistributedLockConfigurationException(
+                        "@DistributedLock on " + where + " uses #" + variable + " in " + attribute
+                                + " \"" + expression.getExpressionString() + "\", but the parameter names of " + where
+                                + " are not available at run time (its class was compiled without the -parameters flag)",
                         "Compile with -parameters (the Spring Boot parent POM and Gradle plugin do; otherwise set <parameters>true</parameters>"
                                 + " on maven-compiler-plugin or add options.compilerArgs << '-parameters' in Gradle), or refer to"
                                 + " arguments by position: #p0 or #a0 for the first");
             }
             if (!Arrays.asList(names).contains(variable)) {
-                throw new DistributedLockConfigurationException("@DistributedLock on " + where + " uses #" + variable + " in " + attribute
-                        + " \"" + expression.getExpressionString() + "\", which is not a parameter of the method (its parameters: "
-                        + (names.length == 0 ? "none" : "#" + String.join(", #", names)) + ")",
+                throw new DistributedLockConfigurationException(
+                        "@DistributedLock on " + where + " uses #" + variable + " in " + attribute
+                                + " \"" + expression.getExpressionString()
+                                + "\", which is not a parameter of the method (its parameters: "
+                                + (names.length == 0 ? "none" : "#" + String.join(", #", names)) + ")",
                         "Use a parameter name, #p0/#a0 by position, #root.methodName/#root.targetClass, or @beanName for a bean");
             }
         }
@@ -193,12 +223,15 @@ final class LockAttributeParser {
             resolved = properties.resolveRequiredPlaceholders(text.trim());
             value = DurationStyle.detectAndParse(resolved);
         } catch (IllegalArgumentException e) {
-            throw new DistributedLockConfigurationException("@DistributedLock on " + where + " has " + attribute + " \"" + text
-                    + "\", which is not a duration: " + e.getMessage(),
-                    "Use a duration such as 500ms, 2s, 1m, PT2S or a ${property} that holds one", e);
+            throw new DistributedLockConfigurationException(
+                    "@DistributedLock on " + where + " has " + attribute + " \"" + text
+                            + "\", which is not a duration: " + e.getMessage(),
+                    "Use a duration such as 500ms, 2s, 1m, PT2S or a ${property} that holds one",
+                    e);
         }
         if (value.isNegative()) {
-            throw new DistributedLockConfigurationException("@DistributedLock on " + where + " has a negative " + attribute + " \"" + text + "\"",
+            throw new DistributedLockConfigurationException(
+                    "@DistributedLock on " + where + " has a negative " + attribute + " \"" + text + "\"",
                     "Use a duration of 0 or more");
         }
         return value;
@@ -208,18 +241,24 @@ final class LockAttributeParser {
     private static LockAttributes.Result result(Method method, String where) {
         Class<?> type = method.getReturnType();
         Class<?>[] parameters = method.getParameterTypes();
-        boolean suspend = parameters.length > 0 && parameters[parameters.length - 1].getName().equals("kotlin.coroutines.Continuation");
+        boolean suspend = parameters.length > 0
+                && parameters[parameters.length - 1].getName().equals("kotlin.coroutines.Continuation");
         // A suspend function returns Object in bytecode: its declared type comes from Kotlin's metadata.
-        boolean flow = (suspend && KOTLIN_SUPPORTED ? new MethodParameter(method, -1).getParameterType() : type).getName().equals(FLOW);
+        boolean flow = (suspend && KOTLIN_SUPPORTED ? new MethodParameter(method, -1).getParameterType() : type)
+                .getName()
+                .equals(FLOW);
         if ((suspend || flow) && !KOTLIN_SUPPORTED) {
-            throw new DistributedLockConfigurationException("@DistributedLock on " + where + (suspend ? " is a Kotlin suspend function"
-                    : " returns a Kotlin Flow") + ", which needs kotlinx-coroutines-reactor and kotlin-reflect on the classpath"
-                    + " (Spring calls suspend functions through Reactor), and they are missing",
+            throw new DistributedLockConfigurationException(
+                    "@DistributedLock on " + where
+                            + (suspend ? " is a Kotlin suspend function" : " returns a Kotlin Flow")
+                            + ", which needs kotlinx-coroutines-reactor and kotlin-reflect on the classpath"
+                            + " (Spring calls suspend functions through Reactor), and they are missing",
                     "Add org.jetbrains.kotlinx:kotlinx-coroutines-reactor and org.jetbrains.kotlin:kotlin-reflect to the dependencies");
         }
         if (suspend && flow) {
-            throw new DistributedLockConfigurationException("@DistributedLock on " + where + " is a suspend function returning a Flow,"
-                    + " which @DistributedLock does not support: the lock would cover building the Flow, not collecting it",
+            throw new DistributedLockConfigurationException(
+                    "@DistributedLock on " + where + " is a suspend function returning a Flow,"
+                            + " which @DistributedLock does not support: the lock would cover building the Flow, not collecting it",
                     "Drop suspend from the function (a Flow is cold already): the lock is then held while the Flow is collected");
         }
         if (suspend) {
@@ -238,22 +277,29 @@ final class LockAttributeParser {
             return LockAttributes.Result.FLUX;
         }
         if (CompletionStage.class.isAssignableFrom(type)) {
-            throw new DistributedLockConfigurationException("@DistributedLock on " + where + " returns " + type.getName()
-                    + ", a CompletionStage the lock cannot hand back (it returns a CompletableFuture that completes with the method's)",
+            throw new DistributedLockConfigurationException(
+                    "@DistributedLock on " + where + " returns " + type.getName()
+                            + ", a CompletionStage the lock cannot hand back (it returns a CompletableFuture that completes with the method's)",
                     "Declare the return type as CompletionStage or CompletableFuture");
         }
         if (Future.class.isAssignableFrom(type)) {
-            throw new DistributedLockConfigurationException("@DistributedLock on " + where + " returns " + type.getSimpleName()
-                    + ", a Future that is not a CompletionStage: nothing says when its work completes without blocking a thread,"
-                    + " so the lock would be released before the work is done",
+            throw new DistributedLockConfigurationException(
+                    "@DistributedLock on " + where + " returns " + type.getSimpleName()
+                            + ", a Future that is not a CompletionStage: nothing says when its work completes without blocking a thread,"
+                            + " so the lock would be released before the work is done",
                     "Return CompletableFuture or CompletionStage (e.g. CompletableFuture.supplyAsync(...) or @Async with"
                             + " CompletableFuture), or do the work synchronously");
         }
         String name = type.getName();
-        if (name.startsWith("reactor.") || name.equals("org.reactivestreams.Publisher") || name.startsWith("kotlinx.coroutines.")
-                || name.startsWith("io.reactivex.") || name.startsWith("rx.") || name.startsWith("io.smallrye.mutiny.")) {
-            throw new DistributedLockConfigurationException("@DistributedLock on " + where + " returns " + name
-                    + ", which @DistributedLock does not support: the lock would be released before the asynchronous work completes",
+        if (name.startsWith("reactor.")
+                || name.equals("org.reactivestreams.Publisher")
+                || name.startsWith("kotlinx.coroutines.")
+                || name.startsWith("io.reactivex.")
+                || name.startsWith("rx.")
+                || name.startsWith("io.smallrye.mutiny.")) {
+            throw new DistributedLockConfigurationException(
+                    "@DistributedLock on " + where + " returns " + name
+                            + ", which @DistributedLock does not support: the lock would be released before the asynchronous work completes",
                     "Return a Reactor Mono or Flux, or a CompletableFuture (adapt with Mono.from/Flux.from or the library's"
                             + " adapters), or do the work synchronously");
         }
@@ -263,13 +309,19 @@ final class LockAttributeParser {
     /** Whether SKIP yields {@code Optional.empty()}: the method returns Optional, or a stage of Optional. */
     private static boolean returnsOptional(Method method, LockAttributes.Result result) {
         if (result == LockAttributes.Result.STAGE) {
-            return ResolvableType.forMethodReturnType(method).as(CompletionStage.class).getGeneric(0).resolve() == Optional.class;
+            return ResolvableType.forMethodReturnType(method)
+                            .as(CompletionStage.class)
+                            .getGeneric(0)
+                            .resolve()
+                    == Optional.class;
         }
         return method.getReturnType() == Optional.class;
     }
 
     static String describe(Method method, Class<?> targetClass) {
-        String params = Arrays.stream(method.getParameterTypes()).map(Class::getSimpleName).collect(Collectors.joining(", "));
+        String params = Arrays.stream(method.getParameterTypes())
+                .map(Class::getSimpleName)
+                .collect(Collectors.joining(", "));
         return targetClass.getSimpleName() + "." + method.getName() + "(" + params + ")";
     }
 }

@@ -25,7 +25,8 @@ final class LockAttributeSource {
     /** The attributes of {@code method} as called on {@code targetClass}, or {@code null} when not annotated. */
     LockAttributes get(Method method, Class<?> targetClass) {
         Class<?> type = targetClass != null ? targetClass : method.getDeclaringClass();
-        return cache.computeIfAbsent(new MethodClassKey(method, type), key -> find(method, type)).orElse(null);
+        return cache.computeIfAbsent(new MethodClassKey(method, type), key -> find(method, type))
+                .orElse(null);
     }
 
     private Optional<LockAttributes> find(Method method, Class<?> targetClass) {

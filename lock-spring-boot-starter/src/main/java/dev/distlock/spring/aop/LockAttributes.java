@@ -21,8 +21,18 @@ import org.springframework.expression.Expression;
  * @param returnsOptional whether SKIP returns (or completes the stage with) {@code Optional.empty()} instead of {@code null}
  * @param result how the method delivers its result, and so how long the lock is held
  */
-record LockAttributes(String method, String label, LockType type, boolean redlock, List<Key> keys, boolean multi, Duration waitTime, Duration leaseTime,
-        OnLockFailure onFailure, boolean returnsOptional, Result result) {
+record LockAttributes(
+        String method,
+        String label,
+        LockType type,
+        boolean redlock,
+        List<Key> keys,
+        boolean multi,
+        Duration waitTime,
+        Duration leaseTime,
+        OnLockFailure onFailure,
+        boolean returnsOptional,
+        Result result) {
 
     /** How an annotated method delivers its result. */
     enum Result {

@@ -43,8 +43,10 @@ public final class LockCoverageCheck implements SmartInitializingSingleton {
                     problems.add(where + " is static: no proxy sees static calls");
                     fixes.add("Make @DistributedLock methods instance methods of a Spring bean");
                 } else if (Modifier.isPrivate(modifiers)) {
-                    problems.add(where + " is private: the proxy cannot intercept it, and only the class itself can call it");
-                    fixes.add("Make @DistributedLock methods public and call them through the bean (another bean, or an injected self reference)");
+                    problems.add(where
+                            + " is private: the proxy cannot intercept it, and only the class itself can call it");
+                    fixes.add(
+                            "Make @DistributedLock methods public and call them through the bean (another bean, or an injected self reference)");
                 } else if (Modifier.isFinal(modifiers)) {
                     problems.add(where + " is final: the class-based proxy cannot override it");
                     fixes.add("Remove final from @DistributedLock methods");
@@ -53,17 +55,20 @@ public final class LockCoverageCheck implements SmartInitializingSingleton {
                     String notCovered = notCovered(bean, method);
                     if (notCovered != null) {
                         problems.add(where + notCovered);
-                        fixes.add(notCovered.contains("interfaces")
-                                ? "Declare the method on the bean's interface, or use class-based proxies (spring.aop.proxy-target-class=true, the Spring Boot default)"
-                                : "Do not inject this bean into a BeanPostProcessor, BeanFactoryPostProcessor or other early infrastructure"
-                                        + " (inject it lazily with @Lazy or ObjectProvider there), and make sure the class is not final");
+                        fixes.add(
+                                notCovered.contains("interfaces")
+                                        ? "Declare the method on the bean's interface, or use class-based proxies (spring.aop.proxy-target-class=true, the Spring Boot default)"
+                                        : "Do not inject this bean into a BeanPostProcessor, BeanFactoryPostProcessor or other early infrastructure"
+                                                + " (inject it lazily with @Lazy or ObjectProvider there), and make sure the class is not final");
                     }
                 }
             }
         }
         if (!problems.isEmpty()) {
-            throw new DistributedLockConfigurationException(problems.size() + " @DistributedLock method(s) would run without the lock:\n    "
-                    + String.join("\n    ", problems), String.join(". ", fixes));
+            throw new DistributedLockConfigurationException(
+                    problems.size() + " @DistributedLock method(s) would run without the lock:\n    "
+                            + String.join("\n    ", problems),
+                    String.join(". ", fixes));
         }
     }
 
@@ -73,15 +78,20 @@ public final class LockCoverageCheck implements SmartInitializingSingleton {
             return null; // lazy, prototype or scoped beans are proxied when created; the proxy creator decides then
         }
         Object instance = beanFactory.getSingleton(bean.name());
-        if (!(instance instanceof Advised advised) || Arrays.stream(advised.getAdvisors()).noneMatch(a -> a == advisor)) {
+        if (!(instance instanceof Advised advised)
+                || Arrays.stream(advised.getAdvisors()).noneMatch(a -> a == advisor)) {
             return " belongs to bean '" + bean.name() + "', which is not proxied by the lock advisor"
-                    + (Modifier.isFinal(bean.type().getModifiers()) ? " (its class is final, so no class-based proxy can be made)"
+                    + (Modifier.isFinal(bean.type().getModifiers())
+                            ? " (its class is final, so no class-based proxy can be made)"
                             : " (it was created before the advisor could apply, usually because early infrastructure needs it)");
         }
-        if (AopUtils.isJdkDynamicProxy(instance) && Arrays.stream(advised.getProxiedInterfaces())
-                .noneMatch(i -> ClassUtils.hasMethod(i, method.getName(), method.getParameterTypes()))) {
+        if (AopUtils.isJdkDynamicProxy(instance)
+                && Arrays.stream(advised.getProxiedInterfaces())
+                        .noneMatch(i -> ClassUtils.hasMethod(i, method.getName(), method.getParameterTypes()))) {
             return " belongs to bean '" + bean.name() + "', which is proxied through its interfaces "
-                    + Arrays.stream(advised.getProxiedInterfaces()).map(Class::getSimpleName).toList()
+                    + Arrays.stream(advised.getProxiedInterfaces())
+                            .map(Class::getSimpleName)
+                            .toList()
                     + ", and none of them declares the method, so callers can never reach it through the proxy";
         }
         return null;

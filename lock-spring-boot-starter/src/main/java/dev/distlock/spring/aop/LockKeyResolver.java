@@ -26,8 +26,8 @@ final class LockKeyResolver {
         if (attributes.keys().size() == 1 && attributes.keys().get(0).literal() != null) {
             return List.of(attributes.keys().get(0).literal());
         }
-        MethodBasedEvaluationContext context = new MethodBasedEvaluationContext(new Root(method, args, target, targetClass),
-                method, args, parameterNames);
+        MethodBasedEvaluationContext context = new MethodBasedEvaluationContext(
+                new Root(method, args, target, targetClass), method, args, parameterNames);
         if (beans != null) {
             context.setBeanResolver(beans);
         }
@@ -43,14 +43,17 @@ final class LockKeyResolver {
         try {
             value = source.expression().getValue(context);
         } catch (EvaluationException e) {
-            throw new IllegalArgumentException("@DistributedLock key \"" + source.source() + "\" on " + attributes.method()
-                    + " could not be evaluated: " + e.getMessage(), e);
+            throw new IllegalArgumentException(
+                    "@DistributedLock key \"" + source.source() + "\" on " + attributes.method()
+                            + " could not be evaluated: " + e.getMessage(),
+                    e);
         }
         String key = value == null ? null : value.toString();
         if (key == null || key.isBlank()) {
-            throw new IllegalArgumentException("@DistributedLock key \"" + source.source() + "\" on " + attributes.method()
-                    + " evaluated to " + (key == null ? "null" : "a blank string")
-                    + ": a lock needs a key; check the arguments it uses or make the expression fall back to a value");
+            throw new IllegalArgumentException(
+                    "@DistributedLock key \"" + source.source() + "\" on " + attributes.method()
+                            + " evaluated to " + (key == null ? "null" : "a blank string")
+                            + ": a lock needs a key; check the arguments it uses or make the expression fall back to a value");
         }
         if (key.contains("null")) {
             rejectNullVariables(attributes, source, context, key);
@@ -63,12 +66,13 @@ final class LockKeyResolver {
      * The advice does not suggest a fallback value: one constant for every null would put all such
      * calls on one lock.
      */
-    private static void rejectNullVariables(LockAttributes attributes, LockAttributes.Key source, EvaluationContext context,
-            String key) {
+    private static void rejectNullVariables(
+            LockAttributes attributes, LockAttributes.Key source, EvaluationContext context, String key) {
         for (String name : LockAttributeParser.variables(source.expression())) {
             if (!name.equals("root") && !name.equals("this") && context.lookupVariable(name) == null) {
                 throw new IllegalArgumentException("@DistributedLock key \"" + source.source() + "\" on "
-                        + attributes.method() + " uses #" + name + ", which is null in this call, so the key would be \"" + key
+                        + attributes.method() + " uses #" + name
+                        + ", which is null in this call, so the key would be \"" + key
                         + "\": pass a value (a key must name what it protects); if null is a valid argument, build the key from"
                         + " something else that identifies the resource, or check for null before calling");
             }

@@ -5,7 +5,6 @@ import dev.distlock.spring.annotation.OnLockFailure;
 import dev.distlock.spring.execution.AsyncHold;
 import dev.distlock.spring.execution.LockExecutor;
 import dev.distlock.spring.execution.LockRequest;
-import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import org.aopalliance.intercept.MethodInvocation;
 import org.reactivestreams.Publisher;
@@ -22,16 +21,20 @@ import reactor.core.publisher.Mono;
  */
 final class ReactiveLockCalls {
 
-    private ReactiveLockCalls() {
-    }
+    private ReactiveLockCalls() {}
 
     static Object call(LockAttributes attrs, LockExecutor executor, LockRequest request, MethodInvocation invocation) {
         Mono<AsyncHold> acquire = acquire(attrs, executor, request);
         boolean mono = attrs.result().single();
-        Flux<Object> locked = Flux.usingWhen(acquire, hold -> Flux.concat(run(hold, executor, request, invocation, mono), released(hold)),
-                hold -> release(hold, null), (hold, error) -> release(hold, error),
+        Flux<Object> locked = Flux.usingWhen(
+                acquire,
+                hold -> Flux.concat(run(hold, executor, request, invocation, mono), released(hold)),
+                hold -> release(hold, null),
+                (hold, error) -> release(hold, error),
                 hold -> release(hold, new CancellationException("subscription cancelled")));
-        return mono ? locked.singleOrEmpty() : attrs.result() == LockAttributes.Result.FLOW ? KotlinFlows.fromPublisher(locked) : locked;
+        return mono
+                ? locked.singleOrEmpty()
+                : attrs.result() == LockAttributes.Result.FLOW ? KotlinFlows.fromPublisher(locked) : locked;
     }
 
     /**
@@ -51,26 +54,36 @@ final class ReactiveLockCalls {
     }
 
     static Object error(LockAttributes attrs, Throwable error) {
-        return attrs.result().single() ? Mono.error(error)
-                : attrs.result() == LockAttributes.Result.FLOW ? KotlinFlows.fromPublisher(Flux.error(error)) : Flux.error(error);
+        return attrs.result().single()
+                ? Mono.error(error)
+                : attrs.result() == LockAttributes.Result.FLOW
+                        ? KotlinFlows.fromPublisher(Flux.error(error))
+                        : Flux.error(error);
     }
 
     /** Empty when the lock stayed busy and onFailure is SKIP (the publisher then completes empty). */
     private static Mono<AsyncHold> acquire(LockAttributes attrs, LockExecutor executor, LockRequest request) {
-        return Mono.fromFuture(() -> executor.acquireAsync(request), false).flatMap(hold -> hold.map(Mono::just)
-                .orElseGet(() -> attrs.onFailure() == OnLockFailure.SKIP ? Mono.empty() : Mono.error(executor.busy(request))));
+        return Mono.fromFuture(() -> executor.acquireAsync(request), false)
+                .flatMap(hold -> hold.map(Mono::just)
+                        .orElseGet(() -> attrs.onFailure() == OnLockFailure.SKIP
+                                ? Mono.empty()
+                                : Mono.error(executor.busy(request))));
     }
 
     @SuppressWarnings("unchecked")
-    private static Publisher<Object> run(AsyncHold hold, LockExecutor executor, LockRequest request, MethodInvocation invocation, boolean mono) {
+    private static Publisher<Object> run(
+            AsyncHold hold, LockExecutor executor, LockRequest request, MethodInvocation invocation, boolean mono) {
         // Every subscription calls the method anew, so it needs an invocation of its own.
-        MethodInvocation call = invocation instanceof ProxyMethodInvocation proxied ? proxied.invocableClone() : invocation;
+        MethodInvocation call =
+                invocation instanceof ProxyMethodInvocation proxied ? proxied.invocableClone() : invocation;
         Publisher<Object> publisher;
         try {
             // A Kotlin Flow is adapted to a Flux; suspend functions come as a Mono from Spring AOP already.
             publisher = hold.invoke(() -> {
                 Object returned = call.proceed();
-                return returned == null || returned instanceof Publisher ? (Publisher<Object>) returned : KotlinFlows.toPublisher(returned);
+                return returned == null || returned instanceof Publisher
+                        ? (Publisher<Object>) returned
+                        : KotlinFlows.toPublisher(returned);
             });
         } catch (Throwable t) {
             return Flux.error(t);
@@ -81,10 +94,12 @@ final class ReactiveLockCalls {
         }
         Mono<String> lost = Mono.fromCompletionStage(hold.leaseLost());
         if (mono) {
-            Mono<Object> work = Mono.from(publisher).contextWrite(ctx -> ctx.put(ReactiveLockContext.TOKENS, hold.tokens()));
+            Mono<Object> work =
+                    Mono.from(publisher).contextWrite(ctx -> ctx.put(ReactiveLockContext.TOKENS, hold.tokens()));
             return executor.cancelsOnLeaseLost() ? work.takeUntilOther(lost) : work;
         }
-        Flux<Object> work = Flux.from(publisher).contextWrite(ctx -> ctx.put(ReactiveLockContext.TOKENS, hold.tokens()));
+        Flux<Object> work =
+                Flux.from(publisher).contextWrite(ctx -> ctx.put(ReactiveLockContext.TOKENS, hold.tokens()));
         return executor.cancelsOnLeaseLost() ? work.takeUntilOther(lost) : work;
     }
 }

@@ -49,8 +49,8 @@ public class DistributedLockActuatorAutoConfiguration {
         @Bean
         @ConditionalOnMissingBean(DistributedLocksEndpoint.class)
         @ConditionalOnBooleanProperty(name = FORCE_UNLOCK)
-        ForceUnlockDistributedLocksEndpoint distributedLocksForceUnlockEndpoint(ActiveHolds holds, DistributedLockProperties properties,
-                LockSource source) {
+        ForceUnlockDistributedLocksEndpoint distributedLocksForceUnlockEndpoint(
+                ActiveHolds holds, DistributedLockProperties properties, LockSource source) {
             return new ForceUnlockDistributedLocksEndpoint(holds, mode(properties), source);
         }
     }
@@ -69,8 +69,8 @@ public class DistributedLockActuatorAutoConfiguration {
 
         @Bean
         @ConditionalOnMissingBean(name = "distributedLockHealthIndicator")
-        DistributedLockHealthIndicator distributedLockHealthIndicator(LockSource source, ActiveHolds holds, RecentLeaseLosses losses,
-                DistributedLockProperties properties) {
+        DistributedLockHealthIndicator distributedLockHealthIndicator(
+                LockSource source, ActiveHolds holds, RecentLeaseLosses losses, DistributedLockProperties properties) {
             return new DistributedLockHealthIndicator(source, holds, losses, mode(properties));
         }
     }

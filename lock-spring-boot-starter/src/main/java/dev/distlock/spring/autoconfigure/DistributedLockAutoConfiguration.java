@@ -1,21 +1,20 @@
 package dev.distlock.spring.autoconfigure;
 
-import dev.distlock.spring.DistributedLockConfigurationException;
 import dev.distlock.core.LockClient;
 import dev.distlock.core.LockClientOptions;
 import dev.distlock.core.LockException;
 import dev.distlock.core.LockListener;
 import dev.distlock.core.RedLockClient;
-import io.lettuce.core.RedisURI;
-import dev.distlock.spring.aop.DistributedLockAdvisor;
+import dev.distlock.spring.DistributedLockConfigurationException;
 import dev.distlock.spring.LockTemplate;
+import dev.distlock.spring.aop.DistributedLockAdvisor;
 import dev.distlock.spring.aop.LockCoverageCheck;
 import dev.distlock.spring.execution.ActiveHolds;
 import dev.distlock.spring.execution.LockExecutor;
 import dev.distlock.spring.execution.LockSource;
 import dev.distlock.spring.execution.RedisLockSource;
 import dev.distlock.spring.metrics.LockInstrumentation;
-import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import io.lettuce.core.RedisURI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,28 +22,29 @@ import org.springframework.aop.config.AopConfigUtils;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.beans.factory.support.BeanDefinitionRegistry;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
-import org.springframework.boot.context.properties.EnableConfigurationProperties;
-import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
 import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.ssl.SslBundles;
-import org.springframework.context.annotation.Conditional;
-import org.springframework.context.annotation.ConditionContext;
-import org.springframework.core.type.AnnotatedTypeMetadata;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.ConditionContext;
+import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.ImportBeanDefinitionRegistrar;
 import org.springframework.context.annotation.ImportRuntimeHints;
 import org.springframework.context.annotation.Role;
 import org.springframework.core.env.Environment;
+import org.springframework.core.type.AnnotatedTypeMetadata;
 import org.springframework.core.type.AnnotationMetadata;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
@@ -56,10 +56,12 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * factory that is not Lettuce (Jedis, Redisson's), the locks open their own Lettuce connection from
  * the same {@code spring.data.redis.*} settings.
  */
-@AutoConfiguration(afterName = {
-        // Spring Boot 4.x, then 3.5.x: the one on the classpath orders us, the other is ignored.
-        "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration",
-        "org.springframework.boot.autoconfigure.data.redis.RedisAutoConfiguration" })
+@AutoConfiguration(
+        afterName = {
+            // Spring Boot 4.x, then 3.5.x: the one on the classpath orders us, the other is ignored.
+            "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration",
+            "org.springframework.boot.autoconfigure.data.redis.RedisAutoConfiguration"
+        })
 @ConditionalOnClass({LockClient.class, LettuceConnectionFactory.class})
 @ConditionalOnBooleanProperty(name = "distributed-lock.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(DistributedLockProperties.class)
@@ -73,12 +75,16 @@ public class DistributedLockAutoConfiguration {
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
     @ConditionalOnProperty(name = "distributed-lock.mode", havingValue = "redis", matchIfMissing = true)
-    LockClient distributedLockClient(ObjectProvider<RedisConnectionFactory> connectionFactory, DistributedLockProperties properties,
-            ObjectProvider<LockListener> listeners, SeparateRedisClient separateClient) {
+    LockClient distributedLockClient(
+            ObjectProvider<RedisConnectionFactory> connectionFactory,
+            DistributedLockProperties properties,
+            ObjectProvider<LockListener> listeners,
+            SeparateRedisClient separateClient) {
         LockClientOptions options = options(properties, listeners);
         RedisConnectionFactory factory = connectionFactory.getIfAvailable();
         if (factory == null) {
-            throw new DistributedLockConfigurationException("Distributed locks need Redis, but there is no RedisConnectionFactory bean",
+            throw new DistributedLockConfigurationException(
+                    "Distributed locks need Redis, but there is no RedisConnectionFactory bean",
                     "Configure Redis with spring.data.redis.* (spring-boot-starter-data-redis is on the classpath); for tests or"
                             + " single-instance development only, distributed-lock.mode=local keeps locks in this JVM (not distributed)");
         }
@@ -91,15 +97,17 @@ public class DistributedLockAutoConfiguration {
         try {
             return LockClient.create(lettuce.getNativeClient(), options);
         } catch (LockException e) {
-            throw new DistributedLockConfigurationException("Distributed locks could not connect to Redis (" + describe(lettuce) + "): "
-                    + rootMessage(e),
-                    "Check spring.data.redis.host/port (or url, sentinel.*, cluster.*), username/password and ssl, and that Redis is running", e);
+            throw new DistributedLockConfigurationException(
+                    "Distributed locks could not connect to Redis (" + describe(lettuce) + "): " + rootMessage(e),
+                    "Check spring.data.redis.host/port (or url, sentinel.*, cluster.*), username/password and ssl, and that Redis is running",
+                    e);
         }
     }
 
     /** The locks' own Lettuce client when the application's RedisConnectionFactory is not Lettuce (Jedis, Redisson's). */
     @Bean
-    SeparateRedisClient distributedLockSeparateRedisClient(Environment environment, ObjectProvider<SslBundles> sslBundles) {
+    SeparateRedisClient distributedLockSeparateRedisClient(
+            Environment environment, ObjectProvider<SslBundles> sslBundles) {
         return new SeparateRedisClient(environment, sslBundles);
     }
 
@@ -141,11 +149,13 @@ public class DistributedLockAutoConfiguration {
     @ConditionalOnMissingBean
     @Conditional(RedLockNodesConfigured.class)
     @ConditionalOnProperty(name = "distributed-lock.mode", havingValue = "redis", matchIfMissing = true)
-    RedLockClient distributedRedLockClient(DistributedLockProperties properties, ObjectProvider<LockListener> listeners) {
+    RedLockClient distributedRedLockClient(
+            DistributedLockProperties properties, ObjectProvider<LockListener> listeners) {
         List<String> nodes = properties.getRedlock().getNodes();
         if (nodes.size() < RedLockClient.MIN_NODES) {
-            throw new DistributedLockConfigurationException("distributed-lock.redlock.nodes lists " + nodes.size()
-                    + " node(s), but a RedLock needs at least " + RedLockClient.MIN_NODES + " independent Redis masters",
+            throw new DistributedLockConfigurationException(
+                    "distributed-lock.redlock.nodes lists " + nodes.size() + " node(s), but a RedLock needs at least "
+                            + RedLockClient.MIN_NODES + " independent Redis masters",
                     "List 3 or more (an odd number, such as 3 or 5) redis:// or rediss:// URIs of masters that do not replicate each other");
         }
         List<RedisURI> uris = new ArrayList<>();
@@ -153,31 +163,45 @@ public class DistributedLockAutoConfiguration {
             try {
                 uris.add(RedisURI.create(node.trim()));
             } catch (RuntimeException e) {
-                throw new DistributedLockConfigurationException("distributed-lock.redlock.nodes has \"" + node + "\", which is not a Redis URI: "
-                        + e.getMessage(), "Write each node as redis://[user:password@]host:port or rediss://... for TLS", e);
+                throw new DistributedLockConfigurationException(
+                        "distributed-lock.redlock.nodes has \"" + node + "\", which is not a Redis URI: "
+                                + e.getMessage(),
+                        "Write each node as redis://[user:password@]host:port or rediss://... for TLS",
+                        e);
             }
         }
         try {
             return RedLockClient.connect(uris, options(properties, listeners));
         } catch (RuntimeException e) {
-            throw new DistributedLockConfigurationException("The RedLock client could not start on distributed-lock.redlock.nodes "
-                    + nodes + ": " + rootMessage(e), "Check that the nodes are running and reachable, and their passwords/TLS settings", e);
+            throw new DistributedLockConfigurationException(
+                    "The RedLock client could not start on distributed-lock.redlock.nodes " + nodes + ": "
+                            + rootMessage(e),
+                    "Check that the nodes are running and reachable, and their passwords/TLS settings",
+                    e);
         }
     }
 
     @Bean
     @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
     @ConditionalOnMissingBean
-    static DistributedLockAdvisor distributedLockAdvisor(ObjectProvider<LockExecutor> executor, BeanFactory beanFactory,
-            Environment environment) {
+    static DistributedLockAdvisor distributedLockAdvisor(
+            ObjectProvider<LockExecutor> executor, BeanFactory beanFactory, Environment environment) {
         // Bound here rather than injected: advisors are created before most beans, and must not pull them in early.
-        DistributedLockProperties properties = Binder.get(environment).bindOrCreate("distributed-lock", DistributedLockProperties.class);
+        DistributedLockProperties properties =
+                Binder.get(environment).bindOrCreate("distributed-lock", DistributedLockProperties.class);
         Duration wait = checked(properties.getWaitTime(), "distributed-lock.wait-time", false);
-        Duration lease = properties.getLeaseTime() == null ? null : checked(properties.getLeaseTime(), "distributed-lock.lease-time", true);
+        Duration lease = properties.getLeaseTime() == null
+                ? null
+                : checked(properties.getLeaseTime(), "distributed-lock.lease-time", true);
         // In local mode a redlock = true method is a local lock like any other: no nodes needed.
-        boolean redlockAvailable = !properties.getRedlock().getNodes().isEmpty() || properties.getMode() == DistributedLockProperties.Mode.LOCAL;
-        return new DistributedLockAdvisor(executor::getObject, beanFactory, environment,
-                new DistributedLockAdvisor.Settings(wait, lease, redlockAvailable, properties.getAop().getOrder()));
+        boolean redlockAvailable = !properties.getRedlock().getNodes().isEmpty()
+                || properties.getMode() == DistributedLockProperties.Mode.LOCAL;
+        return new DistributedLockAdvisor(
+                executor::getObject,
+                beanFactory,
+                environment,
+                new DistributedLockAdvisor.Settings(
+                        wait, lease, redlockAvailable, properties.getAop().getOrder()));
     }
 
     /** Where locks come from: the application's Redis (and the RedLock nodes, when set). */
@@ -197,26 +221,38 @@ public class DistributedLockAutoConfiguration {
     /** The one code path of @DistributedLock and LockTemplate. */
     @Bean
     @ConditionalOnMissingBean
-    LockExecutor distributedLockExecutor(LockSource source, ActiveHolds holds, ObjectProvider<LockInstrumentation> instrumentation,
+    LockExecutor distributedLockExecutor(
+            LockSource source,
+            ActiveHolds holds,
+            ObjectProvider<LockInstrumentation> instrumentation,
             DistributedLockProperties properties) {
-        return new LockExecutor(source, holds, () -> instrumentation.getIfAvailable(() -> LockInstrumentation.NONE),
-                properties.isThrowOnLeaseLost(), properties.getOnLeaseLost() == DistributedLockProperties.OnLeaseLost.INTERRUPT);
+        return new LockExecutor(
+                source,
+                holds,
+                () -> instrumentation.getIfAvailable(() -> LockInstrumentation.NONE),
+                properties.isThrowOnLeaseLost(),
+                properties.getOnLeaseLost() == DistributedLockProperties.OnLeaseLost.INTERRUPT);
     }
 
     /** Locks for code that cannot use the annotation, with the same defaults, metrics and exceptions. */
     @Bean
     @ConditionalOnMissingBean
     LockTemplate distributedLockTemplate(LockExecutor executor, DistributedLockProperties properties) {
-        Duration lease = properties.getLeaseTime() == null ? null : checked(properties.getLeaseTime(), "distributed-lock.lease-time", true);
-        return new LockTemplate(executor, lease,
-                !properties.getRedlock().getNodes().isEmpty() || properties.getMode() == DistributedLockProperties.Mode.LOCAL);
+        Duration lease = properties.getLeaseTime() == null
+                ? null
+                : checked(properties.getLeaseTime(), "distributed-lock.lease-time", true);
+        return new LockTemplate(
+                executor,
+                lease,
+                !properties.getRedlock().getNodes().isEmpty()
+                        || properties.getMode() == DistributedLockProperties.Mode.LOCAL);
     }
 
     /** Fails start-up for @DistributedLock methods that no proxy would lock (private, static, final, unproxied beans). */
     @Bean
     @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
-    static LockCoverageCheck distributedLockCoverageCheck(ConfigurableListableBeanFactory beanFactory,
-            ObjectProvider<DistributedLockAdvisor> advisor) {
+    static LockCoverageCheck distributedLockCoverageCheck(
+            ConfigurableListableBeanFactory beanFactory, ObjectProvider<DistributedLockAdvisor> advisor) {
         return new LockCoverageCheck(beanFactory, advisor.getObject());
     }
 
@@ -224,22 +260,30 @@ public class DistributedLockAutoConfiguration {
     static class RedLockNodesConfigured extends SpringBootCondition {
         @Override
         public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
-            boolean set = Binder.get(context.getEnvironment()).bind("distributed-lock.redlock.nodes", Bindable.listOf(String.class))
-                    .map(nodes -> !nodes.isEmpty()).orElse(false);
-            return set ? ConditionOutcome.match("distributed-lock.redlock.nodes is set")
+            boolean set = Binder.get(context.getEnvironment())
+                    .bind("distributed-lock.redlock.nodes", Bindable.listOf(String.class))
+                    .map(nodes -> !nodes.isEmpty())
+                    .orElse(false);
+            return set
+                    ? ConditionOutcome.match("distributed-lock.redlock.nodes is set")
                     : ConditionOutcome.noMatch("distributed-lock.redlock.nodes is not set");
         }
     }
 
-    private static LockClientOptions options(DistributedLockProperties properties, ObjectProvider<LockListener> listeners) {
+    private static LockClientOptions options(
+            DistributedLockProperties properties, ObjectProvider<LockListener> listeners) {
         LockClientOptions.Builder builder = LockClientOptions.builder();
         apply("distributed-lock.key-prefix", () -> builder.keyPrefix(properties.getKeyPrefix()));
         apply("distributed-lock.watchdog-lease", () -> builder.watchdogLease(properties.getWatchdogLease()));
-        apply("distributed-lock.fencing-counter-ttl", () -> builder.fencingCounterTtl(properties.getFencingCounterTtl()));
+        apply(
+                "distributed-lock.fencing-counter-ttl",
+                () -> builder.fencingCounterTtl(properties.getFencingCounterTtl()));
         apply("distributed-lock.max-key-length", () -> builder.maxKeyLength(properties.getMaxKeyLength()));
         apply("distributed-lock.operation-timeout", () -> builder.operationTimeout(properties.getOperationTimeout()));
         if (properties.getReplicaAcks() != 0) {
-            apply("distributed-lock.replica-acks", () -> builder.replicaAcks(properties.getReplicaAcks(), properties.getReplicaAckTimeout()));
+            apply(
+                    "distributed-lock.replica-acks",
+                    () -> builder.replicaAcks(properties.getReplicaAcks(), properties.getReplicaAckTimeout()));
         }
         builder.interruptOnLeaseLost(properties.getOnLeaseLost() == DistributedLockProperties.OnLeaseLost.INTERRUPT);
         listeners.orderedStream().forEach(builder::listener);
@@ -250,14 +294,17 @@ public class DistributedLockAutoConfiguration {
         try {
             setter.run();
         } catch (IllegalArgumentException | NullPointerException e) {
-            throw new DistributedLockConfigurationException("Invalid " + property + ": " + e.getMessage(), "Fix " + property + " in your configuration", e);
+            throw new DistributedLockConfigurationException(
+                    "Invalid " + property + ": " + e.getMessage(), "Fix " + property + " in your configuration", e);
         }
     }
 
     private static Duration checked(Duration value, String property, boolean positive) {
         if (value == null || value.isNegative() || (positive && value.isZero())) {
-            throw new DistributedLockConfigurationException("Invalid " + property + ": " + value,
-                    "Set " + property + " to a " + (positive ? "positive" : "non-negative") + " duration such as 2s or 500ms");
+            throw new DistributedLockConfigurationException(
+                    "Invalid " + property + ": " + value,
+                    "Set " + property + " to a " + (positive ? "positive" : "non-negative")
+                            + " duration such as 2s or 500ms");
         }
         return value;
     }
@@ -267,7 +314,8 @@ public class DistributedLockAutoConfiguration {
             return "cluster " + factory.getClusterConfiguration().getClusterNodes();
         }
         if (factory.getSentinelConfiguration() != null) {
-            return "sentinel master '" + factory.getSentinelConfiguration().getMaster() + "' via " + factory.getSentinelConfiguration().getSentinels();
+            return "sentinel master '" + factory.getSentinelConfiguration().getMaster() + "' via "
+                    + factory.getSentinelConfiguration().getSentinels();
         }
         return factory.getHostName() + ":" + factory.getPort();
     }

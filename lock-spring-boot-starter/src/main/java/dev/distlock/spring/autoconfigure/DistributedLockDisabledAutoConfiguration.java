@@ -29,11 +29,19 @@ public class DistributedLockDisabledAutoConfiguration {
             List<AnnotatedMethods.Bean> beans = AnnotatedMethods.find(beanFactory);
             int methods = AnnotatedMethods.count(beans);
             if (methods > 0) {
-                log.warn("distributed-lock.enabled=false: {} @DistributedLock method(s) in {} bean(s) now run WITHOUT any lock,"
-                        + " so concurrent calls are not excluded: {}. Remove the property to lock them again (distributed-lock.mode=local locks them within this JVM, for"
-                        + " tests and single-instance development)",
-                        methods, beans.size(), beans.stream().map(b -> b.type().getSimpleName() + b.methods().stream()
-                                .map(m -> m.getName()).distinct().toList()).toList());
+                log.warn(
+                        "distributed-lock.enabled=false: {} @DistributedLock method(s) in {} bean(s) now run WITHOUT any lock,"
+                                + " so concurrent calls are not excluded: {}. Remove the property to lock them again (distributed-lock.mode=local locks them within this JVM, for"
+                                + " tests and single-instance development)",
+                        methods,
+                        beans.size(),
+                        beans.stream()
+                                .map(b -> b.type().getSimpleName()
+                                        + b.methods().stream()
+                                                .map(m -> m.getName())
+                                                .distinct()
+                                                .toList())
+                                .toList());
             }
         };
     }

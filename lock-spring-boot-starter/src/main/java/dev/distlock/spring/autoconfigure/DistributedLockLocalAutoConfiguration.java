@@ -28,9 +28,13 @@ public class DistributedLockLocalAutoConfiguration {
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean(LockSource.class)
     LocalLocks distributedLockSource(DistributedLockProperties properties, ObjectProvider<LockListener> listeners) {
-        log.warn("distributed-lock.mode=local: locks live in this JVM only and are NOT distributed; other instances of this"
-                + " application do not exclude each other. Use it for tests and single-instance development, never in a cluster");
-        return new LocalLocks(listeners.orderedStream().toList(), properties.getWatchdogLease(),
-                properties.getOnLeaseLost() == DistributedLockProperties.OnLeaseLost.INTERRUPT, properties.getMaxKeyLength());
+        log.warn(
+                "distributed-lock.mode=local: locks live in this JVM only and are NOT distributed; other instances of this"
+                        + " application do not exclude each other. Use it for tests and single-instance development, never in a cluster");
+        return new LocalLocks(
+                listeners.orderedStream().toList(),
+                properties.getWatchdogLease(),
+                properties.getOnLeaseLost() == DistributedLockProperties.OnLeaseLost.INTERRUPT,
+                properties.getMaxKeyLength());
     }
 }

@@ -4,12 +4,12 @@ import dev.distlock.core.LockClient;
 import dev.distlock.spring.execution.LockSource;
 import dev.distlock.spring.metrics.LockInstrumentation;
 import dev.distlock.spring.metrics.LockMetrics;
-import dev.distlock.spring.metrics.ObservationLockInstrumentation;
-import io.micrometer.core.instrument.observation.DefaultMeterObservationHandler;
-import io.micrometer.observation.ObservationRegistry;
 import dev.distlock.spring.metrics.MicrometerLockListener;
+import dev.distlock.spring.metrics.ObservationLockInstrumentation;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.observation.DefaultMeterObservationHandler;
+import io.micrometer.observation.ObservationRegistry;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -18,19 +18,25 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.context.annotation.Bean;
 
 /** Micrometer metrics for distributed locks, when Micrometer and a {@link MeterRegistry} are present. */
-@AutoConfiguration(before = DistributedLockAutoConfiguration.class, after = DistributedLockObservationAutoConfiguration.class, afterName = {
-        // After the MeterRegistry exists, or @ConditionalOnBean(MeterRegistry) silently drops every lock meter.
-        // Spring Boot 4.x names (module spring-boot-micrometer-metrics):
-        "org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",
-        "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
-        "org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration",
-        // Spring Boot 3.5.x names (spring-boot-actuator-autoconfigure):
-        "org.springframework.boot.actuate.autoconfigure.metrics.MetricsAutoConfiguration",
-        "org.springframework.boot.actuate.autoconfigure.metrics.CompositeMeterRegistryAutoConfiguration",
-        "org.springframework.boot.actuate.autoconfigure.metrics.export.simple.SimpleMetricsExportAutoConfiguration" })
-@ConditionalOnClass({ MeterRegistry.class, LockClient.class })
+@AutoConfiguration(
+        before = DistributedLockAutoConfiguration.class,
+        after = DistributedLockObservationAutoConfiguration.class,
+        afterName = {
+            // After the MeterRegistry exists, or @ConditionalOnBean(MeterRegistry) silently drops every lock meter.
+            // Spring Boot 4.x names (module spring-boot-micrometer-metrics):
+            "org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",
+            "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
+            "org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration",
+            // Spring Boot 3.5.x names (spring-boot-actuator-autoconfigure):
+            "org.springframework.boot.actuate.autoconfigure.metrics.MetricsAutoConfiguration",
+            "org.springframework.boot.actuate.autoconfigure.metrics.CompositeMeterRegistryAutoConfiguration",
+            "org.springframework.boot.actuate.autoconfigure.metrics.export.simple.SimpleMetricsExportAutoConfiguration"
+        })
+@ConditionalOnClass({MeterRegistry.class, LockClient.class})
 @ConditionalOnBean(MeterRegistry.class)
-@ConditionalOnBooleanProperty(name = { "distributed-lock.enabled", "distributed-lock.metrics.enabled" }, matchIfMissing = true)
+@ConditionalOnBooleanProperty(
+        name = {"distributed-lock.enabled", "distributed-lock.metrics.enabled"},
+        matchIfMissing = true)
 public class DistributedLockMetricsAutoConfiguration {
 
     @Bean
@@ -57,6 +63,7 @@ public class DistributedLockMetricsAutoConfiguration {
     @Bean
     Gauge distributedLockActiveGauge(MeterRegistry registry, LockSource source) {
         return Gauge.builder(LockMetrics.ACTIVE, source, LockSource::activeHolds)
-                .description("Distributed locks this instance holds now").register(registry);
+                .description("Distributed locks this instance holds now")
+                .register(registry);
     }
 }

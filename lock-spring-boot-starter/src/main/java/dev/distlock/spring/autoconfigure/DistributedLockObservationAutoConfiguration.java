@@ -17,18 +17,21 @@ import org.springframework.context.annotation.Bean;
  * MeterRegistry exists) makes the {@code distributed.lock.acquire} and {@code distributed.lock.held}
  * timers. Switch them off with {@code management.observations.enable.distributed.lock=false}.
  */
-@AutoConfiguration(before = DistributedLockAutoConfiguration.class, afterName = {
-        // After the ObservationRegistry and MeterRegistry exist. Spring Boot 4.x names:
-        "org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration",
-        "org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",
-        "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
-        "org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration",
-        // Spring Boot 3.5.x names:
-        "org.springframework.boot.actuate.autoconfigure.observation.ObservationAutoConfiguration",
-        "org.springframework.boot.actuate.autoconfigure.metrics.MetricsAutoConfiguration",
-        "org.springframework.boot.actuate.autoconfigure.metrics.CompositeMeterRegistryAutoConfiguration",
-        "org.springframework.boot.actuate.autoconfigure.metrics.export.simple.SimpleMetricsExportAutoConfiguration" })
-@ConditionalOnClass({ ObservationRegistry.class, LockClient.class })
+@AutoConfiguration(
+        before = DistributedLockAutoConfiguration.class,
+        afterName = {
+            // After the ObservationRegistry and MeterRegistry exist. Spring Boot 4.x names:
+            "org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration",
+            "org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",
+            "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
+            "org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration",
+            // Spring Boot 3.5.x names:
+            "org.springframework.boot.actuate.autoconfigure.observation.ObservationAutoConfiguration",
+            "org.springframework.boot.actuate.autoconfigure.metrics.MetricsAutoConfiguration",
+            "org.springframework.boot.actuate.autoconfigure.metrics.CompositeMeterRegistryAutoConfiguration",
+            "org.springframework.boot.actuate.autoconfigure.metrics.export.simple.SimpleMetricsExportAutoConfiguration"
+        })
+@ConditionalOnClass({ObservationRegistry.class, LockClient.class})
 @ConditionalOnBean(ObservationRegistry.class)
 @ConditionalOnBooleanProperty(name = "distributed-lock.enabled", matchIfMissing = true)
 public class DistributedLockObservationAutoConfiguration {

@@ -1,8 +1,8 @@
 package dev.distlock.spring.autoconfigure;
 
-import dev.distlock.spring.DistributedLockConfigurationException;
 import dev.distlock.core.LockClient;
 import dev.distlock.core.LockClientOptions;
+import dev.distlock.spring.DistributedLockConfigurationException;
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
@@ -49,19 +49,24 @@ final class SeparateRedisClient implements DisposableBean {
     /** Connects a lock client over a new Lettuce client; says once, in the log, that it does. */
     LockClient connect(RedisConnectionFactory applicationFactory, LockClientOptions options) {
         String target = describe();
-        log.info("The application's RedisConnectionFactory is " + applicationFactory.getClass().getName()
-                + ", not Lettuce: distributed locks open their own Lettuce connection to " + target + " (from spring.data.redis.*)");
+        log.info("The application's RedisConnectionFactory is "
+                + applicationFactory.getClass().getName()
+                + ", not Lettuce: distributed locks open their own Lettuce connection to " + target
+                + " (from spring.data.redis.*)");
         try {
             client = isCluster() ? clusterClient() : RedisClient.create(uri(null));
             configure(client);
             return LockClient.create(client, options);
         } catch (RuntimeException e) {
             destroy();
-            throw new DistributedLockConfigurationException("Distributed locks could not open their own Lettuce connection to " + target
-                    + " beside the application's " + applicationFactory.getClass().getSimpleName() + ": "
-                    + DistributedLockAutoConfiguration.rootMessage(e),
+            throw new DistributedLockConfigurationException(
+                    "Distributed locks could not open their own Lettuce connection to " + target
+                            + " beside the application's "
+                            + applicationFactory.getClass().getSimpleName() + ": "
+                            + DistributedLockAutoConfiguration.rootMessage(e),
                     "Check spring.data.redis.* (url or host/port, sentinel.*, cluster.*, username/password, ssl): the locks connect with them,"
-                            + " whatever client the application uses; or set distributed-lock.enabled=false", e);
+                            + " whatever client the application uses; or set distributed-lock.enabled=false",
+                    e);
         }
     }
 
@@ -105,8 +110,12 @@ final class SeparateRedisClient implements DisposableBean {
                 builder.withSentinel(sentinelUri.build());
             }
         } else {
-            builder = RedisURI.builder(node != null ? hostAndPort(node)
-                    : RedisURI.create(string("host", "localhost"), binder.bind(PREFIX + "port", Integer.class).orElse(6379)));
+            builder = RedisURI.builder(
+                    node != null
+                            ? hostAndPort(node)
+                            : RedisURI.create(
+                                    string("host", "localhost"),
+                                    binder.bind(PREFIX + "port", Integer.class).orElse(6379)));
         }
         if (url == null || node != null) {
             String password = string("password");
@@ -114,7 +123,8 @@ final class SeparateRedisClient implements DisposableBean {
                 builder.withAuthentication(string("username"), password);
             }
             if (node == null) {
-                builder.withDatabase(binder.bind(PREFIX + "database", Integer.class).orElse(0));
+                builder.withDatabase(
+                        binder.bind(PREFIX + "database", Integer.class).orElse(0));
             }
             if (sslEnabled()) {
                 builder.withSsl(true);
@@ -135,11 +145,15 @@ final class SeparateRedisClient implements DisposableBean {
         SslOptions ssl = null;
         if (bundleName != null) {
             SslBundle bundle = sslBundles.getObject().getBundle(bundleName);
-            ssl = SslOptions.builder().jdkSslProvider().keyManager(bundle.getManagers().getKeyManagerFactory())
-                    .trustManager(bundle.getManagers().getTrustManagerFactory()).build();
+            ssl = SslOptions.builder()
+                    .jdkSslProvider()
+                    .keyManager(bundle.getManagers().getKeyManagerFactory())
+                    .trustManager(bundle.getManagers().getTrustManagerFactory())
+                    .build();
         }
         if (redisClient instanceof RedisClusterClient cluster) {
-            ClusterClientOptions.Builder options = ClusterClientOptions.builder().socketOptions(socket.build());
+            ClusterClientOptions.Builder options =
+                    ClusterClientOptions.builder().socketOptions(socket.build());
             if (ssl != null) {
                 options.sslOptions(ssl);
             }
@@ -169,7 +183,8 @@ final class SeparateRedisClient implements DisposableBean {
         if (string("sentinel.master") != null) {
             return "sentinel master '" + string("sentinel.master") + "' via " + list("sentinel.nodes");
         }
-        return string("host", "localhost") + ":" + binder.bind(PREFIX + "port", Integer.class).orElse(6379);
+        return string("host", "localhost") + ":"
+                + binder.bind(PREFIX + "port", Integer.class).orElse(6379);
     }
 
     private static RedisURI hostAndPort(String node) {

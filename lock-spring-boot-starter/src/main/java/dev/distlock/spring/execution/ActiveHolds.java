@@ -20,7 +20,13 @@ public final class ActiveHolds {
     private final AtomicLong ids = new AtomicLong();
 
     /** One hold as the endpoint shows it; lease left is read when asked. */
-    public record Entry(long id, LockRequest request, String ownerThread, Instant since, long sinceNanos, Map<String, Long> fencingTokens,
+    public record Entry(
+            long id,
+            LockRequest request,
+            String ownerThread,
+            Instant since,
+            long sinceNanos,
+            Map<String, Long> fencingTokens,
             RedisLock lock) {
 
         /** How long it has been held. */
@@ -52,7 +58,9 @@ public final class ActiveHolds {
 
     /** The holds now, oldest first. */
     public List<Entry> list() {
-        return holds.values().stream().sorted(Comparator.comparingLong(Entry::id)).toList();
+        return holds.values().stream()
+                .sorted(Comparator.comparingLong(Entry::id))
+                .toList();
     }
 
     /** How many holds are listed now. */

@@ -33,8 +33,15 @@ public final class AsyncHold {
     private final AtomicBoolean released = new AtomicBoolean();
     private final CompletableFuture<Void> release = new CompletableFuture<>();
 
-    AsyncHold(LockRequest request, LockHandle handle, Map<String, Long> tokens, LockInstrumentation.Holding holding, ActiveHolds holds,
-            long listed, Runnable unmark, boolean throwOnLeaseLost) {
+    AsyncHold(
+            LockRequest request,
+            LockHandle handle,
+            Map<String, Long> tokens,
+            LockInstrumentation.Holding holding,
+            ActiveHolds holds,
+            long listed,
+            Runnable unmark,
+            boolean throwOnLeaseLost) {
         this.request = request;
         this.handle = handle;
         this.tokens = tokens;
@@ -88,12 +95,17 @@ public final class AsyncHold {
             unlocked = CompletableFuture.failedFuture(e);
         }
         unlocked.whenComplete((ok, error) -> {
-            Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+            Throwable cause =
+                    error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
             Throwable outcome = null;
             LockLeaseExpiredException lost = cause instanceof LockLeaseExpiredException e ? e : null;
             try {
                 if (cause instanceof LockUnavailableException) {
-                    log.warn("Could not confirm the release of lock '{}' after {}: {}", handle.key(), request.caller(), cause.getMessage());
+                    log.warn(
+                            "Could not confirm the release of lock '{}' after {}: {}",
+                            handle.key(),
+                            request.caller(),
+                            cause.getMessage());
                     if (failure != null) {
                         failure.addSuppressed(cause);
                     }

@@ -2,6 +2,7 @@ package dev.distlock.spring.execution;
 
 import dev.distlock.core.LockAcquisitionException;
 import dev.distlock.core.LockException;
+import dev.distlock.core.LockHandle;
 import dev.distlock.core.LockLeaseExpiredException;
 import dev.distlock.core.LockNameException;
 import dev.distlock.core.LockUnavailableException;
@@ -11,7 +12,6 @@ import dev.distlock.spring.LockContext;
 import dev.distlock.spring.metrics.LockInstrumentation;
 import dev.distlock.spring.metrics.LockMetrics;
 import dev.distlock.spring.metrics.RecordedByStarter;
-import dev.distlock.core.LockHandle;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -40,6 +40,7 @@ public final class LockExecutor {
      */
     /** How the Actuator endpoint shows the owner of an async call's hold, which no thread owns. */
     private static final String ASYNC_OWNER = "(async call: owned by its lock handle)";
+
     private static final Executor UNMARK_LATER = CompletableFuture.delayedExecutor(1, TimeUnit.SECONDS);
 
     private final LockSource source;
@@ -54,7 +55,11 @@ public final class LockExecutor {
      * @param throwOnLeaseLost whether work whose lock was lost throws LockLeaseExpiredException on return
      * @param interruptOnLeaseLost whether the lock client interrupts holders (then the flag is cleared on return)
      */
-    public LockExecutor(LockSource source, ActiveHolds holds, Supplier<LockInstrumentation> instrumentation, boolean throwOnLeaseLost,
+    public LockExecutor(
+            LockSource source,
+            ActiveHolds holds,
+            Supplier<LockInstrumentation> instrumentation,
+            boolean throwOnLeaseLost,
             boolean interruptOnLeaseLost) {
         this.source = source;
         this.holds = holds;
@@ -72,7 +77,8 @@ public final class LockExecutor {
     public <T> T execute(LockRequest request, LockedCall<T> work, Supplier<T> whenBusy) throws Throwable {
         RedisLock lock = lockFor(request);
         String key = keyOf(lock, request);
-        // The core may report a blocking call's events from its Redis client threads too: mark the call by name as well.
+        // The core may report a blocking call's events from its Redis client threads too: mark the call by name as
+        // well.
         Runnable unmark = RecordedByStarter.marked(names(lock, key), request.label());
         try {
             return executeMarked(request, work, whenBusy, lock, key);
@@ -81,8 +87,11 @@ public final class LockExecutor {
         }
     }
 
-    private <T> T executeMarked(LockRequest request, LockedCall<T> work, Supplier<T> whenBusy, RedisLock lock, String key) throws Throwable {
-        LockInstrumentation.Acquisition acquisition = instrumentation.get().acquiring(request.label(), request.metricType());
+    private <T> T executeMarked(
+            LockRequest request, LockedCall<T> work, Supplier<T> whenBusy, RedisLock lock, String key)
+            throws Throwable {
+        LockInstrumentation.Acquisition acquisition =
+                instrumentation.get().acquiring(request.label(), request.metricType());
         boolean acquired;
         try {
             acquired = RecordedByStarter.call(() -> acquire(lock, request));
@@ -103,7 +112,9 @@ public final class LockExecutor {
         LockInstrumentation.Holding holding = acquisition.acquired();
         Map<String, Long> tokens;
         try {
-            tokens = lock instanceof RedisMultiLock multi ? multi.fencingTokens() : Map.of(key, lock.currentFencingToken());
+            tokens = lock instanceof RedisMultiLock multi
+                    ? multi.fencingTokens()
+                    : Map.of(key, lock.currentFencingToken());
         } catch (RuntimeException e) { // the hold was lost already: give it back, say so
             release(lock, request, e, holding);
             throw e;
@@ -134,13 +145,19 @@ public final class LockExecutor {
      * @param whenBusy the result when the lock stays busy for the whole wait; {@code null} to fail with
      *        {@link LockAcquisitionException}
      */
-    public <T> CompletableFuture<T> executeAsync(LockRequest request, LockedCall<? extends CompletionStage<T>> work, Supplier<T> whenBusy) {
-        return new StageCall<T>(request, work, interruptOnLeaseLost).start(acquireAsync(request), whenBusy, () -> busy(request));
+    public <T> CompletableFuture<T> executeAsync(
+            LockRequest request, LockedCall<? extends CompletionStage<T>> work, Supplier<T> whenBusy) {
+        return new StageCall<T>(request, work, interruptOnLeaseLost)
+                .start(acquireAsync(request), whenBusy, () -> busy(request));
     }
 
     /** The exception of an async call whose lock stayed busy for the whole wait, as the blocking path throws it. */
     public LockAcquisitionException busy(LockRequest request) {
-        return busy(request, request.multi() ? String.join(", ", request.keys().stream().sorted().toList()) : request.keys().get(0));
+        return busy(
+                request,
+                request.multi()
+                        ? String.join(", ", request.keys().stream().sorted().toList())
+                        : request.keys().get(0));
     }
 
     /** Whether a lost lease cancels async work (distributed-lock.on-lease-lost=interrupt). */
@@ -162,7 +179,8 @@ public final class LockExecutor {
         }
         String key = keyOf(lock, request);
         Runnable unmark = RecordedByStarter.marked(names(lock, key), request.label());
-        LockInstrumentation.Acquisition acquisition = instrumentation.get().acquiring(request.label(), request.metricType());
+        LockInstrumentation.Acquisition acquisition =
+                instrumentation.get().acquiring(request.label(), request.metricType());
         CompletableFuture<Optional<LockHandle>> waiting;
         try {
             waiting = lock.tryLockAsync(request.waitTime(), request.leaseTime()).toCompletableFuture();
@@ -179,10 +197,17 @@ public final class LockExecutor {
         });
         waiting.whenComplete((handle, error) -> {
             if (error != null) {
-                Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
-                RuntimeException failure = cause instanceof CancellationException c ? c : inContext(lock, request, cause);
-                acquisition.failed(cause instanceof CancellationException ? LockMetrics.CANCELLED
-                        : cause instanceof LockUnavailableException ? LockMetrics.UNAVAILABLE : LockMetrics.ERROR, failure);
+                Throwable cause =
+                        error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+                RuntimeException failure =
+                        cause instanceof CancellationException c ? c : inContext(lock, request, cause);
+                acquisition.failed(
+                        cause instanceof CancellationException
+                                ? LockMetrics.CANCELLED
+                                : cause instanceof LockUnavailableException
+                                        ? LockMetrics.UNAVAILABLE
+                                        : LockMetrics.ERROR,
+                        failure);
                 UNMARK_LATER.execute(unmark);
                 result.completeExceptionally(failure);
             } else if (handle.isEmpty()) {
@@ -191,10 +216,18 @@ public final class LockExecutor {
                 result.complete(Optional.empty());
             } else {
                 Map<String, Long> tokens = Map.of(key, handle.get().fencingToken());
-                AsyncHold hold = new AsyncHold(request, handle.get(), tokens, acquisition.acquiredAsync(), holds, holds.add(request, tokens, lock, ASYNC_OWNER),
-                        unmark, throwOnLeaseLost);
+                AsyncHold hold = new AsyncHold(
+                        request,
+                        handle.get(),
+                        tokens,
+                        acquisition.acquiredAsync(),
+                        holds,
+                        holds.add(request, tokens, lock, ASYNC_OWNER),
+                        unmark,
+                        throwOnLeaseLost);
                 if (!result.complete(Optional.of(hold))) {
-                    hold.release(new CancellationException("cancelled while the lock was being granted")); // nobody else would
+                    hold.release(new CancellationException(
+                            "cancelled while the lock was being granted")); // nobody else would
                 }
             }
         });
@@ -206,19 +239,27 @@ public final class LockExecutor {
     }
 
     private static String keyOf(RedisLock lock, LockRequest request) {
-        return lock instanceof RedisMultiLock multi ? String.join(", ", multi.keys()) : request.keys().get(0);
+        return lock instanceof RedisMultiLock multi
+                ? String.join(", ", multi.keys())
+                : request.keys().get(0);
     }
 
     private static LockAcquisitionException busy(LockRequest request, String key) {
-        return new LockAcquisitionException(key, request.waitTime(), "Lock '" + key + "' for " + request.caller()
-                + " is held elsewhere and was not released within " + request.waitTime().toMillis() + " ms", null);
+        return new LockAcquisitionException(
+                key,
+                request.waitTime(),
+                "Lock '" + key + "' for " + request.caller() + " is held elsewhere and was not released within "
+                        + request.waitTime().toMillis() + " ms",
+                null);
     }
 
     /** The core rejects bad names (too long, control characters); say which caller produced one and what to change. */
     private RedisLock lockFor(LockRequest request) {
         try {
-            return request.multi() ? source.multiLock(request.keys(), request.label())
-                    : source.lock(request.type(), request.redlock(), request.keys().get(0), request.label());
+            return request.multi()
+                    ? source.multiLock(request.keys(), request.label())
+                    : source.lock(
+                            request.type(), request.redlock(), request.keys().get(0), request.label());
         } catch (IllegalArgumentException e) {
             String advice = e instanceof LockNameException name && name.problem() == LockNameException.Problem.TOO_LONG
                     ? "; shorten the key or raise distributed-lock.max-key-length"
@@ -228,7 +269,9 @@ public final class LockExecutor {
     }
 
     private static String describe(LockRequest request) {
-        return request.caller().startsWith("LockTemplate") ? request.caller() : "@DistributedLock on " + request.caller();
+        return request.caller().startsWith("LockTemplate")
+                ? request.caller()
+                : "@DistributedLock on " + request.caller();
     }
 
     private static boolean acquire(RedisLock lock, LockRequest request) {
@@ -236,8 +279,11 @@ public final class LockExecutor {
             return lock.tryLock(request.waitTime(), request.leaseTime());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new LockAcquisitionException(lock.getKey(), request.waitTime(),
-                    "Interrupted while waiting for lock '" + lock.getKey() + "' for " + request.caller(), e);
+            throw new LockAcquisitionException(
+                    lock.getKey(),
+                    request.waitTime(),
+                    "Interrupted while waiting for lock '" + lock.getKey() + "' for " + request.caller(),
+                    e);
         } catch (LockException e) {
             throw inContext(lock, request, e);
         }
@@ -247,15 +293,21 @@ public final class LockExecutor {
     private static RuntimeException inContext(RedisLock lock, LockRequest request, Throwable e) {
         if (e instanceof LockUnavailableException) {
             // Not "busy": nobody knows who holds the lock. A distinct type, so callers can answer 503 rather than 409.
-            return new LockUnavailableException("Redis did not answer while " + request.caller() + " waited up to "
-                    + request.waitTime().toMillis() + " ms for lock '" + lock.getKey() + "': " + e.getMessage(), e);
+            return new LockUnavailableException(
+                    "Redis did not answer while " + request.caller() + " waited up to "
+                            + request.waitTime().toMillis() + " ms for lock '" + lock.getKey() + "': " + e.getMessage(),
+                    e);
         }
         if (e instanceof LockException) {
-            return new LockException("Redis failed while acquiring lock '" + lock.getKey() + "' for " + request.caller() + ": "
-                    + e.getMessage(), e);
+            return new LockException(
+                    "Redis failed while acquiring lock '" + lock.getKey() + "' for " + request.caller() + ": "
+                            + e.getMessage(),
+                    e);
         }
-        return e instanceof RuntimeException r ? r : new IllegalStateException("Acquiring lock '" + lock.getKey() + "' for "
-                + request.caller() + " failed: " + e, e);
+        return e instanceof RuntimeException r
+                ? r
+                : new IllegalStateException(
+                        "Acquiring lock '" + lock.getKey() + "' for " + request.caller() + " failed: " + e, e);
     }
 
     /** Releases after the work; a failure to release never hides the work's own exception. */
@@ -276,8 +328,13 @@ public final class LockExecutor {
             // else: reported already (WARN, distributed.lock.lost, listeners); the caller gets the result
         } catch (LockUnavailableException e) {
             // The work is done and mutual exclusion held: the release is retried in the background and the
-            // lock frees itself with its lease at the latest. Failing a finished call for that would mislead the caller.
-            log.warn("Could not confirm the release of lock '{}' after {}: {}", lock.getKey(), request.caller(), e.getMessage());
+            // lock frees itself with its lease at the latest. Failing a finished call for that would mislead the
+            // caller.
+            log.warn(
+                    "Could not confirm the release of lock '{}' after {}: {}",
+                    lock.getKey(),
+                    request.caller(),
+                    e.getMessage());
             if (failure != null) {
                 failure.addSuppressed(e);
             }

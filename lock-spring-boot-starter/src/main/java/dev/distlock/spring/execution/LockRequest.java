@@ -17,8 +17,15 @@ import java.util.List;
  * @param waitTime how long to wait
  * @param leaseTime fixed lease, or {@code null} for the watchdog
  */
-public record LockRequest(String caller, String label, LockType type, boolean redlock, List<String> keys, boolean multi,
-        Duration waitTime, Duration leaseTime) {
+public record LockRequest(
+        String caller,
+        String label,
+        LockType type,
+        boolean redlock,
+        List<String> keys,
+        boolean multi,
+        Duration waitTime,
+        Duration leaseTime) {
 
     /** The {@code type} tag of meters and observations: the annotation's spelling, or REDLOCK. */
     public String metricType() {

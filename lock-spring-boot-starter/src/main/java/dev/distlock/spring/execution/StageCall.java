@@ -30,7 +30,10 @@ final class StageCall<T> {
         this.cancelOnLeaseLost = cancelOnLeaseLost;
     }
 
-    CompletableFuture<T> start(CompletableFuture<Optional<AsyncHold>> acquiring, Supplier<T> whenBusy, Supplier<LockAcquisitionException> busy) {
+    CompletableFuture<T> start(
+            CompletableFuture<Optional<AsyncHold>> acquiring,
+            Supplier<T> whenBusy,
+            Supplier<LockAcquisitionException> busy) {
         result.whenComplete((value, error) -> {
             if (result.isCancelled()) {
                 acquiring.cancel(true);
@@ -39,19 +42,21 @@ final class StageCall<T> {
         });
         // Off the Redis client's I/O thread that completed the acquisition: the method may block before it
         // returns its stage (even call Redis synchronously), which on that thread would stall every Redis reply.
-        acquiring.whenCompleteAsync((acquired, error) -> {
-            if (error != null) {
-                result.completeExceptionally(unwrap(error));
-            } else if (acquired.isEmpty()) {
-                if (whenBusy != null) {
-                    result.complete(whenBusy.get());
-                } else {
-                    result.completeExceptionally(busy.get());
-                }
-            } else {
-                held(acquired.get());
-            }
-        }, ForkJoinPool.commonPool());
+        acquiring.whenCompleteAsync(
+                (acquired, error) -> {
+                    if (error != null) {
+                        result.completeExceptionally(unwrap(error));
+                    } else if (acquired.isEmpty()) {
+                        if (whenBusy != null) {
+                            result.complete(whenBusy.get());
+                        } else {
+                            result.completeExceptionally(busy.get());
+                        }
+                    } else {
+                        held(acquired.get());
+                    }
+                },
+                ForkJoinPool.commonPool());
         return result;
     }
 

@@ -69,7 +69,8 @@ final class LocalLock implements RedisLock {
     @Override
     public boolean tryLock(Duration waitTime, Duration lease) throws InterruptedException {
         if (waitTime == null || waitTime.isNegative() || waitTime.compareTo(MAX) > 0) {
-            throw new IllegalArgumentException("waitTime of lock '" + info.key() + "' must be between 0 and 365 days, was " + waitTime);
+            throw new IllegalArgumentException(
+                    "waitTime of lock '" + info.key() + "' must be between 0 and 365 days, was " + waitTime);
         }
         return acquire(lease == null ? 0 : leaseMs(lease), waitTime.toNanos(), true);
     }
@@ -82,7 +83,8 @@ final class LocalLock implements RedisLock {
 
     private long leaseMs(Duration lease) {
         if (lease == null || lease.isNegative() || lease.isZero() || lease.compareTo(MAX) > 0) {
-            throw new IllegalArgumentException("lease of lock '" + info.key() + "' must be positive and at most 365 days, was " + lease);
+            throw new IllegalArgumentException(
+                    "lease of lock '" + info.key() + "' must be positive and at most 365 days, was " + lease);
         }
         return Math.max(1, lease.toMillis());
     }
@@ -163,7 +165,8 @@ final class LocalLock implements RedisLock {
     public long currentFencingToken() {
         LocalLockState.Hold hold = locks.with(info.key(), state -> state.held(read));
         if (hold == null) {
-            throw new IllegalMonitorStateException("Lock '" + info.key() + "' is not held by the current thread: no fencing token");
+            throw new IllegalMonitorStateException(
+                    "Lock '" + info.key() + "' is not held by the current thread: no fencing token");
         }
         return hold.token;
     }
@@ -186,14 +189,15 @@ final class LocalLock implements RedisLock {
 
     /** Not in local mode yet; see {@link #lockAsync()}. */
     @Override
-    public java.util.concurrent.CompletionStage<java.util.Optional<dev.distlock.core.LockHandle>> tryLockAsync(Duration waitTime) {
+    public java.util.concurrent.CompletionStage<java.util.Optional<dev.distlock.core.LockHandle>> tryLockAsync(
+            Duration waitTime) {
         throw LocalLocks.noAsync(getKey());
     }
 
     /** Not in local mode yet; see {@link #lockAsync()}. */
     @Override
-    public java.util.concurrent.CompletionStage<java.util.Optional<dev.distlock.core.LockHandle>> tryLockAsync(Duration waitTime,
-            Duration lease) {
+    public java.util.concurrent.CompletionStage<java.util.Optional<dev.distlock.core.LockHandle>> tryLockAsync(
+            Duration waitTime, Duration lease) {
         throw LocalLocks.noAsync(getKey());
     }
 }

@@ -51,7 +51,8 @@ final class LocalLockState {
     }
 
     /** Waits up to {@code waitNanos} (negative: for ever); returns the hold, or null when the wait ran out. */
-    synchronized Hold acquire(LockInfo info, boolean read, boolean fair, long leaseMs, long waitNanos, boolean interruptible)
+    synchronized Hold acquire(
+            LockInfo info, boolean read, boolean fair, long leaseMs, long waitNanos, boolean interruptible)
             throws InterruptedException {
         Thread me = Thread.currentThread();
         Hold mine = read ? readers.get(me) : exclusive != null && exclusive.thread == me ? exclusive : null;
@@ -61,8 +62,9 @@ final class LocalLockState {
             return mine;
         }
         if (!read && readers.containsKey(me)) {
-            throw new IllegalStateException("Lock '" + name + "': the current owner holds the read lock and cannot upgrade to the write"
-                    + " lock (it would wait for itself); release every read hold first, or take the write lock first and downgrade");
+            throw new IllegalStateException(
+                    "Lock '" + name + "': the current owner holds the read lock and cannot upgrade to the write"
+                            + " lock (it would wait for itself); release every read hold first, or take the write lock first and downgrade");
         }
         if (fair) {
             fairQueue.addLast(me);
@@ -70,7 +72,8 @@ final class LocalLockState {
         long deadline = System.nanoTime() + waitNanos;
         try {
             while (true) {
-                boolean free = read ? exclusive == null || exclusive.thread == me
+                boolean free = read
+                        ? exclusive == null || exclusive.thread == me
                         : exclusive == null && readers.isEmpty() && (!fair || fairQueue.peekFirst() == me);
                 if (free) {
                     Hold hold = new Hold(info, locks.nextToken());
@@ -145,7 +148,9 @@ final class LocalLockState {
         Hold hold = read ? readers.get(me) : exclusive != null && exclusive.thread == me ? exclusive : null;
         if (hold == null) {
             List<Hold> gone = lost.get(me);
-            Hold lostHold = gone == null ? null : gone.stream().filter(h -> isRead(h) == read).findFirst().orElse(null);
+            Hold lostHold = gone == null
+                    ? null
+                    : gone.stream().filter(h -> isRead(h) == read).findFirst().orElse(null);
             if (lostHold != null) {
                 if (--lostHold.count == 0) {
                     gone.remove(lostHold);
@@ -153,10 +158,11 @@ final class LocalLockState {
                         lost.remove(me);
                     }
                 }
-                throw new LockLeaseExpiredException(name, "it was no longer held when unlocking (lease ran out or force-unlocked)");
+                throw new LockLeaseExpiredException(
+                        name, "it was no longer held when unlocking (lease ran out or force-unlocked)");
             }
-            throw new IllegalMonitorStateException("Lock '" + name + "' is not held by the current thread (" + me.getName()
-                    + "): only the owner can unlock it");
+            throw new IllegalMonitorStateException("Lock '" + name + "' is not held by the current thread ("
+                    + me.getName() + "): only the owner can unlock it");
         }
         if (--hold.count > 0) {
             return;
@@ -170,7 +176,8 @@ final class LocalLockState {
             exclusive = null;
         }
         notifyAll();
-        locks.listeners().forEach(l -> l.onRelease(hold.info, Duration.ofNanos(System.nanoTime() - hold.acquiredNanos)));
+        locks.listeners()
+                .forEach(l -> l.onRelease(hold.info, Duration.ofNanos(System.nanoTime() - hold.acquiredNanos)));
     }
 
     private static boolean isRead(Hold hold) {
@@ -193,8 +200,10 @@ final class LocalLockState {
             all.add(exclusive);
         }
         long now = System.nanoTime();
-        return all.stream().map(h -> h.leaseEndNanos == 0 ? watchdogLease : Duration.ofNanos(Math.max(0, h.leaseEndNanos - now)))
-                .min(Duration::compareTo).orElse(Duration.ZERO);
+        return all.stream()
+                .map(h -> h.leaseEndNanos == 0 ? watchdogLease : Duration.ofNanos(Math.max(0, h.leaseEndNanos - now)))
+                .min(Duration::compareTo)
+                .orElse(Duration.ZERO);
     }
 
     /** Takes the lock from every holder; they learn it at their unlock. */

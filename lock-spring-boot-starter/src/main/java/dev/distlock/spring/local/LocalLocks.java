@@ -1,8 +1,8 @@
 package dev.distlock.spring.local;
 
-import dev.distlock.core.LockNameException;
 import dev.distlock.core.LockInfo;
 import dev.distlock.core.LockListener;
+import dev.distlock.core.LockNameException;
 import dev.distlock.core.RedisLock;
 import dev.distlock.core.RedisMultiLock;
 import dev.distlock.spring.annotation.LockType;
@@ -27,12 +27,12 @@ import org.slf4j.LoggerFactory;
  */
 public final class LocalLocks implements LockSource, AutoCloseable {
 
-
     private static final Logger log = LoggerFactory.getLogger(LocalLocks.class);
 
     private final Map<String, LocalLockState> states = new ConcurrentHashMap<>();
     /** One counter for every name: tokens grow per name too, and survive a name's state being dropped while free. */
     private final AtomicLong tokens = new AtomicLong();
+
     private final List<LockListener> listeners;
     private final Duration watchdogLease;
     private final boolean interruptOnLeaseLost;
@@ -50,7 +50,8 @@ public final class LocalLocks implements LockSource, AutoCloseable {
      * @param interruptOnLeaseLost whether a holder whose fixed lease ran out is interrupted
      * @param maxKeyLength the longest key accepted, as distributed-lock.max-key-length
      */
-    public LocalLocks(List<LockListener> listeners, Duration watchdogLease, boolean interruptOnLeaseLost, int maxKeyLength) {
+    public LocalLocks(
+            List<LockListener> listeners, Duration watchdogLease, boolean interruptOnLeaseLost, int maxKeyLength) {
         this.maxKeyLength = maxKeyLength;
         this.listeners = List.copyOf(listeners);
         this.watchdogLease = watchdogLease;
@@ -59,12 +60,14 @@ public final class LocalLocks implements LockSource, AutoCloseable {
 
     @Override
     public RedisLock lock(LockType type, boolean redlock, String key, String label) {
-        dev.distlock.core.LockType kind = redlock ? dev.distlock.core.LockType.REENTRANT : switch (type) {
-            case REENTRANT -> dev.distlock.core.LockType.REENTRANT;
-            case FAIR -> dev.distlock.core.LockType.FAIR;
-            case READ -> dev.distlock.core.LockType.READ;
-            case WRITE -> dev.distlock.core.LockType.WRITE;
-        };
+        dev.distlock.core.LockType kind = redlock
+                ? dev.distlock.core.LockType.REENTRANT
+                : switch (type) {
+                    case REENTRANT -> dev.distlock.core.LockType.REENTRANT;
+                    case FAIR -> dev.distlock.core.LockType.FAIR;
+                    case READ -> dev.distlock.core.LockType.READ;
+                    case WRITE -> dev.distlock.core.LockType.WRITE;
+                };
         return new LocalLock(this, new LockInfo(requireName(key, maxKeyLength), label == null ? key : label, kind));
     }
 
@@ -73,8 +76,16 @@ public final class LocalLocks implements LockSource, AutoCloseable {
         if (keys == null || keys.isEmpty()) {
             throw new IllegalArgumentException("a multi-lock needs at least one lock name");
         }
-        List<String> sorted = keys.stream().map(k -> requireName(k, maxKeyLength)).distinct().sorted().toList();
-        return new LocalMultiLock(sorted, sorted.stream().map(k -> lock(LockType.REENTRANT, false, k, label)).toList());
+        List<String> sorted = keys.stream()
+                .map(k -> requireName(k, maxKeyLength))
+                .distinct()
+                .sorted()
+                .toList();
+        return new LocalMultiLock(
+                sorted,
+                sorted.stream()
+                        .map(k -> lock(LockType.REENTRANT, false, k, label))
+                        .toList());
     }
 
     @Override
@@ -84,8 +95,7 @@ public final class LocalLocks implements LockSource, AutoCloseable {
 
     /** Nothing to reach: local locks are always available. */
     @Override
-    public void check() {
-    }
+    public void check() {}
 
     @Override
     public int activeHolds() {
@@ -129,7 +139,11 @@ public final class LocalLocks implements LockSource, AutoCloseable {
 
     /** Reports a lost hold as the Redis client does: WARN, listeners, and the interrupt when configured. */
     void leaseLost(LocalLockState.Hold hold, String reason) {
-        log.warn("Lock '{}' was lost while held (local mode, fencing token {}): {}", hold.info.key(), hold.token, reason);
+        log.warn(
+                "Lock '{}' was lost while held (local mode, fencing token {}): {}",
+                hold.info.key(),
+                hold.token,
+                reason);
         listeners.forEach(l -> l.onLeaseLost(hold.info, reason));
         if (interruptOnLeaseLost) {
             hold.thread.interrupt();
@@ -142,13 +156,17 @@ public final class LocalLocks implements LockSource, AutoCloseable {
             throw new LockNameException(LockNameException.Problem.MISSING, "lock name must not be null or blank");
         }
         if (name.length() > maxKeyLength) {
-            throw new LockNameException(LockNameException.Problem.TOO_LONG, "lock name is " + name.length() + " characters long, over the limit of " + maxKeyLength);
+            throw new LockNameException(
+                    LockNameException.Problem.TOO_LONG,
+                    "lock name is " + name.length() + " characters long, over the limit of " + maxKeyLength);
         }
         for (int i = 0; i < name.length(); i++) {
             char c = name.charAt(i);
             if (Character.isISOControl(c)) {
-                throw new LockNameException(LockNameException.Problem.NOT_ALLOWED, "lock name contains the control character U+" + String.format("%04X", (int) c)
-                        + "; strip or encode such input before using it in a key");
+                throw new LockNameException(
+                        LockNameException.Problem.NOT_ALLOWED,
+                        "lock name contains the control character U+" + String.format("%04X", (int) c)
+                                + "; strip or encode such input before using it in a key");
             }
         }
         return name;
@@ -161,7 +179,8 @@ public final class LocalLocks implements LockSource, AutoCloseable {
 
     /** The async (handle-owned) lock methods are not available in local mode yet. */
     static UnsupportedOperationException noAsync(String key) {
-        return new UnsupportedOperationException("Lock '" + key + "': the async lock methods (lockAsync, tryLockAsync) are not"
-                + " available with distributed-lock.mode=local yet; use them with distributed-lock.mode=redis");
+        return new UnsupportedOperationException(
+                "Lock '" + key + "': the async lock methods (lockAsync, tryLockAsync) are not"
+                        + " available with distributed-lock.mode=local yet; use them with distributed-lock.mode=redis");
     }
 }

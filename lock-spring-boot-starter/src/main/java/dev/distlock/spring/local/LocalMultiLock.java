@@ -114,9 +114,11 @@ final class LocalMultiLock implements RedisMultiLock {
     @Override
     public boolean tryLock(Duration waitTime, Duration lease) throws InterruptedException {
         if (waitTime == null || waitTime.isNegative()) {
-            throw new IllegalArgumentException("waitTime of multi-lock '" + getKey() + "' must not be negative, was " + waitTime);
+            throw new IllegalArgumentException(
+                    "waitTime of multi-lock '" + getKey() + "' must not be negative, was " + waitTime);
         }
-        return takeAll(waitTime.toNanos(),
+        return takeAll(
+                waitTime.toNanos(),
                 (lock, deadline) -> lock.tryLock(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())), lease));
     }
 
@@ -152,7 +154,9 @@ final class LocalMultiLock implements RedisMultiLock {
 
     @Override
     public int getHoldCount() {
-        return isHeldByCurrentThread() ? locks.stream().mapToInt(RedisLock::getHoldCount).min().orElse(0) : 0;
+        return isHeldByCurrentThread()
+                ? locks.stream().mapToInt(RedisLock::getHoldCount).min().orElse(0)
+                : 0;
     }
 
     @Override
@@ -162,7 +166,10 @@ final class LocalMultiLock implements RedisMultiLock {
 
     @Override
     public Duration remainingLease() {
-        return locks.stream().map(RedisLock::remainingLease).min(Duration::compareTo).orElse(Duration.ZERO);
+        return locks.stream()
+                .map(RedisLock::remainingLease)
+                .min(Duration::compareTo)
+                .orElse(Duration.ZERO);
     }
 
     @Override
@@ -176,7 +183,10 @@ final class LocalMultiLock implements RedisMultiLock {
 
     @Override
     public long currentFencingToken() {
-        return fencingTokens().values().stream().mapToLong(Long::longValue).max().orElseThrow();
+        return fencingTokens().values().stream()
+                .mapToLong(Long::longValue)
+                .max()
+                .orElseThrow();
     }
 
     @Override
@@ -196,14 +206,15 @@ final class LocalMultiLock implements RedisMultiLock {
 
     /** Not in local mode yet; see {@link #lockAsync()}. */
     @Override
-    public java.util.concurrent.CompletionStage<java.util.Optional<dev.distlock.core.LockHandle>> tryLockAsync(Duration waitTime) {
+    public java.util.concurrent.CompletionStage<java.util.Optional<dev.distlock.core.LockHandle>> tryLockAsync(
+            Duration waitTime) {
         throw LocalLocks.noAsync(getKey());
     }
 
     /** Not in local mode yet; see {@link #lockAsync()}. */
     @Override
-    public java.util.concurrent.CompletionStage<java.util.Optional<dev.distlock.core.LockHandle>> tryLockAsync(Duration waitTime,
-            Duration lease) {
+    public java.util.concurrent.CompletionStage<java.util.Optional<dev.distlock.core.LockHandle>> tryLockAsync(
+            Duration waitTime, Duration lease) {
         throw LocalLocks.noAsync(getKey());
     }
 }

@@ -1,6 +1,5 @@
 package dev.distlock.spring.metrics;
 
-
 /**
  * Instruments the locks taken by {@code @DistributedLock} and {@code LockTemplate}: one acquisition
  * and one hold per call, whatever the number of keys. Tagged by the declared name and the type as
@@ -12,8 +11,7 @@ public interface LockInstrumentation {
     LockInstrumentation NONE = (name, type) -> new Acquisition() {
         @Override
         public Holding acquired() {
-            return leaseLost -> {
-            };
+            return leaseLost -> {};
         }
 
         @Override
@@ -22,8 +20,7 @@ public interface LockInstrumentation {
         }
 
         @Override
-        public void failed(String outcome, Throwable error) {
-        }
+        public void failed(String outcome, Throwable error) {}
     };
 
     /** Starts timing an acquisition of the lock declared as {@code name}, of {@code type} (e.g. REENTRANT). */
@@ -58,8 +55,7 @@ public interface LockInstrumentation {
 
         /** Opens the hold's scope on this thread (async holds only; others are in scope already); close it on the same thread. */
         default AutoCloseable inScope() {
-            return () -> {
-            };
+            return () -> {};
         }
     }
 

@@ -43,6 +43,5 @@ public final class LockMetrics {
     /** Outcome: an async call was cancelled (its future cancelled, its subscription disposed) while it waited. */
     public static final String CANCELLED = "cancelled";
 
-    private LockMetrics() {
-    }
+    private LockMetrics() {}
 }

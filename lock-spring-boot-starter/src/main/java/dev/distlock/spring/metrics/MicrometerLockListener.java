@@ -27,10 +27,14 @@ public final class MicrometerLockListener implements LockListener {
         if (RecordedByStarter.onThisThread() || RecordedByStarter.isMarked(lock.key(), lock.name())) {
             return;
         }
-        Timer.builder(LockMetrics.ACQUIRE).description("Time spent acquiring distributed locks")
-                .tag(LockMetrics.NAME, lock.name()).tag(LockMetrics.TYPE, LockInstrumentation.type(lock.type())).tag(LockMetrics.OUTCOME, lower(outcome))
+        Timer.builder(LockMetrics.ACQUIRE)
+                .description("Time spent acquiring distributed locks")
+                .tag(LockMetrics.NAME, lock.name())
+                .tag(LockMetrics.TYPE, LockInstrumentation.type(lock.type()))
+                .tag(LockMetrics.OUTCOME, lower(outcome))
                 .tag(LockMetrics.ERROR_TAG, errorOf(outcome))
-                .register(registry).record(waited);
+                .register(registry)
+                .record(waited);
     }
 
     @Override
@@ -38,21 +42,32 @@ public final class MicrometerLockListener implements LockListener {
         if (RecordedByStarter.onThisThread() || RecordedByStarter.isMarked(lock.key(), lock.name())) {
             return;
         }
-        Timer.builder(LockMetrics.HELD).description("Time distributed locks were held")
-                .tag(LockMetrics.NAME, lock.name()).tag(LockMetrics.TYPE, LockInstrumentation.type(lock.type()))
-                .tag(LockMetrics.ERROR_TAG, LockMetrics.NO_ERROR).register(registry).record(held);
+        Timer.builder(LockMetrics.HELD)
+                .description("Time distributed locks were held")
+                .tag(LockMetrics.NAME, lock.name())
+                .tag(LockMetrics.TYPE, LockInstrumentation.type(lock.type()))
+                .tag(LockMetrics.ERROR_TAG, LockMetrics.NO_ERROR)
+                .register(registry)
+                .record(held);
     }
 
     @Override
     public void onRenewal(LockInfo lock, RenewalOutcome outcome) {
-        Counter.builder(LockMetrics.RENEWALS).description("Watchdog lease renewals")
-                .tag(LockMetrics.OUTCOME, lower(outcome)).register(registry).increment();
+        Counter.builder(LockMetrics.RENEWALS)
+                .description("Watchdog lease renewals")
+                .tag(LockMetrics.OUTCOME, lower(outcome))
+                .register(registry)
+                .increment();
     }
 
     @Override
     public void onLeaseLost(LockInfo lock, String reason) {
-        Counter.builder(LockMetrics.LOST).description("Distributed locks lost while still held")
-                .tag(LockMetrics.NAME, lock.name()).tag(LockMetrics.TYPE, LockInstrumentation.type(lock.type())).register(registry).increment();
+        Counter.builder(LockMetrics.LOST)
+                .description("Distributed locks lost while still held")
+                .tag(LockMetrics.NAME, lock.name())
+                .tag(LockMetrics.TYPE, LockInstrumentation.type(lock.type()))
+                .register(registry)
+                .increment();
     }
 
     /** The error tag as Micrometer's meter observation handler writes it for the starter's own calls (the exception's simple name). */

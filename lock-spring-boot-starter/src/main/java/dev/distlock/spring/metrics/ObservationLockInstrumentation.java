@@ -21,8 +21,11 @@ public final class ObservationLockInstrumentation implements LockInstrumentation
 
     @Override
     public Acquisition acquiring(String name, String type) {
-        Observation waiting = Observation.createNotStarted(LockMetrics.ACQUIRE, registry).contextualName("lock wait " + name)
-                .lowCardinalityKeyValue(LockMetrics.NAME, name).lowCardinalityKeyValue(LockMetrics.TYPE, type).start();
+        Observation waiting = Observation.createNotStarted(LockMetrics.ACQUIRE, registry)
+                .contextualName("lock wait " + name)
+                .lowCardinalityKeyValue(LockMetrics.NAME, name)
+                .lowCardinalityKeyValue(LockMetrics.TYPE, type)
+                .start();
         return new Acquisition() {
             @Override
             public Holding acquired() {
@@ -51,9 +54,13 @@ public final class ObservationLockInstrumentation implements LockInstrumentation
             }
 
             private Observation hold() {
-                waiting.lowCardinalityKeyValue(LockMetrics.OUTCOME, LockMetrics.ACQUIRED).stop();
-                return Observation.createNotStarted(LockMetrics.HELD, registry).contextualName("lock held " + name)
-                        .lowCardinalityKeyValue(LockMetrics.NAME, name).lowCardinalityKeyValue(LockMetrics.TYPE, type).start();
+                waiting.lowCardinalityKeyValue(LockMetrics.OUTCOME, LockMetrics.ACQUIRED)
+                        .stop();
+                return Observation.createNotStarted(LockMetrics.HELD, registry)
+                        .contextualName("lock held " + name)
+                        .lowCardinalityKeyValue(LockMetrics.NAME, name)
+                        .lowCardinalityKeyValue(LockMetrics.TYPE, type)
+                        .start();
             }
 
             private void stop(Observation held, Throwable leaseLost) {

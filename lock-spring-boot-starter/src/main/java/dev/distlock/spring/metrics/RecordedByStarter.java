@@ -22,8 +22,7 @@ public final class RecordedByStarter {
     /** (name, label) of async calls in flight, with how many. */
     private static final Map<List<String>, Integer> ASYNC = new ConcurrentHashMap<>();
 
-    private RecordedByStarter() {
-    }
+    private RecordedByStarter() {}
 
     /** Runs {@code call} with this thread's acquire and release events left to the starter's instrumentation. */
     public static <T> T call(Callable<T> call) throws Exception {
@@ -43,7 +42,8 @@ public final class RecordedByStarter {
      * the returned action first runs, whatever thread they fire on.
      */
     public static Runnable marked(List<String> names, String label) {
-        List<List<String>> marks = names.stream().map(name -> List.of(name, label)).toList();
+        List<List<String>> marks =
+                names.stream().map(name -> List.of(name, label)).toList();
         marks.forEach(mark -> ASYNC.merge(mark, 1, Integer::sum));
         AtomicBoolean ended = new AtomicBoolean();
         return () -> {

@@ -32,8 +32,8 @@ class NativeHintsTest {
         context.registerBean(DistributedLockAutoConfiguration.class);
         context.registerBean(Payments.class);
         context.registerBean(Refunds.class);
-        DefaultGenerationContext generation = new DefaultGenerationContext(new ClassNameGenerator(ClassName.get(NativeHintsTest.class)),
-                new InMemoryGeneratedFiles());
+        DefaultGenerationContext generation = new DefaultGenerationContext(
+                new ClassNameGenerator(ClassName.get(NativeHintsTest.class)), new InMemoryGeneratedFiles());
         new ApplicationContextAotGenerator().processAheadOfTime(context, generation);
         return generation.getRuntimeHints();
     }
@@ -41,7 +41,10 @@ class NativeHintsTest {
     @Test
     void annotatedMethodsOfClassProxiedBeansAreKeptForReflection() {
         RuntimeHints hints = processAheadOfTime();
-        assertThat(RuntimeHintsPredicates.reflection().onMethod(Payments.class, "pay").invoke()).accepts(hints);
+        assertThat(RuntimeHintsPredicates.reflection()
+                        .onMethod(Payments.class, "pay")
+                        .invoke())
+                .accepts(hints);
     }
 
     /**
@@ -52,20 +55,36 @@ class NativeHintsTest {
     @Test
     void annotatedMethodsOfInterfaceProxiedBeansAreKeptForReflection() {
         RuntimeHints hints = processAheadOfTime();
-        assertThat(RuntimeHintsPredicates.reflection().onMethod(Refunds.class, "refund").invoke()).accepts(hints);
-        assertThat(hints.reflection().getTypeHint(Refunds.class).methods()).as("only annotated methods")
-                .extracting(ExecutableHint::getName).containsExactly("refund");
+        assertThat(RuntimeHintsPredicates.reflection()
+                        .onMethod(Refunds.class, "refund")
+                        .invoke())
+                .accepts(hints);
+        assertThat(hints.reflection().getTypeHint(Refunds.class).methods())
+                .as("only annotated methods")
+                .extracting(ExecutableHint::getName)
+                .containsExactly("refund");
     }
 
     @Test
     void theKeyExpressionRootAndTheBoundPropertiesAreReflectable() {
         RuntimeHints hints = processAheadOfTime();
-        for (String getter : new String[] { "getMethodName", "getMethod", "getArgs", "getTarget", "getTargetClass" }) {
-            assertThat(RuntimeHintsPredicates.reflection().onMethod(LockKeyResolver.Root.class, getter).invoke()).as(getter).accepts(hints);
+        for (String getter : new String[] {"getMethodName", "getMethod", "getArgs", "getTarget", "getTargetClass"}) {
+            assertThat(RuntimeHintsPredicates.reflection()
+                            .onMethod(LockKeyResolver.Root.class, getter)
+                            .invoke())
+                    .as(getter)
+                    .accepts(hints);
         }
-        assertThat(RuntimeHintsPredicates.reflection().onType(DistributedLockProperties.class)).accepts(hints);
-        assertThat(RuntimeHintsPredicates.reflection().onMethod(DistributedLockProperties.class, "setWaitTime").invoke()).accepts(hints);
-        assertThat(RuntimeHintsPredicates.reflection().onMethod(DistributedLockProperties.Redlock.class, "setNodes").invoke()).accepts(hints);
+        assertThat(RuntimeHintsPredicates.reflection().onType(DistributedLockProperties.class))
+                .accepts(hints);
+        assertThat(RuntimeHintsPredicates.reflection()
+                        .onMethod(DistributedLockProperties.class, "setWaitTime")
+                        .invoke())
+                .accepts(hints);
+        assertThat(RuntimeHintsPredicates.reflection()
+                        .onMethod(DistributedLockProperties.Redlock.class, "setNodes")
+                        .invoke())
+                .accepts(hints);
     }
 
     public static class Payments {

@@ -21,22 +21,26 @@ import org.junit.jupiter.api.Test;
 class LocalLocksTest {
 
     private final List<String> events = new CopyOnWriteArrayList<>();
-    private final LocalLocks locks = new LocalLocks(List.of(new LockListener() {
-        @Override
-        public void onAcquire(LockInfo lock, AcquireOutcome outcome, Duration waited) {
-            events.add("acquire " + lock.key() + " " + outcome);
-        }
+    private final LocalLocks locks = new LocalLocks(
+            List.of(new LockListener() {
+                @Override
+                public void onAcquire(LockInfo lock, AcquireOutcome outcome, Duration waited) {
+                    events.add("acquire " + lock.key() + " " + outcome);
+                }
 
-        @Override
-        public void onRelease(LockInfo lock, Duration held) {
-            events.add("release " + lock.key());
-        }
+                @Override
+                public void onRelease(LockInfo lock, Duration held) {
+                    events.add("release " + lock.key());
+                }
 
-        @Override
-        public void onLeaseLost(LockInfo lock, String reason) {
-            events.add("lost " + lock.key());
-        }
-    }), Duration.ofSeconds(30), false, 1024);
+                @Override
+                public void onLeaseLost(LockInfo lock, String reason) {
+                    events.add("lost " + lock.key());
+                }
+            }),
+            Duration.ofSeconds(30),
+            false,
+            1024);
 
     @AfterEach
     void close() {
@@ -51,11 +55,15 @@ class LocalLocksTest {
         assertThat(lock.tryLock(Duration.ZERO)).isTrue();
         assertThat(lock.getHoldCount()).isEqualTo(2);
         assertThat(lock.currentFencingToken()).isEqualTo(token);
-        assertThat(CompletableFuture.supplyAsync(lock::tryLock).join()).as("another thread").isFalse();
+        assertThat(CompletableFuture.supplyAsync(lock::tryLock).join())
+                .as("another thread")
+                .isFalse();
         lock.unlock();
         lock.unlock();
         assertThat(lock.isLocked()).isFalse();
-        assertThatThrownBy(lock::unlock).isInstanceOf(IllegalMonitorStateException.class).hasMessageContaining("only the owner");
+        assertThatThrownBy(lock::unlock)
+                .isInstanceOf(IllegalMonitorStateException.class)
+                .hasMessageContaining("only the owner");
         assertThat(events).containsExactly("acquire a ACQUIRED", "acquire a TIMEOUT", "release a");
         lock.lock();
         assertThat(lock.currentFencingToken()).isGreaterThan(token);
@@ -93,8 +101,12 @@ class LocalLocksTest {
         lock.lock(Duration.ofMillis(100));
         await().atMost(Duration.ofSeconds(10)).until(() -> events.contains("lost lease"));
         assertThat(lock.isHeldByCurrentThread()).isFalse();
-        assertThat(CompletableFuture.supplyAsync(lock::tryLock).join()).as("free for others").isTrue();
-        assertThatThrownBy(lock::unlock).isInstanceOf(LockLeaseExpiredException.class).hasMessageContaining("'lease' was lost while held");
+        assertThat(CompletableFuture.supplyAsync(lock::tryLock).join())
+                .as("free for others")
+                .isTrue();
+        assertThatThrownBy(lock::unlock)
+                .isInstanceOf(LockLeaseExpiredException.class)
+                .hasMessageContaining("'lease' was lost while held");
     }
 
     @Test
@@ -122,7 +134,9 @@ class LocalLocksTest {
         RedisMultiLock multi = locks.multiLock(List.of("b", "a"), "m");
         assertThat(multi.keys()).containsExactly("a", "b");
         assertThat(multi.tryLock(Duration.ofMillis(50))).isFalse();
-        assertThat(locks.lock(LockType.REENTRANT, false, "a", "m").isLocked()).as("a given back").isFalse();
+        assertThat(locks.lock(LockType.REENTRANT, false, "a", "m").isLocked())
+                .as("a given back")
+                .isFalse();
         done.complete(null);
         other.join();
         assertThat(multi.tryLock(Duration.ofSeconds(5))).isTrue();
@@ -133,10 +147,13 @@ class LocalLocksTest {
 
     @Test
     void badNamesFailAsInRedisMode() {
-        assertThatThrownBy(() -> locks.lock(LockType.REENTRANT, false, " ", "x")).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> locks.lock(LockType.REENTRANT, false, "a\nb", "x")).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> locks.lock(LockType.REENTRANT, false, " ", "x"))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> locks.lock(LockType.REENTRANT, false, "a\nb", "x"))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("control character U+000A");
-        assertThatThrownBy(() -> locks.lock(LockType.REENTRANT, false, "x".repeat(1025), "x")).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> locks.lock(LockType.REENTRANT, false, "x".repeat(1025), "x"))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("over the limit of 1024");
     }
 }
