@@ -84,7 +84,12 @@ public final class WakeupHub {
             if (existing != channel || --channel.refs > 0) {
                 return existing;
             }
-            commands.unsubscribe(name);
+            try {
+                commands.unsubscribe(name);
+            } catch (RuntimeException e) {
+                // The connection is closed (the client is closing): there is no subscription left to end, and
+                // the waiter's own outcome (a LockException saying the client is closed) must not be replaced.
+            }
             return null;
         });
     }
@@ -108,7 +113,11 @@ public final class WakeupHub {
     }
 
     private CompletableFuture<Void> subscribe(String channel) {
-        return commands.subscribe(channel).toCompletableFuture();
+        try {
+            return commands.subscribe(channel).toCompletableFuture();
+        } catch (RuntimeException e) { // a closed connection refuses at once; the waiter finds the client closed next
+            return CompletableFuture.failedFuture(e);
+        }
     }
 
     private void onMessage(String channel, String message) {
