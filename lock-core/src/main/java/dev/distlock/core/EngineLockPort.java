@@ -28,12 +28,12 @@ final class EngineLockPort implements LockPort<Hold> {
     public @Nullable Hold acquire(
             String owner, @Nullable Duration wait, @Nullable Duration lease, boolean interruptible)
             throws InterruptedException {
-        return engine.acquire(kind, info, keys, owner, wait, lease, interruptible);
+        return engine.acquire(new LockTarget(kind, info, keys), owner, new Want(wait, lease, interruptible));
     }
 
     @Override
     public CompletableFuture<@Nullable Hold> acquireAsync(@Nullable Duration wait, @Nullable Duration lease) {
-        return engine.acquireAsync(kind, info, keys, wait, lease);
+        return engine.acquireAsync(new LockTarget(kind, info, keys), wait, lease);
     }
 
     @Override

@@ -66,22 +66,17 @@ final class LockEngine implements AutoCloseable {
     }
 
     /**
-     * Acquires {@code keys} for {@code owner}.
+     * Acquires {@code target} for {@code owner}.
      *
-     * @param wait how long to wait; {@code null} waits for ever
-     * @param lease explicit lease, or {@code null} for the watchdog lease
      * @return the hold, or {@code null} when the wait ran out
      */
     @Nullable
-    Hold acquire(
-            LockKind kind,
-            LockInfo info,
-            LockKeys keys,
-            String owner,
-            @Nullable Duration wait,
-            @Nullable Duration lease,
-            boolean interruptible)
-            throws InterruptedException {
+    Hold acquire(LockTarget target, String owner, Want want) throws InterruptedException {
+        LockKind kind = target.kind();
+        LockInfo info = target.info();
+        LockKeys keys = target.keys();
+        Duration wait = want.waitTime();
+        boolean interruptible = want.interruptible();
         long start = System.nanoTime();
         AcquireRequest request = new AcquireRequest(
                 kind,
@@ -89,7 +84,7 @@ final class LockEngine implements AutoCloseable {
                 keys,
                 owner,
                 Thread.currentThread(),
-                Lease.of(lease, keeper.watchdogLeaseMs()),
+                Lease.of(want.lease(), keeper.watchdogLeaseMs()),
                 interruptible,
                 start);
         long deadline =
@@ -155,12 +150,12 @@ final class LockEngine implements AutoCloseable {
      * Acquires for a handle (a new owner) without blocking a thread; see {@link Acquirer#acquireAsync}.
      */
     CompletableFuture<@Nullable Hold> acquireAsync(
-            LockKind kind, LockInfo info, LockKeys keys, @Nullable Duration wait, @Nullable Duration lease) {
+            LockTarget target, @Nullable Duration wait, @Nullable Duration lease) {
         long start = System.nanoTime();
         AcquireRequest request = new AcquireRequest(
-                kind,
-                info,
-                keys,
+                target.kind(),
+                target.info(),
+                target.keys(),
                 clientId + ":h" + handles.incrementAndGet(),
                 null,
                 Lease.of(lease, keeper.watchdogLeaseMs()),

@@ -74,7 +74,7 @@ final class RedLockEngine implements AutoCloseable {
             public @Nullable RedLockHold acquire(
                     String owner, @Nullable Duration wait, @Nullable Duration lease, boolean interruptible)
                     throws InterruptedException {
-                return RedLockEngine.this.acquire(info, keys, owner, wait, lease, interruptible);
+                return RedLockEngine.this.acquire(info, keys, owner, new Want(wait, lease, interruptible));
             }
 
             @Override
@@ -126,14 +126,10 @@ final class RedLockEngine implements AutoCloseable {
      * @throws LockUnavailableException when fewer than a majority of nodes answered
      */
     @Nullable
-    RedLockHold acquire(
-            LockInfo info,
-            List<LockKeys> keys,
-            String owner,
-            @Nullable Duration wait,
-            @Nullable Duration explicitLease,
-            boolean interruptible)
-            throws InterruptedException {
+    RedLockHold acquire(LockInfo info, List<LockKeys> keys, String owner, Want want) throws InterruptedException {
+        Duration wait = want.waitTime();
+        Duration explicitLease = want.lease();
+        boolean interruptible = want.interruptible();
         long start = System.nanoTime();
         long deadline =
                 wait == null || wait.compareTo(FOREVER) >= 0 ? start + Long.MAX_VALUE / 2 : start + wait.toNanos();
