@@ -7,7 +7,7 @@ import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
 /** A {@link RedisLock} that lives in this JVM ({@code distributed-lock.mode=local}); thread-bound and reentrant. */
-final class LocalLock implements RedisLock {
+final class LocalLock implements NoAsyncLock {
 
     /** The Duration variants refuse longer waits and leases, as lock-core's do. */
     private static final Duration MAX = Duration.ofDays(365);
@@ -179,25 +179,5 @@ final class LocalLock implements RedisLock {
     @Override
     public String toString() {
         return "LocalLock[" + info.key() + ", " + info.type() + "]";
-    }
-
-    /** Not in local mode yet: handle-owned async holds need lock-core's engine ({@code distributed-lock.mode=redis}). */
-    @Override
-    public java.util.concurrent.CompletionStage<dev.distlock.core.LockHandle> lockAsync() {
-        throw LocalLocks.noAsync(getKey());
-    }
-
-    /** Not in local mode yet; see {@link #lockAsync()}. */
-    @Override
-    public java.util.concurrent.CompletionStage<java.util.Optional<dev.distlock.core.LockHandle>> tryLockAsync(
-            Duration waitTime) {
-        throw LocalLocks.noAsync(getKey());
-    }
-
-    /** Not in local mode yet; see {@link #lockAsync()}. */
-    @Override
-    public java.util.concurrent.CompletionStage<java.util.Optional<dev.distlock.core.LockHandle>> tryLockAsync(
-            Duration waitTime, Duration lease) {
-        throw LocalLocks.noAsync(getKey());
     }
 }

@@ -176,11 +176,4 @@ public final class LocalLocks implements LockSource, AutoCloseable {
     public void close() {
         timer.shutdownNow();
     }
-
-    /** The async (handle-owned) lock methods are not available in local mode yet. */
-    static UnsupportedOperationException noAsync(String key) {
-        return new UnsupportedOperationException(
-                "Lock '" + key + "': the async lock methods (lockAsync, tryLockAsync) are not"
-                        + " available with distributed-lock.mode=local yet; use them with distributed-lock.mode=redis");
-    }
 }

@@ -10,7 +10,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /** Local locks taken as one, all or nothing, in sorted name order (no deadlock between callers naming them in other orders). */
-final class LocalMultiLock implements RedisMultiLock {
+final class LocalMultiLock implements RedisMultiLock, NoAsyncLock {
 
     private final List<String> names;
     private final List<RedisLock> locks;
@@ -196,25 +196,5 @@ final class LocalMultiLock implements RedisMultiLock {
             any |= lock.forceUnlock();
         }
         return any;
-    }
-
-    /** Not in local mode yet: handle-owned async holds need lock-core's engine ({@code distributed-lock.mode=redis}). */
-    @Override
-    public java.util.concurrent.CompletionStage<dev.distlock.core.LockHandle> lockAsync() {
-        throw LocalLocks.noAsync(getKey());
-    }
-
-    /** Not in local mode yet; see {@link #lockAsync()}. */
-    @Override
-    public java.util.concurrent.CompletionStage<java.util.Optional<dev.distlock.core.LockHandle>> tryLockAsync(
-            Duration waitTime) {
-        throw LocalLocks.noAsync(getKey());
-    }
-
-    /** Not in local mode yet; see {@link #lockAsync()}. */
-    @Override
-    public java.util.concurrent.CompletionStage<java.util.Optional<dev.distlock.core.LockHandle>> tryLockAsync(
-            Duration waitTime, Duration lease) {
-        throw LocalLocks.noAsync(getKey());
     }
 }
