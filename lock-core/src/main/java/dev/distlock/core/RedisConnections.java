@@ -55,8 +55,9 @@ final class RedisConnections implements AutoCloseable {
                 return connect(client, owned);
             } catch (RuntimeException e) {
                 // Lettuce reports a socket closed in the middle of its handshake (as a refused login may
-                // race it) as "RedisHandshakeHandler not registered": try again for the server's real answer.
-                if (attempt == 3 || String.valueOf(e.getMessage()).indexOf("HandshakeHandler") < 0) {
+                // race it) as "RedisHandshakeHandler not registered" or "Connection closed prematurely": try
+                // again for the server's real answer.
+                if (attempt == 3 || !handshakeRace(e)) {
                     if (owned) {
                         client.shutdown();
                     }
@@ -67,6 +68,11 @@ final class RedisConnections implements AutoCloseable {
                 }
             }
         }
+    }
+
+    private static boolean handshakeRace(RuntimeException e) {
+        String message = String.valueOf(e.getMessage());
+        return message.contains("HandshakeHandler") || message.contains("closed prematurely");
     }
 
     private static RedisConnections connect(AbstractRedisClient client, boolean owned) {
