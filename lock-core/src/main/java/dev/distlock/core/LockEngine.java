@@ -175,13 +175,13 @@ final class LockEngine implements AutoCloseable {
      * @throws LockLeaseExpiredException when the hold was lost or its lease ran out
      * @throws LockUnavailableException when Redis did not confirm the release within the operation timeout
      */
-    void release(Hold hold) {
-        releaser.release(hold);
+    void release(Hold hold, Duration holdAtLeast) {
+        releaser.release(hold, holdAtLeast);
     }
 
     /** {@link #release} without blocking. */
-    CompletableFuture<Void> releaseAsync(Hold hold) {
-        return releaser.releaseAsync(hold);
+    CompletableFuture<Void> releaseAsync(Hold hold, Duration holdAtLeast) {
+        return releaser.releaseAsync(hold, holdAtLeast);
     }
 
     /** One watchdog renewal, bounded by one watchdog period: a renewal still unanswered then is cancelled, the next round sends another. */
