@@ -14,7 +14,6 @@ import dev.distlock.core.LockLeaseExpiredException;
 import dev.distlock.spring.annotation.DistributedLock;
 import dev.distlock.spring.annotation.OnLockFailure;
 import dev.distlock.spring.autoconfigure.DistributedLockAutoConfiguration;
-import dev.distlock.spring.autoconfigure.DistributedLockLocalAutoConfiguration;
 import dev.distlock.spring.autoconfigure.DistributedLockMetricsAutoConfiguration;
 import dev.distlock.spring.execution.ActiveHolds;
 import dev.distlock.spring.metrics.LockMetrics;
@@ -235,21 +234,6 @@ class AsyncMethodTest {
                     .hasMessageContaining("Jobs.pending(String)");
             assertThat(jobs.seen().invocations.get()).isZero();
         });
-    }
-
-    @Test
-    void inLocalModeTheFutureFailsSayingAsyncLocksNeedRedis() {
-        runner().withConfiguration(AutoConfigurations.of(DistributedLockLocalAutoConfiguration.class))
-                .withPropertyValues("distributed-lock.mode=local")
-                .run(context -> {
-                    CompletableFuture<String> call = context.getBean(Jobs.class).pending("order:9");
-                    assertThatThrownBy(() -> call.get(10, TimeUnit.SECONDS))
-                            .isInstanceOf(ExecutionException.class)
-                            .cause()
-                            .isInstanceOf(UnsupportedOperationException.class);
-                    assertThat(context.getBean(Jobs.class).seen().invocations.get())
-                            .isZero();
-                });
     }
 
     @Test

@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -40,6 +41,17 @@ public final class LocalLocks implements LockSource, AutoCloseable {
     /** One timer thread for every fixed lease, never one per lock. */
     private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "distlock-local-lease");
+        t.setDaemon(true);
+        return t;
+    });
+
+    /**
+     * Completes handles' acquisitions that were granted or gave up while another call held a lock's monitor:
+     * their callbacks run here, never under the monitor nor nested in the releasing call's stack. A thread is
+     * added only while earlier completions still run.
+     */
+    private final ExecutorService deliveries = Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r, "distlock-local-grant");
         t.setDaemon(true);
         return t;
     });
@@ -137,6 +149,25 @@ public final class LocalLocks implements LockSource, AutoCloseable {
         return timer.schedule(task, delayMs, TimeUnit.MILLISECONDS);
     }
 
+    void deliver(Runnable completion) {
+        deliveries.execute(completion);
+    }
+
+    /** Releases a handle's hold that nobody took: its acquisition was cancelled as it was granted. */
+    void giveBack(LocalLockState.Hold hold) {
+        try {
+            with(hold.info.key(), state -> {
+                state.releaseHandle(hold, 0);
+                return null;
+            });
+        } catch (RuntimeException e) { // lost meanwhile (lease ran out, force-unlocked): reported already
+            log.debug(
+                    "Lock '{}' granted to a cancelled acquisition was no longer held: {}",
+                    hold.info.key(),
+                    e.toString());
+        }
+    }
+
     /** Reports a lost hold as the Redis client does: WARN, listeners, and the interrupt when configured. */
     void leaseLost(LocalLockState.Hold hold, String reason) {
         log.warn(
@@ -145,8 +176,9 @@ public final class LocalLocks implements LockSource, AutoCloseable {
                 hold.token,
                 reason);
         listeners.forEach(l -> l.onLeaseLost(hold.info, reason));
-        if (interruptOnLeaseLost) {
-            hold.thread.interrupt();
+        deliver(() -> hold.lost.complete(reason)); // off the monitor: a handle's owner may release at once
+        if (interruptOnLeaseLost && hold.owner instanceof Thread thread) {
+            thread.interrupt(); // a handle's owner learns it from leaseLost() instead
         }
     }
 
@@ -175,5 +207,6 @@ public final class LocalLocks implements LockSource, AutoCloseable {
     @Override
     public void close() {
         timer.shutdownNow();
+        deliveries.shutdownNow();
     }
 }
