@@ -24,6 +24,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -317,6 +318,23 @@ class AsyncMethodTest {
         final AtomicInteger completed = new AtomicInteger();
     }
 
+    @Test
+    void aMultiKeyMethodSeesEveryKeysOwnTokenInLockContext() {
+        runner().run(context -> {
+            Map<String, Long> tokens =
+                    context.getBean(Jobs.class).tokensOf("acct:a", "acct:b").get(10, TimeUnit.SECONDS);
+            assertThat(tokens)
+                    .as("each key's token, as its own counter in Redis has it")
+                    .containsExactlyInAnyOrderEntriesOf(Map.of(
+                            "acct:a", HoldChecks.lastTokenInRedis(redis.server(), "acct:a"),
+                            "acct:b", HoldChecks.lastTokenInRedis(redis.server(), "acct:b")));
+            assertThat(tokens.get("acct:a")).isNotEqualTo(tokens.get("acct:b"));
+            await().atMost(Duration.ofSeconds(5))
+                    .until(() -> !HoldChecks.lockedInRedis(redis.server(), "acct:a")
+                            && !HoldChecks.lockedInRedis(redis.server(), "acct:b"));
+        });
+    }
+
     public static class Jobs {
         private final Seen seen = new Seen();
         private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -337,6 +355,11 @@ class AsyncMethodTest {
             long token = LockContext.currentToken();
             return CompletableFuture.supplyAsync(
                     () -> token, CompletableFuture.delayedExecutor(after.toMillis(), TimeUnit.MILLISECONDS));
+        }
+
+        @DistributedLock(keys = {"#a", "#b"})
+        public CompletableFuture<Map<String, Long>> tokensOf(String a, String b) {
+            return CompletableFuture.completedFuture(LockContext.currentTokens());
         }
 
         /** Returns a stage the test completes. */

@@ -17,6 +17,11 @@ final class HoldChecks {
         return redis.command("EXISTS", "lock:{" + name + "}").equals(":1");
     }
 
+    /** The last fencing token granted for {@code name}: its counter in Redis. */
+    static long lastTokenInRedis(RedisServer redis, String name) {
+        return Long.parseLong(redis.query("GET", "lock:{" + name + "}:fence").trim());
+    }
+
     /** One attempt by {@code otherInstance} to take {@code name} at once. */
     static Optional<LockHandle> tryElsewhere(LockClient otherInstance, String name) {
         return otherInstance

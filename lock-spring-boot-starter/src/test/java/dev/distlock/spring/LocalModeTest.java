@@ -22,6 +22,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -200,6 +201,10 @@ class LocalModeTest {
                     .as("released when take(3) cancelled the Flux")
                     .contains("ran");
 
+            Map<String, Long> tokens = work.tokensOf("acct:a", "acct:b").get(10, TimeUnit.SECONDS);
+            assertThat(tokens).as("every key's own token").containsOnlyKeys("acct:a", "acct:b");
+            assertThat(tokens.get("acct:a")).isPositive().isNotEqualTo(tokens.get("acct:b"));
+
             assertThatThrownBy(() -> work.failing("order:8").get(10, TimeUnit.SECONDS))
                     .hasCauseInstanceOf(IllegalStateException.class);
             assertThat(template.tryExecute("order:8", Duration.ZERO, () -> "ran"))
@@ -316,6 +321,11 @@ class LocalModeTest {
             return ReactiveLockContext.currentToken()
                     .flatMapMany(token ->
                             Flux.interval(Duration.ZERO, Duration.ofMillis(10)).map(i -> token));
+        }
+
+        @DistributedLock(keys = {"#a", "#b"})
+        public CompletableFuture<Map<String, Long>> tokensOf(String a, String b) {
+            return CompletableFuture.completedFuture(LockContext.currentTokens());
         }
 
         @DistributedLock(key = "#key")

@@ -1,5 +1,6 @@
 package dev.distlock.spring;
 
+import static dev.distlock.spring.HoldChecks.lastTokenInRedis;
 import static dev.distlock.spring.HoldChecks.lockedInRedis;
 import static dev.distlock.spring.HoldChecks.nobodyElseTakesItUntilDone;
 import static dev.distlock.spring.HoldChecks.tryElsewhere;
@@ -23,6 +24,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -225,6 +227,20 @@ class ReactiveMethodTest {
                 });
     }
 
+    @Test
+    void aMultiKeyMonoSeesEveryKeysOwnTokenInTheReactorContextAndLockContext() {
+        runner().run(context -> {
+            List<Map<String, Long>> seen =
+                    context.getBean(Streams.class).tokensOf("acct:c", "acct:d").block(Duration.ofSeconds(10));
+            Map<String, Long> expected = Map.of(
+                    "acct:c", lastTokenInRedis(redis.server(), "acct:c"),
+                    "acct:d", lastTokenInRedis(redis.server(), "acct:d"));
+            assertThat(seen.get(0)).as("LockContext while the method ran").isEqualTo(expected);
+            assertThat(seen.get(1)).as("ReactiveLockContext in the publisher").isEqualTo(expected);
+            assertThat(expected.get("acct:c")).isNotEqualTo(expected.get("acct:d"));
+        });
+    }
+
     /** What the methods saw; read through {@link Streams#seen()}, since the bean is a class proxy whose own fields stay empty. */
     static class Seen {
         final AtomicInteger invocations = new AtomicInteger();
@@ -234,6 +250,13 @@ class ReactiveMethodTest {
     }
 
     public static class Streams {
+        /** The tokens LockContext gave while the method ran, then those the Reactor Context gives. */
+        @DistributedLock(keys = {"#a", "#b"})
+        public Mono<List<Map<String, Long>>> tokensOf(String a, String b) {
+            Map<String, Long> atInvocation = LockContext.currentTokens();
+            return ReactiveLockContext.currentTokens().map(inPublisher -> List.of(atInvocation, inPublisher));
+        }
+
         private final Seen seen = new Seen();
 
         public Seen seen() {
