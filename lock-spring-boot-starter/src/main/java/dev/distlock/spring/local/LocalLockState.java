@@ -193,6 +193,19 @@ final class LocalLockState {
         return null;
     }
 
+    /** The locks are closing: every waiting handle leaves the queues; the caller fails them. */
+    synchronized List<Waiter> drainWaiters() {
+        List<Waiter> drained = new ArrayList<>(waiters);
+        waiters.clear();
+        for (Waiter waiter : drained) {
+            fairQueue.remove(waiter);
+            if (waiter.timeout != null) {
+                waiter.timeout.cancel(false);
+            }
+        }
+        return drained;
+    }
+
     /** The state changed: waiting threads look again, and waiting handles that may go now are granted. */
     private void signal() {
         notifyAll();

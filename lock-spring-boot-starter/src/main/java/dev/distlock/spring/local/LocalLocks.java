@@ -1,5 +1,6 @@
 package dev.distlock.spring.local;
 
+import dev.distlock.core.LockException;
 import dev.distlock.core.LockInfo;
 import dev.distlock.core.LockListener;
 import dev.distlock.core.LockNameException;
@@ -212,6 +213,9 @@ public final class LocalLocks implements LockSource, AutoCloseable {
 
     @Override
     public void close() {
+        LockException closed = new LockException(
+                "The local locks are closed (the application is shutting down): no lock is granted any more", null);
+        states.values().forEach(state -> state.drainWaiters().forEach(w -> w.granted.completeExceptionally(closed)));
         timer.shutdownNow();
         deliveries.shutdownNow();
     }

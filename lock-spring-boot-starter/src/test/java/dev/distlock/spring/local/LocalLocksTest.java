@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import dev.distlock.core.LockException;
 import dev.distlock.core.LockHandle;
 import dev.distlock.core.LockInfo;
 import dev.distlock.core.LockLeaseExpiredException;
@@ -227,6 +228,21 @@ class LocalLocksTest {
         assertThat(locks.lock(LockType.FAIR, false, "fq", "q").isLocked()).isFalse();
         assertThat(locks.queued("fq")).isZero();
         assertThat(events).filteredOn(e -> e.startsWith("acquire fq")).contains("acquire fq ERROR");
+    }
+
+    @Test
+    void closingTheLocksFailsTheHandlesStillWaiting() throws Exception {
+        RedisLock holder = locks.lock(LockType.REENTRANT, false, "closing", "c");
+        holder.lock();
+        CompletableFuture<Optional<LockHandle>> waiting = locks.lock(LockType.REENTRANT, false, "closing", "c")
+                .tryLockAsync(Duration.ofSeconds(30))
+                .toCompletableFuture();
+
+        locks.close();
+
+        assertThatThrownBy(() -> get(waiting))
+                .hasCauseInstanceOf(LockException.class)
+                .hasMessageContaining("closed");
     }
 
     @Test
