@@ -27,7 +27,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.Supplier;
+import java.util.function.IntFunction;
 import reactor.core.publisher.Mono;
 
 /**
@@ -197,12 +197,19 @@ public final class MixedCallerWorker {
 
     // ---- async callers (CompletionStage)
 
-    /** Runs calls one after the other until the run time is over. */
-    private CompletableFuture<Void> loop(Supplier<CompletionStage<?>> call) {
+    /**
+     * Runs calls one after the other until the run time is over; the n-th call of a chain does scenario
+     * {@code (first + n) % 10}, so every scenario comes up within ten calls of every chain, however slow the run.
+     */
+    private CompletableFuture<Void> loop(IntFunction<CompletionStage<?>> call) {
+        return loop(call, ThreadLocalRandom.current().nextInt(10));
+    }
+
+    private CompletableFuture<Void> loop(IntFunction<CompletionStage<?>> call, int scenario) {
         if (!running()) {
             return CompletableFuture.completedFuture(null);
         }
-        return call.get()
+        return call.apply(scenario % 10)
                 .toCompletableFuture()
                 .<Void>handle((ok, error) -> {
                     if (error != null) {
@@ -210,16 +217,17 @@ public final class MixedCallerWorker {
                     }
                     return null;
                 })
-                .thenCompose(ignored -> loop(call));
+                .thenCompose(ignored -> loop(call, scenario + 1));
     }
 
-    private CompletableFuture<Void> oneAsyncCall() {
+    private CompletableFuture<Void> oneAsyncCall(int what) {
         String name = anyName();
         CompletableFuture<Optional<LockHandle>> waiting =
                 lock(name).tryLockAsync(WAIT).toCompletableFuture();
-        int what = ThreadLocalRandom.current().nextInt(10);
-        if (what == 0) { // cancel while waiting (or just after the grant, when it came first)
-            CompletableFuture.delayedExecutor(ThreadLocalRandom.current().nextInt(3), TimeUnit.MILLISECONDS)
+        if (what == 0 && waiting.cancel(true)) { // cancel while waiting: at once, before any reply came
+            count("async.cancelledWaiting", 1);
+        } else if (what == 3) { // cancel a moment later: while waiting, or after the grant came first
+            CompletableFuture.delayedExecutor(ThreadLocalRandom.current().nextInt(1, 3), TimeUnit.MILLISECONDS)
                     .execute(() -> {
                         if (waiting.cancel(true)) {
                             count("async.cancelledWaiting", 1);
@@ -273,10 +281,9 @@ public final class MixedCallerWorker {
 
     // ---- reactive callers (Mono / Flux from ReactiveLocks)
 
-    private CompletionStage<?> oneReactiveCall() {
+    private CompletionStage<?> oneReactiveCall(int what) {
         String name = anyName();
         RedisLock lock = lock(name);
-        int what = ThreadLocalRandom.current().nextInt(10);
         AtomicReference<LockHandle> held = new AtomicReference<>();
         AtomicBoolean cancelled = new AtomicBoolean();
         Mono<Void> call;
@@ -296,15 +303,17 @@ public final class MixedCallerWorker {
                     count("reactive.failedInside", 1);
                     return Mono.empty();
                 });
-            } else if (what
-                    <= 2) { // cancelled: while holding (1, after the hold was recorded), mostly while waiting (2)
-                call = call.timeout(Duration.ofMillis(
-                                what == 1 ? 30 : ThreadLocalRandom.current().nextInt(1, 3)))
-                        .onErrorResume(TimeoutException.class, e -> {
-                            cancelled.set(true);
-                            count(held.get() != null ? "reactive.cancelledHolding" : "reactive.cancelledWaiting", 1);
-                            return Mono.empty();
-                        });
+            } else if (what == 1) { // cancelled while holding (after the hold was recorded), or while waiting
+                call = call.timeout(Duration.ofMillis(30)).onErrorResume(TimeoutException.class, e -> {
+                    cancelled.set(true);
+                    count(held.get() != null ? "reactive.cancelledHolding" : "reactive.cancelledWaiting", 1);
+                    return Mono.empty();
+                });
+            } else if (what == 2) { // cancelled at once after subscribing: while waiting for the first reply
+                call.toFuture().cancel(true);
+                count(held.get() != null ? "reactive.cancelledHolding" : "reactive.cancelledWaiting", 1);
+                cancelled.set(true);
+                call = Mono.empty();
             }
         } else { // a Mono<LockHandle>, released by the caller
             call = ReactiveLocks.tryLock(lock, WAIT)

@@ -321,13 +321,20 @@ class AsyncMethodTest {
     @Test
     void aMultiKeyMethodSeesEveryKeysOwnTokenInLockContext() {
         runner().run(context -> {
-            Map<String, Long> tokens =
-                    context.getBean(Jobs.class).tokensOf("acct:a", "acct:b").get(10, TimeUnit.SECONDS);
+            CompletableFuture<Void> done = new CompletableFuture<>();
+            CompletableFuture<Map<String, Long>> call =
+                    context.getBean(Jobs.class).tokensOf("acct:a", "acct:b", done);
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> HoldChecks.lockedInRedis(redis.server(), "acct:a")
+                            && HoldChecks.lockedInRedis(redis.server(), "acct:b"));
+            Map<String, Long> inRedis = Map.of(
+                    "acct:a", HoldChecks.tokenInRedis(redis.server(), "acct:a"),
+                    "acct:b", HoldChecks.tokenInRedis(redis.server(), "acct:b"));
+            done.complete(null);
+            Map<String, Long> tokens = call.get(10, TimeUnit.SECONDS);
             assertThat(tokens)
-                    .as("each key's token, as its own counter in Redis has it")
-                    .containsExactlyInAnyOrderEntriesOf(Map.of(
-                            "acct:a", HoldChecks.lastTokenInRedis(redis.server(), "acct:a"),
-                            "acct:b", HoldChecks.lastTokenInRedis(redis.server(), "acct:b")));
+                    .as("each key's token, as Redis holds it for that key")
+                    .containsExactlyInAnyOrderEntriesOf(inRedis);
             assertThat(tokens.get("acct:a")).isNotEqualTo(tokens.get("acct:b"));
             await().atMost(Duration.ofSeconds(5))
                     .until(() -> !HoldChecks.lockedInRedis(redis.server(), "acct:a")
@@ -357,9 +364,11 @@ class AsyncMethodTest {
                     () -> token, CompletableFuture.delayedExecutor(after.toMillis(), TimeUnit.MILLISECONDS));
         }
 
+        /** Holds both keys until {@code done}; yields the tokens LockContext gave. */
         @DistributedLock(keys = {"#a", "#b"})
-        public CompletableFuture<Map<String, Long>> tokensOf(String a, String b) {
-            return CompletableFuture.completedFuture(LockContext.currentTokens());
+        public CompletableFuture<Map<String, Long>> tokensOf(String a, String b, CompletableFuture<Void> done) {
+            Map<String, Long> tokens = LockContext.currentTokens();
+            return done.thenApply(v -> tokens);
         }
 
         /** Returns a stage the test completes. */

@@ -17,9 +17,10 @@ final class HoldChecks {
         return redis.command("EXISTS", "lock:{" + name + "}").equals(":1");
     }
 
-    /** The last fencing token granted for {@code name}: its counter in Redis. */
-    static long lastTokenInRedis(RedisServer redis, String name) {
-        return Long.parseLong(redis.query("GET", "lock:{" + name + "}:fence").trim());
+    /** The fencing token of the hold Redis has on {@code name} now. */
+    static long tokenInRedis(RedisServer redis, String name) {
+        return Long.parseLong(
+                redis.query("HGET", "lock:{" + name + "}", "~token").trim());
     }
 
     /** One attempt by {@code otherInstance} to take {@code name} at once. */
