@@ -37,8 +37,8 @@ final class EngineLockPort implements LockPort<Hold> {
     }
 
     @Override
-    public CompletableFuture<Void> releaseAsync(Hold hold) {
-        return engine.releaseAsync(hold);
+    public CompletableFuture<Void> releaseAsync(Hold hold, Duration holdAtLeast) {
+        return engine.releaseAsync(hold, holdAtLeast);
     }
 
     @Override
@@ -47,8 +47,15 @@ final class EngineLockPort implements LockPort<Hold> {
     }
 
     @Override
-    public void release(Hold hold) {
-        engine.release(hold);
+    public void release(Hold hold, Duration holdAtLeast) {
+        engine.release(hold, holdAtLeast);
+    }
+
+    @Override
+    public void checkHoldAtLeast(Duration holdAtLeast) {
+        if (!holdAtLeast.isZero() && !kind.keepsAfterRelease()) {
+            throw HoldAtLeast.unsupported(info);
+        }
     }
 
     @Override

@@ -3,6 +3,7 @@ package dev.distlock.core;
 import dev.distlock.core.LockListener.AcquireOutcome;
 import dev.distlock.core.pubsub.WakeupHub;
 import java.time.Duration;
+import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -175,13 +176,13 @@ final class LockEngine implements AutoCloseable {
      * @throws LockLeaseExpiredException when the hold was lost or its lease ran out
      * @throws LockUnavailableException when Redis did not confirm the release within the operation timeout
      */
-    void release(Hold hold) {
-        releaser.release(hold);
+    void release(Hold hold, Duration holdAtLeast) {
+        releaser.release(hold, holdAtLeast);
     }
 
     /** {@link #release} without blocking. */
-    CompletableFuture<Void> releaseAsync(Hold hold) {
-        return releaser.releaseAsync(hold);
+    CompletableFuture<Void> releaseAsync(Hold hold, Duration holdAtLeast) {
+        return releaser.releaseAsync(hold, holdAtLeast);
     }
 
     /** One watchdog renewal, bounded by one watchdog period: a renewal still unanswered then is cancelled, the next round sends another. */
@@ -223,6 +224,10 @@ final class LockEngine implements AutoCloseable {
     /** Holds of this client that are still valid. */
     int activeHolds() {
         return LeaseKeeper.live(holds.all());
+    }
+
+    List<HeldLock> heldLocks() {
+        return LeaseKeeper.snapshot(holds.all());
     }
 
     int subscribedChannels() {

@@ -41,6 +41,16 @@ public interface LockHandle extends AutoCloseable {
     /** {@link #unlock()} without blocking: the stage completes (or fails, with the same exceptions) when Redis answered. */
     CompletionStage<Void> unlockAsync();
 
+    /**
+     * Releases the hold, leaving the lock taken by nobody until {@code holdAtLeast} after its grant;
+     * see {@link RedisLock#unlock(java.time.Duration)}. Without blocking.
+     *
+     * @throws IllegalArgumentException when {@code holdAtLeast} is negative or over 365 days
+     * @throws UnsupportedOperationException for lock kinds other than the reentrant lock (and
+     *         multi-locks of it); the handle is then not released
+     */
+    CompletionStage<Void> unlockAsync(java.time.Duration holdAtLeast);
+
     /** Releases the hold if this handle has not been released yet, as {@link #unlock()} does; else does nothing. */
     @Override
     void close();

@@ -64,6 +64,14 @@ abstract sealed class LockKind permits ReentrantKind, FairKind, ReadWriteKind {
     }
 
     /**
+     * Whether a last release can leave the lock taken for a while (hold-at-least, {@link
+     * ScriptArgs.Release#keepMs()}); only the reentrant lock's script can.
+     */
+    boolean keepsAfterRelease() {
+        return false;
+    }
+
+    /**
      * Refuses an acquire that could never succeed for {@code owner} (for example a read holder asking
      * for the write lock, which would wait for itself); called before any wait.
      */

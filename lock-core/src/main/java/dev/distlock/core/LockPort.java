@@ -32,15 +32,29 @@ interface LockPort<H extends LeaseState> {
      */
     CompletableFuture<@Nullable H> acquireAsync(@Nullable Duration wait, @Nullable Duration lease);
 
-    /** Releases one count of {@code hold} without blocking. */
-    CompletableFuture<Void> releaseAsync(H hold);
+    /**
+     * Releases one count of {@code hold} without blocking; a last release leaves the lock taken by
+     * nobody until {@code holdAtLeast} after its grant ({@link Duration#ZERO}: frees it at once).
+     *
+     * @throws UnsupportedOperationException when {@code holdAtLeast} is positive and this lock cannot
+     *         keep itself taken after release (checked by {@link #checkHoldAtLeast} first)
+     */
+    CompletableFuture<Void> releaseAsync(H hold, Duration holdAtLeast);
 
     /** The hold {@code owner} has, or {@code null}. */
     @Nullable
     H hold(String owner);
 
-    /** Releases one count of {@code hold}. */
-    void release(H hold);
+    /** Releases one count of {@code hold}; see {@link #releaseAsync}. */
+    void release(H hold, Duration holdAtLeast);
+
+    /**
+     * Refuses a positive {@code holdAtLeast} for a lock that cannot stay taken after its release,
+     * before anything is released.
+     *
+     * @throws UnsupportedOperationException naming the lock kinds that can
+     */
+    void checkHoldAtLeast(Duration holdAtLeast);
 
     boolean isLocked();
 

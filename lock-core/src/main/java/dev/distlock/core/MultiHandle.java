@@ -1,5 +1,6 @@
 package dev.distlock.core;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -41,17 +42,27 @@ final class MultiHandle extends ReleasedOnce {
 
     /** Releases every name, in reverse order; fails with the first failure once all were tried. */
     @Override
-    CompletableFuture<Void> release() {
-        return releaseAll(handles);
+    CompletableFuture<Void> release(Duration holdAtLeast) {
+        return releaseAll(handles, holdAtLeast);
+    }
+
+    @Override
+    void checkHoldAtLeast(Duration holdAtLeast) {
+        handles.forEach(h -> ((ReleasedOnce) h).checkHoldAtLeast(holdAtLeast));
     }
 
     /** Releases {@code handles} in reverse order; fails with the first failure (others suppressed) once all were tried. */
     static CompletableFuture<Void> releaseAll(List<LockHandle> handles) {
+        return releaseAll(handles, Duration.ZERO);
+    }
+
+    private static CompletableFuture<Void> releaseAll(List<LockHandle> handles, Duration holdAtLeast) {
         CompletableFuture<Throwable> chain = CompletableFuture.completedFuture(null);
         for (int i = handles.size() - 1; i >= 0; i--) {
             LockHandle handle = handles.get(i);
-            chain = chain.thenCompose(
-                    first -> handle.unlockAsync().toCompletableFuture().handle((ok, error) -> {
+            chain = chain.thenCompose(first -> handle.unlockAsync(holdAtLeast)
+                    .toCompletableFuture()
+                    .handle((ok, error) -> {
                         if (error == null) {
                             return first;
                         }

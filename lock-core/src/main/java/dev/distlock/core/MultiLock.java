@@ -213,10 +213,17 @@ final class MultiLock implements RedisMultiLock {
     /** Releases every lock, in reverse order; the first failure is thrown after all were tried. */
     @Override
     public void unlock() {
+        unlock(Duration.ZERO);
+    }
+
+    /** As {@link #unlock()}, each name kept taken until {@code holdAtLeast} after its grant. */
+    @Override
+    public void unlock(Duration holdAtLeast) {
+        HoldAtLeast.require(holdAtLeast, getKey());
         RuntimeException first = null;
         for (int i = locks.size() - 1; i >= 0; i--) {
             try {
-                locks.get(i).unlock();
+                locks.get(i).unlock(holdAtLeast);
             } catch (RuntimeException e) {
                 if (first == null) {
                     first = e;

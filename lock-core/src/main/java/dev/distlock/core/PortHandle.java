@@ -1,5 +1,6 @@
 package dev.distlock.core;
 
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
@@ -35,7 +36,12 @@ final class PortHandle<H extends LeaseState> extends ReleasedOnce {
     }
 
     @Override
-    CompletableFuture<Void> release() {
-        return port.releaseAsync(hold);
+    CompletableFuture<Void> release(Duration holdAtLeast) {
+        return port.releaseAsync(hold, holdAtLeast);
+    }
+
+    @Override
+    void checkHoldAtLeast(Duration holdAtLeast) {
+        port.checkHoldAtLeast(holdAtLeast);
     }
 }

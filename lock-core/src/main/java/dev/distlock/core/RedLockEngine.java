@@ -84,7 +84,8 @@ final class RedLockEngine implements AutoCloseable {
             }
 
             @Override
-            public CompletableFuture<Void> releaseAsync(RedLockHold hold) {
+            public CompletableFuture<Void> releaseAsync(RedLockHold hold, Duration holdAtLeast) {
+                checkHoldAtLeast(holdAtLeast);
                 return RedLockEngine.this.releaseAsync(hold);
             }
 
@@ -94,8 +95,16 @@ final class RedLockEngine implements AutoCloseable {
             }
 
             @Override
-            public void release(RedLockHold hold) {
+            public void release(RedLockHold hold, Duration holdAtLeast) {
+                checkHoldAtLeast(holdAtLeast);
                 RedLockEngine.this.release(hold);
+            }
+
+            @Override
+            public void checkHoldAtLeast(Duration holdAtLeast) {
+                if (!holdAtLeast.isZero()) {
+                    throw HoldAtLeast.unsupported(info);
+                }
             }
 
             @Override
@@ -416,6 +425,10 @@ final class RedLockEngine implements AutoCloseable {
 
     int activeHolds() {
         return LeaseKeeper.live(holds.values());
+    }
+
+    List<HeldLock> heldLocks() {
+        return LeaseKeeper.snapshot(holds.values());
     }
 
     private static String holdId(String name, String owner) {

@@ -79,6 +79,23 @@ public interface RedisLock extends Lock {
     @Override
     void unlock();
 
+    /**
+     * Releases one hold of the current thread, as {@link #unlock()} does, except that a last release
+     * within {@code holdAtLeast} of the grant leaves the lock taken until {@code holdAtLeast} after the
+     * grant: taken by nobody, so no owner (this thread included) gets or re-enters it before then, and
+     * never longer than the lease it has left. For jobs that must not run twice when instances start
+     * them at slightly different times: the first run keeps the others out for that long even when it
+     * finishes at once. The lock expires by itself; waiters take it then.
+     *
+     * @param holdAtLeast how long after the grant the lock stays taken; {@link Duration#ZERO} is {@link #unlock()}
+     * @throws IllegalArgumentException when {@code holdAtLeast} is negative or over 365 days
+     * @throws UnsupportedOperationException for lock kinds other than the reentrant lock (and
+     *         multi-locks of it); the hold is then kept, so release it with {@link #unlock()}
+     * @throws IllegalMonitorStateException when the current thread does not hold the lock
+     * @throws LockLeaseExpiredException as {@link #unlock()}
+     */
+    void unlock(Duration holdAtLeast);
+
     /** Whether the current thread holds the lock and its lease has not been lost or run out. */
     boolean isHeldByCurrentThread();
 

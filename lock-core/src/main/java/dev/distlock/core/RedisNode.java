@@ -51,10 +51,19 @@ final class RedisNode {
 
     /** Releases one of {@code held} holds of grant {@code grantId}: 1 released, 0 still held, -1 not held by this grant. */
     CompletableFuture<Long> release(LockKind kind, LockKeys keys, String owner, String grantId, int held) {
+        return release(kind, keys, owner, grantId, held, 0);
+    }
+
+    /**
+     * As {@link #release(LockKind, LockKeys, String, String, int)}; a last release leaves the lock taken
+     * by nobody for {@code keepMs} more (0: frees it), for kinds that {@link LockKind#keepsAfterRelease}.
+     */
+    CompletableFuture<Long> release(LockKind kind, LockKeys keys, String owner, String grantId, int held, long keepMs) {
         return kind.release(
                 scripts,
                 keys,
-                new ScriptArgs.Release(owner, grantId, held, hub.message(kind.wakesAllOnRelease()), releaseNoteTtlMs));
+                new ScriptArgs.Release(
+                        owner, grantId, held, hub.message(kind.wakesAllOnRelease()), releaseNoteTtlMs, keepMs));
     }
 
     /**

@@ -36,7 +36,13 @@ final class ReentrantKind extends LockKind {
                 Integer.toString(r.held()),
                 keys.channel(),
                 r.wakeMessage(),
-                Long.toString(r.noteTtlMs()));
+                Long.toString(r.noteTtlMs()),
+                Long.toString(r.keepMs()));
+    }
+
+    @Override
+    boolean keepsAfterRelease() {
+        return true;
     }
 
     @Override

@@ -1,5 +1,6 @@
 package dev.distlock.core;
 
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -9,8 +10,11 @@ abstract class ReleasedOnce implements LockHandle {
 
     private final AtomicBoolean released = new AtomicBoolean();
 
-    /** Releases the hold(s) behind this handle; called once. */
-    abstract CompletableFuture<Void> release();
+    /** Releases the hold(s) behind this handle, leaving them taken until {@code holdAtLeast} after their grant; called once. */
+    abstract CompletableFuture<Void> release(Duration holdAtLeast);
+
+    /** Refuses a positive {@code holdAtLeast} this handle's lock cannot keep, before anything is released. */
+    abstract void checkHoldAtLeast(Duration holdAtLeast);
 
     final boolean released() {
         return released.get();
@@ -23,11 +27,18 @@ abstract class ReleasedOnce implements LockHandle {
 
     @Override
     public final CompletionStage<Void> unlockAsync() {
+        return unlockAsync(Duration.ZERO);
+    }
+
+    @Override
+    public final CompletionStage<Void> unlockAsync(Duration holdAtLeast) {
+        HoldAtLeast.require(holdAtLeast, key());
+        checkHoldAtLeast(holdAtLeast);
         if (!released.compareAndSet(false, true)) {
             return CompletableFuture.failedFuture(new IllegalStateException("The handle of lock '" + key()
                     + "' was already released: a handle releases its hold exactly once"));
         }
-        return release();
+        return release(holdAtLeast);
     }
 
     @Override

@@ -1,5 +1,6 @@
 package dev.distlock.core;
 
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import org.jspecify.annotations.Nullable;
 
@@ -33,14 +34,15 @@ final class Releaser {
      * @throws LockUnavailableException when Redis did not confirm the release within the operation
      *         timeout; a last release is then retried in the background until the lease ends
      */
-    void release(Hold hold) {
+    void release(Hold hold, Duration holdAtLeast) {
         int held = hold.count();
         boolean last = beginRelease(hold);
+        long keepMs = keepMs(hold, last, holdAtLeast);
         long result;
         try {
             // On the caller's thread (events too): the starter tells its own calls apart by thread.
             result = calls.call(
-                    () -> node.release(hold.kind, hold.keys, hold.owner, hold.grantId, held),
+                    () -> node.release(hold.kind, hold.keys, hold.owner, hold.grantId, held, keepMs),
                     calls.operationDeadline(),
                     "releasing",
                     hold.keys);
@@ -54,7 +56,7 @@ final class Releaser {
     }
 
     /** {@link #release} without blocking: the future fails with the exceptions {@code release} throws. */
-    CompletableFuture<Void> releaseAsync(Hold hold) {
+    CompletableFuture<Void> releaseAsync(Hold hold, Duration holdAtLeast) {
         int held = hold.count();
         boolean last;
         try {
@@ -62,8 +64,9 @@ final class Releaser {
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
+        long keepMs = keepMs(hold, last, holdAtLeast);
         return calls.callAsync(
-                        () -> node.release(hold.kind, hold.keys, hold.owner, hold.grantId, held),
+                        () -> node.release(hold.kind, hold.keys, hold.owner, hold.grantId, held, keepMs),
                         calls.operationDeadline(),
                         "releasing",
                         hold.keys)
@@ -74,6 +77,18 @@ final class Releaser {
                     }
                     return null;
                 });
+    }
+
+    /**
+     * How long a last release leaves the lock taken so that it stays taken {@code holdAtLeast} after its
+     * grant (rounded up, so never shorter); 0 for a release that is not the last or comes later.
+     */
+    private static long keepMs(Hold hold, boolean last, Duration holdAtLeast) {
+        if (!last || holdAtLeast.isZero()) {
+            return 0;
+        }
+        long leftNanos = holdAtLeast.toNanos() - hold.heldFor(System.nanoTime()).toNanos();
+        return leftNanos <= 0 ? 0 : (leftNanos + 999_999) / 1_000_000;
     }
 
     /**

@@ -30,6 +30,7 @@ final class ScriptArgs {
      * @param held how many holds the owner has before this release (1: the last one)
      * @param wakeMessage what the last release publishes
      * @param noteTtlMs how long Redis remembers a last release, so that the same release sent again still succeeds
+     * @param keepMs how long a last release leaves the lock taken, by nobody (hold-at-least); 0 frees it
      */
-    record Release(String owner, String grantId, int held, String wakeMessage, long noteTtlMs) {}
+    record Release(String owner, String grantId, int held, String wakeMessage, long noteTtlMs, long keepMs) {}
 }

@@ -35,19 +35,26 @@ final class ThreadBoundLock<H extends LeaseState> extends AcquiringLock {
                 hold -> hold == null ? Optional.<LockHandle>empty() : Optional.of(new PortHandle<>(port, hold)),
                 hold -> {
                     if (hold != null) {
-                        port.releaseAsync(hold);
+                        port.releaseAsync(hold, Duration.ZERO);
                     }
                 });
     }
 
     @Override
     public void unlock() {
+        unlock(Duration.ZERO);
+    }
+
+    @Override
+    public void unlock(Duration holdAtLeast) {
+        HoldAtLeast.require(holdAtLeast, info.key());
+        port.checkHoldAtLeast(holdAtLeast);
         H hold = port.hold(owner());
         if (hold == null) {
             throw new IllegalMonitorStateException(what + " '" + info.key() + "' is not held by the current thread ("
                     + Thread.currentThread().getName() + "): only the owner can unlock it");
         }
-        port.release(hold);
+        port.release(hold, holdAtLeast);
     }
 
     @Override

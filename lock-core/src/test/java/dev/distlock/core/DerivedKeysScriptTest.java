@@ -343,7 +343,7 @@ class DerivedKeysScriptTest extends ScriptTestSupport {
     }
 
     private static ScriptArgs.Release releaseArgs(String owner, String grant, int held) {
-        return new ScriptArgs.Release(owner, grant, held, "wake", NOTE_TTL_MS);
+        return new ScriptArgs.Release(owner, grant, held, "wake", NOTE_TTL_MS, 0);
     }
 
     private static long granted(List<Object> reply) {

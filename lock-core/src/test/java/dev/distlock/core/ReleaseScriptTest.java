@@ -191,4 +191,46 @@ class ReleaseScriptTest extends ScriptTestSupport {
         assertThat(release(A, "g1", 1, "m", 100)).isEqualTo(-1L);
         assertThat(sync.exists(keys.lock(), noteKey(A))).isZero();
     }
+
+    @Test
+    void lastReleaseWithHoldAtLeastKeepsTheLockTakenByNobodyWithoutWakingAnyone() throws Exception {
+        long token = grant(A, 30_000, "g1");
+        BlockingQueue<String> wakeups = probe.subscribe(keys.channel());
+
+        assertThat(release(A, "g1", 1, "m", NOTE_TTL_MS, 2_000)).isEqualTo(1L);
+
+        assertThat(sync.hexists(keys.lock(), A))
+                .as("no owner: not even A re-enters")
+                .isFalse();
+        assertThat(sync.pttl(keys.lock())).isBetween(1L, 2_000L);
+        assertThat(acquire(B, 30_000, 0, "g2").get(0)).as("B is kept out").isEqualTo(0L);
+        assertThat(acquire(A, 30_000, 1, "g1").get(0))
+                .as("A's old grant is gone")
+                .isEqualTo(0L);
+        assertThat(acquire(A, 30_000, 0, "g3").get(0)).as("A is kept out too").isEqualTo(0L);
+        assertThat(renew(A, "g1", 30_000)).as("the old grant cannot be renewed").isZero();
+        assertThat(release(A, "g1", 1, "m", NOTE_TTL_MS, 2_000))
+                .as("the same release sent again")
+                .isEqualTo(1L);
+        assertThat(sync.pttl(keys.lock())).as("a repeat does not stretch it").isBetween(1L, 2_000L);
+        assertThat(wakeups.poll(200, TimeUnit.MILLISECONDS))
+                .as("nobody is woken")
+                .isNull();
+
+        sync.pexpire(keys.lock(), 1); // as if the time were up
+        await().atMost(Duration.ofSeconds(2)).until(() -> sync.exists(keys.lock()) == 0);
+        assertThat(grant(B, 30_000, "g4")).as("the fence still grows").isGreaterThan(token);
+    }
+
+    @Test
+    void holdAtLeastNeverOutlastsTheLeaseNorKeepsANotLastHold() throws Exception {
+        grant(A, 1_000, "g1");
+        acquire(A, 1_000, 1, "g1"); // held twice
+
+        assertThat(release(A, "g1", 2, "m", NOTE_TTL_MS, 60_000)).isZero();
+        assertThat(sync.hget(keys.lock(), A)).as("one hold left, still A's").isEqualTo("1");
+
+        assertThat(release(A, "g1", 1, "m", NOTE_TTL_MS, 60_000)).isEqualTo(1L);
+        assertThat(sync.pttl(keys.lock())).as("the lease left wins").isBetween(1L, 1_000L);
+    }
 }

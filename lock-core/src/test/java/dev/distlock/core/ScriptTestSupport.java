@@ -83,6 +83,11 @@ abstract class ScriptTestSupport {
     }
 
     long release(String owner, String grant, int held, String message, long noteTtlMs) throws Exception {
+        return release(owner, grant, held, message, noteTtlMs, 0);
+    }
+
+    /** release.lua whose last release leaves the lock taken by nobody for {@code keepMs} (hold-at-least). */
+    long release(String owner, String grant, int held, String message, long noteTtlMs, long keepMs) throws Exception {
         return scripts.integer(
                         LockScript.RELEASE,
                         new String[] {keys.lock(), keys.note(owner)},
@@ -91,7 +96,8 @@ abstract class ScriptTestSupport {
                         Integer.toString(held),
                         keys.channel(),
                         message,
-                        Long.toString(noteTtlMs))
+                        Long.toString(noteTtlMs),
+                        Long.toString(keepMs))
                 .get(5, TimeUnit.SECONDS);
     }
 

@@ -39,6 +39,7 @@ public final class LockTemplate {
     private final Duration leaseTime;
     private final boolean redlock;
     private final boolean redlockConfigured;
+    private final Duration holdAtLeast;
 
     /**
      * Created by the starter's auto-configuration; inject the {@code LockTemplate} bean rather than
@@ -48,7 +49,7 @@ public final class LockTemplate {
      * @param redlockConfigured whether distributed-lock.redlock.nodes is set
      */
     public LockTemplate(LockExecutor executor, Duration defaultLease, boolean redlockConfigured) {
-        this(executor, DEFAULT_NAME, LockType.REENTRANT, defaultLease, false, redlockConfigured);
+        this(executor, DEFAULT_NAME, LockType.REENTRANT, defaultLease, false, redlockConfigured, Duration.ZERO);
     }
 
     private LockTemplate(
@@ -57,13 +58,15 @@ public final class LockTemplate {
             LockType type,
             Duration leaseTime,
             boolean redlock,
-            boolean redlockConfigured) {
+            boolean redlockConfigured,
+            Duration holdAtLeast) {
         this.executor = executor;
         this.name = name;
         this.type = type;
         this.leaseTime = leaseTime;
         this.redlock = redlock;
         this.redlockConfigured = redlockConfigured;
+        this.holdAtLeast = holdAtLeast;
     }
 
     /** A copy whose locks are reported under {@code name} in metrics, traces and the Actuator endpoint. */
@@ -71,7 +74,7 @@ public final class LockTemplate {
         if (name == null || name.isBlank()) {
             throw new IllegalArgumentException("LockTemplate.withName needs a non-blank name, such as \"payments\"");
         }
-        return new LockTemplate(executor, name.trim(), type, leaseTime, redlock, redlockConfigured);
+        return new LockTemplate(executor, name.trim(), type, leaseTime, redlock, redlockConfigured, holdAtLeast);
     }
 
     /** A copy that takes locks of {@code type} (default {@link LockType#REENTRANT}). */
@@ -81,7 +84,11 @@ public final class LockTemplate {
             throw new IllegalArgumentException(
                     caller() + " uses RedLock, which supports type REENTRANT only, not " + type);
         }
-        return new LockTemplate(executor, name, type, leaseTime, redlock, redlockConfigured);
+        if (!holdAtLeast.isZero() && type != LockType.REENTRANT) {
+            throw new IllegalArgumentException(caller() + " keeps its locks for holdAtLeast " + holdAtLeast
+                    + ", which works with type REENTRANT only, not " + type);
+        }
+        return new LockTemplate(executor, name, type, leaseTime, redlock, redlockConfigured, holdAtLeast);
     }
 
     /**
@@ -93,7 +100,34 @@ public final class LockTemplate {
             throw new IllegalArgumentException(
                     caller() + " got lease " + lease + ": give a positive lease, or null for the watchdog lease");
         }
-        return new LockTemplate(executor, name, type, lease, redlock, redlockConfigured);
+        if (lease != null && holdAtLeast.compareTo(lease) > 0) {
+            throw new IllegalArgumentException(caller() + " got lease " + lease + " shorter than its holdAtLeast "
+                    + holdAtLeast + ": make the lease at least holdAtLeast");
+        }
+        return new LockTemplate(executor, name, type, lease, redlock, redlockConfigured, holdAtLeast);
+    }
+
+    /**
+     * A copy whose locks stay taken until {@code holdAtLeast} after their grant when the work ends
+     * sooner: taken by nobody, expiring by themselves (the annotation's {@code holdAtLeast}, ShedLock's
+     * {@code lockAtLeastFor}). Type REENTRANT only, without RedLock, at most a fixed lease;
+     * {@link Duration#ZERO} releases when the work ends.
+     */
+    public LockTemplate withHoldAtLeast(Duration holdAtLeast) {
+        if (holdAtLeast == null || holdAtLeast.isNegative()) {
+            throw new IllegalArgumentException(caller() + " got holdAtLeast " + holdAtLeast
+                    + ": give a positive duration, or Duration.ZERO to release when the work ends");
+        }
+        if (!holdAtLeast.isZero() && (type != LockType.REENTRANT || redlock)) {
+            throw new IllegalArgumentException(
+                    caller() + " has " + (redlock ? "RedLock" : "type " + type)
+                            + ", which cannot stay taken after the work ends; holdAtLeast needs type REENTRANT without RedLock");
+        }
+        if (leaseTime != null && holdAtLeast.compareTo(leaseTime) > 0) {
+            throw new IllegalArgumentException(caller() + " got holdAtLeast " + holdAtLeast + " longer than its lease "
+                    + leaseTime + ": make it at most the lease (ShedLock: lockAtLeastFor <= lockAtMostFor)");
+        }
+        return new LockTemplate(executor, name, type, leaseTime, redlock, redlockConfigured, holdAtLeast);
     }
 
     /** A copy that takes its locks as RedLocks on distributed-lock.redlock.nodes. */
@@ -106,7 +140,11 @@ public final class LockTemplate {
             throw new IllegalArgumentException(
                     caller() + " has type " + type + ", which RedLock does not support; use REENTRANT");
         }
-        return new LockTemplate(executor, name, type, leaseTime, true, redlockConfigured);
+        if (!holdAtLeast.isZero()) {
+            throw new IllegalArgumentException(caller() + " keeps its locks for holdAtLeast " + holdAtLeast
+                    + ", which RedLock does not support; use withHoldAtLeast(Duration.ZERO) or no RedLock");
+        }
+        return new LockTemplate(executor, name, type, leaseTime, true, redlockConfigured, holdAtLeast);
     }
 
     /**
@@ -170,7 +208,7 @@ public final class LockTemplate {
             throw new IllegalArgumentException(
                     caller() + " got wait time " + waitTime + ": give Duration.ZERO to try once, or a positive wait");
         }
-        return new LockRequest(caller(), name, type, redlock, keys, multi, waitTime, leaseTime);
+        return new LockRequest(caller(), name, type, redlock, keys, multi, waitTime, leaseTime, holdAtLeast);
     }
 
     private String requireKey(String key) {

@@ -4,6 +4,9 @@
 -- KEYS[1] lock hash   KEYS[2] the note of a last release, <lock>:released:<owner>
 -- ARGV[1] owner id   ARGV[2] grant id of the hold   ARGV[3] holds the owner has before this release
 -- ARGV[4] wake-up channel   ARGV[5] wake-up message   ARGV[6] how long the note is kept, in ms
+-- ARGV[7] ms the lock must stay taken after a last release (hold-at-least; 0: free it now). The lock
+--         then keeps its fencing token but no owner, so nobody takes or re-enters it until it expires;
+--         a lease ending sooner still wins. Nobody is woken: waiters retry when its time is up.
 -- Returns 1 released, 0 still held (count now ARGV[3] - 1), -1 not held by this grant.
 local lock, owner, req, held = KEYS[1], ARGV[1], ARGV[2], tonumber(ARGV[3])
 local note = KEYS[2]
@@ -17,7 +20,15 @@ if held > 1 then
     redis.call('HSET', lock, owner, held - 1)
     return 0
 end
-redis.call('DEL', lock)
 redis.call('SET', note, req, 'PX', ARGV[6])
+local keep = tonumber(ARGV[7])
+if keep > 0 then
+    redis.call('HDEL', lock, owner)
+    if keep < redis.call('PTTL', lock) then
+        redis.call('PEXPIRE', lock, keep)
+    end
+    return 1
+end
+redis.call('DEL', lock)
 redis.call('PUBLISH', ARGV[4], ARGV[5])
 return 1

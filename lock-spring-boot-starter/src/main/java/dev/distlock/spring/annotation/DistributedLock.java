@@ -72,6 +72,17 @@ public @interface DistributedLock {
     String leaseTime() default "";
 
     /**
+     * Keep the lock this long after it was taken, even when the method returns sooner, in the same
+     * formats as {@link #waitTime()}: when the method returns, the lock stays taken (by nobody, not even
+     * this instance) until then, and expires by itself. For scheduled jobs that must run once per
+     * trigger although instances fire a little apart (ShedLock's {@code lockAtLeastFor}; its
+     * {@code lockAtMostFor} is {@link #leaseTime()}). At most a fixed {@code leaseTime}. Only with the
+     * default {@code type} (single key or {@code keys}) and without {@code redlock}. Empty or
+     * {@code 0}: released when the method returns.
+     */
+    String holdAtLeast() default "";
+
+    /**
      * The kind of lock: {@link LockType#REENTRANT} (default), {@link LockType#FAIR}, or the
      * {@link LockType#READ} / {@link LockType#WRITE} side of a read/write lock on the key. A READ
      * method that calls a WRITE method on the same key fails at once (no upgrade, no self-deadlock).

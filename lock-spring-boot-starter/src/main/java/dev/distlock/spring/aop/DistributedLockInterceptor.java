@@ -83,7 +83,8 @@ final class DistributedLockInterceptor implements MethodInterceptor {
                 resolved,
                 attrs.multi(),
                 attrs.waitTime(),
-                attrs.leaseTime());
+                attrs.leaseTime(),
+                attrs.holdAtLeast());
     }
 
     private static Supplier<Object> whenBusy(LockAttributes attrs) {

@@ -83,6 +83,7 @@ final class LockAttributeParser {
                     "@DistributedLock on " + where + " has leaseTime 0",
                     "Give a positive leaseTime, or leave it empty to use the watchdog lease renewed while the method runs");
         }
+        Duration holdAtLeast = holdAtLeast(annotation, where, lease);
         Class<?> returnType = method.getReturnType();
         if (annotation.onFailure() == OnLockFailure.SKIP && returnType.isPrimitive() && returnType != void.class) {
             throw new DistributedLockConfigurationException(
@@ -120,9 +121,31 @@ final class LockAttributeParser {
                 several.length > 0,
                 wait,
                 lease,
+                holdAtLeast,
                 annotation.onFailure(),
                 returnsOptional(method, result),
                 result);
+    }
+
+    private Duration holdAtLeast(DistributedLock annotation, String where, Duration lease) {
+        Duration keep = duration(annotation.holdAtLeast(), "holdAtLeast", where, Duration.ZERO);
+        if (keep.isZero()) {
+            return keep;
+        }
+        if (annotation.type() != LockType.REENTRANT || annotation.redlock()) {
+            throw new DistributedLockConfigurationException(
+                    "@DistributedLock on " + where + " sets holdAtLeast with "
+                            + (annotation.redlock() ? "redlock = true" : "type = " + annotation.type())
+                            + ", which cannot stay taken after the method returns",
+                    "Use holdAtLeast with the default type (a single key or keys) and without redlock, or remove holdAtLeast");
+        }
+        if (lease != null && keep.compareTo(lease) > 0) {
+            throw new DistributedLockConfigurationException(
+                    "@DistributedLock on " + where + " has holdAtLeast " + keep + " longer than its leaseTime " + lease
+                            + ": the lease ends the hold first",
+                    "Make holdAtLeast at most leaseTime (ShedLock: lockAtLeastFor <= lockAtMostFor)");
+        }
+        return keep;
     }
 
     private static LockAttributes.Key key(String key, String attribute, Method method, String where) {

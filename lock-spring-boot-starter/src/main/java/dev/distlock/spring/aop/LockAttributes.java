@@ -17,6 +17,7 @@ import org.springframework.expression.Expression;
  * @param multi whether the keys are locked together as one multi-lock ({@code keys} attribute)
  * @param waitTime how long to wait
  * @param leaseTime fixed lease, or {@code null} for the watchdog
+ * @param holdAtLeast how long after the grant the lock stays taken when the method returns sooner ({@code ZERO}: not kept)
  * @param onFailure what to do when the lock stays busy
  * @param returnsOptional whether SKIP returns (or completes the stage with) {@code Optional.empty()} instead of {@code null}
  * @param result how the method delivers its result, and so how long the lock is held
@@ -30,6 +31,7 @@ record LockAttributes(
         boolean multi,
         Duration waitTime,
         Duration leaseTime,
+        Duration holdAtLeast,
         OnLockFailure onFailure,
         boolean returnsOptional,
         Result result) {

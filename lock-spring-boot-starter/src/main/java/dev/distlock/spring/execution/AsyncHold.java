@@ -90,7 +90,7 @@ public final class AsyncHold {
         holds.remove(listed);
         CompletionStage<Void> unlocked;
         try {
-            unlocked = handle.unlockAsync();
+            unlocked = handle.unlockAsync(request.holdAtLeast());
         } catch (RuntimeException e) {
             unlocked = CompletableFuture.failedFuture(e);
         }

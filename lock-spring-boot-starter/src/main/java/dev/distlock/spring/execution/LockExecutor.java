@@ -12,6 +12,7 @@ import dev.distlock.spring.LockContext;
 import dev.distlock.spring.metrics.LockInstrumentation;
 import dev.distlock.spring.metrics.LockMetrics;
 import dev.distlock.spring.metrics.RecordedByStarter;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -314,7 +315,7 @@ public final class LockExecutor {
     private void release(RedisLock lock, LockRequest request, Throwable failure, LockInstrumentation.Holding holding) {
         LockLeaseExpiredException lost = null;
         try {
-            unlockRecorded(lock);
+            unlockRecorded(lock, request.holdAtLeast());
         } catch (LockLeaseExpiredException e) {
             lost = e;
             if (interruptOnLeaseLost) {
@@ -348,10 +349,10 @@ public final class LockExecutor {
         }
     }
 
-    private static void unlockRecorded(RedisLock lock) {
+    private static void unlockRecorded(RedisLock lock, Duration holdAtLeast) {
         try {
             RecordedByStarter.call(() -> {
-                lock.unlock();
+                lock.unlock(holdAtLeast);
                 return null;
             });
         } catch (RuntimeException e) {

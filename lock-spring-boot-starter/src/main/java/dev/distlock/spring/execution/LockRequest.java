@@ -16,6 +16,7 @@ import java.util.List;
  * @param multi whether the keys are locked together as one multi-lock
  * @param waitTime how long to wait
  * @param leaseTime fixed lease, or {@code null} for the watchdog
+ * @param holdAtLeast how long after the grant the lock stays taken when the work ends sooner ({@code ZERO}: not kept)
  */
 public record LockRequest(
         String caller,
@@ -25,7 +26,8 @@ public record LockRequest(
         List<String> keys,
         boolean multi,
         Duration waitTime,
-        Duration leaseTime) {
+        Duration leaseTime,
+        Duration holdAtLeast) {
 
     /** The {@code type} tag of meters and observations: the annotation's spelling, or REDLOCK. */
     public String metricType() {

@@ -134,8 +134,23 @@ final class LocalLock implements NoAsyncLock {
 
     @Override
     public void unlock() {
+        unlock(Duration.ZERO);
+    }
+
+    /** Keeps the lock taken by nobody until {@code holdAtLeast} after the grant, as the Redis lock does. */
+    @Override
+    public void unlock(Duration holdAtLeast) {
+        if (holdAtLeast == null || holdAtLeast.isNegative() || holdAtLeast.compareTo(MAX) > 0) {
+            throw new IllegalArgumentException(
+                    "holdAtLeast of lock '" + info.key() + "' must be between 0 and 365 days, was " + holdAtLeast);
+        }
+        if (!holdAtLeast.isZero() && info.type() != dev.distlock.core.LockType.REENTRANT) {
+            throw new UnsupportedOperationException("Lock '" + info.key() + "' (" + info.type()
+                    + ") cannot stay taken after unlock: holdAtLeast is supported by reentrant locks and"
+                    + " multi-locks of them; use getLock(name), or unlock() without holdAtLeast");
+        }
         locks.with(info.key(), state -> {
-            state.release(read);
+            state.release(read, holdAtLeast.toNanos());
             return null;
         });
     }

@@ -26,6 +26,9 @@ final class LocalLockState {
         final long token;
         final long acquiredNanos = System.nanoTime();
         int count = 1;
+        /** Released with hold-at-least: the lock stays taken by nobody until its timer ends it. */
+        boolean kept;
+
         long leaseEndNanos;
         ScheduledFuture<?> leaseTimer;
 
@@ -55,7 +58,7 @@ final class LocalLockState {
             LockInfo info, boolean read, boolean fair, long leaseMs, long waitNanos, boolean interruptible)
             throws InterruptedException {
         Thread me = Thread.currentThread();
-        Hold mine = read ? readers.get(me) : exclusive != null && exclusive.thread == me ? exclusive : null;
+        Hold mine = held(read);
         if (mine != null) {
             mine.count++;
             startLease(mine, leaseMs);
@@ -142,10 +145,13 @@ final class LocalLockState {
         locks.leaseLost(hold, reason);
     }
 
-    /** Releases one hold count of the current thread. */
-    synchronized void release(boolean read) {
+    /**
+     * Releases one hold count of the current thread; a last exclusive release within {@code holdAtLeastNanos}
+     * of the grant leaves the lock taken by nobody until then (the lease ending first still wins).
+     */
+    synchronized void release(boolean read, long holdAtLeastNanos) {
         Thread me = Thread.currentThread();
-        Hold hold = read ? readers.get(me) : exclusive != null && exclusive.thread == me ? exclusive : null;
+        Hold hold = held(read);
         if (hold == null) {
             List<Hold> gone = lost.get(me);
             Hold lostHold = gone == null
@@ -167,26 +173,48 @@ final class LocalLockState {
         if (--hold.count > 0) {
             return;
         }
-        if (hold.leaseTimer != null) {
-            hold.leaseTimer.cancel(false);
-        }
-        if (read) {
-            readers.remove(me);
+        long keepNanos = holdAtLeastNanos - (System.nanoTime() - hold.acquiredNanos);
+        if (!read && keepNanos > 0) {
+            if (hold.leaseEndNanos != 0) {
+                keepNanos = Math.min(keepNanos, hold.leaseEndNanos - System.nanoTime());
+            }
+            if (hold.leaseTimer != null) {
+                hold.leaseTimer.cancel(false);
+            }
+            hold.kept = true;
+            hold.leaseTimer = locks.schedule(() -> keepEnded(hold), Math.max(1, (keepNanos + 999_999) / 1_000_000));
         } else {
-            exclusive = null;
+            if (hold.leaseTimer != null) {
+                hold.leaseTimer.cancel(false);
+            }
+            if (read) {
+                readers.remove(me);
+            } else {
+                exclusive = null;
+            }
+            notifyAll();
         }
-        notifyAll();
         locks.listeners()
                 .forEach(l -> l.onRelease(hold.info, Duration.ofNanos(System.nanoTime() - hold.acquiredNanos)));
+    }
+
+    private synchronized void keepEnded(Hold hold) {
+        if (exclusive == hold) {
+            exclusive = null;
+            notifyAll();
+        }
     }
 
     private static boolean isRead(Hold hold) {
         return hold.info.type() == dev.distlock.core.LockType.READ;
     }
 
+    /** The current thread's live hold (a kept one belongs to nobody), or null. */
     synchronized Hold held(boolean read) {
         Thread me = Thread.currentThread();
-        return read ? readers.get(me) : exclusive != null && exclusive.thread == me ? exclusive : null;
+        return read
+                ? readers.get(me)
+                : exclusive != null && exclusive.thread == me && !exclusive.kept ? exclusive : null;
     }
 
     synchronized boolean isLocked() {
@@ -216,7 +244,12 @@ final class LocalLockState {
             if (h.leaseTimer != null) {
                 h.leaseTimer.cancel(false);
             }
-            lose(h, "it was force-unlocked");
+            if (h.kept) {
+                exclusive = null; // released already: nobody to tell
+                notifyAll();
+            } else {
+                lose(h, "it was force-unlocked");
+            }
         });
         return !all.isEmpty();
     }
