@@ -71,7 +71,7 @@ final class SeparateRedisClient implements DisposableBean {
                             + applicationFactory.getClass().getSimpleName() + ": "
                             + DistributedLockAutoConfiguration.rootMessage(e),
                     "Check spring.data.redis.* (url or host/port, sentinel.*, cluster.*, username/password, ssl): the locks connect with them,"
-                            + " whatever client the application uses; or set distributed-lock.enabled=false",
+                            + " whatever client the application uses",
                     e);
         }
     }
