@@ -65,8 +65,8 @@ final class DistlockProvider implements LockProvider {
     }
 
     @Override
-    public CompletionStage<?> hold(String key) {
-        return client.getLock(key).lockAsync();
+    public CompletionStage<Hold> hold(String key) {
+        return client.getLock(key).lockAsync().thenApply(handle -> handle::unlockAsync);
     }
 
     @Override

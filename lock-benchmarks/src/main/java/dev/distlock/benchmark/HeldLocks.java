@@ -4,21 +4,25 @@ import io.lettuce.core.api.sync.RedisCommands;
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.Lock;
+import java.util.function.Function;
 
 /**
  * The held-locks scenario: one client takes {@code heldLocks} watchdog locks and keeps them; then,
  * on the same client, one thread locks and unlocks a free key for a window long enough for every
  * held lock to be renewed at least twice. The probe's latency (max and p99) shows how long an
  * ordinary lock call waits behind renewal traffic; the used heap (after GC) before and after taking
- * the holds gives the heap per held lock; holds lost meanwhile are false losses, as nothing else
- * touches those keys.
+ * the holds gives the heap per held lock. Nothing else touches the held keys, so any hold lost by
+ * the end is a false loss: reported lost by the library, gone from Redis after the window, or
+ * refused when released.
  */
 final class HeldLocks {
 
-    /** Acquisitions in flight while taking the holds: enough to fill the pipe, few enough not to time out. */
+    /** Calls in flight while taking and releasing the holds: enough to fill the pipe, few enough not to time out. */
     static final int IN_FLIGHT = 256;
 
     private static final String PROBE_KEY = "bench-probe";
@@ -36,11 +40,24 @@ final class HeldLocks {
         try (LockProvider provider = library.open(host, port, config.heldLease())) {
             Lock probe = provider.lock(PROBE_KEY);
             Workload.prime(probe);
-            provider.hold("bench-prime-hold").toCompletableFuture().join();
+            provider.hold("bench-prime-hold")
+                    .thenCompose(LockProvider.Hold::release)
+                    .toCompletableFuture()
+                    .join();
 
             long heapBefore = usedHeapAfterGc();
             long start = System.nanoTime();
-            List<Object> holds = takeHolds(provider, n);
+            List<LockProvider.Hold> holds = new ArrayList<>(n);
+            long refused = inFlight(
+                    n,
+                    i -> provider.hold(heldKey(i)).thenAccept(h -> {
+                        synchronized (holds) {
+                            holds.add(h);
+                        }
+                    }));
+            if (refused > 0) {
+                throw new IllegalStateException(refused + " of " + n + " free locks could not be taken");
+            }
             double acquirePerSecond = n * 1e9 / (System.nanoTime() - start);
             double heapPerHold = (usedHeapAfterGc() - heapBefore) / (double) n;
 
@@ -48,11 +65,9 @@ final class HeldLocks {
             CommandStats.Sampler redisCounters = new CommandStats.Sampler(admin);
             Outcome o = Workload.threads(
                     List.of(probe), List.of(slot), null, config.warmup(), config.heldWindow(), redisCounters);
-            long lost = Math.max(provider.leaseLossesReported(), n - stillHeld(provider, n));
-            // Keeps the holds reachable up to here, as an application keeps what it holds.
-            if (holds.size() != n) {
-                throw new IllegalStateException("took " + holds.size() + " of " + n + " holds");
-            }
+            long gone = n - stillHeld(provider, n);
+            long releaseRefused = inFlight(n, i -> holds.get(i).release());
+            long lost = Math.max(Math.max(provider.leaseLossesReported(), gone), releaseRefused);
             RunResult.Held held = new RunResult.Held(n, heapPerHold, acquirePerSecond, lost);
             return RunResult.of(
                     Scenario.HELD_LOCKS, library, o, List.of(), redisCounters.before, redisCounters.after, held);
@@ -63,29 +78,29 @@ final class HeldLocks {
         return "bench-held-" + i;
     }
 
-    /** Takes {@code n} holds with a bounded number of acquisitions in flight; returns what the library handed out. */
-    private static List<Object> takeHolds(LockProvider provider, int n) throws InterruptedException {
-        List<Object> holds = new ArrayList<>(n);
-        Semaphore inFlight = new Semaphore(IN_FLIGHT);
-        AtomicReference<Throwable> failure = new AtomicReference<>();
-        for (int i = 0; i < n && failure.get() == null; i++) {
-            inFlight.acquire();
-            provider.hold(heldKey(i)).whenComplete((hold, error) -> {
+    /**
+     * Runs {@code call} for 0..n-1 with at most {@link #IN_FLIGHT} at a time and waits for all;
+     * returns how many failed.
+     */
+    private static long inFlight(int n, Function<Integer, CompletionStage<?>> call) throws InterruptedException {
+        Semaphore permits = new Semaphore(IN_FLIGHT);
+        AtomicLong failed = new AtomicLong();
+        AtomicReference<Throwable> first = new AtomicReference<>();
+        for (int i = 0; i < n; i++) {
+            permits.acquire();
+            call.apply(i).whenComplete((ignored, error) -> {
                 if (error != null) {
-                    failure.compareAndSet(null, error);
-                } else {
-                    synchronized (holds) {
-                        holds.add(hold == null ? Boolean.TRUE : hold);
-                    }
+                    failed.incrementAndGet();
+                    first.compareAndSet(null, error);
                 }
-                inFlight.release();
+                permits.release();
             });
         }
-        inFlight.acquire(IN_FLIGHT);
-        if (failure.get() != null) {
-            throw new IllegalStateException("Taking " + n + " holds failed: " + failure.get(), failure.get());
+        permits.acquire(IN_FLIGHT);
+        if (first.get() != null) {
+            System.err.println("[held locks] " + failed.get() + " calls failed, first: " + first.get());
         }
-        return holds;
+        return failed.get();
     }
 
     /** How many of the held keys still exist in Redis. */

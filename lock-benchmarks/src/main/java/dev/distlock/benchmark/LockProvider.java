@@ -44,11 +44,18 @@ interface LockProvider extends AutoCloseable {
     }
 
     /**
-     * Takes the free lock {@code key} with the watchdog lease and keeps it (the benchmark never
-     * releases it; closing the client abandons it). Completes once held.
+     * Takes the free lock {@code key} with the watchdog lease and keeps it, owned by no thread.
+     * Completes once held, with the way to release it.
      */
-    default CompletionStage<?> hold(String key) {
+    default CompletionStage<Hold> hold(String key) {
         throw unsupported(Feature.ASYNC);
+    }
+
+    /** A lock taken by {@link #hold(String)}. */
+    @FunctionalInterface
+    interface Hold {
+        /** Releases it; the stage fails when the hold had been lost. */
+        CompletionStage<?> release();
     }
 
     /** The Redis key that exists while {@code key} is held, to check that held locks survived. */

@@ -63,8 +63,9 @@ final class RedissonProvider implements LockProvider {
     }
 
     @Override
-    public CompletionStage<?> hold(String key) {
-        return client.getLock(key).lockAsync(HOLDER);
+    public CompletionStage<Hold> hold(String key) {
+        RLock lock = client.getLock(key);
+        return lock.lockAsync(HOLDER).thenApply(locked -> () -> lock.unlockAsync(HOLDER));
     }
 
     @Override

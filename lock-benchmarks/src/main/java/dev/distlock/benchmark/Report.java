@@ -166,12 +166,13 @@ final class Report {
         md.append("\n## Held locks\n\n");
         md.append(String.format(
                 Locale.ROOT,
-                "%,d watchdog locks taken (%d acquisitions in flight) and held on one client, then one thread of the same "
+                "%,d watchdog locks taken (%d calls in flight) and held on one client, then one thread of the same "
                         + "client locks and unlocks a free key for %s: its latency is how long an ordinary lock call waits "
                         + "behind renewal traffic. Heap per hold: used heap after GC, with the holds minus without, divided by "
-                        + "their number (the handles distlock hands out included). Lost holds: lease-lost events (distlock's "
-                        + "LockListener) or held keys gone from Redis after the window, whichever is more; summed over the rounds, "
-                        + "and all false, as nothing else touches those keys.%n%n",
+                        + "their number (what the library hands out to release them included). Lost holds: lease-lost events "
+                        + "(distlock's LockListener), held keys gone from Redis after the window, or releases refused "
+                        + "afterwards, whichever is most; summed over the rounds, and all false, as nothing else touches those "
+                        + "keys.%n%n",
                 config.heldLocks(),
                 HeldLocks.IN_FLIGHT,
                 seconds(config.heldWindow())));

@@ -50,8 +50,8 @@ record RunResult(
      * @param count locks held on the client during the window
      * @param heapBytesPerHold growth of the used heap (after GC) from holding them, divided by the count
      * @param acquirePerSecond how fast the client took them
-     * @param lost holds lost during the window: lease-lost events (distlock), or held keys gone from
-     *        Redis (any library), whichever is larger
+     * @param lost holds lost: lease-lost events (distlock), held keys gone from Redis after the window,
+     *        or releases refused afterwards (any library), whichever is most
      */
     record Held(int count, double heapBytesPerHold, double acquirePerSecond, long lost) {}
 
