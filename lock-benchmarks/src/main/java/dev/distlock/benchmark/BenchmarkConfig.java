@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
+import java.util.TreeSet;
 
 /**
  * Settings of one benchmark run. Each can be given as a system property {@code -Dbench.NAME=VALUE}
@@ -103,8 +104,8 @@ record BenchmarkConfig(
             String a = arg.startsWith("--") ? arg.substring(2) : arg;
             int eq = a.indexOf('=');
             if (eq <= 0) {
-                throw new IllegalArgumentException(
-                        "Argument '" + arg + "' is not NAME=VALUE; names: " + DEFAULTS.keySet() + ", output");
+                throw new IllegalArgumentException("Argument '" + arg + "' is not NAME=VALUE; names: "
+                        + new TreeSet<>(DEFAULTS.keySet()) + ", output");
             }
             values.put(known(a.substring(0, eq)), a.substring(eq + 1));
         }
@@ -152,7 +153,7 @@ record BenchmarkConfig(
     private static String known(String name) {
         if (!DEFAULTS.containsKey(name) && !name.equals("output")) {
             throw new IllegalArgumentException(
-                    "Unknown setting '" + name + "'; known: " + DEFAULTS.keySet() + ", output");
+                    "Unknown setting '" + name + "'; known: " + new TreeSet<>(DEFAULTS.keySet()) + ", output");
         }
         return name;
     }

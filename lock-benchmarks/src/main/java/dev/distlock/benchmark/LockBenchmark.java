@@ -14,8 +14,8 @@ import java.util.List;
  * ./mvnw -q -B -pl lock-benchmarks -am package -DskipTests &amp;&amp; java -jar lock-benchmarks/target/lock-benchmarks.jar
  * </pre>
  *
- * Exits with 1 when a run failed, saw a mutual-exclusion violation or a fair lock's grant out of
- * arrival order, so scripts can rely on it.
+ * Exits with 1 when a run failed, saw a mutual-exclusion violation, a fair lock's grant out of
+ * arrival order or a lost hold, so scripts can rely on it.
  */
 public final class LockBenchmark {
 

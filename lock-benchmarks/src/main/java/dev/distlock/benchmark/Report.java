@@ -38,6 +38,7 @@ final class Report {
         r.held();
         r.ratios();
         r.cost();
+        r.failures();
         return r.md.toString();
     }
 
@@ -89,17 +90,12 @@ final class Report {
                 md.append("| ")
                         .append(s.label(config))
                         .append(" | ")
-                        .append(l.label)
+                        .append(labelWithFailures(l, rs))
                         .append(" | ");
-                String failed = failures(rs);
-                if (failed != null) {
-                    md.append("failed: ").append(failed).append(" | | | | ");
-                } else {
-                    md.append(cell(rs, RunResult::opsPerSecond, Spread::ops)).append(" | ");
-                    md.append(cell(rs, r -> r.p50Nanos(), Spread::ms)).append(" | ");
-                    md.append(cell(rs, r -> r.p99Nanos(), Spread::ms)).append(" | ");
-                    md.append(cell(rs, r -> r.p999Nanos(), Spread::ms)).append(" | ");
-                }
+                md.append(cell(rs, RunResult::opsPerSecond, Spread::ops)).append(" | ");
+                md.append(cell(rs, r -> r.p50Nanos(), Spread::ms)).append(" | ");
+                md.append(cell(rs, r -> r.p99Nanos(), Spread::ms)).append(" | ");
+                md.append(cell(rs, r -> r.p999Nanos(), Spread::ms)).append(" | ");
                 md.append(rs.stream().mapToLong(RunResult::violations).sum()).append(" |\n");
             }
         }
@@ -180,12 +176,7 @@ final class Report {
         md.append("|---|---:|---:|---:|---:|---:|---:|---:|\n");
         for (Library l : libraries(Scenario.HELD_LOCKS)) {
             List<RunResult> rs = runs(Scenario.HELD_LOCKS, l);
-            String failed = failures(rs);
-            md.append("| ").append(l.label).append(" | ");
-            if (failed != null) {
-                md.append("failed: ").append(failed).append(" | | | | | | |\n");
-                continue;
-            }
+            md.append("| ").append(labelWithFailures(l, rs)).append(" | ");
             md.append(cell(rs, r -> r.held(RunResult.Held::heapBytesPerHold), v -> Spread.ops(v) + " B"))
                     .append(" | ");
             md.append(cell(rs, r -> r.held(RunResult.Held::acquirePerSecond), Spread::ops))
@@ -194,7 +185,11 @@ final class Report {
             md.append(cell(rs, r -> r.p50Nanos(), Spread::ms)).append(" | ");
             md.append(cell(rs, r -> r.p99Nanos(), Spread::ms)).append(" | ");
             md.append(cell(rs, r -> r.maxNanos(), Spread::ms)).append(" | ");
-            md.append(rs.stream().mapToLong(r -> r.held().lost()).sum()).append(" |\n");
+            md.append(rs.stream()
+                            .filter(r -> r.held() != null)
+                            .mapToLong(r -> r.held().lost())
+                            .sum())
+                    .append(" |\n");
         }
     }
 
@@ -299,17 +294,37 @@ final class Report {
         return rs.stream().filter(RunResult::ok).toList();
     }
 
-    /** The failures of a scenario and library, or {@code null} when every round ran cleanly. */
-    private static String failures(List<RunResult> rs) {
-        List<RunResult> failed = rs.stream().filter(r -> !r.ok()).toList();
-        if (rs.isEmpty()) {
-            return "not run";
+    /** The library's name, with how many rounds failed when any did (the figures are of the others). */
+    private static String labelWithFailures(Library l, List<RunResult> rs) {
+        long failed = rs.stream().filter(r -> !r.ok()).count();
+        return failed == 0 ? l.label : l.label + " (" + failed + " of " + rs.size() + " rounds failed, see below)";
+    }
+
+    /** Every failed run with its round and error: a failure is a result too, never hidden behind a median. */
+    private void failures() {
+        StringBuilder list = new StringBuilder();
+        for (Scenario s : config.scenarios()) {
+            for (Library l : libraries(s)) {
+                List<RunResult> rs = runs(s, l);
+                for (int round = 0; round < rs.size(); round++) {
+                    RunResult r = rs.get(round);
+                    if (!r.ok()) {
+                        list.append("- ")
+                                .append(s.label(config))
+                                .append(", ")
+                                .append(l.label)
+                                .append(", round ")
+                                .append(round + 1)
+                                .append(": ")
+                                .append(r.error().replace('\n', ' '))
+                                .append('\n');
+                    }
+                }
+            }
         }
-        if (failed.isEmpty()) {
-            return null;
+        if (!list.isEmpty()) {
+            md.append("\n## Failed runs\n\n").append(list);
         }
-        return failed.size() + " of " + rs.size() + " rounds, first: "
-                + failed.get(0).error().replace('|', '/').replace('\n', ' ');
     }
 
     private static String cell(List<RunResult> rs, ToDoubleFunction<RunResult> f, DoubleFunction<String> format) {

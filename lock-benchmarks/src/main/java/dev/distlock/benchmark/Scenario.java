@@ -1,6 +1,7 @@
 package dev.distlock.benchmark;
 
 import java.util.Arrays;
+import java.util.Locale;
 import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
 
@@ -69,11 +70,12 @@ enum Scenario {
     String label(BenchmarkConfig config) {
         String text = switch (this) {
             case UNCONTENDED_SINGLE -> format;
-            case UNCONTENDED_THREADS, CONTENDED_THREADS, FAIR_CONTENDED -> String.format(format, config.threads());
-            case CONTENDED_PROCESSES -> String.format(format, config.processes(), config.processThreads());
-            case HELD_LOCKS -> String.format(format, config.heldLocks());
+            case UNCONTENDED_THREADS, CONTENDED_THREADS, FAIR_CONTENDED ->
+                String.format(Locale.ROOT, format, config.threads());
+            case CONTENDED_PROCESSES -> String.format(Locale.ROOT, format, config.processes(), config.processThreads());
+            case HELD_LOCKS -> String.format(Locale.ROOT, format, config.heldLocks());
             case ASYNC_UNCONTENDED, ASYNC_CONTENDED, REACTIVE_UNCONTENDED, REACTIVE_CONTENDED ->
-                String.format(format, config.asyncCallers());
+                String.format(Locale.ROOT, format, config.asyncCallers());
         };
         return id + ". " + text;
     }
