@@ -2,7 +2,10 @@ package dev.distlock.core;
 
 import dev.distlock.core.LockListener.RenewalOutcome;
 import dev.distlock.core.watchdog.LeaseWatchdog;
+import java.time.Instant;
 import java.util.Collection;
+import java.util.Comparator;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
@@ -227,6 +230,17 @@ final class LeaseKeeper<H extends LeaseState> implements AutoCloseable {
     static int live(Collection<? extends LeaseState> holds) {
         long now = System.nanoTime();
         return (int) holds.stream().filter(h -> h.isLive(now)).count();
+    }
+
+    /** The valid ones of {@code holds}, as snapshots, oldest first. */
+    static List<HeldLock> snapshot(Collection<? extends LeaseState> holds) {
+        long now = System.nanoTime();
+        Instant wallNow = Instant.now();
+        return holds.stream()
+                .filter(h -> h.isLive(now))
+                .map(h -> HeldLock.of(h, now, wallNow))
+                .sorted(Comparator.comparing(HeldLock::since))
+                .toList();
     }
 
     @Override

@@ -173,6 +173,14 @@ public final class LockClient implements AutoCloseable {
         return engine.activeHolds();
     }
 
+    /**
+     * The locks this client holds right now (valid holds only, oldest first), thread-bound and
+     * handle-owned alike; a snapshot of what the client knows, without asking Redis.
+     */
+    public List<HeldLock> heldLocks() {
+        return engine.heldLocks();
+    }
+
     /** Lock channels this client is subscribed to right now; for tests and diagnostics, not API. */
     int subscribedChannels() {
         return engine.subscribedChannels();

@@ -3,6 +3,7 @@ package dev.distlock.core;
 import dev.distlock.core.LockListener.AcquireOutcome;
 import dev.distlock.core.pubsub.WakeupHub;
 import java.time.Duration;
+import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -223,6 +224,10 @@ final class LockEngine implements AutoCloseable {
     /** Holds of this client that are still valid. */
     int activeHolds() {
         return LeaseKeeper.live(holds.all());
+    }
+
+    List<HeldLock> heldLocks() {
+        return LeaseKeeper.snapshot(holds.all());
     }
 
     int subscribedChannels() {

@@ -171,6 +171,11 @@ public final class RedLockClient implements AutoCloseable {
         return options;
     }
 
+    /** The RedLocks this client holds right now (valid holds only, oldest first); see {@link LockClient#heldLocks()}. */
+    public List<HeldLock> heldLocks() {
+        return engine.heldLocks();
+    }
+
     /** How many RedLocks this client holds right now (valid holds only). */
     public int activeHolds() {
         return engine.activeHolds();

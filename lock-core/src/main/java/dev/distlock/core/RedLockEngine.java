@@ -427,6 +427,10 @@ final class RedLockEngine implements AutoCloseable {
         return LeaseKeeper.live(holds.values());
     }
 
+    List<HeldLock> heldLocks() {
+        return LeaseKeeper.snapshot(holds.values());
+    }
+
     private static String holdId(String name, String owner) {
         return name + '\n' + owner;
     }

@@ -3,6 +3,9 @@ package dev.distlock.spring;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.distlock.core.LockClient;
+import dev.distlock.core.LockHandle;
+import dev.distlock.core.RedisLock;
 import dev.distlock.spring.annotation.DistributedLock;
 import java.net.http.HttpResponse;
 import java.time.Duration;
@@ -39,6 +42,9 @@ class ActuatorEndpointTest extends RunningApplication {
     @Autowired
     LockTemplate template;
 
+    @Autowired
+    LockClient client;
+
     @Test
     void listsTheHoldsOfThisInstanceWithKindOwnerTokenAndLease() throws Exception {
         CountDownLatch release = new CountDownLatch(1);
@@ -53,7 +59,7 @@ class ActuatorEndpointTest extends RunningApplication {
             String body = get("/actuator/distributedlocks").body();
             assertThat(body)
                     .contains("\"mode\":\"redis\"")
-                    .contains("not listed")
+                    .contains("'otherHolds' directly through the LockClient")
                     .contains("\"name\":\"jobs\"")
                     .contains("\"key\":\"order:42\"")
                     .contains("\"type\":\"REENTRANT\"")
@@ -65,12 +71,40 @@ class ActuatorEndpointTest extends RunningApplication {
                     .contains("\"ownerThread\":")
                     .contains("\"leaseLeftMs\":");
             assertThat(body).doesNotContain("\"leaseLeftMs\":null");
+            assertThat(body).as("the starter's own holds are not listed twice").contains("\"otherHolds\":[]");
         } finally {
             release.countDown();
             annotated.get(20, TimeUnit.SECONDS);
             programmatic.get(20, TimeUnit.SECONDS);
         }
         assertThat(get("/actuator/distributedlocks").body()).contains("\"holds\":[]");
+    }
+
+    @Test
+    void listsHoldsTakenDirectlyThroughTheLockClientApart() throws Exception {
+        RedisLock direct = client.getLock("invoice:9", "invoices");
+        direct.lock();
+        LockHandle handle =
+                client.getFairLock("queue:3").lockAsync().toCompletableFuture().get(10, TimeUnit.SECONDS);
+        try {
+            String body = get("/actuator/distributedlocks").body();
+            assertThat(body).contains("\"holds\":[]");
+            String others = body.substring(body.indexOf("\"otherHolds\""));
+            assertThat(others)
+                    .contains("\"name\":\"invoices\"")
+                    .contains("\"key\":\"invoice:9\"")
+                    .contains("\"ownerThread\":\"" + Thread.currentThread().getName() + "\"")
+                    .contains("\"fencingToken\":" + direct.currentFencingToken())
+                    .contains("\"key\":\"queue:3\"")
+                    .contains("\"type\":\"FAIR\"")
+                    .contains("owned by no thread")
+                    .contains("\"fencingToken\":" + handle.fencingToken())
+                    .contains("\"lease\":\"watchdog\"");
+        } finally {
+            direct.unlock();
+            handle.unlock();
+        }
+        assertThat(get("/actuator/distributedlocks").body()).contains("\"otherHolds\":[]");
     }
 
     @Test

@@ -3,6 +3,7 @@ package dev.distlock.spring;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.distlock.spring.annotation.DistributedLock;
+import dev.distlock.spring.annotation.LockType;
 import dev.distlock.spring.annotation.OnLockFailure;
 import dev.distlock.spring.autoconfigure.DistributedLockAutoConfiguration;
 import dev.distlock.testsupport.RedisExtension;
@@ -60,6 +61,16 @@ class StartupValidationTest {
                         "returns reactor.core.publisher.ParallelFlux, which" + " @DistributedLock does not support",
                         "Return a Reactor Mono or Flux"),
                 Arguments.of(
+                        HoldAtLeastWithFair.class,
+                        "HoldAtLeastWithFair.run()",
+                        "sets holdAtLeast with type = FAIR",
+                        "Use holdAtLeast with the default type"),
+                Arguments.of(
+                        HoldAtLeastOverLease.class,
+                        "HoldAtLeastOverLease.run()",
+                        "has holdAtLeast PT10S longer than its leaseTime PT5S",
+                        "lockAtLeastFor <= lockAtMostFor"),
+                Arguments.of(
                         PublisherResult.class,
                         "PublisherResult.run()",
                         "returns org.reactivestreams.Publisher",
@@ -84,6 +95,16 @@ class StartupValidationTest {
     public static class BadSpel {
         @DistributedLock(key = "'order:' + #orderId +")
         public void run(Long orderId) {}
+    }
+
+    public static class HoldAtLeastWithFair {
+        @DistributedLock(key = "k", type = LockType.FAIR, holdAtLeast = "1s")
+        public void run() {}
+    }
+
+    public static class HoldAtLeastOverLease {
+        @DistributedLock(key = "k", leaseTime = "5s", holdAtLeast = "10s")
+        public void run() {}
     }
 
     public static class BadWait {

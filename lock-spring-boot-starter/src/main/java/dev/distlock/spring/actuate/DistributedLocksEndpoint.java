@@ -1,6 +1,8 @@
 package dev.distlock.spring.actuate;
 
+import dev.distlock.core.HeldLock;
 import dev.distlock.spring.execution.ActiveHolds;
+import dev.distlock.spring.execution.LockSource;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -19,23 +21,50 @@ public class DistributedLocksEndpoint {
     /** The endpoint id. */
     public static final String ID = "distributedlocks";
 
-    static final String SCOPE = "Holds taken through @DistributedLock and LockTemplate on this instance;"
-            + " holds taken directly through LockClient are not listed";
+    static final String SCOPE = "This instance's holds: 'holds' were taken through @DistributedLock and"
+            + " LockTemplate, 'otherHolds' directly through the LockClient (or RedLockClient) beans";
 
     private final ActiveHolds holds;
     private final String mode;
+    private final LockSource source;
 
-    public DistributedLocksEndpoint(ActiveHolds holds, String mode) {
+    public DistributedLocksEndpoint(ActiveHolds holds, String mode, LockSource source) {
         this.holds = holds;
         this.mode = mode;
+        this.source = source;
     }
 
     @ReadOperation
     public HoldsDescriptor holds() {
+        List<ActiveHolds.Entry> entries = holds.list();
+        List<OtherHoldDescriptor> others = source.heldLocks().stream()
+                .filter(held -> entries.stream().noneMatch(e -> takenBy(held, e)))
+                .map(DistributedLocksEndpoint::describe)
+                .toList();
         return new HoldsDescriptor(
                 mode,
                 SCOPE,
-                holds.list().stream().map(DistributedLocksEndpoint::describe).toList());
+                entries.stream().map(DistributedLocksEndpoint::describe).toList(),
+                others);
+    }
+
+    /** Whether the client's {@code held} is the starter's hold {@code entry} (same key, same grant's token). */
+    private static boolean takenBy(HeldLock held, ActiveHolds.Entry entry) {
+        return entry.request().keys().contains(held.lock().key())
+                && entry.fencingTokens().containsValue(held.fencingToken());
+    }
+
+    private static OtherHoldDescriptor describe(HeldLock held) {
+        return new OtherHoldDescriptor(
+                held.lock().name(),
+                held.lock().key(),
+                held.lock().type().name(),
+                held.ownerThread() != null ? held.ownerThread() : "(a LockHandle: owned by no thread)",
+                held.since(),
+                held.fencingToken(),
+                held.holdCount(),
+                held.watchdog() ? "watchdog" : "fixed",
+                held.validFor().toMillis());
     }
 
     private static HoldDescriptor describe(ActiveHolds.Entry entry) {
@@ -65,7 +94,33 @@ public class DistributedLocksEndpoint {
     }
 
     /** The endpoint's answer. */
-    public record HoldsDescriptor(String mode, String scope, List<HoldDescriptor> holds) {}
+    public record HoldsDescriptor(
+            String mode, String scope, List<HoldDescriptor> holds, List<OtherHoldDescriptor> otherHolds) {}
+
+    /**
+     * One hold taken directly through a lock client, not through the starter; what the client knows of
+     * it, without asking Redis.
+     *
+     * @param name the name given with the lock ({@code getLock(key, name)}; the key when none was given)
+     * @param key the key
+     * @param type REENTRANT, FAIR, READ, WRITE or REDLOCK
+     * @param ownerThread the thread that holds it, or a note saying a LockHandle owns it
+     * @param heldSince when it was granted
+     * @param fencingToken its fencing token
+     * @param holdCount how many times its owner holds it
+     * @param lease {@code watchdog} (renewed while held) or {@code fixed}
+     * @param validForMs how long its lease is valid as far as the client knows
+     */
+    public record OtherHoldDescriptor(
+            String name,
+            String key,
+            String type,
+            String ownerThread,
+            Instant heldSince,
+            long fencingToken,
+            int holdCount,
+            String lease,
+            long validForMs) {}
 
     /**
      * One hold.

@@ -24,7 +24,7 @@ public class ForceUnlockDistributedLocksEndpoint extends DistributedLocksEndpoin
     private final LockSource source;
 
     public ForceUnlockDistributedLocksEndpoint(ActiveHolds holds, String mode, LockSource source) {
-        super(holds, mode);
+        super(holds, mode, source);
         this.source = source;
     }
 

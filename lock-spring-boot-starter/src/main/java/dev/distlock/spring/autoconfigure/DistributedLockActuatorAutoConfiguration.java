@@ -42,8 +42,9 @@ public class DistributedLockActuatorAutoConfiguration {
         @Bean
         @ConditionalOnMissingBean(DistributedLocksEndpoint.class)
         @ConditionalOnBooleanProperty(name = FORCE_UNLOCK, havingValue = false, matchIfMissing = true)
-        DistributedLocksEndpoint distributedLocksEndpoint(ActiveHolds holds, DistributedLockProperties properties) {
-            return new DistributedLocksEndpoint(holds, mode(properties));
+        DistributedLocksEndpoint distributedLocksEndpoint(
+                ActiveHolds holds, DistributedLockProperties properties, LockSource source) {
+            return new DistributedLocksEndpoint(holds, mode(properties), source);
         }
 
         @Bean

@@ -208,7 +208,7 @@ public class DistributedLockAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     LockSource distributedLockSource(ObjectProvider<LockClient> client, ObjectProvider<RedLockClient> redLockClient) {
-        return new RedisLockSource(client::getObject, redLockClient::getObject);
+        return new RedisLockSource(client::getObject, redLockClient::getIfAvailable);
     }
 
     /** The holds taken through the starter and not yet released, for the Actuator endpoint. */

@@ -1,5 +1,6 @@
 package dev.distlock.spring.execution;
 
+import dev.distlock.core.HeldLock;
 import dev.distlock.core.RedisLock;
 import dev.distlock.core.RedisMultiLock;
 import dev.distlock.spring.annotation.LockType;
@@ -24,6 +25,12 @@ public interface LockSource {
      * @return whether a lock was deleted
      */
     boolean forceUnlock(String key, String type);
+
+    /**
+     * Every hold of this source's lock clients now, including those taken directly through them (not
+     * through the starter); empty where no client can be used directly (local mode).
+     */
+    List<HeldLock> heldLocks();
 
     /** How many locks this instance holds now. */
     int activeHolds();

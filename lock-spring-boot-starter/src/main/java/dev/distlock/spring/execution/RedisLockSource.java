@@ -1,10 +1,12 @@
 package dev.distlock.spring.execution;
 
+import dev.distlock.core.HeldLock;
 import dev.distlock.core.LockClient;
 import dev.distlock.core.RedLockClient;
 import dev.distlock.core.RedisLock;
 import dev.distlock.core.RedisMultiLock;
 import dev.distlock.spring.annotation.LockType;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Supplier;
 import org.springframework.util.function.SingletonSupplier;
@@ -15,7 +17,10 @@ public final class RedisLockSource implements LockSource {
     private final Supplier<LockClient> client;
     private final Supplier<RedLockClient> redLockSupplier;
 
-    /** Both clients are looked up on first use: advisors are created early, before the Redis connection should be. */
+    /**
+     * Both clients are looked up on first use: advisors are created early, before the Redis connection
+     * should be. {@code redLockClient} gives {@code null} when distributed-lock.redlock.nodes is not set.
+     */
     public RedisLockSource(Supplier<LockClient> client, Supplier<RedLockClient> redLockClient) {
         this.client = SingletonSupplier.of(client);
         this.redLockSupplier = redLockClient;
@@ -24,7 +29,7 @@ public final class RedisLockSource implements LockSource {
     @Override
     public RedisLock lock(LockType type, boolean redlock, String key, String label) {
         if (redlock) {
-            return redLockSupplier.get().getLock(key, label);
+            return redLock().getLock(key, label);
         }
         LockClient c = client();
         return switch (type) {
@@ -43,7 +48,7 @@ public final class RedisLockSource implements LockSource {
     @Override
     public boolean forceUnlock(String key, String type) {
         return switch (type) {
-            case "REDLOCK" -> redLockSupplier.get().getLock(key).forceUnlock();
+            case "REDLOCK" -> redLock().getLock(key).forceUnlock();
             case "READ", "WRITE" -> client().getReadWriteLock(key).writeLock().forceUnlock();
             default -> lock(LockType.valueOf(type), false, key, key).forceUnlock();
         };
@@ -52,6 +57,25 @@ public final class RedisLockSource implements LockSource {
     @Override
     public int activeHolds() {
         return client().activeHolds();
+    }
+
+    @Override
+    public List<HeldLock> heldLocks() {
+        List<HeldLock> all = new ArrayList<>(client().heldLocks());
+        RedLockClient redLock = redLockSupplier.get();
+        if (redLock != null) {
+            all.addAll(redLock.heldLocks());
+        }
+        return all;
+    }
+
+    private RedLockClient redLock() {
+        RedLockClient redLock = redLockSupplier.get();
+        if (redLock == null) {
+            throw new IllegalStateException(
+                    "RedLock needs distributed-lock.redlock.nodes: list at least 3 independent Redis masters there");
+        }
+        return redLock;
     }
 
     /** One bounded round trip on the lock client's own connection (EXISTS on a key no lock uses). */

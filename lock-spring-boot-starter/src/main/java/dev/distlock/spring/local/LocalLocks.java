@@ -97,6 +97,12 @@ public final class LocalLocks implements LockSource, AutoCloseable {
     @Override
     public void check() {}
 
+    /** None: in local mode every hold is taken through the starter, which lists its own. */
+    @Override
+    public List<dev.distlock.core.HeldLock> heldLocks() {
+        return List.of();
+    }
+
     @Override
     public int activeHolds() {
         return states.values().stream().mapToInt(LocalLockState::activeHolds).sum();

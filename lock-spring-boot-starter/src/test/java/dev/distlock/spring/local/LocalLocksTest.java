@@ -156,4 +156,38 @@ class LocalLocksTest {
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("over the limit of 1024");
     }
+
+    @Test
+    void holdAtLeastKeepsTheLocalLockTakenByNobodyUntilThenAsTheRedisLockDoes() throws Exception {
+        RedisLock lock = locks.lock(LockType.REENTRANT, false, "kept", "label");
+        lock.lock();
+        long granted = System.nanoTime();
+
+        lock.unlock(Duration.ofMillis(800));
+
+        assertThat(lock.isHeldByCurrentThread()).isFalse();
+        assertThat(lock.isLocked()).isTrue();
+        assertThat(lock.tryLock()).as("not even this thread re-enters").isFalse();
+        assertThat(CompletableFuture.supplyAsync(() -> {
+                            try {
+                                boolean got = lock.tryLock(Duration.ofSeconds(10));
+                                lock.unlock();
+                                return got;
+                            } catch (InterruptedException e) {
+                                throw new IllegalStateException(e);
+                            }
+                        })
+                        .join())
+                .as("another thread gets it when the time is up")
+                .isTrue();
+        assertThat(Duration.ofNanos(System.nanoTime() - granted)).isGreaterThanOrEqualTo(Duration.ofMillis(750));
+
+        RedisLock fair = locks.lock(LockType.FAIR, false, "kept-fair", "label");
+        fair.lock();
+        assertThatThrownBy(() -> fair.unlock(Duration.ofSeconds(1)))
+                .isInstanceOf(UnsupportedOperationException.class)
+                .hasMessageContaining("holdAtLeast is supported by reentrant locks");
+        assertThat(fair.isHeldByCurrentThread()).isTrue();
+        fair.unlock();
+    }
 }
