@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
+import java.util.TreeSet;
 
 /**
  * Settings of one benchmark run. Each can be given as a system property {@code -Dbench.NAME=VALUE}
@@ -21,11 +22,20 @@ import java.util.Properties;
  * @param measure the measured window of each scenario and library
  * @param rounds how often every scenario and library is run, libraries interleaved; the report
  *        shows each one's median run, so one noisy moment on a shared machine cannot decide a ratio
- * @param threads threads of scenarios 2 and 3
+ * @param threads threads of scenarios 2, 3 and 5
  * @param processes child JVMs of scenario 4
  * @param processThreads threads per child JVM in scenario 4
  * @param libraries which libraries to run, in report order
  * @param scenarios which scenarios to run
+ * @param heldLocks locks held on one client in the held-locks scenario
+ * @param heldLease watchdog lease of the held-locks scenario (distlock and Redisson both default to
+ *        30 s and renew every third of it); its window lasts five sixths of it, so every held lock is
+ *        renewed at least twice inside the window
+ * @param asyncCallers concurrent callers of the async and reactive scenarios
+ * @param asyncThreads threads that start the async callers' operations (the libraries' own I/O
+ *        threads do the rest)
+ * @param fairSlack how much earlier than a new holder another waiter must have asked for the grant to
+ *        count as out of arrival order (see {@link ArrivalOrder})
  * @param childJvmOptions extra JVM options of the scenario-4 child JVMs (space separated), for
  *        example {@code -Xmx512m}; none by default, so children run as plain as this JVM
  * @param output where the Markdown report is written
@@ -40,6 +50,11 @@ record BenchmarkConfig(
         int processThreads,
         List<Library> libraries,
         List<Scenario> scenarios,
+        int heldLocks,
+        Duration heldLease,
+        int asyncCallers,
+        int asyncThreads,
+        Duration fairSlack,
         List<String> childJvmOptions,
         Path output) {
 
@@ -47,21 +62,35 @@ record BenchmarkConfig(
         if (measure.isZero()) {
             throw new IllegalArgumentException("measure must be longer than zero: it divides the op count");
         }
+        if (heldLease.compareTo(Duration.ofMillis(300)) < 0) {
+            throw new IllegalArgumentException(
+                    "heldLease must be at least 300ms (both libraries renew every third of it), got " + heldLease);
+        }
     }
 
     /** Names accepted as arguments / {@code bench.}-properties, with their defaults. */
-    static final Map<String, String> DEFAULTS = Map.of(
-            // 3 rounds of 9 runs of 2 s + 4 s and 3 of 10 s + 4 s, plus client and JVM start-up: about six minutes.
-            "warmup", "2s",
-            "processWarmup", "10s",
-            "measure", "4s",
-            "rounds", "3",
-            "threads", "8",
-            "processes", "2",
-            "processThreads", "4",
-            "libraries", "distlock,redisson,spring",
-            "scenarios", "1,2,3,4",
-            "childJvmOptions", "");
+    static final Map<String, String> DEFAULTS = Map.ofEntries(
+            Map.entry("warmup", "2s"),
+            Map.entry("processWarmup", "10s"),
+            Map.entry("measure", "4s"),
+            Map.entry("rounds", "3"),
+            Map.entry("threads", "8"),
+            Map.entry("processes", "2"),
+            Map.entry("processThreads", "4"),
+            Map.entry("libraries", "distlock,redisson,redisson-epoll,spring-spin,spring-pubsub"),
+            Map.entry("scenarios", "1,2,3,4,5,6,7,8,9,10"),
+            Map.entry("heldLocks", "100000"),
+            Map.entry("heldLease", "30s"),
+            Map.entry("asyncCallers", "64"),
+            Map.entry("asyncThreads", "2"),
+            Map.entry("fairSlack", "10ms"),
+            Map.entry("childJvmOptions", ""));
+
+    /** The held-locks scenario's window: at least two renewals of every held lock (one per third of the lease). */
+    Duration heldWindow() {
+        Duration twoRounds = heldLease.multipliedBy(5).dividedBy(6);
+        return twoRounds.compareTo(measure) > 0 ? twoRounds : measure;
+    }
 
     static BenchmarkConfig fromSystemPropertiesAndArgs(String... args) {
         Map<String, String> values = new HashMap<>(DEFAULTS);
@@ -75,8 +104,8 @@ record BenchmarkConfig(
             String a = arg.startsWith("--") ? arg.substring(2) : arg;
             int eq = a.indexOf('=');
             if (eq <= 0) {
-                throw new IllegalArgumentException(
-                        "Argument '" + arg + "' is not NAME=VALUE; names: " + DEFAULTS.keySet() + ", output");
+                throw new IllegalArgumentException("Argument '" + arg + "' is not NAME=VALUE; names: "
+                        + new TreeSet<>(DEFAULTS.keySet()) + ", output");
             }
             values.put(known(a.substring(0, eq)), a.substring(eq + 1));
         }
@@ -97,6 +126,11 @@ record BenchmarkConfig(
                         .distinct()
                         .sorted()
                         .toList(),
+                positive(values.get("heldLocks"), "heldLocks"),
+                duration(values.get("heldLease"), "heldLease"),
+                positive(values.get("asyncCallers"), "asyncCallers"),
+                positive(values.get("asyncThreads"), "asyncThreads"),
+                duration(values.get("fairSlack"), "fairSlack"),
                 Arrays.stream(values.get("childJvmOptions").trim().split("\\s+"))
                         .filter(o -> !o.isEmpty())
                         .toList(),
@@ -119,7 +153,7 @@ record BenchmarkConfig(
     private static String known(String name) {
         if (!DEFAULTS.containsKey(name) && !name.equals("output")) {
             throw new IllegalArgumentException(
-                    "Unknown setting '" + name + "'; known: " + DEFAULTS.keySet() + ", output");
+                    "Unknown setting '" + name + "'; known: " + new TreeSet<>(DEFAULTS.keySet()) + ", output");
         }
         return name;
     }

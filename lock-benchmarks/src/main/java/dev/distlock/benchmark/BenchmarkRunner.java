@@ -5,14 +5,19 @@ import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
+import java.io.IOException;
 import java.io.PrintStream;
+import java.io.RandomAccessFile;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.Comparator;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
+import java.util.concurrent.locks.Lock;
+import java.util.function.BiFunction;
+import java.util.function.Function;
 import java.util.stream.IntStream;
 
 /**
@@ -21,7 +26,7 @@ import java.util.stream.IntStream;
  */
 final class BenchmarkRunner implements AutoCloseable {
 
-    private static final String SHARED_KEY = "bench-key-shared";
+    static final String SHARED_KEY = "bench-key-shared";
 
     private final BenchmarkConfig config;
     private final RedisServer redis;
@@ -50,51 +55,51 @@ final class BenchmarkRunner implements AutoCloseable {
     }
 
     /**
-     * Runs every scenario and library {@code rounds} times, libraries interleaved within a round, and
-     * returns each pair's median run (a failed run wins, so failures are never hidden).
+     * Runs every scenario and library {@code rounds} times, libraries interleaved within a round (a
+     * library without what a scenario needs is left out of it), and returns every run in run order.
      */
     List<RunResult> runAll() {
-        Map<String, List<RunResult>> runs = new LinkedHashMap<>();
+        List<RunResult> runs = new ArrayList<>();
         for (int round = 1; round <= config.rounds(); round++) {
             for (Scenario scenario : config.scenarios()) {
                 for (Library library : config.libraries()) {
+                    if (!scenario.runsWith(library)) {
+                        continue;
+                    }
                     log.printf(
-                            "[%d/%d] %-45s %-18s ... ", round, config.rounds(), scenario.label(config), library.label);
+                            "[%d/%d] %-45s %-26s ... ", round, config.rounds(), scenario.label(config), library.label);
                     long start = System.nanoTime();
                     RunResult r = run(scenario, library);
                     log.printf(
-                            "%,.0f ops/s, p50 %s, p99 %s, %d violations%s (%.1f s)%n",
+                            "%,.0f ops/s, p50 %s, p99 %s, max %s, %d violations%s%s (%.1f s)%n",
                             r.opsPerSecond(),
                             Report.millis(r.p50Nanos()),
                             Report.millis(r.p99Nanos()),
+                            Report.millis(r.maxNanos()),
                             r.violations(),
+                            r.held() == null
+                                    ? ""
+                                    : String.format(
+                                            ", %.0f B heap/hold, %d lost",
+                                            r.held().heapBytesPerHold(),
+                                            r.held().lost()),
                             r.ok() ? "" : ", FAILED: " + r.error(),
                             (System.nanoTime() - start) / 1e9);
-                    runs.computeIfAbsent(scenario.name() + "/" + library.id, k -> new ArrayList<>())
-                            .add(r);
+                    runs.add(r);
                 }
             }
         }
-        List<RunResult> results = new ArrayList<>();
-        for (List<RunResult> pair : runs.values()) {
-            results.add(pair.stream()
-                    .filter(r -> !r.ok() || r.violations() > 0)
-                    .findFirst()
-                    .orElseGet(() -> median(pair)));
-        }
-        return results;
-    }
-
-    private static RunResult median(List<RunResult> runs) {
-        List<RunResult> sorted = new ArrayList<>(runs);
-        sorted.sort(Comparator.comparingDouble(RunResult::opsPerSecond));
-        return sorted.get((sorted.size() - 1) / 2);
+        return runs;
     }
 
     RunResult run(Scenario scenario, Library library) {
         try {
             admin.flushall();
-            return scenario == Scenario.CONTENDED_PROCESSES ? inChildren(library) : inProcess(scenario, library);
+            return switch (scenario) {
+                case CONTENDED_PROCESSES -> inChildren(library);
+                case HELD_LOCKS -> new HeldLocks(config, admin).run(library, redis.host(), redis.port());
+                default -> inProcess(scenario, library);
+            };
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return RunResult.failed(scenario, library, e);
@@ -104,39 +109,60 @@ final class BenchmarkRunner implements AutoCloseable {
     }
 
     private RunResult inProcess(Scenario scenario, Library library) throws InterruptedException {
-        List<String> keys = switch (scenario) {
-            case UNCONTENDED_SINGLE -> List.of("bench-key-0");
-            case UNCONTENDED_THREADS ->
-                IntStream.range(0, config.threads())
-                        .mapToObj(i -> "bench-key-" + i)
-                        .toList();
-            case CONTENDED_THREADS -> Collections.nCopies(config.threads(), SHARED_KEY);
-            case CONTENDED_PROCESSES -> throw new IllegalArgumentException("runs in child JVMs");
+        int workers = switch (scenario) {
+            case UNCONTENDED_SINGLE -> 1;
+            case UNCONTENDED_THREADS, CONTENDED_THREADS, FAIR_CONTENDED -> config.threads();
+            default -> config.asyncCallers();
         };
-        try (LockProvider provider = library.open(redis.host(), redis.port())) {
-            Workload.prime(provider, "bench-prime");
-            Sampler redisCounters = new Sampler();
-            Workload.Outcome o =
-                    Workload.run(provider, keys, Occupancy.local(), config.warmup(), config.measure(), redisCounters);
-            return RunResult.of(scenario, library, o.opsPerSecond(), o, redisCounters.before, redisCounters.after);
+        List<String> keys = scenario.contended()
+                ? Collections.nCopies(workers, SHARED_KEY)
+                : IntStream.range(0, workers).mapToObj(i -> "bench-key-" + i).toList();
+        Occupancy occupancy = Occupancy.local(workers);
+        // Slots and locks are made before the start signal so set-up cost stays out of the loop.
+        List<Occupancy.Slot> slots = keys.stream().map(occupancy::slot).toList();
+        try (LockProvider provider = library.open(redis.host(), redis.port(), Library.DEFAULT_LEASE)) {
+            CommandStats.Sampler redisCounters = new CommandStats.Sampler(admin);
+            Outcome o;
+            if (scenario.async()) {
+                boolean reactive = scenario == Scenario.REACTIVE_CONTENDED || scenario == Scenario.REACTIVE_UNCONTENDED;
+                BiFunction<String, Long, LockProvider.AsyncCycle> cycle =
+                        reactive ? provider::reactiveCycle : provider::asyncCycle;
+                Workload.prime(cycle.apply("bench-prime", Occupancy.Holders.of(workers)));
+                List<LockProvider.AsyncCycle> cycles = IntStream.range(0, workers)
+                        .mapToObj(i -> cycle.apply(keys.get(i), Occupancy.Holders.of(i)))
+                        .toList();
+                o = Workload.callers(
+                        cycles, slots, config.asyncThreads(), config.warmup(), config.measure(), redisCounters);
+            } else {
+                boolean fair = scenario == Scenario.FAIR_CONTENDED;
+                Function<String, Lock> lock = fair ? provider::fairLock : provider::lock;
+                Workload.prime(lock.apply("bench-prime"));
+                List<Lock> locks = keys.stream().map(lock).toList();
+                ArrivalOrder order = fair ? new ArrivalOrder(workers, config.fairSlack()) : null;
+                o = Workload.threads(locks, slots, order, config.warmup(), config.measure(), redisCounters);
+            }
+            return RunResult.of(scenario, library, o, List.of(), redisCounters.before, redisCounters.after, null);
         }
     }
 
     /**
      * Scenario 4: every child JVM opens its own client and runs its threads on the shared key;
-     * this JVM only coordinates, so it takes no part in the contention.
+     * this JVM only coordinates, so it takes no part in the contention. The children share the
+     * occupancy check through a memory-mapped file.
      */
     private RunResult inChildren(Library library) throws InterruptedException {
-        List<String> args = List.of(
-                "library=" + library.id,
-                "host=" + redis.host(),
-                "port=" + redis.port(),
-                "key=" + SHARED_KEY,
-                "threads=" + config.processThreads(),
-                "warmupMs=" + config.processWarmup().toMillis(),
-                "measureMs=" + config.measure().toMillis());
+        Path shared = sharedOccupancyFile();
         List<ChildJvm> children = new ArrayList<>();
         try {
+            List<String> args = List.of(
+                    "library=" + library.id,
+                    "host=" + redis.host(),
+                    "port=" + redis.port(),
+                    "key=" + SHARED_KEY,
+                    "occupancy=" + shared,
+                    "threads=" + config.processThreads(),
+                    "warmupMs=" + config.processWarmup().toMillis(),
+                    "measureMs=" + config.measure().toMillis());
             for (int i = 0; i < config.processes(); i++) {
                 children.add(ChildJvm.start("child-" + (i + 1), config.childJvmOptions(), args, log));
             }
@@ -153,49 +179,34 @@ final class BenchmarkRunner implements AutoCloseable {
             Thread.sleep(config.measure().toMillis());
             CommandStats.Snapshot after = CommandStats.snapshot(admin);
             Duration resultTimeout = Workload.STUCK_AFTER.plusSeconds(60);
-            List<Workload.Outcome> outcomes = new ArrayList<>();
+            List<Outcome> outcomes = new ArrayList<>();
             for (ChildJvm child : children) {
-                outcomes.add(ChildProcess.decode(child.await(ChildProcess.RESULT, resultTimeout)));
+                outcomes.add(Outcome.decode(child.await(Outcome.RESULT, resultTimeout)));
             }
-            LatencyHistogram latency = new LatencyHistogram();
-            long total = 0;
-            long measured = 0;
-            long violations = 0;
-            long cpu = 0;
-            double opsPerSecond = 0;
-            String error = null;
-            for (Workload.Outcome o : outcomes) {
-                latency.add(o.latency());
-                total += o.totalOps();
-                measured += o.measuredOps();
-                violations += o.violations();
-                cpu = cpu < 0 || o.cpuNanos() < 0 ? -1 : cpu + o.cpuNanos();
-                // Each child timed its own window; their rates add up.
-                opsPerSecond += o.opsPerSecond();
-                error = error != null ? error : o.error();
-            }
-            Workload.Outcome merged = new Workload.Outcome(total, measured, violations, 0, cpu, latency, error);
-            return RunResult.of(Scenario.CONTENDED_PROCESSES, library, opsPerSecond, merged, before, after);
+            List<Long> jvmOps = outcomes.stream().map(Outcome::measuredOps).toList();
+            return RunResult.of(
+                    Scenario.CONTENDED_PROCESSES, library, Outcome.merge(outcomes), jvmOps, before, after, null);
         } finally {
             long closing = System.nanoTime();
             children.forEach(ChildJvm::close);
             log.printf("[children closed in %.1f s] ", (System.nanoTime() - closing) / 1e9);
+            try {
+                Files.deleteIfExists(shared);
+            } catch (IOException e) {
+                log.println("Cannot delete " + shared + ": " + e);
+            }
         }
     }
 
-    /** Samples the Redis counters as the in-process window opens and closes. */
-    private final class Sampler implements Workload.Window {
-        private CommandStats.Snapshot before;
-        private CommandStats.Snapshot after;
-
-        @Override
-        public void opened() {
-            before = CommandStats.snapshot(admin);
-        }
-
-        @Override
-        public void closed() {
-            after = CommandStats.snapshot(admin);
+    private static Path sharedOccupancyFile() {
+        try {
+            Path file = Files.createTempFile("distlock-bench-occupancy", ".bin");
+            try (RandomAccessFile f = new RandomAccessFile(file.toFile(), "rw")) {
+                f.setLength(Occupancy.bytesFor(1));
+            }
+            return file;
+        } catch (IOException e) {
+            throw new UncheckedIOException("Cannot create the shared occupancy file of the child JVMs", e);
         }
     }
 

@@ -1,24 +1,24 @@
 package dev.distlock.benchmark;
 
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.RedisURI;
-import io.lettuce.core.api.StatefulRedisConnection;
 import java.io.BufferedReader;
 import java.io.FileDescriptor;
 import java.io.FileOutputStream;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Collections;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.locks.Lock;
 
 /**
  * The worker side of the multi-process scenario: one child JVM started by {@link ChildJvm}.
  *
  * <p>Protocol on stdin/stdout (logging goes to stderr, so stdout carries only this): the child
- * opens its library client and prints {@code READY}; the parent sends {@code GO} to all children
+ * opens its library client, maps the shared occupancy file and prints {@code READY}; the parent sends {@code GO} to all children
  * at once so their windows line up; the child runs warm-up and window and prints one
  * {@code RESULT} line. If stdin closes before that, the parent is gone and the child halts, so no
  * orphan keeps hammering Redis.
@@ -28,7 +28,6 @@ final class ChildProcess {
     static final String FLAG = "--child";
     static final String READY = "READY";
     static final String GO = "GO";
-    static final String RESULT = "RESULT";
 
     private ChildProcess() {}
 
@@ -50,11 +49,16 @@ final class ChildProcess {
         PrintStream out = new PrintStream(new FileOutputStream(FileDescriptor.out), true, StandardCharsets.UTF_8);
         System.setOut(System.err);
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
-        RedisClient plain = RedisClient.create(RedisURI.create(host, port));
-        try (StatefulRedisConnection<String, String> check = plain.connect();
-                LockProvider provider = library.open(host, port)) {
-            Workload.prime(provider, "bench-prime-" + ProcessHandle.current().pid());
-            check.sync().ping();
+        Occupancy occupancy = Occupancy.mapped(Path.of(a.get("occupancy")));
+        try (LockProvider provider = library.open(host, port, Library.DEFAULT_LEASE)) {
+            Workload.prime(
+                    provider.lock("bench-prime-" + ProcessHandle.current().pid()));
+            List<Lock> locks = new ArrayList<>();
+            List<Occupancy.Slot> slots = new ArrayList<>();
+            for (int i = 0; i < threads; i++) {
+                locks.add(provider.lock(a.get("key")));
+                slots.add(occupancy.slot(a.get("key")));
+            }
             out.println(READY);
             if (!GO.equals(in.readLine())) {
                 return; // parent gave up before the start
@@ -74,45 +78,8 @@ final class ChildProcess {
             orphanGuard.setDaemon(true);
             orphanGuard.start();
 
-            Workload.Outcome o = Workload.run(
-                    provider,
-                    Collections.nCopies(threads, a.get("key")),
-                    Occupancy.redis(check.sync()),
-                    warmup,
-                    measure,
-                    Workload.Window.NONE);
-            out.println(encode(o));
-        } finally {
-            plain.shutdown();
+            Outcome o = Workload.threads(locks, slots, null, warmup, measure, Workload.Window.NONE);
+            out.println(o.encode());
         }
-    }
-
-    static String encode(Workload.Outcome o) {
-        // The error text is last because it may contain spaces.
-        return String.join(
-                " ",
-                RESULT,
-                Long.toString(o.totalOps()),
-                Long.toString(o.measuredOps()),
-                Long.toString(o.violations()),
-                Long.toString(o.windowNanos()),
-                Long.toString(o.cpuNanos()),
-                o.latency().encode(),
-                o.error() == null ? "-" : o.error().replace('\n', ' '));
-    }
-
-    static Workload.Outcome decode(String line) {
-        String[] f = line.split(" ", 8);
-        if (f.length != 8 || !f[0].equals(RESULT)) {
-            throw new IllegalArgumentException("Not a child result line: " + line);
-        }
-        return new Workload.Outcome(
-                Long.parseLong(f[1]),
-                Long.parseLong(f[2]),
-                Long.parseLong(f[3]),
-                Long.parseLong(f[4]),
-                Long.parseLong(f[5]),
-                LatencyHistogram.decode(f[6]),
-                f[7].equals("-") ? null : f[7]);
     }
 }

@@ -1,57 +1,25 @@
 package dev.distlock.benchmark;
 
-import dev.distlock.core.LockClient;
-import io.lettuce.core.RedisURI;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.Locale;
-import org.redisson.Redisson;
-import org.redisson.api.RedissonClient;
-import org.redisson.config.Config;
-import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
-import org.springframework.integration.redis.util.RedisLockRegistry;
+import java.util.stream.Collectors;
+import org.springframework.integration.redis.util.RedisLockRegistry.RedisLockType;
 
 /**
- * The libraries under comparison. Each is opened exactly as its documentation's minimal set-up does,
- * with no tuning: the point is what a user gets out of the box.
+ * The libraries under comparison, each peer at its best: a variant is a library of its own (a row of
+ * the report), so Redisson's default and EPOLL transports and RedisLockRegistry's two lock types are
+ * all measured in the same run. Nothing else is tuned.
  */
 enum Library {
-    DISTLOCK("distlock", "distlock") {
-        @Override
-        LockProvider open(String host, int port) {
-            // Defaults: 30 s watchdog lease, one shared command connection plus one pub/sub connection.
-            LockClient client = LockClient.create(RedisURI.create(host, port));
-            return LockProvider.of(client::getLock, client::close);
-        }
-    },
+    DISTLOCK("distlock", "distlock"),
+    REDISSON("redisson", "Redisson"),
+    REDISSON_EPOLL("redisson-epoll", "Redisson EPOLL"),
+    SPRING_SPIN("spring-spin", "RedisLockRegistry SPIN"),
+    SPRING_PUB_SUB("spring-pubsub", "RedisLockRegistry PUB_SUB");
 
-    REDISSON("redisson", "Redisson") {
-        @Override
-        LockProvider open(String host, int port) {
-            // Defaults: connection pool, 30 s lock watchdog (lock() without leaseTime), pub/sub wake-ups.
-            Config config = new Config();
-            config.useSingleServer().setAddress("redis://" + host + ":" + port);
-            RedissonClient client = Redisson.create(config);
-            return LockProvider.of(client::getLock, client::shutdown);
-        }
-    },
-
-    SPRING_INTEGRATION("spring", "RedisLockRegistry") {
-        @Override
-        LockProvider open(String host, int port) {
-            // Defaults: 60 s expiry without renewal, spin lock type (retries every 100 ms), shared
-            // native Lettuce connection of the factory.
-            LettuceConnectionFactory factory =
-                    new LettuceConnectionFactory(new RedisStandaloneConfiguration(host, port));
-            factory.afterPropertiesSet();
-            factory.start();
-            RedisLockRegistry registry = new RedisLockRegistry(factory, "bench-registry");
-            return LockProvider.of(registry::obtain, () -> {
-                registry.destroy();
-                factory.destroy();
-            });
-        }
-    };
+    /** The watchdog lease both distlock and Redisson use by default. */
+    static final Duration DEFAULT_LEASE = Duration.ofSeconds(30);
 
     /** Name used on the command line and in the child-JVM protocol. */
     final String id;
@@ -63,7 +31,26 @@ enum Library {
         this.label = label;
     }
 
-    abstract LockProvider open(String host, int port);
+    /**
+     * Opens the library's client.
+     *
+     * @param watchdogLease lease of locks taken without one, for the libraries that renew (distlock,
+     *        Redisson); both default to 30 s
+     */
+    LockProvider open(String host, int port, Duration watchdogLease) {
+        return switch (this) {
+            case DISTLOCK -> new DistlockProvider(host, port, watchdogLease);
+            case REDISSON -> new RedissonProvider(host, port, false, watchdogLease);
+            case REDISSON_EPOLL -> new RedissonProvider(host, port, true, watchdogLease);
+            case SPRING_SPIN -> new SpringProvider(host, port, RedisLockType.SPIN_LOCK);
+            case SPRING_PUB_SUB -> new SpringProvider(host, port, RedisLockType.PUB_SUB_LOCK);
+        };
+    }
+
+    /** Whether {@link #open} gives a provider with {@code feature}, without opening one. */
+    boolean has(LockProvider.Feature feature) {
+        return this != SPRING_SPIN && this != SPRING_PUB_SUB;
+    }
 
     static Library byId(String id) {
         String wanted = id.trim().toLowerCase(Locale.ROOT);
@@ -71,7 +58,7 @@ enum Library {
                 .filter(l ->
                         l.id.equals(wanted) || l.label.toLowerCase(Locale.ROOT).equals(wanted))
                 .findFirst()
-                .orElseThrow(() -> new IllegalArgumentException(
-                        "Unknown library '" + id + "'; known: distlock, redisson, spring"));
+                .orElseThrow(() -> new IllegalArgumentException("Unknown library '" + id + "'; known: "
+                        + Arrays.stream(values()).map(l -> l.id).collect(Collectors.joining(", "))));
     }
 }

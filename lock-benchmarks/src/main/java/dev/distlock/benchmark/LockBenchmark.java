@@ -14,7 +14,8 @@ import java.util.List;
  * ./mvnw -q -B -pl lock-benchmarks -am package -DskipTests &amp;&amp; java -jar lock-benchmarks/target/lock-benchmarks.jar
  * </pre>
  *
- * Exits with 1 when a run failed or saw a mutual-exclusion violation, so scripts can rely on it.
+ * Exits with 1 when a run failed, saw a mutual-exclusion violation, a fair lock's grant out of
+ * arrival order or a lost hold, so scripts can rely on it.
  */
 public final class LockBenchmark {
 
@@ -27,19 +28,20 @@ public final class LockBenchmark {
             return;
         }
         BenchmarkConfig config = BenchmarkConfig.fromSystemPropertiesAndArgs(args);
-        Outcome outcome = run(config, System.out);
+        Results outcome = run(config, System.out);
         System.out.println();
         System.out.println(outcome.markdown());
         System.out.println("Written to " + config.output().toAbsolutePath().normalize());
-        boolean clean = outcome.results().stream().allMatch(r -> r.ok() && r.violations() == 0);
+        boolean clean =
+                outcome.results().stream().allMatch(r -> r.ok() && r.violations() == 0 && r.orderViolations() <= 0);
         System.exit(clean ? 0 : 1);
     }
 
     /** Everything one run produced. */
-    record Outcome(List<RunResult> results, String markdown) {}
+    record Results(List<RunResult> results, String markdown) {}
 
     /** Runs the benchmark, writes the Markdown report to {@code config.output()} and returns it. */
-    static Outcome run(BenchmarkConfig config, PrintStream progress) throws Exception {
+    static Results run(BenchmarkConfig config, PrintStream progress) throws Exception {
         long start = System.nanoTime();
         try (RedisServer redis = RedisServer.start();
                 BenchmarkRunner runner = new BenchmarkRunner(config, redis, progress)) {
@@ -54,7 +56,7 @@ public final class LockBenchmark {
             List<RunResult> results = runner.runAll();
             String md = Report.markdown(config, version, results, Duration.ofNanos(System.nanoTime() - start));
             Report.write(config.output(), md);
-            return new Outcome(results, md);
+            return new Results(results, md);
         }
     }
 }

@@ -5,132 +5,330 @@ import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
-import java.util.Optional;
 import java.util.Properties;
+import java.util.function.DoubleFunction;
 import java.util.function.ToDoubleFunction;
 import java.util.stream.Collectors;
 
-/** Renders the results as Markdown: the main table, the distlock ratios and the Redis command mix. */
+/**
+ * Renders every run as Markdown: each figure is the median over the rounds with the lowest and
+ * highest round in brackets. Tables: throughput and latency; fairness and hand-off; held locks;
+ * distlock relative to each peer (per-round ratios); cost per op.
+ */
 final class Report {
 
-    private Report() {}
+    private final BenchmarkConfig config;
+    private final List<RunResult> runs;
+    private final StringBuilder md = new StringBuilder();
 
-    static String markdown(BenchmarkConfig config, String redisVersion, List<RunResult> results, Duration took) {
-        StringBuilder md = new StringBuilder();
+    private Report(BenchmarkConfig config, List<RunResult> runs) {
+        this.config = config;
+        this.runs = runs;
+    }
+
+    static String markdown(BenchmarkConfig config, String redisVersion, List<RunResult> runs, Duration took) {
+        Report r = new Report(config, runs);
+        r.header(redisVersion, took);
+        r.throughput();
+        r.fairness();
+        r.held();
+        r.ratios();
+        r.cost();
+        r.failures();
+        return r.md.toString();
+    }
+
+    private void header(String redisVersion, Duration took) {
         md.append("# distlock benchmark\n\n");
         md.append(String.format(
                 Locale.ROOT,
-                "Redis %s on 127.0.0.1 started by the benchmark; %d CPUs; Java %s; warm-up %s (scenario 4's fresh child JVMs: %s), "
-                        + "measured %s per run; each figure is the median of %d runs, libraries interleaved; run took %.0f s.%n%n",
+                "Redis %s on 127.0.0.1 started by the benchmark; %d CPUs; Java %s; warm-up %s (scenario 4's fresh child "
+                        + "JVMs: %s), measured %s per run (scenario 6: %s, at least two renewals of every held lock with a %s "
+                        + "lease); %d rounds, libraries interleaved in each; run took %.0f s.%n%n",
                 redisVersion,
                 Runtime.getRuntime().availableProcessors(),
                 System.getProperty("java.version"),
                 seconds(config.warmup()),
                 seconds(config.processWarmup()),
                 seconds(config.measure()),
+                seconds(config.heldWindow()),
+                seconds(config.heldLease()),
                 config.rounds(),
                 took.toMillis() / 1000.0));
-        md.append("Libraries, all with their defaults: distlock ")
+        md.append("Libraries, each with its defaults: distlock ")
                 .append(version("dev.distlock", "lock-core", "dev.distlock.core.LockClient"))
-                .append(" (RedisLock, watchdog lease), Redisson ")
+                .append(
+                        " (RedisLock with the watchdog lease; Lettuce on Netty's epoll transport, whose jar the benchmark has), Redisson ")
                 .append(version("org.redisson", "redisson", "org.redisson.Redisson"))
-                .append(" (RLock.lock() without lease time), Spring Integration ")
+                .append(
+                        " (RLock.lock() without lease time; default NIO transport, and `TransportMode.EPOLL` as \"Redisson EPOLL\"), "
+                                + "Spring Integration ")
                 .append(version(
                         "org.springframework.integration",
                         "spring-integration-redis",
                         "org.springframework.integration.redis.util.RedisLockRegistry"))
-                .append(" (RedisLockRegistry, default lock type and expiry).\n\n");
+                .append(
+                        " (RedisLockRegistry with its default expiry, in its default SPIN lock type and in PUB_SUB). "
+                                + "RedisLockRegistry has no fair, async or reactive locks, so it is not in scenarios 5-10.\n\n");
         md.append(
-                "One op = lock(); occupancy check; unlock(); p50/p99 are of the whole op. Violations: a holder found someone else "
-                        + "inside (scenarios 1-3: an AtomicInteger per key; scenario 4: INCRBY/DECRBY of an occupancy key in Redis, "
-                        + "which adds two round trips to every critical section).\n\n");
+                "One op = lock; occupancy check; unlock, timed as a whole (async and reactive: from the call to the confirmed "
+                        + "release). Each cell is the median over the rounds with the lowest and highest round in brackets. "
+                        + "Violations: a holder found someone else inside, summed over the rounds; the check is a counter in "
+                        + "shared memory (a memory-mapped file for the child JVMs of scenario 4), so it costs no Redis command.\n\n");
+    }
 
-        md.append("| scenario | library | ops/s | p50 | p99 | violations |\n");
-        md.append("|---|---|---:|---:|---:|---:|\n");
-        for (RunResult r : results) {
-            if (r.ok()) {
-                md.append(String.format(
-                        Locale.ROOT,
-                        "| %s | %s | %,.0f | %s | %s | %d |%n",
-                        r.scenario().label(config),
-                        r.library().label,
-                        r.opsPerSecond(),
-                        millis(r.p50Nanos()),
-                        millis(r.p99Nanos()),
-                        r.violations()));
-            } else {
-                md.append(String.format(
-                        Locale.ROOT,
-                        "| %s | %s | failed: %s | | | %d |%n",
-                        r.scenario().label(config),
-                        r.library().label,
-                        r.error().replace('|', '/'),
-                        r.violations()));
+    private void throughput() {
+        md.append("| scenario | library | ops/s | p50 ms | p99 ms | p999 ms | violations |\n");
+        md.append("|---|---|---:|---:|---:|---:|---:|\n");
+        for (Scenario s : config.scenarios()) {
+            for (Library l : libraries(s)) {
+                List<RunResult> rs = runs(s, l);
+                md.append("| ")
+                        .append(s.label(config))
+                        .append(" | ")
+                        .append(labelWithFailures(l, rs))
+                        .append(" | ");
+                md.append(cell(rs, RunResult::opsPerSecond, Spread::ops)).append(" | ");
+                md.append(cell(rs, r -> r.p50Nanos(), Spread::ms)).append(" | ");
+                md.append(cell(rs, r -> r.p99Nanos(), Spread::ms)).append(" | ");
+                md.append(cell(rs, r -> r.p999Nanos(), Spread::ms)).append(" | ");
+                md.append(rs.stream().mapToLong(RunResult::violations).sum()).append(" |\n");
             }
         }
+    }
 
-        if (config.libraries().contains(Library.DISTLOCK) && config.libraries().size() > 1) {
-            List<Library> others = config.libraries().stream()
-                    .filter(l -> l != Library.DISTLOCK)
-                    .toList();
-            md.append("\n## distlock relative to the others\n\n");
-            md.append(
-                    "Throughput ratio (ops/s of distlock divided by the other's; above 1 means distlock is faster) and "
-                            + "p50 latency ratio (distlock's p50 divided by the other's; below 1 means distlock is quicker).\n\n");
-            md.append("| scenario |");
-            others.forEach(l -> md.append(" ops/s distlock/").append(l.label).append(" |"));
-            others.forEach(l -> md.append(" p50 distlock/").append(l.label).append(" |"));
-            md.append("\n|---|").append("---:|".repeat(others.size() * 2)).append('\n');
-            for (Scenario s : config.scenarios()) {
-                Optional<RunResult> mine = find(results, s, Library.DISTLOCK);
-                md.append("| ").append(s.label(config)).append(" |");
-                for (Library other : others) {
-                    md.append(' ')
-                            .append(ratio(mine, find(results, s, other), RunResult::opsPerSecond))
-                            .append(" |");
+    private void fairness() {
+        List<Scenario> shared = config.scenarios().stream()
+                .filter(s -> s != Scenario.UNCONTENDED_SINGLE && s != Scenario.HELD_LOCKS)
+                .toList();
+        if (shared.isEmpty()) {
+            return;
+        }
+        md.append("\n## Fairness and hand-off\n\n");
+        md.append(
+                        "Thread share: measured ops of the least served worker (thread or async caller) divided by those of the "
+                                + "most served one (1 = even). JVM share: the smallest fraction of all grants that one JVM got. Hand-off: "
+                                + "from a holder's release (stamped just before its unlock call) to the grant of a holder that was already "
+                                + "waiting then (stamped when its lock call returned); per op, how many grants were such hand-offs rather "
+                                + "than re-takes by the releasing worker. Cross-JVM hand-offs are those between the child JVMs of scenario 4: "
+                                + "`System.nanoTime` is `CLOCK_MONOTONIC` on Linux, one clock for every process of the machine, so a release "
+                                + "stamped in one JVM and a grant stamped in the other can be subtracted. Order violations (fair locks): "
+                                + "grants to a thread that asked more than ")
+                .append(config.fairSlack().toMillis())
+                .append(" ms after another thread that was still waiting, summed over the rounds.\n\n");
+        md.append("| scenario | library | thread share | JVM share | hand-offs/op | hand-off p50 ms | hand-off p99 ms "
+                + "| cross-JVM hand-off p50 ms | cross-JVM hand-off p99 ms | order violations |\n");
+        md.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+        for (Scenario s : shared) {
+            for (Library l : libraries(s)) {
+                List<RunResult> rs = ok(runs(s, l));
+                if (rs.isEmpty()) {
+                    continue;
                 }
-                for (Library other : others) {
-                    md.append(' ')
-                            .append(ratio(mine, find(results, s, other), r -> (double) r.p50Nanos()))
-                            .append(" |");
-                }
-                md.append('\n');
+                boolean handOffs = s.contended();
+                boolean remote = s == Scenario.CONTENDED_PROCESSES;
+                long order = rs.stream().mapToLong(RunResult::orderViolations).sum();
+                md.append("| ")
+                        .append(s.label(config))
+                        .append(" | ")
+                        .append(l.label)
+                        .append(" | ");
+                md.append(cell(rs, RunResult::threadShare, Spread::twoDecimals)).append(" | ");
+                md.append(cell(rs, RunResult::jvmShare, Spread::twoDecimals)).append(" | ");
+                md.append(handOffs ? cell(rs, RunResult::handOffsPerOp, Spread::twoDecimals) : "-")
+                        .append(" | ");
+                md.append(handOffs ? cell(rs, RunResult::handOffP50Nanos, Spread::ms) : "-")
+                        .append(" | ");
+                md.append(handOffs ? cell(rs, RunResult::handOffP99Nanos, Spread::ms) : "-")
+                        .append(" | ");
+                md.append(remote ? cell(rs, RunResult::remoteHandOffP50Nanos, Spread::ms) : "-")
+                        .append(" | ");
+                md.append(remote ? cell(rs, RunResult::remoteHandOffP99Nanos, Spread::ms) : "-")
+                        .append(" | ");
+                md.append(s == Scenario.FAIR_CONTENDED ? Long.toString(order) : "-")
+                        .append(" |\n");
             }
         }
+    }
 
+    private void held() {
+        if (!config.scenarios().contains(Scenario.HELD_LOCKS)) {
+            return;
+        }
+        md.append("\n## Held locks\n\n");
+        md.append(String.format(
+                Locale.ROOT,
+                "%,d watchdog locks taken (%d calls in flight) and held on one client, then one thread of the same "
+                        + "client locks and unlocks a free key for %s: its latency is how long an ordinary lock call waits "
+                        + "behind renewal traffic. Heap per hold: used heap after GC, with the holds minus without, divided by "
+                        + "their number (what the library hands out to release them included). Lost holds: lease-lost events "
+                        + "(distlock's LockListener), held keys gone from Redis after the window, or releases refused "
+                        + "afterwards, whichever is most; summed over the rounds, and all false, as nothing else touches those "
+                        + "keys.%n%n",
+                config.heldLocks(),
+                HeldLocks.IN_FLIGHT,
+                seconds(config.heldWindow())));
+        md.append("| library | heap per hold | acquired/s | probe ops/s | p50 ms | p99 ms | max ms | lost holds |\n");
+        md.append("|---|---:|---:|---:|---:|---:|---:|---:|\n");
+        for (Library l : libraries(Scenario.HELD_LOCKS)) {
+            List<RunResult> rs = runs(Scenario.HELD_LOCKS, l);
+            md.append("| ").append(labelWithFailures(l, rs)).append(" | ");
+            md.append(cell(rs, r -> r.held(RunResult.Held::heapBytesPerHold), v -> Spread.ops(v) + " B"))
+                    .append(" | ");
+            md.append(cell(rs, r -> r.held(RunResult.Held::acquirePerSecond), Spread::ops))
+                    .append(" | ");
+            md.append(cell(rs, RunResult::opsPerSecond, Spread::ops)).append(" | ");
+            md.append(cell(rs, r -> r.p50Nanos(), Spread::ms)).append(" | ");
+            md.append(cell(rs, r -> r.p99Nanos(), Spread::ms)).append(" | ");
+            md.append(cell(rs, r -> r.maxNanos(), Spread::ms)).append(" | ");
+            md.append(rs.stream()
+                            .filter(r -> r.held() != null)
+                            .mapToLong(r -> r.held().lost())
+                            .sum())
+                    .append(" |\n");
+        }
+    }
+
+    private void ratios() {
+        if (!config.libraries().contains(Library.DISTLOCK) || config.libraries().size() < 2) {
+            return;
+        }
+        List<Library> peers =
+                config.libraries().stream().filter(l -> l != Library.DISTLOCK).toList();
+        md.append("\n## distlock relative to each peer\n\n");
+        md.append(
+                "Ratios of the same round (libraries run back to back within a round), median over the rounds with the "
+                        + "lowest and highest in brackets. ops/s: distlock's divided by the peer's, above 1 means distlock is faster; "
+                        + "p99: distlock's divided by the peer's, below 1 means distlock's tail is shorter. In scenario 6 both are of "
+                        + "the probe on the client holding the locks, and max is its slowest op.\n\n");
+        ratioTable("ops/s distlock/", peers, RunResult::opsPerSecond, config.scenarios());
+        md.append('\n');
+        ratioTable("p99 distlock/", peers, r -> r.p99Nanos(), config.scenarios());
+        if (config.scenarios().contains(Scenario.HELD_LOCKS)) {
+            md.append('\n');
+            ratioTable("max distlock/", peers, r -> r.maxNanos(), List.of(Scenario.HELD_LOCKS));
+        }
+    }
+
+    private void ratioTable(String what, List<Library> peers, ToDoubleFunction<RunResult> f, List<Scenario> scenarios) {
+        md.append("| scenario |");
+        peers.forEach(p -> md.append(' ').append(what).append(p.label).append(" |"));
+        md.append("\n|---|").append("---:|".repeat(peers.size())).append('\n');
+        for (Scenario s : scenarios) {
+            md.append("| ").append(s.label(config)).append(" |");
+            for (Library peer : peers) {
+                md.append(' ').append(ratio(s, peer, f)).append(" |");
+            }
+            md.append('\n');
+        }
+    }
+
+    /** Per-round ratios distlock/peer (only rounds where both ran cleanly). */
+    private String ratio(Scenario s, Library peer, ToDoubleFunction<RunResult> f) {
+        List<RunResult> mine = runs(s, Library.DISTLOCK);
+        List<RunResult> theirs = runs(s, peer);
+        List<Double> ratios = new ArrayList<>();
+        for (int i = 0; i < Math.min(mine.size(), theirs.size()); i++) {
+            RunResult a = mine.get(i);
+            RunResult b = theirs.get(i);
+            if (a.ok() && b.ok() && f.applyAsDouble(b) != 0) {
+                ratios.add(f.applyAsDouble(a) / f.applyAsDouble(b));
+            }
+        }
+        return Spread.of(ratios).format(Spread::twoDecimals);
+    }
+
+    private void cost() {
         md.append("\n## Cost per op\n\n");
         md.append(
                 "Counters over the measured window divided by the ops of the window. Client CPU: the benchmark JVM, or both "
-                        + "child JVMs in scenario 4 (all their threads: callers, event loops, schedulers, JIT). Redis CPU: user + system "
-                        + "time of redis-server. Scenario 4 includes the occupancy check's two commands in both. Commands: INFO commandstats; "
-                        + "Redis also counts the commands a Lua script runs, so `evalsha` is the round trip and most commands after it "
-                        + "are its insides. The benchmark's own INFO/FLUSHALL/INCRBY/DECRBY are left out; rates below 0.005 are not "
-                        + "shown.\n\n");
+                        + "child JVMs in scenario 4 (all their threads: callers, event loops, schedulers, JIT). Redis CPU: user + "
+                        + "system time of redis-server. Commands: INFO commandstats; Redis also counts the commands a Lua script "
+                        + "runs, so `evalsha` is the round trip and most commands after it are its insides. Scenario 6 counts every "
+                        + "command of the window, renewals of the held locks included, per probe op. The breakdown is of the "
+                        + "round with the median ops/s; rates below 0.005 are not shown.\n\n");
         md.append("| scenario | library | client CPU µs/op | Redis CPU µs/op | commands/op | breakdown |\n");
         md.append("|---|---|---:|---:|---:|---|\n");
-        for (RunResult r : results) {
-            if (!r.ok()) {
-                continue;
+        for (Scenario s : config.scenarios()) {
+            for (Library l : libraries(s)) {
+                List<RunResult> rs = ok(runs(s, l));
+                if (rs.isEmpty()) {
+                    continue;
+                }
+                RunResult median = rs.stream()
+                        .sorted(Comparator.comparingDouble(RunResult::opsPerSecond))
+                        .toList()
+                        .get((rs.size() - 1) / 2);
+                String breakdown = median.commandsPerOp().entrySet().stream()
+                        .map(e -> String.format(Locale.ROOT, "%s %.2f", e.getKey(), e.getValue()))
+                        .collect(Collectors.joining(", "));
+                md.append("| ")
+                        .append(s.label(config))
+                        .append(" | ")
+                        .append(l.label)
+                        .append(" | ");
+                md.append(cell(rs, RunResult::clientCpuMicrosPerOp, Spread::whole))
+                        .append(" | ");
+                md.append(cell(rs, RunResult::redisCpuMicrosPerOp, Spread::whole))
+                        .append(" | ");
+                md.append(cell(rs, RunResult::commandsPerOpTotal, Spread::twoDecimals))
+                        .append(" | ");
+                md.append(breakdown).append(" |\n");
             }
-            double sum = r.commandsPerOp().values().stream()
-                    .mapToDouble(Double::doubleValue)
-                    .sum();
-            String breakdown = r.commandsPerOp().entrySet().stream()
-                    .map(e -> String.format(Locale.ROOT, "%s %.2f", e.getKey(), e.getValue()))
-                    .collect(Collectors.joining(", "));
-            md.append(String.format(
-                    Locale.ROOT,
-                    "| %s | %s | %s | %s | %.2f | %s |%n",
-                    r.scenario().label(config),
-                    r.library().label,
-                    micros(r.clientCpuMicrosPerOp()),
-                    micros(r.redisCpuMicrosPerOp()),
-                    sum,
-                    breakdown));
         }
-        return md.toString();
+    }
+
+    private List<Library> libraries(Scenario s) {
+        return config.libraries().stream().filter(s::runsWith).toList();
+    }
+
+    private List<RunResult> runs(Scenario s, Library l) {
+        return runs.stream().filter(r -> r.scenario() == s && r.library() == l).toList();
+    }
+
+    private static List<RunResult> ok(List<RunResult> rs) {
+        return rs.stream().filter(RunResult::ok).toList();
+    }
+
+    /** The library's name, with how many rounds failed when any did (the figures are of the others). */
+    private static String labelWithFailures(Library l, List<RunResult> rs) {
+        long failed = rs.stream().filter(r -> !r.ok()).count();
+        return failed == 0 ? l.label : l.label + " (" + failed + " of " + rs.size() + " rounds failed, see below)";
+    }
+
+    /** Every failed run with its round and error: a failure is a result too, never hidden behind a median. */
+    private void failures() {
+        StringBuilder list = new StringBuilder();
+        for (Scenario s : config.scenarios()) {
+            for (Library l : libraries(s)) {
+                List<RunResult> rs = runs(s, l);
+                for (int round = 0; round < rs.size(); round++) {
+                    RunResult r = rs.get(round);
+                    if (!r.ok()) {
+                        list.append("- ")
+                                .append(s.label(config))
+                                .append(", ")
+                                .append(l.label)
+                                .append(", round ")
+                                .append(round + 1)
+                                .append(": ")
+                                .append(r.error().replace('\n', ' '))
+                                .append('\n');
+                    }
+                }
+            }
+        }
+        if (!list.isEmpty()) {
+            md.append("\n## Failed runs\n\n").append(list);
+        }
+    }
+
+    private static String cell(List<RunResult> rs, ToDoubleFunction<RunResult> f, DoubleFunction<String> format) {
+        return Spread.of(ok(rs).stream().map(r -> f.applyAsDouble(r)).toList()).format(format);
     }
 
     static void write(Path file, String markdown) throws IOException {
@@ -141,40 +339,13 @@ final class Report {
         Files.writeString(file, markdown);
     }
 
-    /** Milliseconds with three significant digits, so sub-millisecond and slow values both read well. */
+    /** Milliseconds with three significant digits and the unit, for the progress log. */
     static String millis(long nanos) {
-        double ms = nanos / 1e6;
-        if (ms >= 100) {
-            return String.format(Locale.ROOT, "%.0f ms", ms);
-        }
-        if (ms >= 10) {
-            return String.format(Locale.ROOT, "%.1f ms", ms);
-        }
-        if (ms >= 1) {
-            return String.format(Locale.ROOT, "%.2f ms", ms);
-        }
-        return String.format(Locale.ROOT, "%.3f ms", ms);
-    }
-
-    private static String micros(double value) {
-        return value < 0 ? "n/a" : String.format(Locale.ROOT, "%.0f", value);
+        return Spread.ms(nanos) + " ms";
     }
 
     private static String seconds(Duration d) {
         return String.format(Locale.ROOT, "%.1f s", d.toMillis() / 1000.0);
-    }
-
-    private static Optional<RunResult> find(List<RunResult> results, Scenario s, Library l) {
-        return results.stream()
-                .filter(r -> r.scenario() == s && r.library() == l && r.ok())
-                .findFirst();
-    }
-
-    private static String ratio(Optional<RunResult> mine, Optional<RunResult> theirs, ToDoubleFunction<RunResult> f) {
-        if (mine.isEmpty() || theirs.isEmpty() || f.applyAsDouble(theirs.get()) == 0) {
-            return "n/a";
-        }
-        return String.format(Locale.ROOT, "%.2f", f.applyAsDouble(mine.get()) / f.applyAsDouble(theirs.get()));
     }
 
     /**

@@ -1,14 +1,22 @@
 package dev.distlock.benchmark;
 
+import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
+import java.util.function.ToDoubleFunction;
 
 /**
- * One scenario run for one library.
+ * One run of one scenario for one library. Figures that do not apply are NaN (or -1 for counts).
  *
  * @param totalOps operations including warm-up, all processes
- * @param clientCpuMicrosPerOp CPU of the client JVM(s) per measured op, -1 if unknown
- * @param redisCpuMicrosPerOp CPU of redis-server per measured op, -1 if unknown
+ * @param orderViolations grants out of arrival order (fair scenario), -1 when not checked
+ * @param threadShare measured ops of the busiest worker divided into those of the idlest (1 = even)
+ * @param jvmShare the smallest share of all grants any one JVM got (multi-JVM scenario)
+ * @param handOffsPerOp hand-offs (a grant to a holder that waited while another released) per op
+ * @param clientCpuMicrosPerOp CPU of the client JVM(s) per measured op
+ * @param redisCpuMicrosPerOp CPU of redis-server per measured op
  * @param commandsPerOp Redis commands per measured op (see {@link CommandStats})
+ * @param held the held-locks scenario's own figures, or {@code null}
  * @param error why the run failed or was incomplete, or {@code null}
  */
 record RunResult(
@@ -17,44 +25,133 @@ record RunResult(
         double opsPerSecond,
         long p50Nanos,
         long p99Nanos,
+        long p999Nanos,
+        long maxNanos,
         long violations,
+        long orderViolations,
         long totalOps,
         long measuredOps,
+        double threadShare,
+        double jvmShare,
+        double handOffsPerOp,
+        double handOffP50Nanos,
+        double handOffP99Nanos,
+        double remoteHandOffP50Nanos,
+        double remoteHandOffP99Nanos,
         double clientCpuMicrosPerOp,
         double redisCpuMicrosPerOp,
         Map<String, Double> commandsPerOp,
+        Held held,
         String error) {
 
+    /**
+     * Figures of the held-locks scenario.
+     *
+     * @param count locks held on the client during the window
+     * @param heapBytesPerHold growth of the used heap (after GC) from holding them, divided by the count
+     * @param acquirePerSecond how fast the client took them
+     * @param lost holds lost: lease-lost events (distlock), held keys gone from Redis after the window,
+     *        or releases refused afterwards (any library), whichever is most
+     */
+    record Held(int count, double heapBytesPerHold, double acquirePerSecond, long lost) {}
+
+    /**
+     * @param jvmOps measured ops of each JVM when several took part, else empty
+     */
     static RunResult of(
             Scenario scenario,
             Library library,
-            double opsPerSecond,
-            Workload.Outcome merged,
+            Outcome o,
+            List<Long> jvmOps,
             CommandStats.Snapshot before,
-            CommandStats.Snapshot after) {
+            CommandStats.Snapshot after,
+            Held held) {
         // All per-op costs are window counters over window ops, so JIT and connection warm-up stay out.
-        long ops = merged.measuredOps();
-        double clientCpu = merged.cpuNanos() < 0 || ops == 0 ? -1 : merged.cpuNanos() / 1e3 / ops;
+        long ops = o.measuredOps();
+        double clientCpu = o.cpuNanos() < 0 || ops == 0 ? Double.NaN : o.cpuNanos() / 1e3 / ops;
+        double redisCpu = CommandStats.cpuMicrosPerOp(before, after, ops);
         return new RunResult(
                 scenario,
                 library,
-                opsPerSecond,
-                merged.latency().quantile(0.50),
-                merged.latency().quantile(0.99),
-                merged.violations(),
-                merged.totalOps(),
+                o.opsPerSecond(),
+                o.latency().quantile(0.50),
+                o.latency().quantile(0.99),
+                o.latency().quantile(0.999),
+                o.latency().quantile(1.0),
+                o.violations(),
+                o.orderViolations(),
+                o.totalOps(),
                 ops,
+                share(Arrays.stream(o.workerOps()).boxed().toList()),
+                jvmOps.size() < 2 || ops == 0
+                        ? Double.NaN
+                        : jvmOps.stream().mapToLong(Long::longValue).min().orElse(0) / (double) ops,
+                ops == 0 ? Double.NaN : o.handOff().count() / (double) ops,
+                quantile(o.handOff(), 0.50),
+                quantile(o.handOff(), 0.99),
+                quantile(o.remoteHandOff(), 0.50),
+                quantile(o.remoteHandOff(), 0.99),
                 clientCpu,
-                CommandStats.cpuMicrosPerOp(before, after, ops),
+                redisCpu < 0 ? Double.NaN : redisCpu,
                 CommandStats.perOp(before, after, ops),
-                merged.error());
+                held,
+                o.error());
     }
 
     static RunResult failed(Scenario scenario, Library library, Throwable error) {
-        return new RunResult(scenario, library, 0, 0, 0, 0, 0, 0, -1, -1, Map.of(), String.valueOf(error));
+        return new RunResult(
+                scenario,
+                library,
+                0,
+                0,
+                0,
+                0,
+                0,
+                0,
+                -1,
+                0,
+                0,
+                Double.NaN,
+                Double.NaN,
+                Double.NaN,
+                Double.NaN,
+                Double.NaN,
+                Double.NaN,
+                Double.NaN,
+                Double.NaN,
+                Double.NaN,
+                Map.of(),
+                null,
+                String.valueOf(error));
+    }
+
+    /** NaN when nothing was recorded, so the report shows no figure rather than a zero. */
+    private static double quantile(LatencyHistogram h, double q) {
+        return h.count() == 0 ? Double.NaN : h.quantile(q);
+    }
+
+    /** Smallest over largest; NaN with fewer than two workers. */
+    private static double share(List<Long> ops) {
+        if (ops.size() < 2) {
+            return Double.NaN;
+        }
+        long max = ops.stream().mapToLong(Long::longValue).max().orElse(0);
+        return max == 0
+                ? Double.NaN
+                : ops.stream().mapToLong(Long::longValue).min().orElse(0) / (double) max;
     }
 
     boolean ok() {
         return error == null;
+    }
+
+    /** Commands per op in all. */
+    double commandsPerOpTotal() {
+        return commandsPerOp.values().stream().mapToDouble(Double::doubleValue).sum();
+    }
+
+    /** A figure of the held-locks part, NaN for other scenarios. */
+    double held(ToDoubleFunction<Held> figure) {
+        return held == null ? Double.NaN : figure.applyAsDouble(held);
     }
 }

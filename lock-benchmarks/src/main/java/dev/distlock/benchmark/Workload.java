@@ -5,13 +5,18 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.Lock;
+import org.jspecify.annotations.Nullable;
 
 /**
- * Runs lock(); check; unlock(); in a loop on a set of threads: a warm-up, then a measured window.
- * Only operations that start inside the window are timed and counted.
+ * Runs lock; check; unlock in a loop on a set of workers: a warm-up, then a measured window. Only
+ * operations that start inside the window are timed and counted. A worker is a thread blocking in
+ * {@code lock()} ({@link #threads}), or an async caller that chains its next op when the last one
+ * completed ({@link #callers}).
  */
 final class Workload {
 
@@ -19,34 +24,11 @@ final class Workload {
     private static final int MEASURE = 1;
     private static final int STOP = 2;
 
-    /** How long threads may stay blocked after the window before the run is declared stuck. */
+    /** How long workers may stay blocked after the window before the run is declared stuck. */
     static final Duration STUCK_AFTER = Duration.ofSeconds(30);
 
-    /**
-     * What one run produced.
-     *
-     * @param totalOps operations including warm-up (to turn Redis command counts into per-op figures)
-     * @param measuredOps operations started inside the measured window
-     * @param windowNanos actual length of the measured window
-     * @param cpuNanos CPU time this JVM used during the measured window (all its threads: callers,
-     *        I/O event loops, schedulers, JIT), or -1 when the JVM cannot tell
-     * @param error first failure, or {@code null}
-     */
-    record Outcome(
-            long totalOps,
-            long measuredOps,
-            long violations,
-            long windowNanos,
-            long cpuNanos,
-            LatencyHistogram latency,
-            String error) {
-
-        double opsPerSecond() {
-            return windowNanos == 0 ? 0 : measuredOps * 1e9 / windowNanos;
-        }
-    }
-
     private volatile int phase = WARMUP;
+    private final AtomicReference<Throwable> failure = new AtomicReference<>();
 
     private Workload() {}
 
@@ -60,80 +42,59 @@ final class Workload {
     }
 
     /**
-     * @param keys one entry per thread: the key that thread locks (repeat a key to contend on it)
+     * One thread per lock.
+     *
+     * @param locks each thread's lock (the same key twice means contention)
+     * @param slots each thread's occupancy slot (the lock's key)
+     * @param order checks the grant order of a fair lock, or {@code null}
      */
-    static Outcome run(
-            LockProvider provider,
-            List<String> keys,
-            Occupancy occupancy,
+    static Outcome threads(
+            List<Lock> locks,
+            List<Occupancy.Slot> slots,
+            @Nullable ArrivalOrder order,
             Duration warmup,
             Duration measure,
             Window window)
             throws InterruptedException {
-        return new Workload().execute(provider, keys, occupancy, warmup, measure, window);
-    }
-
-    private Outcome execute(
-            LockProvider provider,
-            List<String> keys,
-            Occupancy occupancy,
-            Duration warmup,
-            Duration measure,
-            Window window)
-            throws InterruptedException {
-        int n = keys.size();
-        long[] total = new long[n];
-        long[] measured = new long[n];
-        long[] violations = new long[n];
-        LatencyHistogram[] latencies = new LatencyHistogram[n];
-        AtomicReference<Throwable> failure = new AtomicReference<>();
+        Workload w = new Workload();
+        int n = locks.size();
+        List<Tally> tallies = new ArrayList<>();
         CountDownLatch ready = new CountDownLatch(n);
         CountDownLatch go = new CountDownLatch(1);
         List<Thread> threads = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             int t = i;
-            // Locks and slots are made before the start signal so set-up cost stays out of the loop.
-            Lock lock = provider.lock(keys.get(i));
-            Occupancy.Slot slot = occupancy.slot(keys.get(i));
-            LatencyHistogram hist = new LatencyHistogram();
-            latencies[t] = hist;
+            Lock lock = locks.get(i);
+            Occupancy.Slot slot = slots.get(i);
+            Tally tally = new Tally();
+            tallies.add(tally);
+            long holder = Occupancy.Holders.of(t);
             Thread thread = new Thread(
                     () -> {
                         ready.countDown();
-                        long ops = 0;
-                        long timed = 0;
-                        long bad = 0;
                         try {
                             go.await();
-                            while (true) {
-                                int p = phase;
-                                if (p == STOP) {
-                                    break;
-                                }
+                            int p;
+                            while ((p = w.phase) != STOP) {
                                 long start = System.nanoTime();
+                                if (order != null) {
+                                    order.asking(t, start);
+                                }
                                 lock.lock();
                                 try {
-                                    if (!slot.enterAndLeave()) {
-                                        bad++;
+                                    long granted = System.nanoTime();
+                                    if (order != null && !order.granted(t) && p == MEASURE) {
+                                        tally.orderViolations++;
                                     }
+                                    slot.enter(holder, start, granted, tally, p == MEASURE);
+                                    slot.leave(holder);
                                 } finally {
                                     lock.unlock();
                                 }
-                                long took = System.nanoTime() - start;
-                                ops++;
-                                if (p == MEASURE) {
-                                    hist.record(took);
-                                    timed++;
-                                }
+                                tally.op(System.nanoTime() - start, p == MEASURE);
                             }
                         } catch (Throwable e) {
-                            failure.compareAndSet(null, e);
-                            phase = STOP; // fail fast: the others stop at their next round
-                        } finally {
-                            // Written once at the end, not per round: neighbouring array slots share a cache line.
-                            total[t] = ops;
-                            measured[t] = timed;
-                            violations[t] = bad;
+                            w.fail(e);
                         }
                     },
                     "bench-worker-" + t);
@@ -144,6 +105,125 @@ final class Workload {
         threads.forEach(Thread::start);
         ready.await();
         go.countDown();
+        long[] windowAndCpu = w.timeWindow(warmup, measure, window);
+        long deadline = System.nanoTime() + STUCK_AFTER.toNanos();
+        int stuck = 0;
+        for (Thread thread : threads) {
+            thread.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+            if (thread.isAlive()) {
+                stuck++;
+            }
+        }
+        // A stuck thread may still write its tally; its figures are left out, the error says why.
+        List<Tally> finished = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            if (!threads.get(i).isAlive()) {
+                finished.add(tallies.get(i));
+            }
+        }
+        return w.outcome(finished, order != null, windowAndCpu, stuck, "thread(s) still inside lock()/unlock()");
+    }
+
+    /**
+     * Async callers, each running one {@link LockProvider.AsyncCycle} after another, started on a
+     * pool of {@code poolThreads} threads: callers do not block, so a few threads carry many of them.
+     * Each next op starts on the pool rather than in the completing callback, so a library that
+     * completes in the calling thread cannot build an ever deeper stack.
+     */
+    static Outcome callers(
+            List<LockProvider.AsyncCycle> cycles,
+            List<Occupancy.Slot> slots,
+            int poolThreads,
+            Duration warmup,
+            Duration measure,
+            Window window)
+            throws InterruptedException {
+        Workload w = new Workload();
+        int n = cycles.size();
+        ExecutorService pool = Executors.newFixedThreadPool(poolThreads, r -> {
+            Thread t = new Thread(r, "bench-caller-pool");
+            t.setDaemon(true);
+            return t;
+        });
+        try {
+            List<Tally> tallies = new ArrayList<>();
+            CountDownLatch done = new CountDownLatch(n);
+            for (int i = 0; i < n; i++) {
+                Caller c = w.new Caller(cycles.get(i), slots.get(i), Occupancy.Holders.of(i), pool, done);
+                tallies.add(c.tally);
+                pool.execute(c);
+            }
+            long[] windowAndCpu = w.timeWindow(warmup, measure, window);
+            boolean finished = done.await(STUCK_AFTER.toMillis(), TimeUnit.MILLISECONDS);
+            return w.outcome(
+                    finished ? tallies : List.of(),
+                    false,
+                    windowAndCpu,
+                    (int) done.getCount(),
+                    "async caller(s) still waiting for a lock or unlock");
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    /** One async caller: runs a cycle, records it, and queues its next one until the run stops. */
+    private final class Caller implements Runnable {
+        private final LockProvider.AsyncCycle cycle;
+        private final Occupancy.Slot slot;
+        private final long holder;
+        private final ExecutorService pool;
+        private final CountDownLatch done;
+        private final Tally tally = new Tally();
+
+        Caller(
+                LockProvider.AsyncCycle cycle,
+                Occupancy.Slot slot,
+                long holder,
+                ExecutorService pool,
+                CountDownLatch done) {
+            this.cycle = cycle;
+            this.slot = slot;
+            this.holder = holder;
+            this.pool = pool;
+            this.done = done;
+        }
+
+        @Override
+        public void run() {
+            int p = phase;
+            if (p == STOP) {
+                done.countDown();
+                return;
+            }
+            long start = System.nanoTime();
+            try {
+                cycle.run(() -> {
+                            slot.enter(holder, start, System.nanoTime(), tally, p == MEASURE);
+                            slot.leave(holder);
+                        })
+                        .whenComplete((ignored, error) -> {
+                            if (error != null) {
+                                fail(error);
+                                done.countDown();
+                                return;
+                            }
+                            tally.op(System.nanoTime() - start, p == MEASURE);
+                            pool.execute(this);
+                        });
+            } catch (RuntimeException e) {
+                fail(e);
+                done.countDown();
+            }
+        }
+    }
+
+    private void fail(Throwable e) {
+        failure.compareAndSet(null, e);
+        phase = STOP; // fail fast: the others stop at their next round
+    }
+
+    /** Warm-up, then the measured window; returns its length and the CPU used in it. */
+    private long[] timeWindow(Duration warmup, Duration measure, Window window) throws InterruptedException {
         sleep(warmup);
         window.opened();
         long cpuStart = processCpuNanos();
@@ -156,35 +236,17 @@ final class Workload {
         long cpuEnd = processCpuNanos();
         phase = STOP;
         window.closed();
-        long deadline = System.nanoTime() + STUCK_AFTER.toNanos();
-        int stuck = 0;
-        for (Thread thread : threads) {
-            thread.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
-            if (thread.isAlive()) {
-                stuck++;
-            }
-        }
+        return new long[] {windowEnd - windowStart, cpuStart < 0 || cpuEnd < 0 ? -1 : cpuEnd - cpuStart};
+    }
+
+    private Outcome outcome(List<Tally> tallies, boolean orderChecked, long[] windowAndCpu, int stuck, String what) {
         String error = null;
         if (failure.get() != null) {
             error = failure.get().toString();
         } else if (stuck > 0) {
-            error = stuck + " thread(s) still inside lock()/unlock() " + STUCK_AFTER.toSeconds()
-                    + " s after the window closed";
+            error = stuck + " " + what + " " + STUCK_AFTER.toSeconds() + " s after the window closed";
         }
-        LatencyHistogram latency = new LatencyHistogram();
-        long totalOps = 0;
-        long measuredOps = 0;
-        long bad = 0;
-        for (int i = 0; i < n; i++) {
-            totalOps += total[i];
-            measuredOps += measured[i];
-            bad += violations[i];
-            if (!threads.get(i).isAlive()) {
-                latency.add(latencies[i]);
-            }
-        }
-        long cpu = cpuStart < 0 || cpuEnd < 0 ? -1 : cpuEnd - cpuStart;
-        return new Outcome(totalOps, measuredOps, bad, windowEnd - windowStart, cpu, latency, error);
+        return Outcome.of(tallies, orderChecked, windowAndCpu[0], windowAndCpu[1], error);
     }
 
     /**
@@ -192,11 +254,17 @@ final class Workload {
      * scripts and makes lazy connections, so a short warm-up is spent warming the JIT, not on
      * one-off set-up.
      */
-    static void prime(LockProvider provider, String key) {
-        Lock lock = provider.lock(key);
+    static void prime(Lock lock) {
         for (int i = 0; i < 20; i++) {
             lock.lock();
             lock.unlock();
+        }
+    }
+
+    /** {@link #prime(Lock)} for an async cycle. */
+    static void prime(LockProvider.AsyncCycle cycle) {
+        for (int i = 0; i < 20; i++) {
+            cycle.run(() -> {}).toCompletableFuture().join();
         }
     }
 
@@ -211,7 +279,7 @@ final class Workload {
         return -1;
     }
 
-    private static void sleep(Duration d) throws InterruptedException {
+    static void sleep(Duration d) throws InterruptedException {
         long end = System.nanoTime() + d.toNanos();
         long left;
         while ((left = end - System.nanoTime()) > 0) {

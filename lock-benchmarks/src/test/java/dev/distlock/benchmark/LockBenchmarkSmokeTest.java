@@ -11,9 +11,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Runs the real benchmark (every scenario, every library, child JVMs included) with windows of a
- * fraction of a second: proves that it runs end to end, that every library does work and that no
- * library breaks mutual exclusion. The numbers themselves mean nothing at this length.
+ * Runs the real benchmark (every scenario, every library and variant, child JVMs included) with
+ * windows of a fraction of a second and small counts: proves that it runs end to end, that every
+ * library does work, that no library breaks mutual exclusion, no fair lock grants out of order and
+ * no held lock is lost, and that the report has every part. The numbers themselves mean nothing at
+ * this length.
  */
 class LockBenchmarkSmokeTest {
 
@@ -22,40 +24,112 @@ class LockBenchmarkSmokeTest {
     void everyScenarioRunsForEveryLibraryWithoutViolations() throws Exception {
         Path output = Path.of("target", "benchmark-smoke.md");
         BenchmarkConfig config = BenchmarkConfig.fromSystemPropertiesAndArgs(
-                "warmup=150ms",
+                "warmup=100ms",
                 "processWarmup=300ms",
-                "measure=300ms",
+                "measure=250ms",
                 "rounds=1",
+                "threads=4",
+                "processThreads=2",
+                "heldLocks=2000",
+                // Renewed every 400 ms: the 1 s window sees two renewal rounds of every held lock.
+                "heldLease=1200ms",
+                "asyncCallers=16",
+                // Generous: a busy build machine may delay a thread between its arrival stamp and Redis.
+                "fairSlack=50ms",
                 "output=" + output,
-                // C1 only: the six child JVMs start in about half the time, and speed is not judged here.
+                // C1 only: the child JVMs start in about half the time, and speed is not judged here.
                 "childJvmOptions=-XX:TieredStopAtLevel=1 -XX:+UseSerialGC");
+        assertThat(config.heldWindow()).hasMillis(1000);
 
-        LockBenchmark.Outcome outcome = LockBenchmark.run(config, System.out);
+        LockBenchmark.Results outcome = LockBenchmark.run(config, System.out);
 
         List<RunResult> results = outcome.results();
-        assertThat(results).hasSize(Scenario.values().length * Library.values().length);
+        Set<Scenario> covered = EnumSet.noneOf(Scenario.class);
+        for (Scenario s : Scenario.values()) {
+            for (Library l : Library.values()) {
+                List<RunResult> runs = results.stream()
+                        .filter(r -> r.scenario() == s && r.library() == l)
+                        .toList();
+                assertThat(runs).as(s + " / " + l).hasSize(s.runsWith(l) ? 1 : 0);
+            }
+        }
         for (RunResult r : results) {
             String which = r.scenario().label(config) + " / " + r.library().label;
+            covered.add(r.scenario());
             assertThat(r.error()).as(which).isNull();
             assertThat(r.measuredOps()).as(which + " measured ops").isPositive();
             assertThat(r.opsPerSecond()).as(which + " ops/s").isPositive();
             assertThat(r.violations()).as(which + " violations").isZero();
-            assertThat(r.p99Nanos())
-                    .as(which + " p99")
-                    .isGreaterThanOrEqualTo(r.p50Nanos())
-                    .isPositive();
-            // Every library needs Redis for every op except RedisLockRegistry's local hand-offs.
+            assertThat(r.p50Nanos()).as(which + " p50").isPositive();
+            assertThat(r.p99Nanos()).as(which + " p99").isGreaterThanOrEqualTo(r.p50Nanos());
+            assertThat(r.p999Nanos()).as(which + " p999").isGreaterThanOrEqualTo(r.p99Nanos());
+            assertThat(r.maxNanos()).as(which + " max").isGreaterThanOrEqualTo(r.p999Nanos());
+            // Every library needs Redis for every op except local hand-offs.
             assertThat(r.commandsPerOp()).as(which + " command mix").isNotEmpty();
+            assertThat(r.clientCpuMicrosPerOp()).as(which + " client CPU").isPositive();
+            if (r.scenario() != Scenario.UNCONTENDED_SINGLE && r.scenario() != Scenario.HELD_LOCKS) {
+                assertThat(r.threadShare()).as(which + " thread share").isBetween(0.0, 1.0);
+            }
+            if (r.scenario().contended()) {
+                // Several workers on one key: grants pass from one holder to a waiting other.
+                assertThat(r.handOffsPerOp()).as(which + " hand-offs per op").isPositive();
+                assertThat(r.handOffP99Nanos())
+                        .as(which + " hand-off p99")
+                        .isGreaterThanOrEqualTo(r.handOffP50Nanos())
+                        .isPositive();
+            } else {
+                assertThat(r.handOffsPerOp())
+                        .as(which + " hand-offs on own keys")
+                        .isZero();
+            }
+            if (r.scenario() == Scenario.CONTENDED_PROCESSES) {
+                assertThat(r.jvmShare()).as(which + " JVM share").isBetween(0.0, 0.5);
+            } else {
+                assertThat(r.jvmShare()).as(which + " JVM share").isNaN();
+            }
+            if (r.scenario() == Scenario.FAIR_CONTENDED) {
+                assertThat(r.orderViolations())
+                        .as(which + " grants out of arrival order")
+                        .isZero();
+            } else {
+                assertThat(r.orderViolations()).as(which + " order not checked").isEqualTo(-1);
+            }
+            if (r.scenario() == Scenario.HELD_LOCKS) {
+                assertThat(r.held()).as(which).isNotNull();
+                assertThat(r.held().count()).isEqualTo(2000);
+                assertThat(r.held().lost()).as(which + " falsely lost holds").isZero();
+                assertThat(r.held().acquirePerSecond())
+                        .as(which + " acquired/s")
+                        .isPositive();
+                assertThat(r.held().heapBytesPerHold())
+                        .as(which + " heap per hold")
+                        .isFinite();
+            } else {
+                assertThat(r.held()).as(which).isNull();
+            }
         }
-        Set<Scenario> covered = EnumSet.noneOf(Scenario.class);
-        results.forEach(r -> covered.add(r.scenario()));
         assertThat(covered).containsExactlyInAnyOrder(Scenario.values());
+        // distlock wakes the other JVM's waiter when it releases: hand-offs between the JVMs happen.
+        RunResult distlockAcrossJvms = results.stream()
+                .filter(r -> r.scenario() == Scenario.CONTENDED_PROCESSES && r.library() == Library.DISTLOCK)
+                .findFirst()
+                .orElseThrow();
+        assertThat(distlockAcrossJvms.remoteHandOffP50Nanos()).isPositive();
 
         String md = Files.readString(output);
         assertThat(md)
                 .isEqualTo(outcome.markdown())
-                .contains("| scenario | library | ops/s | p50 | p99 | violations |")
-                .contains("distlock/Redisson")
-                .contains("distlock/RedisLockRegistry");
+                .contains("| scenario | library | ops/s | p50 ms | p99 ms | p999 ms | violations |")
+                .contains("## Fairness and hand-off")
+                .contains("## Held locks")
+                .contains("CLOCK_MONOTONIC")
+                .contains("## Cost per op");
+        for (Library peer :
+                List.of(Library.REDISSON, Library.REDISSON_EPOLL, Library.SPRING_SPIN, Library.SPRING_PUB_SUB)) {
+            assertThat(md).contains("ops/s distlock/" + peer.label).contains("p99 distlock/" + peer.label);
+        }
+        for (Scenario s : Scenario.values()) {
+            assertThat(md).contains("| " + s.label(config) + " | distlock |");
+        }
     }
 }

@@ -61,5 +61,7 @@ final class Hold extends LeaseState {
         this.redisOwner = baton.redisOwner();
         this.redisGrantNanos = baton.redisGrantNanos();
         this.tokenLimit = baton.tokenLimit();
+        // The grant was last renewed (or granted) a lease before it runs out: renew on that schedule.
+        this.renewalSentNanos = baton.validUntilNanos() - baton.lease().nanos();
     }
 }

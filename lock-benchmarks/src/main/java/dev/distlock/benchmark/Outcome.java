@@ -1,0 +1,152 @@
+package dev.distlock.benchmark;
+
+import java.util.Arrays;
+import java.util.List;
+import java.util.stream.Collectors;
+
+/**
+ * What one run of workers in one JVM produced (or the workers of several JVMs, merged).
+ *
+ * @param totalOps operations including warm-up (to turn Redis command counts into per-op figures)
+ * @param measuredOps operations started inside the measured window
+ * @param orderViolations grants out of arrival order, or -1 when not checked
+ * @param windowNanos actual length of the measured window
+ * @param cpuNanos CPU time the JVM(s) used during the measured window (all threads: callers, I/O
+ *        event loops, schedulers, JIT), or -1 when the JVM cannot tell
+ * @param workerOps measured ops of each worker (thread or async caller), for the fairness share
+ * @param error first failure, or {@code null}
+ */
+record Outcome(
+        long totalOps,
+        long measuredOps,
+        long violations,
+        long orderViolations,
+        long windowNanos,
+        long cpuNanos,
+        LatencyHistogram latency,
+        LatencyHistogram handOff,
+        LatencyHistogram remoteHandOff,
+        long[] workerOps,
+        String error) {
+
+    double opsPerSecond() {
+        return windowNanos == 0 ? 0 : measuredOps * 1e9 / windowNanos;
+    }
+
+    static Outcome of(List<Tally> tallies, boolean orderChecked, long windowNanos, long cpuNanos, String error) {
+        Sum sum = new Sum();
+        long order = 0;
+        for (Tally t : tallies) {
+            sum.add(t.ops, t.measured, t.violations, t.latency, t.handOff, t.remoteHandOff, new long[] {t.measured});
+            order += t.orderViolations;
+        }
+        return sum.outcome(orderChecked ? order : -1, windowNanos, cpuNanos, error);
+    }
+
+    /** The outcomes of several JVMs as one: counts and histograms add up, and so do their rates. */
+    static Outcome merge(List<Outcome> parts) {
+        Sum sum = new Sum();
+        long cpu = 0;
+        double rate = 0;
+        String error = null;
+        for (Outcome o : parts) {
+            sum.add(o.totalOps, o.measuredOps, o.violations, o.latency, o.handOff, o.remoteHandOff, o.workerOps);
+            cpu = cpu < 0 || o.cpuNanos < 0 ? -1 : cpu + o.cpuNanos;
+            // Each JVM timed its own window; their rates add up.
+            rate += o.opsPerSecond();
+            error = error != null ? error : o.error;
+        }
+        // A window length that gives back the summed rate, so opsPerSecond() stays right.
+        long window = rate == 0 ? 0 : Math.round(sum.measured * 1e9 / rate);
+        return sum.outcome(-1, window, cpu, error);
+    }
+
+    /** Running totals of counts, histograms and workers. */
+    private static final class Sum {
+        private final LatencyHistogram latency = new LatencyHistogram();
+        private final LatencyHistogram handOff = new LatencyHistogram();
+        private final LatencyHistogram remote = new LatencyHistogram();
+        private long total;
+        private long measured;
+        private long violations;
+        private long[] workers = new long[0];
+
+        void add(
+                long total,
+                long measured,
+                long violations,
+                LatencyHistogram latency,
+                LatencyHistogram handOff,
+                LatencyHistogram remote,
+                long[] workers) {
+            this.total += total;
+            this.measured += measured;
+            this.violations += violations;
+            this.latency.add(latency);
+            this.handOff.add(handOff);
+            this.remote.add(remote);
+            long[] joined = Arrays.copyOf(this.workers, this.workers.length + workers.length);
+            System.arraycopy(workers, 0, joined, this.workers.length, workers.length);
+            this.workers = joined;
+        }
+
+        Outcome outcome(long orderViolations, long windowNanos, long cpuNanos, String error) {
+            return new Outcome(
+                    total,
+                    measured,
+                    violations,
+                    orderViolations,
+                    windowNanos,
+                    cpuNanos,
+                    latency,
+                    handOff,
+                    remote,
+                    workers,
+                    error);
+        }
+    }
+
+    static final String RESULT = "RESULT";
+
+    /** One line of text, for a child JVM's stdout. */
+    String encode() {
+        // The error text is last because it may contain spaces.
+        return String.join(
+                " ",
+                RESULT,
+                Long.toString(totalOps),
+                Long.toString(measuredOps),
+                Long.toString(violations),
+                Long.toString(orderViolations),
+                Long.toString(windowNanos),
+                Long.toString(cpuNanos),
+                latency.encode(),
+                handOff.encode(),
+                remoteHandOff.encode(),
+                Arrays.stream(workerOps).mapToObj(Long::toString).collect(Collectors.joining(",")),
+                error == null ? "-" : error.replace('\n', ' '));
+    }
+
+    static Outcome decode(String line) {
+        String[] f = line.split(" ", 12);
+        if (f.length != 12 || !f[0].equals(RESULT)) {
+            throw new IllegalArgumentException("Not a child result line: " + line);
+        }
+        return new Outcome(
+                Long.parseLong(f[1]),
+                Long.parseLong(f[2]),
+                Long.parseLong(f[3]),
+                Long.parseLong(f[4]),
+                Long.parseLong(f[5]),
+                Long.parseLong(f[6]),
+                LatencyHistogram.decode(f[7]),
+                LatencyHistogram.decode(f[8]),
+                LatencyHistogram.decode(f[9]),
+                f[10].isEmpty()
+                        ? new long[0]
+                        : Arrays.stream(f[10].split(","))
+                                .mapToLong(Long::parseLong)
+                                .toArray(),
+                f[11].equals("-") ? null : f[11]);
+    }
+}

@@ -1,0 +1,58 @@
+package dev.distlock.benchmark;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+class BenchmarkConfigTest {
+
+    @Test
+    void defaultsRunEveryScenarioForEveryPeerVariant() {
+        BenchmarkConfig c = BenchmarkConfig.fromSystemPropertiesAndArgs();
+        assertThat(c.libraries()).containsExactly(Library.values());
+        assertThat(c.scenarios()).containsExactly(Scenario.values());
+        assertThat(c.heldLocks()).isEqualTo(100_000);
+        assertThat(c.heldLease()).isEqualTo(Duration.ofSeconds(30));
+        assertThat(c.asyncCallers()).isEqualTo(64);
+    }
+
+    @Test
+    void oneScenarioRunsAloneByIdOrName() {
+        assertThat(BenchmarkConfig.fromSystemPropertiesAndArgs("scenarios=10").scenarios())
+                .containsExactly(Scenario.REACTIVE_CONTENDED);
+        assertThat(BenchmarkConfig.fromSystemPropertiesAndArgs("scenarios=held_locks,5")
+                        .scenarios())
+                .containsExactly(Scenario.FAIR_CONTENDED, Scenario.HELD_LOCKS);
+        assertThat(BenchmarkConfig.fromSystemPropertiesAndArgs("libraries=spring-pubsub,redisson-epoll")
+                        .libraries())
+                .containsExactly(Library.SPRING_PUB_SUB, Library.REDISSON_EPOLL);
+    }
+
+    @Test
+    void heldWindowCoversTwoRenewalsOfEveryHeldLock() {
+        // Renewal every third of the lease: five sixths of it hold at least two whole renewal intervals.
+        assertThat(BenchmarkConfig.fromSystemPropertiesAndArgs("heldLease=30s").heldWindow())
+                .isEqualTo(Duration.ofSeconds(25));
+        // Never shorter than the measured window.
+        assertThat(BenchmarkConfig.fromSystemPropertiesAndArgs("heldLease=600ms", "measure=2s")
+                        .heldWindow())
+                .isEqualTo(Duration.ofSeconds(2));
+    }
+
+    @Test
+    void badSettingsNameTheProblem() {
+        assertThatThrownBy(() -> BenchmarkConfig.fromSystemPropertiesAndArgs("heldlocks=5"))
+                .hasMessageContaining("Unknown setting 'heldlocks'")
+                .hasMessageContaining("heldLocks");
+        assertThatThrownBy(() -> BenchmarkConfig.fromSystemPropertiesAndArgs("libraries=spring"))
+                .hasMessageContaining("Unknown library 'spring'")
+                .hasMessageContaining("spring-spin, spring-pubsub");
+        assertThatThrownBy(() -> BenchmarkConfig.fromSystemPropertiesAndArgs("scenarios=11"))
+                .hasMessageContaining("Unknown scenario '11'")
+                .hasMessageContaining("10");
+        assertThatThrownBy(() -> BenchmarkConfig.fromSystemPropertiesAndArgs("heldLease=100ms"))
+                .hasMessageContaining("heldLease must be at least 300ms");
+    }
+}
