@@ -217,6 +217,11 @@ final class LeaseKeeper<H extends LeaseState> implements AutoCloseable {
         }
 
         @Override
+        public boolean urgent(long now) {
+            return hold.validUntilNanos - now < hold.lease().nanos() / 2;
+        }
+
+        @Override
         public void renew(long sentAt) {
             hold.renewalSentNanos = sentAt;
             CompletableFuture<Renewal> renewal;

@@ -278,8 +278,11 @@ class AsyncLockTest {
                 handle.unlock();
                 return null;
             });
+            // A round of the waiter that gave up may still land on a node just freed; such a minority grant is
+            // given back in the background.
             for (int i = 0; i < 3; i++) {
-                assertThat(nodes.hasKey(i, name)).isFalse();
+                int node = i;
+                await().atMost(Duration.ofSeconds(5)).until(() -> !nodes.hasKey(node, name));
             }
         }
     }

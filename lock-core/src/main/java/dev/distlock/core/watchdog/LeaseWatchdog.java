@@ -14,7 +14,9 @@ import org.slf4j.LoggerFactory;
  * renewed once a third of its length has passed since its last renewal, and the renewals of one
  * period are spread over {@value #SLICES} rounds, each sending at most about twice its even share:
  * holding 100,000 locks does not put 100,000 renewals at once in front of the client's other commands
- * on the shared connection. No thread or timer per lock. Internal: not part of the API.
+ * on the shared connection. A lease with half of it or less left unconfirmed is renewed in any case,
+ * over the share: when rounds come late (a busy machine), spreading must never cost a lease. No
+ * thread or timer per lock. Internal: not part of the API.
  */
 public final class LeaseWatchdog implements AutoCloseable {
 
@@ -33,6 +35,9 @@ public final class LeaseWatchdog implements AutoCloseable {
          * since the last one was sent and the hold is still held.
          */
         boolean dueForRenewal(long nowNanos, long periodNanos);
+
+        /** Whether its renewal must not wait for a later round: half its lease or less is left unconfirmed. */
+        boolean urgent(long nowNanos);
 
         /** Sends the renewal and handles its reply. */
         void renew(long sentAtNanos);
@@ -64,10 +69,8 @@ public final class LeaseWatchdog implements AutoCloseable {
             Collection<? extends Lease> all = leases.get();
             int budget = Math.max(MIN_PER_ROUND, 2 * ((all.size() + SLICES - 1) / SLICES));
             for (Lease lease : all) {
-                if (budget == 0) {
-                    break; // the rest next round: a renewal is due a third of a lease before it runs out
-                }
-                if (lease.dueForRenewal(now, periodNanos)) {
+                // Over the share, only what cannot wait: the rest next round.
+                if (lease.dueForRenewal(now, periodNanos) && (budget > 0 || lease.urgent(now))) {
                     lease.renew(now);
                     budget--;
                 }

@@ -35,6 +35,11 @@ class LeaseWatchdogSpreadTest {
         }
 
         @Override
+        public boolean urgent(long nowNanos) {
+            return false; // renewed at once, so never urgent here
+        }
+
+        @Override
         public void renew(long sentAt) {
             lastSent = sentAt;
             renewals.incrementAndGet();
