@@ -63,7 +63,7 @@ final class Acquirer {
         Hold current = holds.get(kind, keys, request.owner());
         boolean reentry = current != null && current.isLive(request.startNanos());
         ScriptArgs.Acquire args = node.acquireArgs(
-                request.owner(),
+                reentry ? current.redisOwner : request.owner(),
                 request.lease().millis(),
                 reentry ? current.count() : 0,
                 reentry ? current.grantId : Long.toString(requests.incrementAndGet()));
@@ -123,7 +123,7 @@ final class Acquirer {
                 hub.leave(channel);
             }
             if (!acquired) {
-                gaveUp(request);
+                gaveUp(request, channel != null);
             }
         }
     }
@@ -245,7 +245,19 @@ final class Acquirer {
             return null;
         }
         Hold hold = new Hold(
-                request.kind(), request.info(), request.keys(), request.owner(), request.thread(), grant, lease);
+                request.kind(),
+                request.info(),
+                request.keys(),
+                request.owner(),
+                request.thread(),
+                grant,
+                lease,
+                options.localHandOffs() + 1);
+        return recorded(request, hold);
+    }
+
+    /** Records a new hold of {@code request}'s owner: the hold table, the lease keeper, the acquire event. */
+    private Hold recorded(AcquireRequest request, Hold hold) {
         Hold superseded = holds.put(hold);
         if (superseded != null) {
             keeper.stop(superseded);
@@ -307,7 +319,23 @@ final class Acquirer {
     void abandon(Hold hold) {
         holds.remove(hold);
         keeper.stop(hold);
-        node.giveBack(hold.kind, hold.keys, hold.owner, hold.grantId, hold.validUntilNanos);
+        node.giveBack(hold.kind, hold.keys, hold.redisOwner, hold.grantId, hold.validUntilNanos);
+    }
+
+    /**
+     * The hold a local hand-off gives {@code request}'s owner, without a round trip; {@code null} when
+     * the baton's lease is too close to its end to pass on (it is then given back in Redis, and the
+     * caller, which holds the gate's permit, acquires in Redis as usual).
+     */
+    @Nullable
+    Hold handedOn(AcquireRequest request, LocalGates.Baton baton) {
+        long now = System.nanoTime();
+        if (baton.validUntilNanos() - now < baton.lease().nanos() / 2) {
+            node.giveBack(baton.kind(), baton.keys(), baton.redisOwner(), baton.grantId(), baton.validUntilNanos());
+            return null;
+        }
+        Hold hold = new Hold(baton, request.info(), request.owner(), request.thread(), now);
+        return recorded(request, hold);
     }
 
     void giveBack(AcquireRequest request, String grantId) {
@@ -343,9 +371,12 @@ final class Acquirer {
         return keeper.watchdogLeaseMs();
     }
 
-    /** Leaves a fair queue (or whatever the kind does on giving up) without waiting for it. */
-    void gaveUpAsync(AcquireRequest request) {
-        if (!request.kind().leavesWhenGivingUp() || calls.isClosed()) {
+    /**
+     * Leaves a fair queue (or whatever the kind does on giving up) without waiting for it; {@code waited}:
+     * whether the caller waited in Redis (was told the lock is busy while it still had time to wait).
+     */
+    void gaveUpAsync(AcquireRequest request, boolean waited) {
+        if (!leaves(request.kind(), waited) || calls.isClosed()) {
             return;
         }
         calls.inBackground(
@@ -355,9 +386,18 @@ final class Acquirer {
                 request.keys());
     }
 
+    private static boolean leaves(LockKind kind, boolean waited) {
+        return kind.leavesWhenGivingUp() || (waited && kind.recordsWaiters());
+    }
+
     /** Leaves a fair queue (or whatever the kind does on giving up), waiting briefly: Redis may not answer. */
-    private void gaveUp(AcquireRequest request) {
-        if (!request.kind().leavesWhenGivingUp() || calls.isClosed()) {
+    private void gaveUp(AcquireRequest request, boolean waited) {
+        if (!request.kind().leavesWhenGivingUp()) {
+            // Only a record of waiting to take back: nobody waits for it, so neither does the caller.
+            gaveUpAsync(request, waited);
+            return;
+        }
+        if (calls.isClosed()) {
             return;
         }
         try {

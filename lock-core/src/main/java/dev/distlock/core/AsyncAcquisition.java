@@ -142,7 +142,7 @@ final class AsyncAcquisition {
             acquirer.leave(joined);
         }
         if (hold == null) {
-            acquirer.gaveUpAsync(request);
+            acquirer.gaveUpAsync(request, joined != null);
             if (error != null) {
                 if (args.held() == 0) {
                     // A try may have been granted with its reply lost or cancelled: give that grant back.

@@ -88,7 +88,7 @@ final class FairKind extends LockKind {
     }
 
     @Override
-    CompletableFuture<?> gaveUp(ScriptRunner scripts, LockKeys keys, String owner) {
+    CompletableFuture<?> gaveUp(ScriptRunner scripts, LockKeys keys, String owner, String wakeMessage) {
         return scripts.integer(
                 LockScript.FAIR_LEAVE,
                 new String[] {keys.lock(), keys.queue(), keys.timeouts()},

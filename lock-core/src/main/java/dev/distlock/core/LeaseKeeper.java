@@ -177,7 +177,7 @@ final class LeaseKeeper<H extends LeaseState> implements AutoCloseable {
                     () -> {
                         long now = System.nanoTime();
                         Watched watched = new Watched(hold);
-                        if (watched.dueForRenewal(now)) {
+                        if (watched.dueForRenewal(now, 0)) {
                             watched.renew(now);
                         }
                     },
@@ -197,9 +197,12 @@ final class LeaseKeeper<H extends LeaseState> implements AutoCloseable {
         }
 
         @Override
-        public boolean dueForRenewal(long now) {
+        public boolean dueForRenewal(long now, long periodNanos) {
             if (hold.released || hold.lostReason() != null || !hold.watchdog()) {
                 return false;
+            }
+            if (now - hold.renewalSentNanos < periodNanos) {
+                return false; // renewed (or granted, or a renewal sent) less than a period ago
             }
             if (now - hold.validUntilNanos > 0) {
                 // No renewal confirmed for a whole lease: Redis may have let the key expire. Do not wait
@@ -215,6 +218,7 @@ final class LeaseKeeper<H extends LeaseState> implements AutoCloseable {
 
         @Override
         public void renew(long sentAt) {
+            hold.renewalSentNanos = sentAt;
             CompletableFuture<Renewal> renewal;
             try {
                 renewal = renewer.renew(hold, watchdogLeaseMs);

@@ -36,6 +36,8 @@ abstract class LeaseState {
     volatile long validUntilNanos;
 
     volatile boolean released;
+    /** When a renewal was last sent (or the grant asked for): the watchdog renews a period after it. */
+    volatile long renewalSentNanos;
     /** The timer that reports a fixed lease running out while held; {@code null} for watchdog leases. */
     volatile Future<?> leaseTimer;
 
@@ -58,6 +60,7 @@ abstract class LeaseState {
         this.lease = lease;
         this.acquiredNanos = sentNanos;
         this.validUntilNanos = validUntilNanos;
+        this.renewalSentNanos = sentNanos;
     }
 
     Lease lease() {

@@ -38,8 +38,18 @@ public final class LockClientOptions {
     private final List<LockListener> listeners;
     private final int maxKeyLength;
     private final Duration operationTimeout;
+    private final int localHandOffs;
+    private final Duration localHandOffWindow;
+
+    /** Default of {@link Builder#localHandOffs}: a grant in Redis may pass between this client's threads 16 times in a row. */
+    public static final int DEFAULT_LOCAL_HAND_OFFS = 16;
+
+    /** Default of {@link Builder#localHandOffs}'s window: 20 ms after the grant in Redis. */
+    public static final Duration DEFAULT_LOCAL_HAND_OFF_WINDOW = Duration.ofMillis(20);
 
     private LockClientOptions(Builder b) {
+        this.localHandOffs = b.localHandOffs;
+        this.localHandOffWindow = b.localHandOffWindow;
         this.operationTimeout = b.operationTimeout;
         this.maxKeyLength = b.maxKeyLength;
         this.keyPrefix = b.keyPrefix;
@@ -105,6 +115,16 @@ public final class LockClientOptions {
         return maxKeyLength;
     }
 
+    /** How many times in a row a reentrant lock held in Redis may pass between this client's threads; 0: never. */
+    public int localHandOffs() {
+        return localHandOffs;
+    }
+
+    /** How long after its grant in Redis a reentrant lock may still pass between this client's threads. */
+    public Duration localHandOffWindow() {
+        return localHandOffWindow;
+    }
+
     /** Builds {@link LockClientOptions}; every setter checks its argument. */
     public static final class Builder {
         private String keyPrefix = DEFAULT_KEY_PREFIX;
@@ -116,8 +136,32 @@ public final class LockClientOptions {
         private Duration replicaAckTimeout = Duration.ofMillis(200);
         private int maxKeyLength = DEFAULT_MAX_KEY_LENGTH;
         private Duration operationTimeout = DEFAULT_OPERATION_TIMEOUT;
+        private int localHandOffs = DEFAULT_LOCAL_HAND_OFFS;
+        private Duration localHandOffWindow = DEFAULT_LOCAL_HAND_OFF_WINDOW;
 
         private Builder() {}
+
+        /**
+         * Lock cohorting: when a thread of this client releases a reentrant lock (watchdog lease) while
+         * other threads of this client wait for it, the hold passes to the longest-waiting of them
+         * without a round trip to Redis, up to {@code handOffs} times in a row and only within
+         * {@code window} of the lock's grant in Redis; then it is released in Redis, where a client that
+         * found it busy meanwhile gets it next. Every hand-off gets a larger fencing token (each grant
+         * in Redis reserves {@code handOffs + 1} of them). Threads of one client take turns in arrival
+         * order. Defaults 16 and 20 ms; 0 hand-offs turns it off (every release goes to Redis).
+         *
+         * @param handOffs 0 to 1,000
+         * @param window 0 to 10 s
+         */
+        public Builder localHandOffs(int handOffs, Duration window) {
+            if (handOffs < 0 || handOffs > 1000) {
+                throw new IllegalArgumentException("localHandOffs must be between 0 (off) and 1000, got " + handOffs);
+            }
+            this.localHandOffs = handOffs;
+            this.localHandOffWindow =
+                    Durations.requireBetween(window, Duration.ZERO, Duration.ofSeconds(10), "localHandOffs window");
+            return this;
+        }
 
         /**
          * How long one lock operation waits for Redis, retries of transient errors (a failover's

@@ -54,7 +54,7 @@ final class LockEngine implements AutoCloseable {
         this.events = new Events(options.listeners());
         this.keeper = new LeaseKeeper<>("Lock", timers, options, events, holds::all, this::renew);
         this.acquirer = new Acquirer(node, calls, hub, holds, keeper, events, options, timers);
-        this.releaser = new Releaser(node, calls, holds, keeper, events);
+        this.releaser = new Releaser(node, calls, holds, keeper, events, options);
     }
 
     LockKeys keys(String name) {
@@ -117,10 +117,18 @@ final class LockEngine implements AutoCloseable {
         LocalGates.Pass pass = LocalGates.Pass.TIMEOUT;
         Hold hold = null;
         try {
-            pass = gate.enter(deadline, request.interruptible());
+            LocalGates.Entry entry = gate.enter(deadline, request.interruptible(), request.lease());
+            pass = entry.pass();
             if (pass == LocalGates.Pass.TIMEOUT) {
                 events.acquire(request.info(), AcquireOutcome.TIMEOUT, request.startNanos());
                 return null;
+            }
+            if (pass == LocalGates.Pass.HANDED_ON) {
+                pass = LocalGates.Pass.PERMIT; // the permit came with it
+                hold = acquirer.handedOn(request, entry.baton());
+                if (hold != null) {
+                    return hold;
+                }
             }
             hold = acquirer.acquire(request, deadline);
             return hold;
@@ -187,7 +195,7 @@ final class LockEngine implements AutoCloseable {
 
     /** One watchdog renewal, bounded by one watchdog period: a renewal still unanswered then is cancelled, the next round sends another. */
     private CompletableFuture<LeaseKeeper.Renewal> renew(Hold hold, long leaseMs) {
-        CompletableFuture<Long> renewal = node.renew(hold.kind, hold.keys, hold.owner, hold.grantId, leaseMs);
+        CompletableFuture<Long> renewal = node.renew(hold.kind, hold.keys, hold.redisOwner, hold.grantId, leaseMs);
         long bound = Math.min(calls.operationTimeoutNanos(), TimeUnit.MILLISECONDS.toNanos(Math.max(1, leaseMs / 3)));
         return renewal.orTimeout(bound, TimeUnit.NANOSECONDS).handle((result, error) -> {
             if (error != null) {

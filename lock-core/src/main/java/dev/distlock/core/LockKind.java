@@ -42,8 +42,19 @@ abstract sealed class LockKind permits ReentrantKind, FairKind, ReadWriteKind {
         return false;
     }
 
-    /** Called when {@code owner} stops waiting without the lock (timeout, interrupt, error), for kinds that {@link #leavesWhenGivingUp}. */
-    CompletableFuture<?> gaveUp(ScriptRunner scripts, LockKeys keys, String owner) {
+    /**
+     * Whether a caller that waited in Redis is recorded there as its client waiting (so that a release
+     * reserves the lock for that client), and so must {@link #gaveUp} when it stops waiting.
+     */
+    boolean recordsWaiters() {
+        return false;
+    }
+
+    /**
+     * Called when {@code owner} stops waiting without the lock (timeout, interrupt, error), for kinds that
+     * {@link #leavesWhenGivingUp} or {@link #recordsWaiters}; {@code wakeMessage} wakes others when that frees the lock.
+     */
+    CompletableFuture<?> gaveUp(ScriptRunner scripts, LockKeys keys, String owner, String wakeMessage) {
         return CompletableFuture.completedFuture(null);
     }
 
@@ -68,6 +79,15 @@ abstract sealed class LockKind permits ReentrantKind, FairKind, ReadWriteKind {
      * ScriptArgs.Release#keepMs()}); only the reentrant lock's script can.
      */
     boolean keepsAfterRelease() {
+        return false;
+    }
+
+    /**
+     * Whether a hold in Redis may pass from one local owner to the next waiting at the local gate
+     * without a round trip (lock cohorting), drawing its fencing token from the block its grant
+     * reserved. Only the reentrant lock: a fair lock must keep arrival order across processes.
+     */
+    boolean handsOnLocally() {
         return false;
     }
 

@@ -102,7 +102,11 @@ public interface RedisLock extends Lock {
     /** How many times the current thread holds the lock (0 when it does not). */
     int getHoldCount();
 
-    /** Whether any owner holds the lock now (asks Redis). */
+    /**
+     * Whether the lock is taken in Redis now (asks Redis): held by an owner, kept after an
+     * {@link #unlock(Duration) unlock with holdAtLeast}, or reserved for at most 50 ms, after a
+     * release, for another instance that was waiting for it.
+     */
     boolean isLocked();
 
     /** The lease left on the lock, whoever holds it (asks Redis); {@link Duration#ZERO} when free. */

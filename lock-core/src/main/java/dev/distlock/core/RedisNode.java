@@ -25,6 +25,15 @@ final class RedisNode {
     private final long releaseNoteTtlMs;
 
     private final AtomicLong requests = new AtomicLong();
+    /** Fencing tokens a new reentrant grant reserves: its own plus the local hand-offs allowed. */
+    private final int tokenBlock;
+
+    /**
+     * How long a release reserves a lock for another client that waits for it. Long enough for that
+     * client's waiter to wake on the release message and ask (a round trip and a thread wake-up), short
+     * enough that a waiter that has meanwhile given up costs little.
+     */
+    static final long RESERVE_MS = 50;
 
     RedisNode(RedisConnections redis, RedisCalls calls, WakeupHub hub, LockClientOptions options) {
         this.redis = redis;
@@ -34,6 +43,7 @@ final class RedisNode {
         this.keyPrefix = options.keyPrefix();
         this.fenceTtlMs = options.fencingCounterTtl().toMillis();
         this.releaseNoteTtlMs = Math.max(1000, 2 * options.operationTimeout().toMillis());
+        this.tokenBlock = options.localHandOffs() + 1;
     }
 
     LockKeys keys(String name) {
@@ -42,7 +52,7 @@ final class RedisNode {
 
     /** The arguments of an acquire attempt; {@code held} 0 for a new hold. */
     ScriptArgs.Acquire acquireArgs(String owner, long leaseMs, int held, String grantId) {
-        return new ScriptArgs.Acquire(owner, leaseMs, fenceTtlMs, held, grantId, 0);
+        return new ScriptArgs.Acquire(owner, leaseMs, fenceTtlMs, held, grantId, 0, tokenBlock);
     }
 
     CompletableFuture<List<Object>> acquire(LockKind kind, LockKeys keys, ScriptArgs.Acquire args) {
@@ -63,7 +73,13 @@ final class RedisNode {
                 scripts,
                 keys,
                 new ScriptArgs.Release(
-                        owner, grantId, held, hub.message(kind.wakesAllOnRelease()), releaseNoteTtlMs, keepMs));
+                        owner,
+                        grantId,
+                        held,
+                        hub.message(kind.wakesAllOnRelease()),
+                        releaseNoteTtlMs,
+                        keepMs,
+                        RESERVE_MS));
     }
 
     /**
@@ -93,7 +109,7 @@ final class RedisNode {
 
     /** Leaves a fair queue (whatever the kind does on giving up; see {@link LockKind#leavesWhenGivingUp()}). */
     CompletableFuture<?> gaveUp(LockKind kind, LockKeys keys, String owner) {
-        return kind.gaveUp(scripts, keys, owner);
+        return kind.gaveUp(scripts, keys, owner, hub.message(kind.wakesAllOnRelease()));
     }
 
     /** Raises the fencing counter of {@code keys} to at least {@code token} while {@code owner} holds it: 1, else 0. */

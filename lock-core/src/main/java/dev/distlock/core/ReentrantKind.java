@@ -23,7 +23,9 @@ final class ReentrantKind extends LockKind {
                 Long.toString(a.leaseMs()),
                 Long.toString(a.fenceTtlMs()),
                 Integer.toString(a.held()),
-                a.grantId());
+                a.grantId(),
+                Integer.toString(a.tokenBlock()),
+                Long.toString(a.waitMs()));
     }
 
     @Override
@@ -37,12 +39,28 @@ final class ReentrantKind extends LockKind {
                 keys.channel(),
                 r.wakeMessage(),
                 Long.toString(r.noteTtlMs()),
-                Long.toString(r.keepMs()));
+                Long.toString(r.keepMs()),
+                Long.toString(r.reserveMs()));
     }
 
     @Override
     boolean keepsAfterRelease() {
         return true;
+    }
+
+    @Override
+    boolean handsOnLocally() {
+        return true;
+    }
+
+    @Override
+    boolean recordsWaiters() {
+        return true;
+    }
+
+    @Override
+    CompletableFuture<?> gaveUp(ScriptRunner scripts, LockKeys keys, String owner, String wakeMessage) {
+        return scripts.integer(LockScript.LEAVE, new String[] {keys.lock()}, owner, keys.channel(), wakeMessage);
     }
 
     @Override

@@ -17,8 +17,18 @@ final class Releaser {
     private final HoldTable holds;
     private final LeaseKeeper<Hold> keeper;
     private final Events events;
+    /** How long after a grant in Redis it may still pass between local owners; negative: never. */
+    private final long handOffWindowNanos;
 
-    Releaser(RedisNode node, RedisCalls calls, HoldTable holds, LeaseKeeper<Hold> keeper, Events events) {
+    Releaser(
+            RedisNode node,
+            RedisCalls calls,
+            HoldTable holds,
+            LeaseKeeper<Hold> keeper,
+            Events events,
+            LockClientOptions options) {
+        this.handOffWindowNanos =
+                options.localHandOffs() == 0 ? -1 : options.localHandOffWindow().toNanos();
         this.node = node;
         this.calls = calls;
         this.holds = holds;
@@ -38,11 +48,14 @@ final class Releaser {
         int held = hold.count();
         boolean last = beginRelease(hold);
         long keepMs = keepMs(hold, last, holdAtLeast);
+        if (last && keepMs == 0 && handedOn(hold)) {
+            return;
+        }
         long result;
         try {
             // On the caller's thread (events too): the starter tells its own calls apart by thread.
             result = calls.call(
-                    () -> node.release(hold.kind, hold.keys, hold.owner, hold.grantId, held, keepMs),
+                    () -> node.release(hold.kind, hold.keys, hold.redisOwner, hold.grantId, held, keepMs),
                     calls.operationDeadline(),
                     "releasing",
                     hold.keys);
@@ -66,7 +79,7 @@ final class Releaser {
         }
         long keepMs = keepMs(hold, last, holdAtLeast);
         return calls.callAsync(
-                        () -> node.release(hold.kind, hold.keys, hold.owner, hold.grantId, held, keepMs),
+                        () -> node.release(hold.kind, hold.keys, hold.redisOwner, hold.grantId, held, keepMs),
                         calls.operationDeadline(),
                         "releasing",
                         hold.keys)
@@ -77,6 +90,46 @@ final class Releaser {
                     }
                     return null;
                 });
+    }
+
+    /**
+     * Lock cohorting: passes the grant behind {@code hold} (being released for the last time) to the
+     * next thread waiting at its local gate, without a round trip, when the grant may still be passed
+     * on: a watchdog lease well within its validity, a fencing token left in its reserved block, and
+     * within the hand-off window of its grant in Redis. Returns whether it did; the hold is released.
+     */
+    private boolean handedOn(Hold hold) {
+        LocalGates.Gate gate = hold.gate;
+        long now = System.nanoTime();
+        if (gate == null
+                || !hold.ownsPermit
+                || !hold.kind.handsOnLocally()
+                || !hold.watchdog()
+                || hold.token >= hold.tokenLimit
+                || now - hold.redisGrantNanos > handOffWindowNanos
+                || hold.validUntilNanos - now < hold.lease().nanos() / 2
+                || hold.lostReason() != null
+                || !gate.hasWaiters()) {
+            return false;
+        }
+        LocalGates.Baton baton = new LocalGates.Baton(
+                hold.kind,
+                hold.keys,
+                hold.redisOwner,
+                hold.grantId,
+                hold.token + 1,
+                hold.tokenLimit,
+                hold.lease(),
+                hold.validUntilNanos,
+                hold.redisGrantNanos);
+        hold.gate = null; // the permit goes with the baton
+        if (!gate.handOn(baton)) {
+            hold.gate = gate;
+            return false;
+        }
+        holds.leave(hold.kind, hold.keys, gate);
+        events.release(hold.info, hold.heldFor(now));
+        return true;
     }
 
     /**
@@ -107,7 +160,7 @@ final class Releaser {
             if (last) {
                 holds.exitGate(hold);
                 // A stale release cannot hurt a later hold of the same owner: it names this grant only.
-                node.giveBack(hold.kind, hold.keys, hold.owner, hold.grantId, hold.validUntilNanos);
+                node.giveBack(hold.kind, hold.keys, hold.redisOwner, hold.grantId, hold.validUntilNanos);
             }
             throw lost != null ? new LockLeaseExpiredException(hold.info.key(), lost) : calls.closedException();
         }
@@ -122,7 +175,7 @@ final class Releaser {
                 RuntimeException e = RedisCalls.asLockException(error);
                 node.wakeLocal(hold.kind, hold.keys); // the release may have happened: let a waiter check
                 if (last && e instanceof LockUnavailableException) {
-                    node.giveBack(hold.kind, hold.keys, hold.owner, hold.grantId, hold.validUntilNanos);
+                    node.giveBack(hold.kind, hold.keys, hold.redisOwner, hold.grantId, hold.validUntilNanos);
                     return new LockUnavailableException(
                             e.getMessage() + "; the release is retried in the background until the lease"
                                     + " ends, when the lock frees itself anyway",

@@ -15,10 +15,12 @@ final class ScriptArgs {
      * @param grantId the hold's grant id when held, else this request's id; the script stores it with
      *        a new grant, so the same request sent twice is granted once
      * @param waitMs how long the caller still waits (fair locks keep its queue place that long)
+     * @param tokenBlock how many fencing tokens a new grant reserves: its own and those the client may
+     *        hand on locally without a round trip (reentrant locks; 1 for none)
      */
-    record Acquire(String owner, long leaseMs, long fenceTtlMs, int held, String grantId, long waitMs) {
+    record Acquire(String owner, long leaseMs, long fenceTtlMs, int held, String grantId, long waitMs, int tokenBlock) {
         Acquire withWaitMs(long ms) {
-            return new Acquire(owner, leaseMs, fenceTtlMs, held, grantId, ms);
+            return new Acquire(owner, leaseMs, fenceTtlMs, held, grantId, ms, tokenBlock);
         }
     }
 
@@ -31,6 +33,8 @@ final class ScriptArgs {
      * @param wakeMessage what the last release publishes
      * @param noteTtlMs how long Redis remembers a last release, so that the same release sent again still succeeds
      * @param keepMs how long a last release leaves the lock taken, by nobody (hold-at-least); 0 frees it
+     * @param reserveMs how long a last release reserves the lock for another client that found it busy
      */
-    record Release(String owner, String grantId, int held, String wakeMessage, long noteTtlMs, long keepMs) {}
+    record Release(
+            String owner, String grantId, int held, String wakeMessage, long noteTtlMs, long keepMs, long reserveMs) {}
 }

@@ -6,6 +6,8 @@ import static org.awaitility.Awaitility.await;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -238,5 +240,95 @@ class AcquireScriptTest extends ScriptTestSupport {
                 .containsEntry(A, "1")
                 .containsEntry("~token", Long.toString(fresh))
                 .containsEntry("~req", "g2");
+    }
+
+    @Test
+    void aNewGrantReservesATokenBlockSoTheNextGrantIsAboveEveryLocalHandOff() throws Exception {
+        long token = (Long) acquireWaiting(A, 10_000, 0, "g1").get(1);
+
+        assertThat(sync.get(keys.fence())).isEqualTo(Long.toString(token + TOKEN_BLOCK - 1));
+        release(A, "g1", 1, "m");
+        assertThat(grant(B, 10_000, "g2")).isGreaterThan(token + TOKEN_BLOCK - 1);
+    }
+
+    @Test
+    void aBusyAttemptRecordsTheFirstOtherClientWaiting() throws Exception {
+        grant(A, 10_000, "g1");
+
+        assertThat(acquireWaiting(B, 10_000, 0, "g2").get(0)).isEqualTo(0L);
+        assertThat(acquireWaiting(C, 10_000, 0, "g3").get(0)).isEqualTo(0L);
+
+        assertThat(sync.hget(keys.lock(), "~w")).as("the first waiter's client").isEqualTo("client-b");
+        assertThat(sync.hget(keys.lock(), A)).as("holder untouched").isEqualTo("1");
+    }
+
+    @Test
+    void aReservedLockGoesOnlyToTheClientItIsReservedForWhichKeepsTheNextWaiter() throws Exception {
+        grant(A, 10_000, "g1");
+        acquireWaiting(B, 10_000, 0, "g2"); // client-b waits
+        release(A, "g1", 1, "m");
+        assertThat(sync.hgetall(keys.lock())).containsOnlyKeys("~res").containsEntry("~res", "client-b");
+        assertThat(sync.pttl(keys.lock())).isBetween(1L, RESERVE_MS);
+
+        assertThat(acquireWaiting("client-a:2", 10_000, 0, "g3").get(0))
+                .as("the releasing client does not take it straight back")
+                .isEqualTo(0L);
+        assertThat(acquireWaiting(C, 10_000, 0, "g4").get(0)).isEqualTo(0L);
+        List<Object> reserved = acquireWaiting("client-b:7", 10_000, 0, "g5");
+
+        assertThat(reserved.get(0)).as("any owner of the reserved client").isEqualTo(1L);
+        assertThat(sync.hgetall(keys.lock()))
+                .containsEntry("client-b:7", "1")
+                .containsEntry("~w", "client-a")
+                .doesNotContainKey("~res");
+    }
+
+    @Test
+    void aReservationNobodyTakesEndsWithItsShortTtl() throws Exception {
+        grant(A, 10_000, "g1");
+        acquireWaiting(B, 10_000, 0, "g2");
+        release(A, "g1", 1, "m");
+
+        await().atMost(Duration.ofSeconds(5)).until(() -> sync.exists(keys.lock()) == 0);
+        assertThat(acquireWaiting(C, 10_000, 0, "g3").get(0)).isEqualTo(1L);
+    }
+
+    @Test
+    void aReleaseWithOnlyItsOwnClientWaitingFreesTheLockAtOnce() throws Exception {
+        grant(A, 10_000, "g1");
+        acquireWaiting("client-a:2", 10_000, 0, "g2"); // another thread of the same client found it busy
+
+        release(A, "g1", 1, "m");
+
+        assertThat(sync.exists(keys.lock())).isZero();
+    }
+
+    @Test
+    void aSingleAttemptNeverRecordsItselfAsWaiting() throws Exception {
+        grant(A, 10_000, "g1");
+
+        assertThat(acquire(B, 10_000, 0, "g2").get(0)).isEqualTo(0L);
+        release(A, "g1", 1, "m");
+
+        assertThat(sync.exists(keys.lock()))
+                .as("freed, not reserved for a caller that did not wait")
+                .isZero();
+    }
+
+    @Test
+    void aWaiterThatGivesUpIsForgottenAndHandsBackAReservationForItsClient() throws Exception {
+        grant(A, 10_000, "g1");
+        acquireWaiting(B, 10_000, 0, "g2");
+        assertThat(leave(B, "m")).isEqualTo(1L);
+        assertThat(sync.hexists(keys.lock(), "~w")).isFalse();
+        assertThat(leave(B, "m")).as("nothing left to leave").isZero();
+
+        acquireWaiting(C, 10_000, 0, "g3");
+        BlockingQueue<String> wakeups = probe.subscribe(keys.channel());
+        release(A, "g1", 1, "released");
+        assertThat(wakeups.poll(2, TimeUnit.SECONDS)).isEqualTo("released");
+        assertThat(leave(C, "handed back")).isEqualTo(2L);
+        assertThat(sync.exists(keys.lock())).isZero();
+        assertThat(wakeups.poll(2, TimeUnit.SECONDS)).as("others are woken").isEqualTo("handed back");
     }
 }

@@ -39,8 +39,8 @@ class DerivedKeysScriptTest extends ScriptTestSupport {
     private static final Set<String> NO_KEYS = Set.of("TIME", "PUBLISH");
     /** Script commands whose one key is their first argument. */
     private static final Set<String> FIRST_ARG_KEY = Set.of(
-            "GET", "SET", "PEXPIRE", "PTTL", "HEXISTS", "HGET", "HSET", "HDEL", "HGETALL", "LINDEX", "LPOP", "LREM",
-            "RPUSH", "ZSCORE", "ZADD", "ZREM");
+            "GET", "SET", "PEXPIRE", "PTTL", "HEXISTS", "HGET", "HSET", "HSETNX", "HDEL", "HGETALL", "LINDEX", "LPOP",
+            "LREM", "RPUSH", "ZSCORE", "ZADD", "ZREM");
 
     DerivedKeysScriptTest() {
         super("derived");
@@ -122,6 +122,11 @@ class DerivedKeysScriptTest extends ScriptTestSupport {
             RedisLock plain = client.getLock(plainName);
             plain.lock();
             commands.addAll(monitor.commandsUntil(LockScript.RENEW.sha1())); // the watchdog renewed it
+            assertThat(plain.tryLockAsync(Duration.ofMillis(200))
+                            .toCompletableFuture()
+                            .get(10, java.util.concurrent.TimeUnit.SECONDS))
+                    .as("a handle waited in Redis, then gave up (and left)")
+                    .isEmpty();
             plain.unlock();
             assertThat(plain.forceUnlock()).as("already free").isFalse();
 
@@ -278,7 +283,24 @@ class DerivedKeysScriptTest extends ScriptTestSupport {
                 .isOne();
         assertThat(kind.release(scripts, keys, releaseArgs(A, "g3", 1)).get(5, TimeUnit.SECONDS))
                 .isOne(); // sent twice
+        // another client waits, the release reserves the lock for it, it takes it; a waiter leaves; a
+        // reservation is handed back by the waiter it was for
         granted(kind.acquire(scripts, keys, acquireArgs(B, 0, "g4", 0)).get(5, TimeUnit.SECONDS));
+        assertThat(kind.acquire(scripts, keys, acquireArgs(C, 0, "g5", 60_000))
+                        .get(5, TimeUnit.SECONDS)
+                        .get(0))
+                .isEqualTo(0L);
+        assertThat(kind.release(scripts, keys, releaseArgs(B, "g4", 1)).get(5, TimeUnit.SECONDS))
+                .isOne();
+        granted(kind.acquire(scripts, keys, acquireArgs(C, 0, "g5", 60_000)).get(5, TimeUnit.SECONDS));
+        assertThat(kind.acquire(scripts, keys, acquireArgs(D, 0, "g6", 60_000))
+                        .get(5, TimeUnit.SECONDS)
+                        .get(0))
+                .isEqualTo(0L);
+        assertThat(kind.release(scripts, keys, releaseArgs(C, "g5", 1)).get(5, TimeUnit.SECONDS))
+                .isOne();
+        assertThat(kind.gaveUp(scripts, keys, D, "m").get(5, TimeUnit.SECONDS)).isEqualTo(2L);
+        granted(kind.acquire(scripts, keys, acquireArgs(B, 0, "g7", 0)).get(5, TimeUnit.SECONDS));
         assertThat(forceRelease("m")).isOne();
         assertThat(forceRelease("m")).isZero();
     }
@@ -294,7 +316,7 @@ class DerivedKeysScriptTest extends ScriptTestSupport {
                         .get(5, TimeUnit.SECONDS)
                         .get(0))
                 .isEqualTo(0L);
-        assertThat(kind.gaveUp(scripts, fair, C).get(5, TimeUnit.SECONDS)).isEqualTo(1L);
+        assertThat(kind.gaveUp(scripts, fair, C, "m").get(5, TimeUnit.SECONDS)).isEqualTo(1L);
         assertThat(kind.release(scripts, fair, releaseArgs(A, "f1", 1)).get(5, TimeUnit.SECONDS))
                 .isOne();
         granted(kind.acquire(scripts, fair, acquireArgs(B, 0, "f2", 60_000)).get(5, TimeUnit.SECONDS));
@@ -326,7 +348,7 @@ class DerivedKeysScriptTest extends ScriptTestSupport {
                 .isOne();
         assertThat(write.release(scripts, rw, releaseArgs(A, "w1", 1)).get(5, TimeUnit.SECONDS))
                 .isOne();
-        granted(read.acquire(scripts, rw, new ScriptArgs.Acquire(B, 50, FENCE_TTL_MS, 0, "r2", 0))
+        granted(read.acquire(scripts, rw, new ScriptArgs.Acquire(B, 50, FENCE_TTL_MS, 0, "r2", 0, 1))
                 .get(5, TimeUnit.SECONDS));
         Awaitility.await()
                 .atMost(Duration.ofSeconds(5))
@@ -339,11 +361,11 @@ class DerivedKeysScriptTest extends ScriptTestSupport {
     }
 
     private static ScriptArgs.Acquire acquireArgs(String owner, int held, String grant, long waitMs) {
-        return new ScriptArgs.Acquire(owner, 30_000, FENCE_TTL_MS, held, grant, waitMs);
+        return new ScriptArgs.Acquire(owner, 30_000, FENCE_TTL_MS, held, grant, waitMs, 17);
     }
 
     private static ScriptArgs.Release releaseArgs(String owner, String grant, int held) {
-        return new ScriptArgs.Release(owner, grant, held, "wake", NOTE_TTL_MS, 0);
+        return new ScriptArgs.Release(owner, grant, held, "wake", NOTE_TTL_MS, 0, 50);
     }
 
     private static long granted(List<Object> reply) {

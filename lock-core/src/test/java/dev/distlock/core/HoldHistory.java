@@ -2,9 +2,11 @@ package dev.distlock.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.distlock.testsupport.RedisServer;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 
@@ -32,6 +34,14 @@ final class HoldHistory {
                     .as("hold %s has a larger token than the earlier %s", after, before)
                     .isGreaterThan(before.token());
         }
+    }
+
+    /** Keys other than the fencing counters (kept on purpose) and release notes (expiring within seconds). */
+    static List<String> leftKeys(RedisServer server) {
+        return Arrays.stream(server.query("KEYS", "*").split("\n"))
+                .filter(k -> !k.isBlank())
+                .filter(k -> !k.endsWith(":fence") && !k.contains(":released:"))
+                .toList();
     }
 
     /** Starts {@code main} of a test class in a child JVM on the test class path, its output (and errors) to {@code output}. */

@@ -12,7 +12,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -149,7 +148,7 @@ class ReentrantChurnSoakTest {
             children.forEach(Process::destroyForcibly);
         }
         assertThat(killed.get()).as("connections killed during the run").isPositive();
-        assertThat(leftKeys(server))
+        assertThat(HoldHistory.leftKeys(server))
                 .as("keys left in Redis beyond fencing counters and release notes")
                 .isEmpty();
 
@@ -218,14 +217,6 @@ class ReentrantChurnSoakTest {
 
     private static long count(String reply) {
         return reply.startsWith(":") ? Long.parseLong(reply.substring(1)) : 0;
-    }
-
-    /** Keys other than the fencing counters (kept on purpose) and release notes (expiring within seconds). */
-    private static List<String> leftKeys(RedisServer server) {
-        return Arrays.stream(server.query("KEYS", "*").split("\n"))
-                .filter(k -> !k.isBlank())
-                .filter(k -> !k.endsWith(":fence") && !k.contains(":released:"))
-                .toList();
     }
 
     private static void send(Process child, String line) throws IOException {

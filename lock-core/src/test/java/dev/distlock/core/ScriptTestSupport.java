@@ -26,6 +26,12 @@ abstract class ScriptTestSupport {
     static final long FENCE_TTL_MS = Duration.ofDays(1).toMillis();
     /** How long a last release's note lives unless a test says otherwise. */
     static final long NOTE_TTL_MS = 60_000;
+
+    /** Fencing tokens a new reentrant grant reserves in {@link #acquireWaiting} (its own and 16 local hand-offs). */
+    static final int TOKEN_BLOCK = 17;
+
+    /** How long a last release reserves a reentrant lock for another client that waits. */
+    static final long RESERVE_MS = 500;
     /** About eleven days in microseconds: a counter this far ahead of the server clock decides the next token. */
     static final long FAR_AHEAD_MICROS = 1_000_000_000_000L;
 
@@ -57,8 +63,18 @@ abstract class ScriptTestSupport {
         probe.close();
     }
 
-    /** acquire.lua: {1, token, count} or {0, ms busy, 0}. */
+    /** acquire.lua as a single attempt reserving no tokens: {1, token, count} or {0, ms busy, 0}. */
     List<Object> acquire(String owner, long leaseMs, int held, String grant) throws Exception {
+        return acquire(owner, leaseMs, held, grant, 1, 0);
+    }
+
+    /** acquire.lua from a caller that still waits 1 s (so it is recorded as waiting), reserving {@link #TOKEN_BLOCK} tokens. */
+    List<Object> acquireWaiting(String owner, long leaseMs, int held, String grant) throws Exception {
+        return acquire(owner, leaseMs, held, grant, TOKEN_BLOCK, 1_000);
+    }
+
+    List<Object> acquire(String owner, long leaseMs, int held, String grant, int tokenBlock, long waitMs)
+            throws Exception {
         return scripts.array(
                         LockScript.ACQUIRE,
                         new String[] {keys.lock(), keys.fence()},
@@ -66,7 +82,9 @@ abstract class ScriptTestSupport {
                         Long.toString(leaseMs),
                         Long.toString(FENCE_TTL_MS),
                         Integer.toString(held),
-                        grant)
+                        grant,
+                        Integer.toString(tokenBlock),
+                        Long.toString(waitMs))
                 .get(5, TimeUnit.SECONDS);
     }
 
@@ -97,7 +115,14 @@ abstract class ScriptTestSupport {
                         keys.channel(),
                         message,
                         Long.toString(noteTtlMs),
-                        Long.toString(keepMs))
+                        Long.toString(keepMs),
+                        Long.toString(RESERVE_MS))
+                .get(5, TimeUnit.SECONDS);
+    }
+
+    /** leave.lua: 1 the owner's client was recorded as waiting, 2 a reservation for it was handed back, else 0. */
+    long leave(String owner, String message) throws Exception {
+        return scripts.integer(LockScript.LEAVE, new String[] {keys.lock()}, owner, keys.channel(), message)
                 .get(5, TimeUnit.SECONDS);
     }
 

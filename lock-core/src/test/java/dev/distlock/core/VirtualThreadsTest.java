@@ -3,22 +3,17 @@ package dev.distlock.core;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.distlock.testsupport.RedisExtension;
+import dev.distlock.testsupport.VirtualThreads;
 import io.lettuce.core.RedisURI;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import jdk.jfr.Recording;
-import jdk.jfr.consumer.RecordedEvent;
-import jdk.jfr.consumer.RecordedFrame;
-import jdk.jfr.consumer.RecordingFile;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -70,17 +65,13 @@ class VirtualThreadsTest {
         assertThat(pinnedInOurCode).as("pinned virtual threads with our frames").isEmpty();
     }
 
-    interface Work {
-        void run() throws Exception;
-    }
-
     /** Each of {@code threads} virtual threads locks its name, checks it is alone inside, and unlocks. */
     private void churn(int threads, java.util.function.IntFunction<String> nameOf) throws Exception {
         ConcurrentHashMap<String, AtomicInteger> inside = new ConcurrentHashMap<>();
         AtomicInteger overlaps = new AtomicInteger();
         AtomicInteger done = new AtomicInteger();
         List<Future<?>> futures = new ArrayList<>();
-        ExecutorService virtual = virtualThreadPerTask();
+        ExecutorService virtual = VirtualThreads.perTaskExecutor();
         try {
             for (int i = 0; i < threads; i++) {
                 String name = nameOf.apply(i);
@@ -114,43 +105,9 @@ class VirtualThreadsTest {
         assertThat(client.activeHolds()).isZero();
     }
 
-    private static ExecutorService virtualThreadPerTask() throws ReflectiveOperationException {
-        return (ExecutorService)
-                Executors.class.getMethod("newVirtualThreadPerTaskExecutor").invoke(null);
-    }
-
-    /**
-     * Runs {@code work} under a JFR recording of pinned virtual threads; returns the pinnings that show a
-     * frame of ours. A warm-up runs first: loading and initialising a class pins its first user once
-     * (the JVM's doing, not a lock of ours), so only the steady state is recorded.
-     */
-    private List<String> recordPinning(Work work) throws Exception {
+    /** Runs {@code work} under a JFR recording of pinning, after a warm-up (see {@link VirtualThreads#pinnedInOurFrames}). */
+    private List<String> recordPinning(VirtualThreads.Work work) throws Exception {
         churn(200, i -> "vt-warm-up-" + (i % 3));
-        Path file = dir.resolve("pinning.jfr");
-        try (Recording recording = new Recording()) {
-            recording
-                    .enable("jdk.VirtualThreadPinned")
-                    .withThreshold(Duration.ZERO)
-                    .withStackTrace();
-            recording.start();
-            work.run();
-            recording.stop();
-            recording.dump(file);
-        }
-        assertThat(Files.size(file)).isPositive();
-        List<String> ours = new ArrayList<>();
-        for (RecordedEvent event : RecordingFile.readAllEvents(file)) {
-            if (!event.getEventType().getName().equals("jdk.VirtualThreadPinned") || event.getStackTrace() == null) {
-                continue;
-            }
-            for (RecordedFrame frame : event.getStackTrace().getFrames()) {
-                String type = frame.getMethod().getType().getName();
-                if (type.startsWith("dev.distlock.")) {
-                    ours.add(type + "." + frame.getMethod().getName() + " pinned for " + event.getDuration());
-                    break;
-                }
-            }
-        }
-        return ours;
+        return VirtualThreads.pinnedInOurFrames(dir.resolve("pinning.jfr"), work);
     }
 }

@@ -195,6 +195,17 @@ class SampleApplicationTest {
         assertThat(get("/actuator/metrics/distributed.lock.active")).satisfies(ok("VALUE"));
     }
 
+    /** Meters that bookings never record (a booking is far shorter than a renewal) answer anyway, at zero: built for dashboards before the first event. */
+    @Test
+    void lockMetersWithoutEventsAnswerFromStartUp() throws Exception {
+        assertThat(get("/actuator/metrics/distributed.lock.renewals?tag=outcome:lost"))
+                .satisfies(ok("COUNT"));
+        assertThat(get("/actuator/metrics/distributed.lock.lost?tag=name:StockService.book"))
+                .satisfies(ok("\"value\":0.0"));
+        assertThat(get("/actuator/metrics/distributed.lock.acquire?tag=outcome:timeout&tag=name:StockService.book"))
+                .satisfies(ok("COUNT"));
+    }
+
     /** application.yml shows every distributed-lock.* key at the starter's default, so it teaches nothing false. */
     @Test
     void applicationYmlListsEveryLockPropertyAtItsDefault() throws Exception {

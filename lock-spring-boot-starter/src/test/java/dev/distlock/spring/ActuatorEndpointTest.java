@@ -23,7 +23,7 @@ import org.springframework.test.annotation.DirtiesContext;
 
 /**
  * The read-only endpoint over HTTP in a running application on a real redis-server (the health
- * indicator, Boot 4 only, is in {@link Boot4ActuatorHealthTest}).
+ * indicator, on both Boot lines, is in {@link ActuatorHealthTest}).
  */
 @SpringBootTest(
         classes = ActuatorEndpointTest.App.class,

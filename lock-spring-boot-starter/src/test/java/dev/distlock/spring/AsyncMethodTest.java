@@ -14,7 +14,6 @@ import dev.distlock.core.LockLeaseExpiredException;
 import dev.distlock.spring.annotation.DistributedLock;
 import dev.distlock.spring.annotation.OnLockFailure;
 import dev.distlock.spring.autoconfigure.DistributedLockAutoConfiguration;
-import dev.distlock.spring.autoconfigure.DistributedLockLocalAutoConfiguration;
 import dev.distlock.spring.autoconfigure.DistributedLockMetricsAutoConfiguration;
 import dev.distlock.spring.execution.ActiveHolds;
 import dev.distlock.spring.metrics.LockMetrics;
@@ -25,6 +24,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -238,21 +238,6 @@ class AsyncMethodTest {
     }
 
     @Test
-    void inLocalModeTheFutureFailsSayingAsyncLocksNeedRedis() {
-        runner().withConfiguration(AutoConfigurations.of(DistributedLockLocalAutoConfiguration.class))
-                .withPropertyValues("distributed-lock.mode=local")
-                .run(context -> {
-                    CompletableFuture<String> call = context.getBean(Jobs.class).pending("order:9");
-                    assertThatThrownBy(() -> call.get(10, TimeUnit.SECONDS))
-                            .isInstanceOf(ExecutionException.class)
-                            .cause()
-                            .isInstanceOf(UnsupportedOperationException.class);
-                    assertThat(context.getBean(Jobs.class).seen().invocations.get())
-                            .isZero();
-                });
-    }
-
-    @Test
     void aLostLeaseCancelsTheMethodsStageWithInterruptAndFailsTheCallerWithLeaseExpired() {
         runner().withPropertyValues("distributed-lock.on-lease-lost=interrupt", "distributed-lock.watchdog-lease=600ms")
                 .run(context -> {
@@ -333,6 +318,30 @@ class AsyncMethodTest {
         final AtomicInteger completed = new AtomicInteger();
     }
 
+    @Test
+    void aMultiKeyMethodSeesEveryKeysOwnTokenInLockContext() {
+        runner().run(context -> {
+            CompletableFuture<Void> done = new CompletableFuture<>();
+            CompletableFuture<Map<String, Long>> call =
+                    context.getBean(Jobs.class).tokensOf("acct:a", "acct:b", done);
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> HoldChecks.lockedInRedis(redis.server(), "acct:a")
+                            && HoldChecks.lockedInRedis(redis.server(), "acct:b"));
+            Map<String, Long> inRedis = Map.of(
+                    "acct:a", HoldChecks.tokenInRedis(redis.server(), "acct:a"),
+                    "acct:b", HoldChecks.tokenInRedis(redis.server(), "acct:b"));
+            done.complete(null);
+            Map<String, Long> tokens = call.get(10, TimeUnit.SECONDS);
+            assertThat(tokens)
+                    .as("each key's token, as Redis holds it for that key")
+                    .containsExactlyInAnyOrderEntriesOf(inRedis);
+            assertThat(tokens.get("acct:a")).isNotEqualTo(tokens.get("acct:b"));
+            await().atMost(Duration.ofSeconds(5))
+                    .until(() -> !HoldChecks.lockedInRedis(redis.server(), "acct:a")
+                            && !HoldChecks.lockedInRedis(redis.server(), "acct:b"));
+        });
+    }
+
     public static class Jobs {
         private final Seen seen = new Seen();
         private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -353,6 +362,13 @@ class AsyncMethodTest {
             long token = LockContext.currentToken();
             return CompletableFuture.supplyAsync(
                     () -> token, CompletableFuture.delayedExecutor(after.toMillis(), TimeUnit.MILLISECONDS));
+        }
+
+        /** Holds both keys until {@code done}; yields the tokens LockContext gave. */
+        @DistributedLock(keys = {"#a", "#b"})
+        public CompletableFuture<Map<String, Long>> tokensOf(String a, String b, CompletableFuture<Void> done) {
+            Map<String, Long> tokens = LockContext.currentTokens();
+            return done.thenApply(v -> tokens);
         }
 
         /** Returns a stage the test completes. */

@@ -15,8 +15,8 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 /**
  * The health indicator, built on Spring Boot 4's health API (module spring-boot-health). Boot 4 only:
- * lock-boot35-tests leaves this class out, and on Spring Boot 3.5 the starter registers no health
- * indicator yet (the endpoint and metrics work on both lines).
+ * lock-boot35-tests leaves this class out and runs Boot35HealthTest instead, the same checks on Boot
+ * 3.5's health API.
  */
 class Boot4HealthTest {
 

@@ -31,6 +31,11 @@ final class BootLine {
                     "org.springframework.boot.actuate.autoconfigure.metrics.CompositeMeterRegistryAutoConfiguration",
                     "org.springframework.boot.actuate.autoconfigure.metrics.export.simple.SimpleMetricsExportAutoConfiguration");
 
+    /** Spring Boot's observation auto-configuration: the application's ObservationRegistry, with a meter handler. */
+    static final Class<?> OBSERVATION = BOOT_4
+            ? load("org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration")
+            : load("org.springframework.boot.actuate.autoconfigure.observation.ObservationAutoConfiguration");
+
     private BootLine() {}
 
     /** Redisson's starter's auto-configuration for this line (its jar has one per line), which replaces the connection factory. */

@@ -9,15 +9,25 @@ import dev.distlock.core.LockLeaseExpiredException;
 import dev.distlock.spring.annotation.DistributedLock;
 import dev.distlock.spring.autoconfigure.DistributedLockAutoConfiguration;
 import dev.distlock.spring.autoconfigure.DistributedLockMetricsAutoConfiguration;
+import dev.distlock.spring.autoconfigure.DistributedLockObservationAutoConfiguration;
 import dev.distlock.spring.metrics.LockMetrics;
 import dev.distlock.spring.metrics.MicrometerLockListener;
 import dev.distlock.testsupport.RedisExtension;
 import io.lettuce.core.RedisURI;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tag;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.observation.ObservationRegistry;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -44,6 +54,103 @@ class BootMetricsAutoConfigurationTest {
                 .withPropertyValues(
                         "spring.data.redis.port=" + redis.server().port(), "distributed-lock.watchdog-lease=300ms")
                 .withBean(Work.class);
+    }
+
+    @Test
+    void everyLockMeterIsListedAtZeroFromStartUpAndTheFirstEventsLandOnTheSameMeters() {
+        runner().run(context -> {
+            MeterRegistry registry = context.getBean(MeterRegistry.class);
+            assertListedAtZeroFromStartUp(registry, Tags.empty());
+            context.getBean(Work.class).holdUntilRenewed(registry);
+            assertThat(registry.get(LockMetrics.ACQUIRE)
+                            .tags("name", "work", "type", "REENTRANT", "outcome", "acquired", "error", "none")
+                            .timer()
+                            .count())
+                    .as("the meter registered at start-up, now counting")
+                    .isEqualTo(1);
+            assertOneTagKeySetPerMeterName(registry);
+        });
+    }
+
+    /**
+     * With Spring Boot's observation auto-configuration the acquire/held timers come from its meter
+     * handler, with its key values (management.observations.key-values): the meters registered at
+     * start-up carry them too, or a Prometheus registry would refuse the real ones.
+     */
+    @Test
+    void withBootsObservationsTheMetersListedAtStartUpCarryTheSameKeyValues() {
+        runner().withConfiguration(
+                        AutoConfigurations.of(BootLine.OBSERVATION, DistributedLockObservationAutoConfiguration.class))
+                .withPropertyValues("management.observations.key-values.region=eu-test")
+                .run(context -> {
+                    assertThat(context).hasNotFailed().hasSingleBean(ObservationRegistry.class);
+                    MeterRegistry registry = context.getBean(MeterRegistry.class);
+                    assertListedAtZeroFromStartUp(registry, Tags.of("region", "eu-test"));
+                    context.getBean(Work.class).holdUntilRenewed(registry);
+                    assertThat(registry.get(LockMetrics.ACQUIRE)
+                                    .tags("name", "work", "outcome", "acquired", "region", "eu-test")
+                                    .timer()
+                                    .count())
+                            .isEqualTo(1);
+                    assertOneTagKeySetPerMeterName(registry);
+                });
+        runner().withConfiguration(
+                        AutoConfigurations.of(BootLine.OBSERVATION, DistributedLockObservationAutoConfiguration.class))
+                .withPropertyValues("management.observations.enable.distributed.lock=false")
+                .run(context -> {
+                    MeterRegistry registry = context.getBean(MeterRegistry.class);
+                    assertThat(registry.find(LockMetrics.ACQUIRE).meters())
+                            .as("no timer for observations that are switched off")
+                            .isEmpty();
+                    assertThat(registry.get(LockMetrics.LOST).counter().count()).isZero();
+                });
+    }
+
+    private static void assertListedAtZeroFromStartUp(MeterRegistry registry, Tags observationTags) {
+        for (String outcome : List.of("renewed", "lost", "error")) {
+            assertThat(registry.get(LockMetrics.RENEWALS)
+                            .tag("outcome", outcome)
+                            .counter()
+                            .count())
+                    .isZero();
+        }
+        assertThat(registry.get(LockMetrics.LOST)
+                        .tags("name", "work", "type", "REENTRANT")
+                        .counter()
+                        .count())
+                .isZero();
+        assertThat(registry.get(LockMetrics.ACTIVE).gauge().value()).isZero();
+        Tags lock = Tags.of("name", "work", "type", "REENTRANT");
+        for (String outcome : List.of("acquired", "timeout")) {
+            assertThat(registry.get(LockMetrics.ACQUIRE)
+                            .tags(lock.and(observationTags).and("outcome", outcome, "error", "none"))
+                            .timer()
+                            .count())
+                    .isZero();
+        }
+        assertThat(registry.get(LockMetrics.HELD)
+                        .tags(lock.and(observationTags).and("error", "none"))
+                        .timer()
+                        .count())
+                .isZero();
+        for (String active : List.of(LockMetrics.ACQUIRE + ".active", LockMetrics.HELD + ".active")) {
+            assertThat(registry.get(active).tags(lock).longTaskTimer().activeTasks())
+                    .isZero();
+        }
+    }
+
+    /** What Prometheus demands: all meters of one name have the same tag keys. */
+    private static void assertOneTagKeySetPerMeterName(MeterRegistry registry) {
+        Map<String, Set<Set<String>>> keys = new TreeMap<>();
+        for (Meter meter : registry.getMeters()) {
+            if (meter.getId().getName().startsWith("distributed.lock.")) {
+                keys.computeIfAbsent(meter.getId().getName(), n -> new HashSet<>())
+                        .add(meter.getId().getTags().stream().map(Tag::getKey).collect(Collectors.toSet()));
+            }
+        }
+        assertThat(keys)
+                .isNotEmpty()
+                .allSatisfy((name, sets) -> assertThat(sets).as(name).hasSize(1));
     }
 
     @Test

@@ -17,6 +17,12 @@ final class HoldChecks {
         return redis.command("EXISTS", "lock:{" + name + "}").equals(":1");
     }
 
+    /** The fencing token of the hold Redis has on {@code name} now. */
+    static long tokenInRedis(RedisServer redis, String name) {
+        return Long.parseLong(
+                redis.query("HGET", "lock:{" + name + "}", "~token").trim());
+    }
+
     /** One attempt by {@code otherInstance} to take {@code name} at once. */
     static Optional<LockHandle> tryElsewhere(LockClient otherInstance, String name) {
         return otherInstance

@@ -91,7 +91,10 @@ class NonLettuceConnectionFactoryTest {
                     assertThat(failure.getDescription())
                             .contains("their own Lettuce connection to localhost:" + port)
                             .contains("JedisConnectionFactory");
-                    assertThat(failure.getAction()).contains("spring.data.redis.*");
+                    assertThat(failure.getAction())
+                            .contains("spring.data.redis.*")
+                            .as("switching locks off is no fix for a connection error")
+                            .doesNotContain("distributed-lock.enabled");
                 });
     }
 

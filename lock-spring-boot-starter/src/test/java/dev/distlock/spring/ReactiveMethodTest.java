@@ -2,6 +2,7 @@ package dev.distlock.spring;
 
 import static dev.distlock.spring.HoldChecks.lockedInRedis;
 import static dev.distlock.spring.HoldChecks.nobodyElseTakesItUntilDone;
+import static dev.distlock.spring.HoldChecks.tokenInRedis;
 import static dev.distlock.spring.HoldChecks.tryElsewhere;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -23,6 +24,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -37,6 +39,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
 
 /**
  * {@code @DistributedLock} on methods returning Mono or Flux: each subscription acquires without
@@ -225,6 +228,26 @@ class ReactiveMethodTest {
                 });
     }
 
+    @Test
+    void aMultiKeyMonoSeesEveryKeysOwnTokenInTheReactorContextAndLockContext() {
+        runner().run(context -> {
+            Sinks.Empty<Void> done = Sinks.empty();
+            CompletableFuture<List<Map<String, Long>>> call = context.getBean(Streams.class)
+                    .tokensOf("acct:c", "acct:d", done.asMono())
+                    .toFuture();
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> lockedInRedis(redis.server(), "acct:c") && lockedInRedis(redis.server(), "acct:d"));
+            Map<String, Long> expected = Map.of(
+                    "acct:c", tokenInRedis(redis.server(), "acct:c"),
+                    "acct:d", tokenInRedis(redis.server(), "acct:d"));
+            done.tryEmitEmpty();
+            List<Map<String, Long>> seen = call.get(10, TimeUnit.SECONDS);
+            assertThat(seen.get(0)).as("LockContext while the method ran").isEqualTo(expected);
+            assertThat(seen.get(1)).as("ReactiveLockContext in the publisher").isEqualTo(expected);
+            assertThat(expected.get("acct:c")).isNotEqualTo(expected.get("acct:d"));
+        });
+    }
+
     /** What the methods saw; read through {@link Streams#seen()}, since the bean is a class proxy whose own fields stay empty. */
     static class Seen {
         final AtomicInteger invocations = new AtomicInteger();
@@ -234,6 +257,14 @@ class ReactiveMethodTest {
     }
 
     public static class Streams {
+        /** Holds both keys until {@code done}; the tokens LockContext gave at invocation, then the Reactor Context's. */
+        @DistributedLock(keys = {"#a", "#b"})
+        public Mono<List<Map<String, Long>>> tokensOf(String a, String b, Mono<Void> done) {
+            Map<String, Long> atInvocation = LockContext.currentTokens();
+            return ReactiveLockContext.currentTokens()
+                    .flatMap(inPublisher -> done.thenReturn(List.of(atInvocation, inPublisher)));
+        }
+
         private final Seen seen = new Seen();
 
         public Seen seen() {

@@ -133,11 +133,11 @@ class RedisUnavailableTest {
         });
     }
 
+    /** Over every lock name: each declared lock has its own acquire timers from start-up. */
     private static double acquisitions(MeterRegistry registry, String outcome) {
-        return registry.get(LockMetrics.ACQUIRE)
-                .tag(LockMetrics.OUTCOME, outcome)
-                .timer()
-                .count();
+        return registry.get(LockMetrics.ACQUIRE).tag(LockMetrics.OUTCOME, outcome).timers().stream()
+                .mapToLong(io.micrometer.core.instrument.Timer::count)
+                .sum();
     }
 
     public static class Payments {

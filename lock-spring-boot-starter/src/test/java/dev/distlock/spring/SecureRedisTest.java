@@ -124,15 +124,7 @@ class SecureRedisTest {
                 .run(context -> {
                     assertThat(context).hasNotFailed();
                     exerciseEveryLockKind(context);
-                    RedisLock lock = context.getBean(LockClient.class).getLock("over-tls");
-                    assertThat(lock.tryLock()).isTrue();
-                    try {
-                        // the plain admin port sees the key the TLS connection wrote: same server
-                        assertThat(tls.server().command("EXISTS", "lock:{over-tls}"))
-                                .isEqualTo(":1");
-                    } finally {
-                        lock.unlock();
-                    }
+                    tls.assertLocksOnThisServer(context);
                 });
     }
 
@@ -169,20 +161,37 @@ class SecureRedisTest {
         return analysis;
     }
 
-    record TlsServer(RedisServer server, int tlsPort) {}
-
     /**
      * A server with a TLS listener. Its plain port stays open on loopback only for the test's own
      * checks (RedisServer waits for it); the application under test is pointed at the TLS port.
      */
+    record TlsServer(RedisServer server, int tlsPort) {
+
+        /** Starts one more server of {@code redis} with a TLS port; skips the test where redis-server has no TLS. */
+        static TlsServer start(RedisExtension redis) {
+            assumeThat(RedisBinary.isBundled())
+                    .as("the bundled fallback redis-server is built without TLS")
+                    .isFalse();
+            int tlsPort = RedisServer.freePort();
+            RedisServer server = redis.startAnother(
+                    TestCertificates.shared().redisTlsArgs(tlsPort).toArray(String[]::new));
+            return new TlsServer(server, tlsPort);
+        }
+
+        /** The application's lock client writes its keys to this server (seen from the plain port). */
+        void assertLocksOnThisServer(ApplicationContext context) {
+            RedisLock lock = context.getBean(LockClient.class).getLock("over-tls");
+            assertThat(lock.tryLock()).isTrue();
+            try {
+                assertThat(server.command("EXISTS", "lock:{over-tls}")).isEqualTo(":1");
+            } finally {
+                lock.unlock();
+            }
+        }
+    }
+
     private static TlsServer tlsServer() {
-        assumeThat(RedisBinary.isBundled())
-                .as("the bundled fallback redis-server is built without TLS")
-                .isFalse();
-        int tlsPort = RedisServer.freePort();
-        RedisServer server = redis.startAnother(
-                TestCertificates.shared().redisTlsArgs(tlsPort).toArray(String[]::new));
-        return new TlsServer(server, tlsPort);
+        return TlsServer.start(redis);
     }
 
     private static String[] tlsProperties(int port, Path trustedCa) {
@@ -195,7 +204,7 @@ class SecureRedisTest {
     }
 
     /** Reentrant, fair (with a waiter woken over pub/sub), read/write and multi-locks over the configured connection. */
-    private static void exerciseEveryLockKind(ApplicationContext context) throws Exception {
+    static void exerciseEveryLockKind(ApplicationContext context) throws Exception {
         LockClient client = context.getBean(LockClient.class);
         RedisLock fair = client.getFairLock("secure-fair");
         fair.lock();

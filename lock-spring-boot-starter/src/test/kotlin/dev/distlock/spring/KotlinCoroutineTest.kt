@@ -7,9 +7,11 @@ import dev.distlock.spring.HoldChecks.lockedInRedis
 import dev.distlock.spring.HoldChecks.tryElsewhere
 import dev.distlock.spring.annotation.DistributedLock
 import dev.distlock.spring.autoconfigure.DistributedLockAutoConfiguration
+import dev.distlock.spring.autoconfigure.DistributedLockLocalAutoConfiguration
 import dev.distlock.spring.autoconfigure.DistributedLockMetricsAutoConfiguration
 import dev.distlock.spring.metrics.LockMetrics
 import dev.distlock.testsupport.RedisExtension
+import dev.distlock.testsupport.RedisServer
 import io.lettuce.core.RedisURI
 import io.micrometer.core.instrument.MeterRegistry
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry
@@ -141,6 +143,31 @@ class KotlinCoroutineTest {
             }
             tryElsewhere(otherInstance, "k:4").orElseThrow().unlock()
         }
+    }
+
+    @Test
+    fun inLocalModeASuspendFunctionAndAFlowHoldTheLockUntilDoneAsWithRedis() {
+        ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(BootLine.REDIS, DistributedLockLocalAutoConfiguration::class.java,
+                DistributedLockAutoConfiguration::class.java))
+            .withPropertyValues("distributed-lock.mode=local", "spring.data.redis.port=" + RedisServer.freePort(),
+                "distributed-lock.wait-time=200ms")
+            .withBean(Coroutines::class.java)
+            .run { context ->
+                val coroutines = context.getBean(Coroutines::class.java)
+                val template = context.getBean(LockTemplate::class.java)
+                fun free(key: String) = template.tryExecute(key, Duration.ZERO) { "ran" }.isPresent
+                runBlocking {
+                    val job = CoroutineScope(Dispatchers.Default).launch { coroutines.hang("k:5") }
+                    await().atMost(Duration.ofSeconds(10)).until { coroutines.invocations.get() == 1 }
+                    assertThat(free("k:5")).`as`("held while the body is suspended").isFalse()
+                    job.cancelAndJoin()
+                }
+                await().atMost(Duration.ofSeconds(5)).until { free("k:5") }
+                assertThat(runBlocking { coroutines.later("k:6", 0) }).`as`("the token").isPositive()
+                assertThat(runBlocking { coroutines.tokens("k:7", Int.MAX_VALUE).take(2).toList() }).hasSize(2)
+                await().atMost(Duration.ofSeconds(5)).until { free("k:7") }
+            }
     }
 
     @Test

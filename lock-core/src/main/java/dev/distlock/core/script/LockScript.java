@@ -15,9 +15,11 @@ import java.util.HexFormat;
 public final class LockScript {
 
     /** Acquire or re-enter a reentrant lock. */
-    public static final LockScript ACQUIRE = load("token.lua", "acquire.lua");
-    /** Release one hold; the last one deletes the lock and publishes a wake-up. */
-    public static final LockScript RELEASE = load("release.lua");
+    public static final LockScript ACQUIRE = load("token.lua", "client-of.lua", "acquire.lua");
+    /** Release one hold; the last one deletes the lock (or reserves it for a client that waits) and publishes a wake-up. */
+    public static final LockScript RELEASE = load("client-of.lua", "release.lua");
+    /** A waiter of a reentrant lock gives up: it no longer counts as waiting, and hands back a reservation for its client. */
+    public static final LockScript LEAVE = load("client-of.lua", "leave.lua");
     /** Extend a lease while the owner holds it. */
     public static final LockScript RENEW = load("renew.lua");
     /** Acquire or re-enter a read hold of a read/write lock. */

@@ -10,24 +10,36 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Renews every watchdog lease of one client from the client's single timer thread: every third of the
- * lease it sends one renewal per held lock, all at once (pipelined on the shared connection), and
- * hands each reply back to its lease. No thread or timer per lock. Internal: not part of the API.
+ * Renews every watchdog lease of one client from the client's single timer thread. Each lease is
+ * renewed once a third of its length has passed since its last renewal, and the renewals of one
+ * period are spread over {@value #SLICES} rounds, each sending at most about twice its even share:
+ * holding 100,000 locks does not put 100,000 renewals at once in front of the client's other commands
+ * on the shared connection. No thread or timer per lock. Internal: not part of the API.
  */
 public final class LeaseWatchdog implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(LeaseWatchdog.class);
 
+    /** Rounds per renewal period. */
+    static final int SLICES = 20;
+
+    /** Renewals a round may always send, however few locks are held. */
+    private static final int MIN_PER_ROUND = 256;
+
     /** What the watchdog needs from a hold. */
     public interface Lease {
-        /** Called on every tick; returns whether a renewal should be sent now. */
-        boolean dueForRenewal(long nowNanos);
+        /**
+         * Called on every round; returns whether a renewal should be sent now: a renewal period has passed
+         * since the last one was sent and the hold is still held.
+         */
+        boolean dueForRenewal(long nowNanos, long periodNanos);
 
         /** Sends the renewal and handles its reply. */
         void renew(long sentAtNanos);
     }
 
     private final Supplier<Collection<? extends Lease>> leases;
+    private final long periodNanos;
     private final ScheduledFuture<?> rounds;
 
     /**
@@ -36,16 +48,28 @@ public final class LeaseWatchdog implements AutoCloseable {
     public LeaseWatchdog(
             ScheduledExecutorService scheduler, Duration lease, Supplier<Collection<? extends Lease>> leases) {
         this.leases = leases;
-        long period = Math.max(1, lease.toMillis() / 3);
-        this.rounds = scheduler.scheduleWithFixedDelay(this::tick, period, period, TimeUnit.MILLISECONDS);
+        this.periodNanos = TimeUnit.MILLISECONDS.toNanos(Math.max(1, lease.toMillis() / 3));
+        long round = Math.max(TimeUnit.MILLISECONDS.toNanos(1), periodNanos / SLICES);
+        this.rounds = scheduler.scheduleWithFixedDelay(this::tick, round, round, TimeUnit.NANOSECONDS);
+    }
+
+    /** The time between two renewals of one lease. */
+    public long periodNanos() {
+        return periodNanos;
     }
 
     private void tick() {
         try {
             long now = System.nanoTime();
-            for (Lease lease : leases.get()) {
-                if (lease.dueForRenewal(now)) {
+            Collection<? extends Lease> all = leases.get();
+            int budget = Math.max(MIN_PER_ROUND, 2 * ((all.size() + SLICES - 1) / SLICES));
+            for (Lease lease : all) {
+                if (budget == 0) {
+                    break; // the rest next round: a renewal is due a third of a lease before it runs out
+                }
+                if (lease.dueForRenewal(now, periodNanos)) {
                     lease.renew(now);
+                    budget--;
                 }
             }
         } catch (RuntimeException e) {

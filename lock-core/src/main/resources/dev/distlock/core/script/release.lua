@@ -7,7 +7,11 @@
 -- ARGV[7] ms the lock must stay taken after a last release (hold-at-least; 0: free it now). The lock
 --         then keeps its fencing token but no owner, so nobody takes or re-enters it until it expires;
 --         a lease ending sooner still wins. Nobody is woken: waiters retry when its time is up.
+-- ARGV[8] ms a last release reserves the lock for another client that found it busy ('~w'): only that
+--         client may take it meanwhile, so that clients take turns instead of the releasing one taking
+--         it straight back. Nobody waiting elsewhere: it is free at once.
 -- Returns 1 released, 0 still held (count now ARGV[3] - 1), -1 not held by this grant.
+-- (client-of.lua, prepended at load time, defines clientOf.)
 local lock, owner, req, held = KEYS[1], ARGV[1], ARGV[2], tonumber(ARGV[3])
 local note = KEYS[2]
 if redis.call('HEXISTS', lock, owner) == 0 or redis.call('HGET', lock, '~req') ~= req then
@@ -29,6 +33,14 @@ if keep > 0 then
     end
     return 1
 end
-redis.call('DEL', lock)
+local waiting = redis.call('HGET', lock, '~w')
+if waiting and waiting ~= clientOf(owner) then
+    -- rewritten in place (Redis Cluster refuses a key deleted and written again while its slot migrates)
+    redis.call('HSET', lock, '~res', waiting)
+    redis.call('HDEL', lock, owner, '~token', '~req', '~w')
+    redis.call('PEXPIRE', lock, ARGV[8])
+else
+    redis.call('DEL', lock)
+end
 redis.call('PUBLISH', ARGV[4], ARGV[5])
 return 1

@@ -16,3 +16,4 @@ local function nextToken(fence, fenceTtl)
     redis.call('SET', fence, string.format('%.0f', token), 'PX', fenceTtl)
     return token
 end
+

@@ -2,7 +2,10 @@ package dev.distlock.spring.aop;
 
 import dev.distlock.spring.execution.LockExecutor;
 import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
 import java.time.Duration;
+import java.util.LinkedHashSet;
+import java.util.Set;
 import java.util.function.Supplier;
 import org.aopalliance.aop.Advice;
 import org.jspecify.annotations.Nullable;
@@ -10,6 +13,7 @@ import org.springframework.aop.Pointcut;
 import org.springframework.aop.support.AbstractPointcutAdvisor;
 import org.springframework.aop.support.StaticMethodMatcherPointcut;
 import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.core.env.PropertyResolver;
 
 /**
@@ -49,6 +53,32 @@ public final class DistributedLockAdvisor extends AbstractPointcutAdvisor {
             }
         };
         setOrder(settings.order());
+    }
+
+    /** A lock as metrics see it: its declared name and its type tag (REENTRANT, FAIR, READ, WRITE or REDLOCK). */
+    public record DeclaredLock(String name, String type) {}
+
+    /**
+     * The declared locks of every {@code @DistributedLock} method of the factory's beans that a proxy
+     * can lock (the start-up coverage check fails on the others), for meters registered at start-up.
+     */
+    public Set<DeclaredLock> declaredLocks(ConfigurableListableBeanFactory beanFactory) {
+        Set<DeclaredLock> locks = new LinkedHashSet<>();
+        for (AnnotatedMethods.Bean bean : AnnotatedMethods.find(beanFactory)) {
+            for (Method method : bean.methods()) {
+                int modifiers = method.getModifiers();
+                if (Modifier.isStatic(modifiers) || Modifier.isPrivate(modifiers) || Modifier.isFinal(modifiers)) {
+                    continue;
+                }
+                LockAttributes attrs = attributes.get(method, bean.type());
+                if (attrs != null) {
+                    locks.add(new DeclaredLock(
+                            attrs.label(),
+                            attrs.redlock() ? "REDLOCK" : attrs.type().name()));
+                }
+            }
+        }
+        return locks;
     }
 
     /** The parsed annotations, for the start-up coverage check. */

@@ -21,7 +21,8 @@ import org.springframework.context.annotation.Configuration;
 /**
  * The {@code distributedlocks} Actuator endpoint (holds of this instance; force-unlock only with
  * {@code distributed-lock.actuator.force-unlock.enabled=true}) and the {@code distributedLock}
- * health indicator, each when its Spring Boot module is present.
+ * health indicator on Spring Boot 4.x's health API, each when its Spring Boot module is present. On
+ * Spring Boot 3.5 the health indicator comes from {@link DistributedLockBoot3HealthAutoConfiguration}.
  */
 @AutoConfiguration(after = DistributedLockAutoConfiguration.class)
 @ConditionalOnClass(LockClient.class)
@@ -32,6 +33,11 @@ public class DistributedLockActuatorAutoConfiguration {
 
     static String mode(DistributedLockProperties properties) {
         return properties.getMode().name().toLowerCase(java.util.Locale.ROOT);
+    }
+
+    /** A LockListener, so the lock client reports lease losses to it; the health indicator of either Boot line shows them. */
+    static RecentLeaseLosses recentLeaseLosses(DistributedLockProperties properties) {
+        return new RecentLeaseLosses(properties.getHealth().getLeaseLossWindow());
     }
 
     @Configuration(proxyBeanMethods = false)
@@ -56,16 +62,16 @@ public class DistributedLockActuatorAutoConfiguration {
         }
     }
 
+    /** Spring Boot 4.x: its health API is module spring-boot-health. */
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnClass(HealthIndicator.class)
     @ConditionalOnEnabledHealthIndicator("distributedlock")
     static class HealthConfiguration {
 
-        /** A LockListener, so the lock client reports lease losses to it. */
         @Bean
         @ConditionalOnMissingBean
         RecentLeaseLosses distributedLockRecentLeaseLosses(DistributedLockProperties properties) {
-            return new RecentLeaseLosses(properties.getHealth().getLeaseLossWindow());
+            return recentLeaseLosses(properties);
         }
 
         @Bean

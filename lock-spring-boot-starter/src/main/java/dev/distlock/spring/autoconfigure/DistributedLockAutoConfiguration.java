@@ -280,6 +280,9 @@ public class DistributedLockAutoConfiguration {
                 () -> builder.fencingCounterTtl(properties.getFencingCounterTtl()));
         apply("distributed-lock.max-key-length", () -> builder.maxKeyLength(properties.getMaxKeyLength()));
         apply("distributed-lock.operation-timeout", () -> builder.operationTimeout(properties.getOperationTimeout()));
+        apply(
+                "distributed-lock.local-hand-offs",
+                () -> builder.localHandOffs(properties.getLocalHandOffs(), properties.getLocalHandOffWindow()));
         if (properties.getReplicaAcks() != 0) {
             apply(
                     "distributed-lock.replica-acks",

@@ -1,21 +1,31 @@
 package dev.distlock.spring.autoconfigure;
 
 import dev.distlock.core.LockClient;
+import dev.distlock.spring.aop.DistributedLockAdvisor;
 import dev.distlock.spring.execution.LockSource;
 import dev.distlock.spring.metrics.LockInstrumentation;
+import dev.distlock.spring.metrics.LockMetersAtStartup;
 import dev.distlock.spring.metrics.LockMetrics;
 import dev.distlock.spring.metrics.MicrometerLockListener;
 import dev.distlock.spring.metrics.ObservationLockInstrumentation;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.observation.DefaultMeterObservationHandler;
+import io.micrometer.observation.GlobalObservationConvention;
+import io.micrometer.observation.ObservationFilter;
+import io.micrometer.observation.ObservationPredicate;
 import io.micrometer.observation.ObservationRegistry;
+import java.util.List;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
+import org.springframework.core.env.Environment;
 
 /** Micrometer metrics for distributed locks, when Micrometer and a {@link MeterRegistry} are present. */
 @AutoConfiguration(
@@ -57,6 +67,45 @@ public class DistributedLockMetricsAutoConfiguration {
         ObservationRegistry meterOnly = ObservationRegistry.create();
         meterOnly.observationConfig().observationHandler(new DefaultMeterObservationHandler(registry));
         return new ObservationLockInstrumentation(meterOnly);
+    }
+
+    /**
+     * Every lock meter at zero once the application has started, so that dashboards and alerts can be
+     * built before the first event: per declared @DistributedLock lock, and the renewal outcomes. With an
+     * application ObservationRegistry the acquire/held timers get the tags its predicates, conventions
+     * and filters would give them.
+     */
+    @Bean
+    SmartInitializingSingleton distributedLockMetersAtStartup(
+            MeterRegistry registry,
+            ConfigurableListableBeanFactory beanFactory,
+            ObjectProvider<DistributedLockAdvisor> advisor,
+            Environment environment) {
+        return () -> {
+            boolean applicationObservations = beanFactory.getBeanNamesForType(ObservationRegistry.class).length > 0;
+            LockMetersAtStartup meters = applicationObservations
+                    ? new LockMetersAtStartup(
+                            registry,
+                            beanFactory
+                                    .getBeanProvider(ObservationPredicate.class)
+                                    .orderedStream()
+                                    .toList(),
+                            beanFactory
+                                    .getBeanProvider(GlobalObservationConvention.class)
+                                    .orderedStream()
+                                    .<GlobalObservationConvention<?>>map(c -> c)
+                                    .toList(),
+                            beanFactory
+                                    .getBeanProvider(ObservationFilter.class)
+                                    .orderedStream()
+                                    .toList(),
+                            environment.getProperty(
+                                    "management.observations.long-task-timer.enabled", Boolean.class, true))
+                    : new LockMetersAtStartup(registry, List.of(), List.of(), List.of(), true);
+            meters.registerShared();
+            advisor.ifAvailable(
+                    a -> a.declaredLocks(beanFactory).forEach(lock -> meters.register(lock.name(), lock.type())));
+        };
     }
 
     /** Registered directly (not as a MeterBinder) so it works without Spring Boot's metrics auto-configuration too. */

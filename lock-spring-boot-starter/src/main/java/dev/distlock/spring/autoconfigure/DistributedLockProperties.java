@@ -49,6 +49,15 @@ public class DistributedLockProperties {
     /** How long a release, a renewal or one step of a wait without bound waits for Redis, retries included. */
     private Duration operationTimeout = Duration.ofSeconds(5);
 
+    /**
+     * How many times in a row a lock held in Redis may pass between this instance's threads without a
+     * round trip (lock cohorting, reentrant locks with the watchdog lease); 0 turns it off.
+     */
+    private int localHandOffs = 16;
+
+    /** How long after its grant in Redis a lock may still pass between this instance's threads. */
+    private Duration localHandOffWindow = Duration.ofMillis(20);
+
     private final Aop aop = new Aop();
 
     private final Redlock redlock = new Redlock();
@@ -132,6 +141,22 @@ public class DistributedLockProperties {
 
     public void setOperationTimeout(Duration operationTimeout) {
         this.operationTimeout = operationTimeout;
+    }
+
+    public int getLocalHandOffs() {
+        return localHandOffs;
+    }
+
+    public void setLocalHandOffs(int localHandOffs) {
+        this.localHandOffs = localHandOffs;
+    }
+
+    public Duration getLocalHandOffWindow() {
+        return localHandOffWindow;
+    }
+
+    public void setLocalHandOffWindow(Duration localHandOffWindow) {
+        this.localHandOffWindow = localHandOffWindow;
     }
 
     public int getMaxKeyLength() {

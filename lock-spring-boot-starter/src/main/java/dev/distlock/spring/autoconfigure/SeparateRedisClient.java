@@ -29,8 +29,10 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
  * The locks' own Lettuce client, for an application whose {@link RedisConnectionFactory} is not
  * Lettuce (Jedis, or Redisson's starter, which replaces the factory): built from the same
  * {@code spring.data.redis.*} settings (url, host, port, database, username, password, ssl,
- * timeouts, client name, sentinel, cluster), so the locks reach the same Redis over one more
- * connection. Idle, and never connected, when the factory is Lettuce.
+ * timeouts, client name, sentinel, cluster) read the way Spring Boot reads them (sentinel over cluster
+ * over url or host; the url's credentials and database win over username, password and database), so
+ * the locks reach the same Redis over one more connection. Idle, and never connected, when the factory
+ * is Lettuce.
  */
 final class SeparateRedisClient implements DisposableBean {
 
@@ -54,7 +56,11 @@ final class SeparateRedisClient implements DisposableBean {
                 + ", not Lettuce: distributed locks open their own Lettuce connection to " + target
                 + " (from spring.data.redis.*)");
         try {
-            client = isCluster() ? clusterClient() : RedisClient.create(uri(null));
+            client = switch (topology()) {
+                case SENTINEL -> RedisClient.create(sentinelUri());
+                case CLUSTER -> clusterClient();
+                case STANDALONE -> RedisClient.create(standaloneUri());
+            };
             configure(client);
             return LockClient.create(client, options);
         } catch (RuntimeException e) {
@@ -65,7 +71,7 @@ final class SeparateRedisClient implements DisposableBean {
                             + applicationFactory.getClass().getSimpleName() + ": "
                             + DistributedLockAutoConfiguration.rootMessage(e),
                     "Check spring.data.redis.* (url or host/port, sentinel.*, cluster.*, username/password, ssl): the locks connect with them,"
-                            + " whatever client the application uses; or set distributed-lock.enabled=false",
+                            + " whatever client the application uses",
                     e);
         }
     }
@@ -80,55 +86,70 @@ final class SeparateRedisClient implements DisposableBean {
         }
     }
 
-    private boolean isCluster() {
-        return !list("cluster.nodes").isEmpty();
+    /** Spring Boot's topologies, in its order of precedence: sentinel.* over cluster.* over url or host/port. */
+    private enum Topology {
+        SENTINEL,
+        CLUSTER,
+        STANDALONE
+    }
+
+    private Topology topology() {
+        if (string("sentinel.master") != null) {
+            return Topology.SENTINEL;
+        }
+        return list("cluster.nodes").isEmpty() ? Topology.STANDALONE : Topology.CLUSTER;
     }
 
     private RedisClusterClient clusterClient() {
         List<RedisURI> nodes = new ArrayList<>();
         for (String node : list("cluster.nodes")) {
-            nodes.add(uri(node));
+            nodes.add(common(RedisURI.builder(hostAndPort(node))));
         }
         return RedisClusterClient.create(nodes);
     }
 
-    /** One Redis URI from the settings; {@code node} (host:port) overrides host and port, as for a cluster node. */
-    private RedisURI uri(String node) {
-        String url = string("url");
-        RedisURI.Builder builder;
-        String master = string("sentinel.master");
-        if (url != null && node == null) {
-            builder = RedisURI.builder(RedisURI.create(url));
-        } else if (master != null && node == null) {
-            builder = RedisURI.builder().withSentinelMasterId(master);
-            for (String sentinel : list("sentinel.nodes")) {
-                RedisURI.Builder sentinelUri = RedisURI.builder(hostAndPort(sentinel));
-                String sentinelPassword = string("sentinel.password");
-                if (sentinelPassword != null) {
-                    sentinelUri.withAuthentication(string("sentinel.username"), sentinelPassword);
-                }
-                builder.withSentinel(sentinelUri.build());
-            }
-        } else {
-            builder = RedisURI.builder(
-                    node != null
-                            ? hostAndPort(node)
-                            : RedisURI.create(
-                                    string("host", "localhost"),
-                                    binder.bind(PREFIX + "port", Integer.class).orElse(6379)));
+    /** The url, else host, port and database. */
+    private RedisURI standaloneUri() {
+        RedisURI url = url();
+        if (url != null) {
+            return common(RedisURI.builder(url));
         }
-        if (url == null || node != null) {
+        return common(RedisURI.builder(RedisURI.create(string("host", "localhost"), intValue("port", 6379)))
+                .withDatabase(database()));
+    }
+
+    /** The master's name, the sentinels (with their own credentials), and the database of the url or database. */
+    private RedisURI sentinelUri() {
+        RedisURI.Builder builder = RedisURI.builder()
+                .withSentinelMasterId(string("sentinel.master"))
+                .withDatabase(database());
+        String sentinelPassword = string("sentinel.password");
+        for (String sentinel : list("sentinel.nodes")) {
+            RedisURI.Builder sentinelUri = RedisURI.builder(hostAndPort(sentinel));
+            if (sentinelPassword != null) {
+                sentinelUri.withAuthentication(string("sentinel.username"), sentinelPassword);
+            }
+            builder.withSentinel(sentinelUri.build());
+        }
+        return common(builder);
+    }
+
+    /**
+     * What every topology takes alike, as Spring Boot does: the credentials of the url when one is set
+     * (else username/password), SSL, the command timeout and the client name.
+     */
+    private RedisURI common(RedisURI.Builder builder) {
+        RedisURI url = url();
+        if (url != null) {
+            builder.withAuthentication(url);
+        } else {
             String password = string("password");
             if (password != null) {
                 builder.withAuthentication(string("username"), password);
             }
-            if (node == null) {
-                builder.withDatabase(
-                        binder.bind(PREFIX + "database", Integer.class).orElse(0));
-            }
-            if (sslEnabled()) {
-                builder.withSsl(true);
-            }
+        }
+        if (sslEnabled()) {
+            builder.withSsl(true);
         }
         binder.bind(PREFIX + "timeout", Duration.class).ifBound(builder::withTimeout);
         String clientName = string("client-name");
@@ -136,6 +157,16 @@ final class SeparateRedisClient implements DisposableBean {
             builder.withClientName(clientName);
         }
         return builder.build();
+    }
+
+    private RedisURI url() {
+        String url = string("url");
+        return url == null ? null : RedisURI.create(url);
+    }
+
+    private int database() {
+        RedisURI url = url();
+        return url != null ? url.getDatabase() : intValue("database", 0);
     }
 
     private void configure(AbstractRedisClient redisClient) {
@@ -167,24 +198,24 @@ final class SeparateRedisClient implements DisposableBean {
         }
     }
 
+    /** As Spring Boot: ssl.enabled, or a bundle named (which enables SSL unless ssl.enabled=false), or a rediss:// url. */
     private boolean sslEnabled() {
-        return binder.bind(PREFIX + "ssl.enabled", Boolean.class).orElse(false) || string("ssl.bundle") != null;
+        boolean enabled = binder.bind(PREFIX + "ssl.enabled", Boolean.class).orElse(string("ssl.bundle") != null);
+        RedisURI url = url();
+        return enabled || (url != null && url.isSsl());
     }
 
     /** Where the locks connect, for the log and error messages; never the password. */
     private String describe() {
-        if (isCluster()) {
-            return "cluster " + list("cluster.nodes");
-        }
-        if (string("url") != null) {
-            RedisURI uri = RedisURI.create(string("url"));
-            return uri.getHost() + ":" + uri.getPort();
-        }
-        if (string("sentinel.master") != null) {
-            return "sentinel master '" + string("sentinel.master") + "' via " + list("sentinel.nodes");
-        }
-        return string("host", "localhost") + ":"
-                + binder.bind(PREFIX + "port", Integer.class).orElse(6379);
+        RedisURI url = url();
+        return switch (topology()) {
+            case SENTINEL -> "sentinel master '" + string("sentinel.master") + "' via " + list("sentinel.nodes");
+            case CLUSTER -> "cluster " + list("cluster.nodes");
+            case STANDALONE ->
+                url != null
+                        ? url.getHost() + ":" + url.getPort()
+                        : string("host", "localhost") + ":" + intValue("port", 6379);
+        };
     }
 
     private static RedisURI hostAndPort(String node) {
@@ -207,6 +238,10 @@ final class SeparateRedisClient implements DisposableBean {
     private String string(String key, String fallback) {
         String value = binder.bind(PREFIX + key, String.class).orElse(null);
         return value == null || value.isBlank() ? fallback : value;
+    }
+
+    private int intValue(String key, int fallback) {
+        return binder.bind(PREFIX + key, Integer.class).orElse(fallback);
     }
 
     private List<String> list(String key) {

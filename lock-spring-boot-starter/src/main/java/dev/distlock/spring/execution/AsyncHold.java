@@ -52,7 +52,7 @@ public final class AsyncHold {
         this.throwOnLeaseLost = throwOnLeaseLost;
     }
 
-    /** The fencing token of each key (for a multi-key lock: one entry, the names joined, with the largest token). */
+    /** The fencing token of each key. */
     public Map<String, Long> tokens() {
         return tokens;
     }

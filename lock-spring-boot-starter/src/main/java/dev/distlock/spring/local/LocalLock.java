@@ -1,13 +1,22 @@
 package dev.distlock.spring.local;
 
+import dev.distlock.core.LockHandle;
 import dev.distlock.core.LockInfo;
 import dev.distlock.core.LockListener.AcquireOutcome;
 import dev.distlock.core.RedisLock;
+import dev.distlock.spring.execution.MultiKeyHandle;
 import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
-/** A {@link RedisLock} that lives in this JVM ({@code distributed-lock.mode=local}); thread-bound and reentrant. */
-final class LocalLock implements NoAsyncLock {
+/**
+ * A {@link RedisLock} that lives in this JVM ({@code distributed-lock.mode=local}): thread-bound and reentrant,
+ * and handle-owned through the async methods, which wait without a thread as lock-core's do.
+ */
+final class LocalLock implements RedisLock {
 
     /** The Duration variants refuse longer waits and leases, as lock-core's do. */
     private static final Duration MAX = Duration.ofDays(365);
@@ -68,11 +77,15 @@ final class LocalLock implements NoAsyncLock {
 
     @Override
     public boolean tryLock(Duration waitTime, Duration lease) throws InterruptedException {
+        requireWait(waitTime);
+        return acquire(lease == null ? 0 : leaseMs(lease), waitTime.toNanos(), true);
+    }
+
+    private void requireWait(Duration waitTime) {
         if (waitTime == null || waitTime.isNegative() || waitTime.compareTo(MAX) > 0) {
             throw new IllegalArgumentException(
                     "waitTime of lock '" + info.key() + "' must be between 0 and 365 days, was " + waitTime);
         }
-        return acquire(lease == null ? 0 : leaseMs(lease), waitTime.toNanos(), true);
     }
 
     @Override
@@ -140,6 +153,15 @@ final class LocalLock implements NoAsyncLock {
     /** Keeps the lock taken by nobody until {@code holdAtLeast} after the grant, as the Redis lock does. */
     @Override
     public void unlock(Duration holdAtLeast) {
+        long keepNanos = requireHoldAtLeast(info, holdAtLeast);
+        locks.with(info.key(), state -> {
+            state.release(read, keepNanos);
+            return null;
+        });
+    }
+
+    /** Checks {@code holdAtLeast} as the Redis locks do; returns it in nanoseconds. */
+    static long requireHoldAtLeast(LockInfo info, Duration holdAtLeast) {
         if (holdAtLeast == null || holdAtLeast.isNegative() || holdAtLeast.compareTo(MAX) > 0) {
             throw new IllegalArgumentException(
                     "holdAtLeast of lock '" + info.key() + "' must be between 0 and 365 days, was " + holdAtLeast);
@@ -149,10 +171,56 @@ final class LocalLock implements NoAsyncLock {
                     + ") cannot stay taken after unlock: holdAtLeast is supported by reentrant locks and"
                     + " multi-locks of them; use getLock(name), or unlock() without holdAtLeast");
         }
-        locks.with(info.key(), state -> {
-            state.release(read, holdAtLeast.toNanos());
-            return null;
+        return holdAtLeast.toNanos();
+    }
+
+    @Override
+    public CompletionStage<LockHandle> lockAsync() {
+        return MultiKeyHandle.granted(acquireAsync(0, -1), handle -> ((LocalHandle) handle).giveBack());
+    }
+
+    @Override
+    public CompletionStage<Optional<LockHandle>> tryLockAsync(Duration waitTime) {
+        return tryLockAsync(waitTime, null);
+    }
+
+    @Override
+    public CompletionStage<Optional<LockHandle>> tryLockAsync(Duration waitTime, @Nullable Duration lease) {
+        requireWait(waitTime);
+        return acquireAsync(lease == null ? 0 : leaseMs(lease), waitTime.toNanos());
+    }
+
+    /**
+     * Queues a handle's acquisition without a thread (negative {@code waitNanos}: for ever). Cancelling the
+     * result while it waits leaves the queue; a grant that raced the cancel is given back.
+     */
+    private CompletableFuture<Optional<LockHandle>> acquireAsync(long leaseMs, long waitNanos) {
+        long start = System.nanoTime();
+        LocalLockState.Waiter waiter = new LocalLockState.Waiter(info, read, fair, leaseMs);
+        CompletableFuture<LocalLockState.Hold> granted =
+                locks.with(info.key(), state -> state.acquireAsync(waiter, waitNanos));
+        CompletableFuture<Optional<LockHandle>> result = new CompletableFuture<>();
+        result.whenComplete((handle, error) -> {
+            if (result.isCancelled() && granted.cancel(false)) {
+                locks.with(info.key(), state -> state.giveUp(waiter));
+            }
         });
+        granted.whenComplete((hold, error) -> {
+            report(
+                    false,
+                    hold != null
+                            ? AcquireOutcome.ACQUIRED
+                            : error != null ? AcquireOutcome.ERROR : AcquireOutcome.TIMEOUT,
+                    start);
+            if (error != null) {
+                result.completeExceptionally(error);
+            } else if (hold == null) {
+                result.complete(Optional.empty());
+            } else if (!result.complete(Optional.of(new LocalHandle(locks, hold)))) {
+                locks.giveBack(hold); // cancelled as it was granted
+            }
+        });
+        return result;
     }
 
     @Override

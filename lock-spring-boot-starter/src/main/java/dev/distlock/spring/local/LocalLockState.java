@@ -6,25 +6,35 @@ import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
  * The in-JVM state of one lock name: the exclusive holder (reentrant, fair or write), the read
  * holders, the fair queue and the fencing counter. Every method runs under this object's monitor;
- * waiters wait on it. Mirrors the Redis kinds' rules: reentrant per thread, a writer may also read,
- * a reader may not upgrade, fair grants in arrival order, a fixed lease ends the hold.
+ * waiting threads wait on it, and handles' acquisitions ({@link Waiter}) wait in a queue without a
+ * thread, granted whenever the state changes and completed off the monitor. Mirrors the Redis kinds'
+ * rules: reentrant per thread, a writer may also read, a reader may not upgrade, fair grants in
+ * arrival order (threads and handles alike), a fixed lease ends the hold, handles do not re-enter.
  */
 final class LocalLockState {
 
-    /** One thread's hold; {@code leaseEndNanos == 0} for the watchdog lease (never ends while the JVM runs). */
+    /**
+     * One owner's hold: a thread's, or a handle's (owned by its {@link Waiter}); {@code leaseEndNanos == 0}
+     * for the watchdog lease (never ends while the JVM runs).
+     */
     static final class Hold {
-        final Thread thread = Thread.currentThread();
+        final Object owner;
         final LockInfo info;
         final long token;
         final long acquiredNanos = System.nanoTime();
+        /** Completes with the reason when the hold is lost while held: a handle's leaseLost(). */
+        final CompletableFuture<String> lost = new CompletableFuture<>();
+
         int count = 1;
         /** Released with hold-at-least: the lock stays taken by nobody until its timer ends it. */
         boolean kept;
@@ -32,19 +42,40 @@ final class LocalLockState {
         long leaseEndNanos;
         ScheduledFuture<?> leaseTimer;
 
-        Hold(LockInfo info, long token) {
+        Hold(Object owner, LockInfo info, long token) {
+            this.owner = owner;
             this.info = info;
             this.token = token;
+        }
+    }
+
+    /** A handle's acquisition; it owns the hold it is granted. {@code granted} completes with null when the wait ran out. */
+    static final class Waiter {
+        final LockInfo info;
+        final boolean read;
+        final boolean fair;
+        final long leaseMs;
+        final CompletableFuture<Hold> granted = new CompletableFuture<>();
+        ScheduledFuture<?> timeout;
+
+        Waiter(LockInfo info, boolean read, boolean fair, long leaseMs) {
+            this.info = info;
+            this.read = read;
+            this.fair = fair;
+            this.leaseMs = leaseMs;
         }
     }
 
     final String name;
     private final LocalLocks locks;
     private Hold exclusive;
-    private final Map<Thread, Hold> readers = new HashMap<>();
-    private final ArrayDeque<Thread> fairQueue = new ArrayDeque<>();
+    private final Map<Object, Hold> readers = new HashMap<>();
+    /** Owners waiting for a fair lock, oldest first: threads and handles' waiters. */
+    private final ArrayDeque<Object> fairQueue = new ArrayDeque<>();
+    /** Handles' acquisitions waiting, oldest first. */
+    private final ArrayDeque<Waiter> waiters = new ArrayDeque<>();
     /** Holds lost while held (lease ran out, force-unlocked), until their owner's unlock reports it. */
-    private final Map<Thread, List<Hold>> lost = new HashMap<>();
+    private final Map<Object, List<Hold>> lost = new HashMap<>();
     /** Calls using this state now; changed only inside {@link LocalLocks}' map operations. */
     int users;
 
@@ -75,18 +106,8 @@ final class LocalLockState {
         long deadline = System.nanoTime() + waitNanos;
         try {
             while (true) {
-                boolean free = read
-                        ? exclusive == null || exclusive.thread == me
-                        : exclusive == null && readers.isEmpty() && (!fair || fairQueue.peekFirst() == me);
-                if (free) {
-                    Hold hold = new Hold(info, locks.nextToken());
-                    if (read) {
-                        readers.put(me, hold);
-                    } else {
-                        exclusive = hold;
-                    }
-                    startLease(hold, leaseMs);
-                    return hold;
+                if (free(me, read, fair)) {
+                    return grant(me, info, read, leaseMs);
                 }
                 long left = waitNanos < 0 ? Long.MAX_VALUE : deadline - System.nanoTime();
                 if (left <= 0) {
@@ -107,7 +128,104 @@ final class LocalLockState {
             }
         } finally {
             if (fair && fairQueue.remove(me)) {
-                notifyAll(); // the next in line may go now
+                signal(); // the next in line may go now
+            }
+        }
+    }
+
+    /** Whether {@code owner} may take the lock now. */
+    private boolean free(Object owner, boolean read, boolean fair) {
+        return read
+                ? exclusive == null || exclusive.owner == owner
+                : exclusive == null && readers.isEmpty() && (!fair || fairQueue.peekFirst() == owner);
+    }
+
+    private Hold grant(Object owner, LockInfo info, boolean read, long leaseMs) {
+        Hold hold = new Hold(owner, info, locks.nextToken());
+        if (read) {
+            readers.put(owner, hold);
+        } else {
+            exclusive = hold;
+        }
+        startLease(hold, leaseMs);
+        return hold;
+    }
+
+    /**
+     * A handle's acquisition: granted at once when the lock is free, else queued without a thread for up
+     * to {@code waitNanos} (negative: for ever). Returns {@code waiter.granted}; cancelling it does not
+     * dequeue the waiter, {@link #giveUp} does.
+     */
+    synchronized CompletableFuture<Hold> acquireAsync(Waiter waiter, long waitNanos) {
+        if (waiter.fair) {
+            fairQueue.addLast(waiter);
+        }
+        if (free(waiter, waiter.read, waiter.fair)) {
+            fairQueue.remove(waiter);
+            waiter.granted.complete(grant(waiter, waiter.info, waiter.read, waiter.leaseMs));
+        } else if (waitNanos == 0) {
+            if (fairQueue.remove(waiter)) {
+                signal();
+            }
+            waiter.granted.complete(null);
+        } else {
+            waiters.addLast(waiter);
+            if (waitNanos > 0) {
+                waiter.timeout = locks.schedule(
+                        () -> locks.with(name, state -> state.giveUp(waiter)),
+                        Math.max(1, (waitNanos + 999_999) / 1_000_000));
+            }
+        }
+        return waiter.granted;
+    }
+
+    /** A waiting handle's wait ran out or was cancelled: it leaves the queues; its stage completes empty unless cancelled. */
+    synchronized Void giveUp(Waiter waiter) {
+        if (waiters.remove(waiter)) {
+            if (waiter.timeout != null) {
+                waiter.timeout.cancel(false);
+            }
+            if (fairQueue.remove(waiter)) {
+                signal();
+            }
+            locks.deliver(() -> waiter.granted.complete(null));
+        }
+        return null;
+    }
+
+    /** The locks are closing: every waiting handle leaves the queues; the caller fails them. */
+    synchronized List<Waiter> drainWaiters() {
+        List<Waiter> drained = new ArrayList<>(waiters);
+        waiters.clear();
+        for (Waiter waiter : drained) {
+            fairQueue.remove(waiter);
+            if (waiter.timeout != null) {
+                waiter.timeout.cancel(false);
+            }
+        }
+        return drained;
+    }
+
+    /** The state changed: waiting threads look again, and waiting handles that may go now are granted. */
+    private void signal() {
+        notifyAll();
+        for (Iterator<Waiter> it = waiters.iterator(); it.hasNext(); ) {
+            Waiter waiter = it.next();
+            if (waiter.granted.isDone()) { // cancelled: its giveUp may come later
+                it.remove();
+                fairQueue.remove(waiter);
+            } else if (free(waiter, waiter.read, waiter.fair)) {
+                it.remove();
+                fairQueue.remove(waiter);
+                if (waiter.timeout != null) {
+                    waiter.timeout.cancel(false);
+                }
+                Hold hold = grant(waiter, waiter.info, waiter.read, waiter.leaseMs);
+                locks.deliver(() -> {
+                    if (!waiter.granted.complete(hold)) { // cancelled as it was granted: nobody owns it
+                        locks.giveBack(hold);
+                    }
+                });
             }
         }
     }
@@ -131,17 +249,22 @@ final class LocalLockState {
     }
 
     private boolean isCurrent(Hold hold) {
-        return exclusive == hold || readers.get(hold.thread) == hold;
+        return exclusive == hold || readers.get(hold.owner) == hold;
+    }
+
+    /** Whether {@code hold} is still held by its owner: not released (nor kept after release), not lost. */
+    synchronized boolean isLive(Hold hold) {
+        return isCurrent(hold) && !hold.kept;
     }
 
     private void lose(Hold hold, String reason) {
         if (exclusive == hold) {
             exclusive = null;
         } else {
-            readers.remove(hold.thread, hold);
+            readers.remove(hold.owner, hold);
         }
-        lost.computeIfAbsent(hold.thread, t -> new ArrayList<>()).add(hold);
-        notifyAll();
+        lost.computeIfAbsent(hold.owner, t -> new ArrayList<>()).add(hold);
+        signal();
         locks.leaseLost(hold, reason);
     }
 
@@ -150,7 +273,7 @@ final class LocalLockState {
      * of the grant leaves the lock taken by nobody until then (the lease ending first still wins).
      */
     synchronized void release(boolean read, long holdAtLeastNanos) {
-        Thread me = Thread.currentThread();
+        Object me = Thread.currentThread();
         Hold hold = held(read);
         if (hold == null) {
             List<Hold> gone = lost.get(me);
@@ -164,15 +287,37 @@ final class LocalLockState {
                         lost.remove(me);
                     }
                 }
-                throw new LockLeaseExpiredException(
-                        name, "it was no longer held when unlocking (lease ran out or force-unlocked)");
+                throw leaseExpired();
             }
             throw new IllegalMonitorStateException("Lock '" + name + "' is not held by the current thread ("
-                    + me.getName() + "): only the owner can unlock it");
+                    + Thread.currentThread().getName() + "): only the owner can unlock it");
         }
         if (--hold.count > 0) {
             return;
         }
+        releaseLast(hold, read, holdAtLeastNanos);
+    }
+
+    /** Releases a handle's hold (one count: handles do not re-enter), as {@link #release} releases a thread's. */
+    synchronized void releaseHandle(Hold hold, long holdAtLeastNanos) {
+        if (isLive(hold)) {
+            releaseLast(hold, isRead(hold), holdAtLeastNanos);
+            return;
+        }
+        List<Hold> gone = lost.get(hold.owner);
+        if (gone != null && gone.remove(hold)) {
+            lost.remove(hold.owner);
+            throw leaseExpired();
+        }
+        throw new IllegalStateException("Lock '" + name + "': the handle's hold was released already");
+    }
+
+    private LockLeaseExpiredException leaseExpired() {
+        return new LockLeaseExpiredException(
+                name, "it was no longer held when unlocking (lease ran out or force-unlocked)");
+    }
+
+    private void releaseLast(Hold hold, boolean read, long holdAtLeastNanos) {
         long keepNanos = holdAtLeastNanos - (System.nanoTime() - hold.acquiredNanos);
         if (!read && keepNanos > 0) {
             if (hold.leaseEndNanos != 0) {
@@ -188,11 +333,11 @@ final class LocalLockState {
                 hold.leaseTimer.cancel(false);
             }
             if (read) {
-                readers.remove(me);
+                readers.remove(hold.owner);
             } else {
                 exclusive = null;
             }
-            notifyAll();
+            signal();
         }
         locks.listeners()
                 .forEach(l -> l.onRelease(hold.info, Duration.ofNanos(System.nanoTime() - hold.acquiredNanos)));
@@ -201,7 +346,7 @@ final class LocalLockState {
     private synchronized void keepEnded(Hold hold) {
         if (exclusive == hold) {
             exclusive = null;
-            notifyAll();
+            signal();
         }
     }
 
@@ -211,10 +356,10 @@ final class LocalLockState {
 
     /** The current thread's live hold (a kept one belongs to nobody), or null. */
     synchronized Hold held(boolean read) {
-        Thread me = Thread.currentThread();
+        Object me = Thread.currentThread();
         return read
                 ? readers.get(me)
-                : exclusive != null && exclusive.thread == me && !exclusive.kept ? exclusive : null;
+                : exclusive != null && exclusive.owner == me && !exclusive.kept ? exclusive : null;
     }
 
     synchronized boolean isLocked() {
@@ -246,7 +391,7 @@ final class LocalLockState {
             }
             if (h.kept) {
                 exclusive = null; // released already: nobody to tell
-                notifyAll();
+                signal();
             } else {
                 lose(h, "it was force-unlocked");
             }
@@ -254,7 +399,7 @@ final class LocalLockState {
         return !all.isEmpty();
     }
 
-    /** Threads waiting in the fair queue; for tests. */
+    /** Threads and handles waiting in the fair queue; for tests. */
     synchronized int queued() {
         return fairQueue.size();
     }
@@ -264,6 +409,6 @@ final class LocalLockState {
     }
 
     synchronized boolean idle() {
-        return exclusive == null && readers.isEmpty() && fairQueue.isEmpty() && lost.isEmpty();
+        return exclusive == null && readers.isEmpty() && fairQueue.isEmpty() && waiters.isEmpty() && lost.isEmpty();
     }
 }

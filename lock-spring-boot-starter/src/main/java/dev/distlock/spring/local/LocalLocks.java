@@ -1,5 +1,6 @@
 package dev.distlock.spring.local;
 
+import dev.distlock.core.LockException;
 import dev.distlock.core.LockInfo;
 import dev.distlock.core.LockListener;
 import dev.distlock.core.LockNameException;
@@ -11,6 +12,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -40,6 +42,17 @@ public final class LocalLocks implements LockSource, AutoCloseable {
     /** One timer thread for every fixed lease, never one per lock. */
     private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "distlock-local-lease");
+        t.setDaemon(true);
+        return t;
+    });
+
+    /**
+     * Completes handles' acquisitions that were granted or gave up while another call held a lock's monitor:
+     * their callbacks run here, never under the monitor nor nested in the releasing call's stack. A thread is
+     * added only while earlier completions still run.
+     */
+    private final ExecutorService deliveries = Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r, "distlock-local-grant");
         t.setDaemon(true);
         return t;
     });
@@ -143,6 +156,25 @@ public final class LocalLocks implements LockSource, AutoCloseable {
         return timer.schedule(task, delayMs, TimeUnit.MILLISECONDS);
     }
 
+    void deliver(Runnable completion) {
+        deliveries.execute(completion);
+    }
+
+    /** Releases a handle's hold that nobody took: its acquisition was cancelled as it was granted. */
+    void giveBack(LocalLockState.Hold hold) {
+        try {
+            with(hold.info.key(), state -> {
+                state.releaseHandle(hold, 0);
+                return null;
+            });
+        } catch (RuntimeException e) { // lost meanwhile (lease ran out, force-unlocked): reported already
+            log.debug(
+                    "Lock '{}' granted to a cancelled acquisition was no longer held: {}",
+                    hold.info.key(),
+                    e.toString());
+        }
+    }
+
     /** Reports a lost hold as the Redis client does: WARN, listeners, and the interrupt when configured. */
     void leaseLost(LocalLockState.Hold hold, String reason) {
         log.warn(
@@ -151,8 +183,9 @@ public final class LocalLocks implements LockSource, AutoCloseable {
                 hold.token,
                 reason);
         listeners.forEach(l -> l.onLeaseLost(hold.info, reason));
-        if (interruptOnLeaseLost) {
-            hold.thread.interrupt();
+        deliver(() -> hold.lost.complete(reason)); // off the monitor: a handle's owner may release at once
+        if (interruptOnLeaseLost && hold.owner instanceof Thread thread) {
+            thread.interrupt(); // a handle's owner learns it from leaseLost() instead
         }
     }
 
@@ -180,6 +213,10 @@ public final class LocalLocks implements LockSource, AutoCloseable {
 
     @Override
     public void close() {
+        LockException closed = new LockException(
+                "The local locks are closed (the application is shutting down): no lock is granted any more", null);
+        states.values().forEach(state -> state.drainWaiters().forEach(w -> w.granted.completeExceptionally(closed)));
         timer.shutdownNow();
+        deliveries.shutdownNow();
     }
 }

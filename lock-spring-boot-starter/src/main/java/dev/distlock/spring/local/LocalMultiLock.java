@@ -1,16 +1,21 @@
 package dev.distlock.spring.local;
 
+import dev.distlock.core.LockHandle;
 import dev.distlock.core.RedisLock;
 import dev.distlock.core.RedisMultiLock;
+import dev.distlock.spring.execution.MultiKeyHandle;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
 /** Local locks taken as one, all or nothing, in sorted name order (no deadlock between callers naming them in other orders). */
-final class LocalMultiLock implements RedisMultiLock, NoAsyncLock {
+final class LocalMultiLock implements RedisMultiLock {
 
     private final List<String> names;
     private final List<RedisLock> locks;
@@ -113,13 +118,17 @@ final class LocalMultiLock implements RedisMultiLock, NoAsyncLock {
 
     @Override
     public boolean tryLock(Duration waitTime, Duration lease) throws InterruptedException {
+        requireWait(waitTime);
+        return takeAll(
+                waitTime.toNanos(),
+                (lock, deadline) -> lock.tryLock(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())), lease));
+    }
+
+    private void requireWait(Duration waitTime) {
         if (waitTime == null || waitTime.isNegative()) {
             throw new IllegalArgumentException(
                     "waitTime of multi-lock '" + getKey() + "' must not be negative, was " + waitTime);
         }
-        return takeAll(
-                waitTime.toNanos(),
-                (lock, deadline) -> lock.tryLock(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())), lease));
     }
 
     @Override
@@ -151,6 +160,23 @@ final class LocalMultiLock implements RedisMultiLock, NoAsyncLock {
         if (first != null) {
             throw first;
         }
+    }
+
+    @Override
+    public CompletionStage<LockHandle> lockAsync() {
+        return MultiKeyHandle.granted(MultiKeyHandle.acquire(locks, null, null), LockHandle::unlockAsync);
+    }
+
+    @Override
+    public CompletionStage<Optional<LockHandle>> tryLockAsync(Duration waitTime) {
+        return tryLockAsync(waitTime, null);
+    }
+
+    /** All or nothing, in sorted order, as {@link #tryLock(Duration, Duration)}, without a thread; the handle keeps each name's token. */
+    @Override
+    public CompletionStage<Optional<LockHandle>> tryLockAsync(Duration waitTime, @Nullable Duration lease) {
+        requireWait(waitTime);
+        return MultiKeyHandle.acquire(locks, waitTime, lease);
     }
 
     @Override

@@ -53,21 +53,29 @@ public final class MicrometerLockListener implements LockListener {
 
     @Override
     public void onRenewal(LockInfo lock, RenewalOutcome outcome) {
-        Counter.builder(LockMetrics.RENEWALS)
-                .description("Watchdog lease renewals")
-                .tag(LockMetrics.OUTCOME, lower(outcome))
-                .register(registry)
-                .increment();
+        renewals(registry, lower(outcome)).increment();
     }
 
     @Override
     public void onLeaseLost(LockInfo lock, String reason) {
-        Counter.builder(LockMetrics.LOST)
+        lost(registry, lock.name(), LockInstrumentation.type(lock.type())).increment();
+    }
+
+    /** The renewals counter of one outcome (renewed, lost, error); also registered at start-up. */
+    static Counter renewals(MeterRegistry registry, String outcome) {
+        return Counter.builder(LockMetrics.RENEWALS)
+                .description("Watchdog lease renewals")
+                .tag(LockMetrics.OUTCOME, outcome)
+                .register(registry);
+    }
+
+    /** The lost-holds counter of one lock; also registered at start-up. */
+    static Counter lost(MeterRegistry registry, String name, String type) {
+        return Counter.builder(LockMetrics.LOST)
                 .description("Distributed locks lost while still held")
-                .tag(LockMetrics.NAME, lock.name())
-                .tag(LockMetrics.TYPE, LockInstrumentation.type(lock.type()))
-                .register(registry)
-                .increment();
+                .tag(LockMetrics.NAME, name)
+                .tag(LockMetrics.TYPE, type)
+                .register(registry);
     }
 
     /** The error tag as Micrometer's meter observation handler writes it for the starter's own calls (the exception's simple name). */
@@ -79,7 +87,7 @@ public final class MicrometerLockListener implements LockListener {
         };
     }
 
-    private static String lower(Enum<?> value) {
+    static String lower(Enum<?> value) {
         return value.name().toLowerCase(Locale.ROOT);
     }
 }

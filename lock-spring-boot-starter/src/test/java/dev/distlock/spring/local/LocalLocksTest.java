@@ -4,16 +4,26 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import dev.distlock.core.LockException;
+import dev.distlock.core.LockHandle;
 import dev.distlock.core.LockInfo;
 import dev.distlock.core.LockLeaseExpiredException;
 import dev.distlock.core.LockListener;
 import dev.distlock.core.RedisLock;
 import dev.distlock.core.RedisMultiLock;
 import dev.distlock.spring.annotation.LockType;
+import dev.distlock.spring.execution.MultiKeyHandle;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -42,9 +52,13 @@ class LocalLocksTest {
             false,
             1024);
 
+    /** Another thread for work done while a handle holds a lock. */
+    private final ExecutorService elsewhere = Executors.newSingleThreadExecutor();
+
     @AfterEach
     void close() {
         locks.close();
+        elsewhere.shutdownNow();
     }
 
     @Test
@@ -142,6 +156,172 @@ class LocalLocksTest {
         assertThat(multi.tryLock(Duration.ofSeconds(5))).isTrue();
         assertThat(multi.fencingTokens()).containsOnlyKeys("a", "b");
         multi.unlock();
+        assertThat(locks.activeHolds()).isZero();
+    }
+
+    private static <T> T get(CompletionStage<T> stage) throws Exception {
+        return stage.toCompletableFuture().get(10, TimeUnit.SECONDS);
+    }
+
+    @Test
+    void handlesWaitInAQueueWithoutAThreadAndHoldOneAtATimeInTokenOrder() throws Exception {
+        RedisLock holder = locks.lock(LockType.REENTRANT, false, "queue", "q");
+        holder.lock();
+        int threadsBefore = Thread.activeCount();
+        AtomicInteger inside = new AtomicInteger();
+        AtomicInteger overlaps = new AtomicInteger();
+        List<Long> tokens = new CopyOnWriteArrayList<>();
+        List<CompletableFuture<Void>> all = new ArrayList<>();
+        for (int i = 0; i < 1_000; i++) {
+            all.add(locks.lock(LockType.REENTRANT, false, "queue", "q")
+                    .tryLockAsync(Duration.ofSeconds(60))
+                    .thenCompose(handle -> {
+                        LockHandle held = handle.orElseThrow();
+                        if (inside.incrementAndGet() > 1) {
+                            overlaps.incrementAndGet();
+                        }
+                        tokens.add(held.fencingToken());
+                        return CompletableFuture.runAsync(
+                                        inside::decrementAndGet, elsewhere) // held across a hop to another thread
+                                .thenCompose(ignored -> held.unlockAsync());
+                    })
+                    .toCompletableFuture());
+        }
+        assertThat(Thread.activeCount() - threadsBefore)
+                .as("threads started for 1,000 waiting handles")
+                .isLessThan(20);
+        assertThat(tokens).as("nobody got the lock while a thread held it").isEmpty();
+
+        holder.unlock();
+        CompletableFuture.allOf(all.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
+
+        assertThat(tokens).hasSize(1_000);
+        assertThat(overlaps.get()).as("two handles inside at once").isZero();
+        for (int i = 1; i < tokens.size(); i++) {
+            assertThat(tokens.get(i)).isGreaterThan(tokens.get(i - 1));
+        }
+        assertThat(locks.activeHolds()).isZero();
+    }
+
+    @Test
+    void cancellingAWaitingHandleLeavesTheFairQueueAndTheLockGoesToTheNext() throws Exception {
+        RedisLock holder = locks.lock(LockType.FAIR, false, "fq", "q");
+        holder.lock();
+        CompletableFuture<Optional<LockHandle>> waiting = locks.lock(LockType.FAIR, false, "fq", "q")
+                .tryLockAsync(Duration.ofSeconds(30))
+                .toCompletableFuture();
+        CompletableFuture<LockHandle> forever =
+                locks.lock(LockType.FAIR, false, "fq", "q").lockAsync().toCompletableFuture();
+        CompletableFuture<Optional<LockHandle>> last = locks.lock(LockType.FAIR, false, "fq", "q")
+                .tryLockAsync(Duration.ofSeconds(30))
+                .toCompletableFuture();
+        assertThat(locks.queued("fq")).isEqualTo(3);
+
+        assertThat(waiting.cancel(true)).isTrue();
+        assertThat(forever.cancel(true)).isTrue();
+        assertThat(locks.queued("fq")).as("the cancelled left the queue").isEqualTo(1);
+        holder.unlock();
+
+        LockHandle next = get(last).orElseThrow();
+        assertThat(next.isHeld()).isTrue();
+        next.unlock();
+        assertThat(locks.lock(LockType.FAIR, false, "fq", "q").isLocked()).isFalse();
+        assertThat(locks.queued("fq")).isZero();
+        assertThat(events).filteredOn(e -> e.startsWith("acquire fq")).contains("acquire fq ERROR");
+    }
+
+    @Test
+    void closingTheLocksFailsTheHandlesStillWaiting() throws Exception {
+        RedisLock holder = locks.lock(LockType.REENTRANT, false, "closing", "c");
+        holder.lock();
+        CompletableFuture<Optional<LockHandle>> waiting = locks.lock(LockType.REENTRANT, false, "closing", "c")
+                .tryLockAsync(Duration.ofSeconds(30))
+                .toCompletableFuture();
+
+        locks.close();
+
+        assertThatThrownBy(() -> get(waiting))
+                .hasCauseInstanceOf(LockException.class)
+                .hasMessageContaining("closed");
+    }
+
+    @Test
+    void aHandleIsReleasedOnceFromAnyThreadAndDoesNotReenter() throws Exception {
+        RedisLock lock = locks.lock(LockType.REENTRANT, false, "h", "l");
+        LockHandle handle = get(lock.tryLockAsync(Duration.ZERO)).orElseThrow();
+        assertThat(handle.isHeld()).isTrue();
+        assertThat(handle.key()).isEqualTo("h");
+        assertThat(get(lock.tryLockAsync(Duration.ofMillis(50))))
+                .as("a second acquisition is another owner: it waits, even on this thread")
+                .isEmpty();
+        assertThat(lock.tryLock()).as("so does this thread").isFalse();
+
+        CompletableFuture.runAsync(handle::unlock).get(10, TimeUnit.SECONDS);
+
+        assertThat(handle.isHeld()).isFalse();
+        assertThat(lock.isLocked()).isFalse();
+        assertThatThrownBy(handle::unlock)
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("exactly once");
+        assertThatThrownBy(() -> get(handle.unlockAsync())).hasCauseInstanceOf(IllegalStateException.class);
+        assertThat(events).containsExactly("acquire h ACQUIRED", "acquire h TIMEOUT", "acquire h TIMEOUT", "release h");
+    }
+
+    @Test
+    void aHandlesFixedLeaseRunsOutIsSignalledAndItsUnlockSaysSo() throws Exception {
+        RedisLock lock = locks.lock(LockType.REENTRANT, false, "lease", "l");
+        LockHandle handle =
+                get(lock.tryLockAsync(Duration.ZERO, Duration.ofMillis(100))).orElseThrow();
+
+        assertThat(get(handle.leaseLost())).contains("lease");
+        assertThat(handle.isHeld()).isFalse();
+        assertThat(get(lock.tryLockAsync(Duration.ZERO))).as("free for others").isPresent();
+        assertThatThrownBy(handle::unlock).isInstanceOf(LockLeaseExpiredException.class);
+    }
+
+    @Test
+    void readHandlesShareAndAWriteHandleWaitsForThemAll() throws Exception {
+        RedisReadWriteLockView doc = new RedisReadWriteLockView(locks, "doc");
+        LockHandle first = get(doc.read.tryLockAsync(Duration.ZERO)).orElseThrow();
+        LockHandle second = get(doc.read.tryLockAsync(Duration.ZERO)).orElseThrow();
+        CompletableFuture<Optional<LockHandle>> writer =
+                doc.write.tryLockAsync(Duration.ofSeconds(30)).toCompletableFuture();
+        first.unlock();
+        assertThat(writer).isNotDone();
+        second.unlockAsync();
+        LockHandle write = get(writer).orElseThrow();
+        assertThat(get(doc.read.tryLockAsync(Duration.ZERO)))
+                .as("a writer excludes readers")
+                .isEmpty();
+        write.unlock();
+        assertThat(locks.activeHolds()).isZero();
+    }
+
+    /** The two sides of a local read/write lock. */
+    private record RedisReadWriteLockView(RedisLock read, RedisLock write) {
+        RedisReadWriteLockView(LocalLocks locks, String key) {
+            this(locks.lock(LockType.READ, false, key, key), locks.lock(LockType.WRITE, false, key, key));
+        }
+    }
+
+    @Test
+    void aMultiLockHandleTakesAllOrNothingAndKeepsEveryNamesToken() throws Exception {
+        RedisLock b = locks.lock(LockType.REENTRANT, false, "b", "m");
+        LockHandle holdsB = get(b.tryLockAsync(Duration.ZERO)).orElseThrow();
+        RedisMultiLock multi = locks.multiLock(List.of("b", "a"), "m");
+
+        assertThat(get(multi.tryLockAsync(Duration.ofMillis(50)))).isEmpty();
+        assertThat(locks.lock(LockType.REENTRANT, false, "a", "m").isLocked())
+                .as("a given back")
+                .isFalse();
+
+        CompletableFuture<LockHandle> both = multi.lockAsync().toCompletableFuture();
+        holdsB.unlock();
+        LockHandle handle = get(both);
+        assertThat(handle).isInstanceOf(MultiKeyHandle.class);
+        assertThat(((MultiKeyHandle) handle).fencingTokens()).containsOnlyKeys("a", "b");
+        assertThat(((MultiKeyHandle) handle).fencingTokens().get("b")).isGreaterThan(holdsB.fencingToken());
+        handle.unlock();
         assertThat(locks.activeHolds()).isZero();
     }
 

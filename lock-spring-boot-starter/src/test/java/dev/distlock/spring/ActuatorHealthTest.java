@@ -13,7 +13,8 @@ import org.springframework.test.annotation.DirtiesContext;
 
 /**
  * The health indicator over HTTP in a running application on a real redis-server that the test pauses
- * to make it unreachable. Boot 4 only (Boot 4's health API): lock-boot35-tests leaves it out.
+ * (SIGSTOP) to make it unreachable. Runs on both Boot lines: on 4.x the indicator is built on Boot 4's
+ * health API, in lock-boot35-tests on Boot 3.5's, and both must answer the same.
  */
 @SpringBootTest(
         classes = ActuatorEndpointTest.App.class,
@@ -24,7 +25,7 @@ import org.springframework.test.annotation.DirtiesContext;
             "distributed-lock.operation-timeout=1s", "spring.data.redis.timeout=1s"
         })
 @DirtiesContext
-class Boot4ActuatorHealthTest extends RunningApplication {
+class ActuatorHealthTest extends RunningApplication {
 
     @Autowired
     ActuatorEndpointTest.Jobs jobs;

@@ -1,0 +1,289 @@
+package dev.distlock.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.distlock.testsupport.RedisExtension;
+import io.lettuce.core.RedisURI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Lock cohorting: a reentrant lock held in Redis passes between threads of one client without a round
+ * trip, in arrival order, with a larger fencing token every time, renewed by the next holder's
+ * watchdog, for a bounded run; then it goes back to Redis, where another client that waits gets it.
+ */
+class CohortingTest {
+
+    @RegisterExtension
+    static final RedisExtension redis = new RedisExtension();
+
+    private LockClient client;
+    private LockClient otherInstance;
+    private RedisProbe probe;
+    private String name;
+
+    @BeforeEach
+    void setUp() {
+        client = LockClient.create(
+                RedisURI.create(redis.server().uri()),
+                LockClientOptions.builder()
+                        .watchdogLease(Duration.ofMillis(900))
+                        .build());
+        otherInstance = LockClient.create(RedisURI.create(redis.server().uri()));
+        probe = RedisProbe.connect(redis.server());
+        name = Names.fresh("cohort");
+    }
+
+    @AfterEach
+    void tearDown() {
+        client.close();
+        otherInstance.close();
+        probe.close();
+    }
+
+    private long scriptCalls() {
+        String stats = probe.sync().info("commandstats");
+        long calls = 0;
+        for (String line : stats.split("\\r?\\n")) {
+            if (line.startsWith("cmdstat_evalsha:") || line.startsWith("cmdstat_eval:")) {
+                calls += Long.parseLong(line.replaceAll("^cmdstat_\\w+:calls=(\\d+),.*", "$1"));
+            }
+        }
+        return calls;
+    }
+
+    @Test
+    void threadsOfOneClientShareOneGrantWithGrowingTokensAndFewRoundTrips() throws Exception {
+        int threads = 4;
+        int perThread = 300;
+        List<Long> tokens = new CopyOnWriteArrayList<>();
+        AtomicInteger inside = new AtomicInteger();
+        AtomicBoolean overlap = new AtomicBoolean();
+        long callsBefore = scriptCalls();
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        try {
+            List<Future<?>> done = new ArrayList<>();
+            CountDownLatch start = new CountDownLatch(1);
+            for (int t = 0; t < threads; t++) {
+                done.add(pool.submit(() -> {
+                    RedisLock lock = client.getLock(name);
+                    start.await();
+                    for (int i = 0; i < perThread; i++) {
+                        lock.lock();
+                        try {
+                            if (inside.incrementAndGet() != 1) {
+                                overlap.set(true);
+                            }
+                            tokens.add(lock.currentFencingToken());
+                            inside.decrementAndGet();
+                        } finally {
+                            lock.unlock();
+                        }
+                    }
+                    return null;
+                }));
+            }
+            start.countDown();
+            for (Future<?> f : done) {
+                f.get(60, TimeUnit.SECONDS);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        long calls = scriptCalls() - callsBefore;
+        int holds = threads * perThread;
+
+        assertThat(overlap).as("one holder at a time").isFalse();
+        assertThat(tokens).hasSize(holds);
+        for (int i = 1; i < tokens.size(); i++) {
+            assertThat(tokens.get(i)).as("token of hold %d", i).isGreaterThan(tokens.get(i - 1));
+        }
+        // Without hand-offs every hold costs two script calls (acquire and release) at least.
+        assertThat(calls)
+                .as("%d script calls for %d holds: most hand-offs needed no round trip", calls, holds)
+                .isLessThan(holds);
+        assertThat(probe.sync().exists("lock:{" + name + "}"))
+                .as("released in Redis at the end")
+                .isZero();
+        assertThat(client.localGates()).isZero();
+    }
+
+    @Test
+    void eightThreadsChurningForSecondsNeverLoseTheirHoldOrOverlap() throws Exception {
+        int threads = 8;
+        AtomicBoolean stop = new AtomicBoolean();
+        AtomicInteger inside = new AtomicInteger();
+        AtomicBoolean overlap = new AtomicBoolean();
+        AtomicInteger holds = new AtomicInteger();
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        List<Future<?>> done = new ArrayList<>();
+        try {
+            for (int t = 0; t < threads; t++) {
+                done.add(pool.submit(() -> {
+                    RedisLock lock = client.getLock(name);
+                    while (!stop.get()) {
+                        lock.lock();
+                        try {
+                            if (inside.incrementAndGet() != 1) {
+                                overlap.set(true);
+                            }
+                            holds.incrementAndGet();
+                            inside.decrementAndGet();
+                        } finally {
+                            lock.unlock();
+                        }
+                    }
+                    return null;
+                }));
+            }
+            Thread.sleep(4_000);
+        } finally {
+            stop.set(true);
+            pool.shutdown();
+        }
+        for (Future<?> f : done) {
+            f.get(30, TimeUnit.SECONDS); // rethrows a lost lease or any other failure
+        }
+        assertThat(overlap).isFalse();
+        assertThat(holds.get()).isPositive();
+    }
+
+    @Test
+    void aHandedOnHoldIsRenewedByItsNewHolderReentersAndKeepsOthersOut() throws Exception {
+        // A window long enough for the test to see the waiter queued before the release.
+        client.close();
+        client = LockClient.create(
+                RedisURI.create(redis.server().uri()),
+                LockClientOptions.builder()
+                        .watchdogLease(Duration.ofMillis(900))
+                        .localHandOffs(16, Duration.ofSeconds(10))
+                        .build());
+        RedisLock lock = client.getLock(name);
+        lock.lock();
+        long firstToken = lock.currentFencingToken();
+        CountDownLatch waiting = new CountDownLatch(1);
+        Map<String, Object> seen = new ConcurrentHashMap<>();
+        Thread next = new Thread(() -> {
+            waiting.countDown();
+            lock.lock();
+            try {
+                seen.put("token", lock.currentFencingToken());
+                lock.lock(); // re-entry of a handed-on grant
+                seen.put("count", lock.getHoldCount());
+                sleep(2_000); // over two watchdog leases: only renewals keep it
+                seen.put("held", lock.isHeldByCurrentThread());
+                seen.put("othersKeptOut", !otherInstance.getLock(name).tryLock());
+                lock.unlock();
+                lock.unlock();
+                seen.put("released", true);
+            } catch (RuntimeException e) {
+                seen.put("error", e);
+            }
+        });
+        next.start();
+        waiting.await();
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> client.localWaiters() == 1);
+        lock.unlock();
+        next.join(10_000);
+
+        assertThat(seen).doesNotContainKey("error");
+        // The next token of the grant's reserved block: a new grant in Redis would have jumped past the block.
+        assertThat((Long) seen.get("token"))
+                .as("handed on without a round trip")
+                .isEqualTo(firstToken + 1);
+        assertThat(seen)
+                .containsEntry("count", 2)
+                .containsEntry("held", true)
+                .containsEntry("othersKeptOut", true)
+                .containsEntry("released", true);
+        assertThat(otherInstance.getLock(name).tryLock()).isTrue();
+    }
+
+    @Test
+    void anotherClientWaitingGetsTheLockAfterABoundedRunOfLocalHandOffs() throws Exception {
+        AtomicBoolean stop = new AtomicBoolean();
+        AtomicInteger localHolds = new AtomicInteger();
+        ExecutorService pool = Executors.newFixedThreadPool(3);
+        try {
+            for (int t = 0; t < 3; t++) {
+                pool.submit(() -> {
+                    RedisLock lock = client.getLock(name);
+                    while (!stop.get()) {
+                        lock.lock();
+                        try {
+                            localHolds.incrementAndGet();
+                            sleep(1);
+                        } finally {
+                            lock.unlock();
+                        }
+                    }
+                    return null;
+                });
+            }
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> localHolds.get() > 50);
+            RedisLock elsewhere = otherInstance.getLock(name);
+            int before = localHolds.get();
+            long started = System.nanoTime();
+            assertThat(elsewhere.tryLock(Duration.ofSeconds(10)))
+                    .as("the other client is not starved by the local hand-offs")
+                    .isTrue();
+            long waitedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+            int meanwhile = localHolds.get() - before;
+            elsewhere.unlock();
+            // One run of hand-offs (16 by default, within 20 ms) plus the Redis grant, and the one in flight.
+            assertThat(meanwhile)
+                    .as("local holds while the other client waited %d ms", waitedMs)
+                    .isLessThanOrEqualTo(2 * (LockClientOptions.DEFAULT_LOCAL_HAND_OFFS + 1));
+        } finally {
+            stop.set(true);
+            pool.shutdown();
+            assertThat(pool.awaitTermination(20, TimeUnit.SECONDS)).isTrue();
+        }
+    }
+
+    @Test
+    void withHandOffsOffEveryReleaseGoesToRedis() throws Exception {
+        try (LockClient plain = LockClient.create(
+                RedisURI.create(redis.server().uri()),
+                LockClientOptions.builder().localHandOffs(0, Duration.ZERO).build())) {
+            RedisLock lock = plain.getLock(name);
+            lock.lock();
+            Thread next = new Thread(() -> {
+                lock.lock();
+                lock.unlock();
+            });
+            next.start();
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> plain.localWaiters() == 1);
+            long callsBefore = scriptCalls();
+            lock.unlock();
+            next.join(10_000);
+            assertThat(scriptCalls() - callsBefore)
+                    .as("release, acquire, release")
+                    .isGreaterThanOrEqualTo(3);
+        }
+    }
+
+    private static void sleep(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+}

@@ -1,0 +1,74 @@
+package dev.distlock.core.watchdog;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The watchdog's schedule, without Redis: renewals of many leases taken at once are spread over the
+ * renewal period instead of sent in one burst, and every lease is still renewed in time.
+ */
+class LeaseWatchdogSpreadTest {
+
+    /** A lease renewed at once (as a reply would confirm it), recording when. */
+    private static final class FakeLease implements LeaseWatchdog.Lease {
+        volatile long lastSent = System.nanoTime();
+        final AtomicInteger renewals = new AtomicInteger();
+        final Map<Long, AtomicInteger> perRound;
+
+        FakeLease(Map<Long, AtomicInteger> perRound) {
+            this.perRound = perRound;
+        }
+
+        @Override
+        public boolean dueForRenewal(long now, long periodNanos) {
+            return now - lastSent >= periodNanos;
+        }
+
+        @Override
+        public void renew(long sentAt) {
+            lastSent = sentAt;
+            renewals.incrementAndGet();
+            perRound.computeIfAbsent(sentAt, k -> new AtomicInteger()).incrementAndGet();
+        }
+    }
+
+    @Test
+    void tenThousandLeasesTakenAtOnceAreRenewedInSlicesAndAllInTime() throws Exception {
+        int n = 10_000;
+        Map<Long, AtomicInteger> perRound = new ConcurrentHashMap<>();
+        List<FakeLease> leases = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            leases.add(new FakeLease(perRound));
+        }
+        ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
+        Duration lease = Duration.ofMillis(1_500); // a renewal period of 500 ms, a round every 25 ms
+        LeaseWatchdog watchdog = new LeaseWatchdog(timer, lease, () -> (Collection<FakeLease>) leases);
+        try {
+            Thread.sleep(lease.toMillis() * 2);
+        } finally {
+            watchdog.close();
+            timer.shutdownNow();
+        }
+
+        int budget = 2 * ((n + LeaseWatchdog.SLICES - 1) / LeaseWatchdog.SLICES);
+        int largest =
+                perRound.values().stream().mapToInt(AtomicInteger::get).max().orElse(0);
+        assertThat(largest).as("renewals sent in one round").isPositive().isLessThanOrEqualTo(budget);
+        assertThat(perRound).as("rounds that sent renewals").hasSizeGreaterThan(n / budget);
+        // Two leases' time is six periods (about five renewals each): every lease renewed repeatedly, none
+        // skipped, with room for a slow timer thread on a busy machine.
+        assertThat(leases.stream().mapToInt(l -> l.renewals.get()).min().orElse(0))
+                .as("renewals of the least renewed lease")
+                .isGreaterThanOrEqualTo(3);
+    }
+}
