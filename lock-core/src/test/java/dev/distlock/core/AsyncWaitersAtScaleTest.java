@@ -39,8 +39,13 @@ class AsyncWaitersAtScaleTest {
         ThreadMXBean threads = ManagementFactory.getThreadMXBean();
         ScheduledExecutorService sampler = Executors.newSingleThreadScheduledExecutor();
         RedisClient plain = RedisClient.create(redis.server().uri());
-        try (LockClient client =
-                        LockClient.create(RedisURI.create(redis.server().uri()));
+        // Each step of a wait is bounded by the operation timeout; 10,000 first tries queue at Redis at once, so a
+        // shared, loaded machine gets time for them (the test is about scale, not about time-outs).
+        try (LockClient client = LockClient.create(
+                        RedisURI.create(redis.server().uri()),
+                        LockClientOptions.builder()
+                                .operationTimeout(Duration.ofSeconds(60))
+                                .build());
                 LockClient other =
                         LockClient.create(RedisURI.create(redis.server().uri()));
                 StatefulRedisConnection<String, String> clock = plain.connect()) {

@@ -23,12 +23,12 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.IntFunction;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
 
 /**
  * Child process of {@link MixedCallersAcrossProcessesTest}: on the same lock names at once, thread-bound
@@ -286,6 +286,7 @@ public final class MixedCallerWorker {
         RedisLock lock = lock(name);
         AtomicReference<LockHandle> held = new AtomicReference<>();
         AtomicBoolean cancelled = new AtomicBoolean();
+        Sinks.One<Boolean> holdRecorded = Sinks.one();
         Mono<Void> call;
         if (what < 6) { // usingLock: released by ReactiveLocks on complete, error and cancel
             call = ReactiveLocks.usingLock(lock, WAIT, handle -> {
@@ -293,7 +294,9 @@ public final class MixedCallerWorker {
                         Mono<Void> recorded = recorded(name, handle, "reactive");
                         return switch (what) {
                             case 0 -> recorded.then(Mono.error(new IllegalStateException("failure inside")));
-                            case 1 -> recorded.then(Mono.never());
+                            case 1 ->
+                                recorded.then(Mono.fromRunnable(() -> holdRecorded.tryEmitValue(true)))
+                                        .then(Mono.never());
                             default -> recorded;
                         };
                     })
@@ -303,11 +306,11 @@ public final class MixedCallerWorker {
                     count("reactive.failedInside", 1);
                     return Mono.empty();
                 });
-            } else if (what == 1) { // cancelled while holding (after the hold was recorded), or while waiting
-                call = call.timeout(Duration.ofMillis(30)).onErrorResume(TimeoutException.class, e -> {
+            } else if (what
+                    == 1) { // cancelled while holding: once the hold was recorded, its endless work is cancelled
+                call = call.takeUntilOther(holdRecorded.asMono()).doOnSuccess(v -> {
                     cancelled.set(true);
-                    count(held.get() != null ? "reactive.cancelledHolding" : "reactive.cancelledWaiting", 1);
-                    return Mono.empty();
+                    count("reactive.cancelledHolding", 1);
                 });
             } else if (what == 2) { // cancelled at once after subscribing: while waiting for the first reply
                 call.toFuture().cancel(true);
