@@ -386,8 +386,8 @@ final class Acquirer {
                 request.keys());
     }
 
-    private static boolean leaves(LockKind kind, boolean waited) {
-        return kind.leavesWhenGivingUp() || (waited && kind.recordsWaiters());
+    private boolean leaves(LockKind kind, boolean waited) {
+        return kind.leavesWhenGivingUp() || (waited && kind.recordsWaiters() && options.localHandOffs() > 0);
     }
 
     /** Leaves a fair queue (or whatever the kind does on giving up), waiting briefly: Redis may not answer. */

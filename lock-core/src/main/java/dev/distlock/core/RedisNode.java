@@ -27,6 +27,8 @@ final class RedisNode {
     private final AtomicLong requests = new AtomicLong();
     /** Fencing tokens a new reentrant grant reserves: its own plus the local hand-offs allowed. */
     private final int tokenBlock;
+    /** How long a release reserves a lock for another waiting client: {@link #RESERVE_MS} with lock cohorting on, else 0. */
+    private final long reserveMs;
 
     /**
      * How long a release reserves a lock for another client that waits for it. Long enough for that
@@ -44,6 +46,7 @@ final class RedisNode {
         this.fenceTtlMs = options.fencingCounterTtl().toMillis();
         this.releaseNoteTtlMs = Math.max(1000, 2 * options.operationTimeout().toMillis());
         this.tokenBlock = options.localHandOffs() + 1;
+        this.reserveMs = options.localHandOffs() > 0 ? RESERVE_MS : 0;
     }
 
     LockKeys keys(String name) {
@@ -79,7 +82,7 @@ final class RedisNode {
                         hub.message(kind.wakesAllOnRelease()),
                         releaseNoteTtlMs,
                         keepMs,
-                        RESERVE_MS));
+                        reserveMs));
     }
 
     /**

@@ -25,7 +25,8 @@ final class ReentrantKind extends LockKind {
                 Integer.toString(a.held()),
                 a.grantId(),
                 Integer.toString(a.tokenBlock()),
-                Long.toString(a.waitMs()));
+                // Waiters are recorded (for a release to reserve the lock) only by clients with cohorting on.
+                Long.toString(a.tokenBlock() > 1 ? a.waitMs() : 0));
     }
 
     @Override

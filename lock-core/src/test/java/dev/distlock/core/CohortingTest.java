@@ -43,8 +43,13 @@ class CohortingTest {
                 RedisURI.create(redis.server().uri()),
                 LockClientOptions.builder()
                         .watchdogLease(Duration.ofMillis(900))
+                        .localHandOffs(LockClientOptions.SUGGESTED_LOCAL_HAND_OFFS, Duration.ofMillis(20))
                         .build());
-        otherInstance = LockClient.create(RedisURI.create(redis.server().uri()));
+        otherInstance = LockClient.create(
+                RedisURI.create(redis.server().uri()),
+                LockClientOptions.builder()
+                        .localHandOffs(LockClientOptions.SUGGESTED_LOCAL_HAND_OFFS, Duration.ofMillis(20))
+                        .build());
         probe = RedisProbe.connect(redis.server());
         name = Names.fresh("cohort");
     }
@@ -248,7 +253,7 @@ class CohortingTest {
             // One run of hand-offs (16 by default, within 20 ms) plus the Redis grant, and the one in flight.
             assertThat(meanwhile)
                     .as("local holds while the other client waited %d ms", waitedMs)
-                    .isLessThanOrEqualTo(2 * (LockClientOptions.DEFAULT_LOCAL_HAND_OFFS + 1));
+                    .isLessThanOrEqualTo(2 * (LockClientOptions.SUGGESTED_LOCAL_HAND_OFFS + 1));
         } finally {
             stop.set(true);
             pool.shutdown();
@@ -257,10 +262,8 @@ class CohortingTest {
     }
 
     @Test
-    void withHandOffsOffEveryReleaseGoesToRedis() throws Exception {
-        try (LockClient plain = LockClient.create(
-                RedisURI.create(redis.server().uri()),
-                LockClientOptions.builder().localHandOffs(0, Duration.ZERO).build())) {
+    void byDefaultEveryReleaseGoesToRedis() throws Exception {
+        try (LockClient plain = LockClient.create(RedisURI.create(redis.server().uri()))) {
             RedisLock lock = plain.getLock(name);
             lock.lock();
             Thread next = new Thread(() -> {

@@ -9,7 +9,7 @@
 --         a lease ending sooner still wins. Nobody is woken: waiters retry when its time is up.
 -- ARGV[8] ms a last release reserves the lock for another client that found it busy ('~w'): only that
 --         client may take it meanwhile, so that clients take turns instead of the releasing one taking
---         it straight back. Nobody waiting elsewhere: it is free at once.
+--         it straight back. Nobody waiting elsewhere, or 0: it is free at once.
 -- Returns 1 released, 0 still held (count now ARGV[3] - 1), -1 not held by this grant.
 -- (client-of.lua, prepended at load time, defines clientOf.)
 local lock, owner, req, held = KEYS[1], ARGV[1], ARGV[2], tonumber(ARGV[3])
@@ -34,7 +34,7 @@ if keep > 0 then
     return 1
 end
 local waiting = redis.call('HGET', lock, '~w')
-if waiting and waiting ~= clientOf(owner) then
+if waiting and waiting ~= clientOf(owner) and tonumber(ARGV[8]) > 0 then
     -- rewritten in place (Redis Cluster refuses a key deleted and written again while its slot migrates)
     redis.call('HSET', lock, '~res', waiting)
     redis.call('HDEL', lock, owner, '~token', '~req', '~w')
