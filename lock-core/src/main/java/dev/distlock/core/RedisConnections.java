@@ -57,7 +57,7 @@ final class RedisConnections implements AutoCloseable {
                 // Lettuce reports a socket closed in the middle of its handshake (as a refused login may
                 // race it) as "RedisHandshakeHandler not registered" or "Connection closed prematurely": try
                 // again for the server's real answer.
-                if (attempt == 3 || !handshakeRace(e)) {
+                if (attempt == 5 || !handshakeRace(e)) {
                     if (owned) {
                         client.shutdown();
                     }
@@ -70,9 +70,15 @@ final class RedisConnections implements AutoCloseable {
         }
     }
 
+    /** Whether {@code e} or one of its causes is Lettuce's report of a handshake cut short. */
     private static boolean handshakeRace(RuntimeException e) {
-        String message = String.valueOf(e.getMessage());
-        return message.contains("HandshakeHandler") || message.contains("closed prematurely");
+        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            String message = String.valueOf(t.getMessage());
+            if (message.contains("HandshakeHandler") || message.contains("closed prematurely")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static RedisConnections connect(AbstractRedisClient client, boolean owned) {
