@@ -30,8 +30,6 @@ final class DistlockProvider implements LockProvider {
     DistlockProvider(String host, int port, Duration watchdogLease) {
         LockClientOptions options = LockClientOptions.builder()
                 .watchdogLease(watchdogLease)
-                // Lock cohorting is opt-in (off by default); the benchmark measures it on, as the README says.
-                .localHandOffs(LockClientOptions.SUGGESTED_LOCAL_HAND_OFFS, Duration.ofMillis(20))
                 .listener(new LockListener() {
                     @Override
                     public void onLeaseLost(LockInfo lock, String reason) {

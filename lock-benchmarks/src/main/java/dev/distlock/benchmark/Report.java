@@ -61,9 +61,8 @@ final class Report {
                 took.toMillis() / 1000.0));
         md.append("Libraries, each with its defaults: distlock ")
                 .append(version("dev.distlock", "lock-core", "dev.distlock.core.LockClient"))
-                .append(
-                        " (RedisLock with the watchdog lease, lock cohorting on: localHandOffs(16, 20 ms), which is opt-in; Lettuce on"
-                                + " Netty's epoll transport, whose jar the benchmark has), Redisson ")
+                .append(" (RedisLock with the watchdog lease; lock cohorting off, its default; Lettuce on"
+                        + " Netty's epoll transport, whose jar the benchmark has), Redisson ")
                 .append(version("org.redisson", "redisson", "org.redisson.Redisson"))
                 .append(
                         " (RLock.lock() without lease time; default NIO transport, and `TransportMode.EPOLL` as \"Redisson EPOLL\"), "
