@@ -315,11 +315,15 @@ final class Acquirer {
         });
     }
 
-    /** A hold whose acquisition was cancelled after Redis granted it: forget it and give it back. */
+    /**
+     * A hold whose acquisition was cancelled after Redis granted it (and its acquire event fired): forget
+     * it, give it back, and report its release, so that listeners see every grant released once.
+     */
     void abandon(Hold hold) {
         holds.remove(hold);
         keeper.stop(hold);
         node.giveBack(hold.kind, hold.keys, hold.redisOwner, hold.grantId, hold.validUntilNanos);
+        events.release(hold.info, hold.heldFor(System.nanoTime()));
     }
 
     /**

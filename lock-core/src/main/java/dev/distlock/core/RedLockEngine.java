@@ -361,9 +361,10 @@ final class RedLockEngine implements AutoCloseable {
                         attempt.validUntilNanos());
                 holds.put(holdId(r.info().key(), r.owner()), hold);
                 keeper.watch(hold);
-                if (r.result().complete(hold)) {
-                    events.acquire(r.info(), AcquireOutcome.ACQUIRED, r.start());
-                } else {
+                // Reported before the caller sees the hold (it may release at once): every grant is
+                // reported acquired and then released once, this one too when it was cancelled meanwhile.
+                events.acquire(r.info(), AcquireOutcome.ACQUIRED, r.start());
+                if (!r.result().complete(hold)) {
                     releaseAsync(hold); // cancelled meanwhile: nobody would release it
                 }
             } else if (attempt.answered() < quorum) {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import dev.distlock.core.LockListener.AcquireOutcome;
 import dev.distlock.testsupport.RedisExtension;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
@@ -15,6 +16,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -284,6 +286,89 @@ class AsyncLockTest {
                 int node = i;
                 await().atMost(Duration.ofSeconds(5)).until(() -> !nodes.hasKey(node, name));
             }
+        }
+    }
+
+    /**
+     * The narrow race of a cancel arriving just as Redis grants: made certain by a listener that cancels
+     * the caller's future while the grant is being recorded. The grant is given back, and listeners see it
+     * released once, as they see every grant they were told of.
+     */
+    @Test
+    void aGrantCancelledAsItArrivesIsGivenBackAndReportedReleased() throws Exception {
+        CancelOnGrant cancelling = new CancelOnGrant();
+        LockClient cancelled = LockClient.create(
+                RedisURI.create(redis.server().uri()),
+                LockClientOptions.builder().listener(cancelling).build());
+        try {
+            CompletableFuture<Optional<LockHandle>> waiting =
+                    cancelled.getLock(name).tryLockAsync(GENEROUS).toCompletableFuture();
+            cancelling.pending = waiting;
+            cancelling.armed.countDown();
+
+            cancelling.assertGrantCancelledAndReleased(waiting);
+            await().atMost(GENEROUS).until(() -> observer.exists(lockKey(name)) == 0);
+            assertThat(cancelled.activeHolds()).isZero();
+            assertThat(get(other.getLock(name).tryLockAsync(Duration.ofSeconds(2))))
+                    .isPresent();
+        } finally {
+            cancelled.close();
+        }
+    }
+
+    @Test
+    void aRedLockGrantCancelledAsItArrivesIsGivenBackAndReportedReleased() throws Exception {
+        try (RedLockNodes nodes = new RedLockNodes(redis)) {
+            CancelOnGrant cancelling = new CancelOnGrant();
+            RedLockClient redLock = nodes.connect(
+                    3, LockClientOptions.builder().listener(cancelling).build());
+            CompletableFuture<Optional<LockHandle>> waiting =
+                    redLock.getLock(name).tryLockAsync(GENEROUS).toCompletableFuture();
+            cancelling.pending = waiting;
+            cancelling.armed.countDown();
+
+            cancelling.assertGrantCancelledAndReleased(waiting);
+            for (int i = 0; i < 3; i++) {
+                int node = i;
+                await().atMost(GENEROUS).until(() -> !nodes.hasKey(node, name));
+            }
+        }
+    }
+
+    /** Cancels {@link #pending} from inside the acquire event of its grant; counts acquire and release events. */
+    private static final class CancelOnGrant implements LockListener {
+        final CountDownLatch armed = new CountDownLatch(1);
+        volatile CompletableFuture<?> pending;
+        final AtomicInteger acquired = new AtomicInteger();
+        final AtomicInteger released = new AtomicInteger();
+        volatile boolean cancelledIt;
+
+        @Override
+        public void onAcquire(LockInfo lock, AcquireOutcome outcome, Duration waited) {
+            if (outcome != AcquireOutcome.ACQUIRED) {
+                return;
+            }
+            acquired.incrementAndGet();
+            try {
+                armed.await(10, TimeUnit.SECONDS); // the test publishes the future before the grant may be cancelled
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            cancelledIt = pending.cancel(true);
+        }
+
+        @Override
+        public void onRelease(LockInfo lock, Duration held) {
+            released.incrementAndGet();
+        }
+
+        void assertGrantCancelledAndReleased(CompletableFuture<?> waiting) {
+            await().atMost(GENEROUS).until(() -> acquired.get() == 1);
+            assertThat(cancelledIt)
+                    .as("cancelled before the caller got the hold")
+                    .isTrue();
+            assertThat(waiting).isCancelled();
+            await("the given-back grant is reported released").atMost(GENEROUS).until(() -> released.get() == 1);
         }
     }
 
