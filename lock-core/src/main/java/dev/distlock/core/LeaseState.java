@@ -97,7 +97,16 @@ abstract class LeaseState {
 
     /** Whether the hold is still valid: not lost, not released, lease not run out. */
     boolean isLive(long nowNanos) {
-        return !released && lostReason.get() == null && nowNanos - validUntilNanos < 0;
+        return !released && !runOut(nowNanos);
+    }
+
+    /**
+     * Whether the hold was lost or its lease ran out, released or not. Another thread asking whether a
+     * hold was abandoned (not released, yet run out) must ask this, not {@code !isLive}: that reads
+     * {@link #released} again, and a release in between would make a live hold look run out.
+     */
+    boolean runOut(long nowNanos) {
+        return lostReason.get() != null || nowNanos - validUntilNanos >= 0;
     }
 
     /** Marks the hold lost; true only for the first caller, so loss is reported once. */

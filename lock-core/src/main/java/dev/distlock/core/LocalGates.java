@@ -155,7 +155,7 @@ final class LocalGates {
                     long now = System.nanoTime();
                     Hold current = holder;
                     // A released holder is handing the permit on: wait for it. A lost or run-out one may never.
-                    boolean abandoned = current != null && !current.released && !current.isLive(now);
+                    boolean abandoned = current != null && !current.released && current.runOut(now);
                     long remaining = deadline - now;
                     if (abandoned || remaining <= 0 || (interrupted && interruptible)) {
                         Entry left = leave(me, abandoned ? Entry.BYPASS : Entry.TIMEOUT);

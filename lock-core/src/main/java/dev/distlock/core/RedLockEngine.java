@@ -248,7 +248,7 @@ final class RedLockEngine implements AutoCloseable {
     CompletableFuture<Void> releaseAsync(RedLockHold hold) {
         long now = System.nanoTime();
         String lostBefore = hold.lostReason();
-        if (lostBefore == null && !hold.released && !hold.isLive(now)) {
+        if (lostBefore == null && !hold.released && hold.runOut(now)) {
             keeper.lost(hold, "its " + hold.lease().describe() + " ran out before unlock");
         }
         String lost = hold.lostReason();
