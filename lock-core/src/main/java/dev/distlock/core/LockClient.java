@@ -52,7 +52,7 @@ public final class LockClient implements AutoCloseable {
 
     /**
      * Uses an existing Lettuce {@link RedisClient} (standalone or Sentinel) or
-     * {@code RedisClusterClient}; the client opens two connections of its own and closes them, but
+     * {@code RedisClusterClient}; the client opens three connections of its own (commands, renewals, pub/sub) and closes them, but
      * never shuts {@code redisClient} down.
      *
      * @throws LockException when Redis cannot be reached

@@ -12,20 +12,31 @@ import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 
-/** The two connections a client uses: one for commands (shared by all threads), one for pub/sub. */
+/**
+ * The three connections a client uses: one for commands (shared by all threads), one for watchdog
+ * renewals, one for pub/sub. Renewals have their own so that a round renewing thousands of leases
+ * never queues in front of a lock call: Redis serves its clients in turn, so a lock call waits
+ * behind one batch of renewals at most, not behind the whole round.
+ */
 final class RedisConnections implements AutoCloseable {
 
     final RedisScriptingAsyncCommands<String, String> scripting;
+    /** Watchdog renewals only (the renew scripts are safe in any order with the other commands). */
+    final RedisScriptingAsyncCommands<String, String> renewals;
+
     final RedisKeyAsyncCommands<String, String> keys;
     /** For WAIT; {@code null} on Redis Cluster, where WAIT would not reach the node that holds a given key. */
     final BaseRedisAsyncCommands<String, String> base;
 
     final StatefulRedisPubSubConnection<String, String> pubSub;
     private final StatefulConnection<String, String> commands;
+    private final StatefulConnection<String, String> renewing;
     private final AbstractRedisClient ownedClient;
 
     private RedisConnections(
             StatefulConnection<String, String> commands,
+            StatefulConnection<String, String> renewing,
+            RedisScriptingAsyncCommands<String, String> renewals,
             RedisScriptingAsyncCommands<String, String> scripting,
             RedisKeyAsyncCommands<String, String> keys,
             BaseRedisAsyncCommands<String, String> base,
@@ -33,6 +44,8 @@ final class RedisConnections implements AutoCloseable {
             AbstractRedisClient ownedClient) {
         this.base = base;
         this.commands = commands;
+        this.renewing = renewing;
+        this.renewals = renewals;
         this.scripting = scripting;
         this.keys = keys;
         this.pubSub = pubSub;
@@ -84,33 +97,55 @@ final class RedisConnections implements AutoCloseable {
     private static RedisConnections connect(AbstractRedisClient client, boolean owned) {
         if (client instanceof RedisClusterClient cluster) {
             StatefulRedisClusterConnection<String, String> c = cluster.connect(StringCodec.UTF8);
+            StatefulRedisClusterConnection<String, String> r = null;
             try {
+                r = cluster.connect(StringCodec.UTF8);
                 return new RedisConnections(
-                        c, c.async(), c.async(), null, cluster.connectPubSub(StringCodec.UTF8), owned ? client : null);
+                        c,
+                        r,
+                        r.async(),
+                        c.async(),
+                        c.async(),
+                        null,
+                        cluster.connectPubSub(StringCodec.UTF8),
+                        owned ? client : null);
             } catch (RuntimeException e) {
-                c.close();
+                closeAll(c, r);
                 throw e;
             }
         }
         RedisClient standalone = (RedisClient) client;
         StatefulRedisConnection<String, String> c = standalone.connect(StringCodec.UTF8);
+        StatefulRedisConnection<String, String> r = null;
         try {
+            r = standalone.connect(StringCodec.UTF8);
             return new RedisConnections(
                     c,
+                    r,
+                    r.async(),
                     c.async(),
                     c.async(),
                     c.async(),
                     standalone.connectPubSub(StringCodec.UTF8),
                     owned ? client : null);
         } catch (RuntimeException e) {
-            c.close();
+            closeAll(c, r);
             throw e;
+        }
+    }
+
+    private static void closeAll(StatefulConnection<?, ?>... connections) {
+        for (StatefulConnection<?, ?> connection : connections) {
+            if (connection != null) {
+                connection.close();
+            }
         }
     }
 
     @Override
     public void close() {
         pubSub.close();
+        renewing.close();
         commands.close();
         if (ownedClient != null) {
             ownedClient.shutdown();

@@ -17,6 +17,9 @@ final class RedisNode {
 
     private final RedisConnections redis;
     private final ScriptRunner scripts;
+    /** The same scripts on the renewal connection. */
+    private final ScriptRunner renewals;
+
     private final RedisCalls calls;
     private final WakeupHub hub;
     private final String keyPrefix;
@@ -40,6 +43,7 @@ final class RedisNode {
     RedisNode(RedisConnections redis, RedisCalls calls, WakeupHub hub, LockClientOptions options) {
         this.redis = redis;
         this.scripts = new ScriptRunner(redis.scripting);
+        this.renewals = new ScriptRunner(redis.renewals);
         this.calls = calls;
         this.hub = hub;
         this.keyPrefix = options.keyPrefix();
@@ -106,8 +110,9 @@ final class RedisNode {
         hub.wakeLocal(keys.channel(), kind.wakesAllOnRelease());
     }
 
+    /** A watchdog renewal, sent on the client's renewal connection. */
     CompletableFuture<Long> renew(LockKind kind, LockKeys keys, String owner, String grantId, long leaseMs) {
-        return kind.renew(scripts, keys, owner, grantId, leaseMs);
+        return kind.renew(renewals, keys, owner, grantId, leaseMs);
     }
 
     /** Leaves a fair queue (whatever the kind does on giving up; see {@link LockKind#leavesWhenGivingUp()}). */

@@ -43,8 +43,11 @@ final class RedisMonitor implements AutoCloseable {
         return monitor;
     }
 
-    /** One command Redis ran: its name and arguments, and whether a Lua script ran it. */
-    record Command(boolean fromScript, List<String> words) {}
+    /**
+     * One command Redis ran: its name and arguments, whether a Lua script ran it, and where it came
+     * from ({@code lua}, or the client connection's address).
+     */
+    record Command(boolean fromScript, List<String> words, String source) {}
 
     /**
      * The commands Redis ran, read up to and including the first whose text contains {@code marker}
@@ -56,8 +59,8 @@ final class RedisMonitor implements AutoCloseable {
             int source = line.indexOf(" [");
             int end = line.indexOf("] ", source);
             if (source >= 0 && end > source) {
-                commands.add(
-                        new Command(line.substring(source, end).endsWith(" lua"), arguments(line.substring(end + 2))));
+                String from = line.substring(line.lastIndexOf(' ', end - 1) + 1, end);
+                commands.add(new Command(from.equals("lua"), arguments(line.substring(end + 2)), from));
             }
             if (line.contains(marker)) {
                 return commands;

@@ -14,7 +14,7 @@ import org.slf4j.LoggerFactory;
  * renewed once a third of its length has passed since its last renewal, and the renewals of one
  * period are spread over {@value #SLICES} rounds, each sending at most about twice its even share:
  * holding 100,000 locks does not put 100,000 renewals at once in front of the client's other commands
- * on the shared connection. A lease with half of it or less left unconfirmed is renewed in any case,
+ * on the connection renewals share. A lease with half of it or less left unconfirmed is renewed in any case,
  * over the share: when rounds come late (a busy machine), spreading must never cost a lease. No
  * thread or timer per lock. Internal: not part of the API.
  */
