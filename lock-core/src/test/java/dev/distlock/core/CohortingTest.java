@@ -43,12 +43,12 @@ class CohortingTest {
                 RedisURI.create(redis.server().uri()),
                 LockClientOptions.builder()
                         .watchdogLease(Duration.ofMillis(900))
-                        .localHandOffs(LockClientOptions.SUGGESTED_LOCAL_HAND_OFFS, Duration.ofMillis(20))
+                        .localHandOffs(LockClientOptions.DEFAULT_LOCAL_HAND_OFFS, Duration.ofMillis(20))
                         .build());
         otherInstance = LockClient.create(
                 RedisURI.create(redis.server().uri()),
                 LockClientOptions.builder()
-                        .localHandOffs(LockClientOptions.SUGGESTED_LOCAL_HAND_OFFS, Duration.ofMillis(20))
+                        .localHandOffs(LockClientOptions.DEFAULT_LOCAL_HAND_OFFS, Duration.ofMillis(20))
                         .build());
         probe = RedisProbe.connect(redis.server());
         name = Names.fresh("cohort");
@@ -260,7 +260,7 @@ class CohortingTest {
             // One run of hand-offs (16 by default, within 20 ms) plus the Redis grant, and the one in flight.
             assertThat(meanwhile)
                     .as("local holds while the other client waited %d ms", waitedMs)
-                    .isLessThanOrEqualTo(2 * (LockClientOptions.SUGGESTED_LOCAL_HAND_OFFS + 1));
+                    .isLessThanOrEqualTo(2 * (LockClientOptions.DEFAULT_LOCAL_HAND_OFFS + 1));
         } finally {
             stop.set(true);
             pool.shutdown();
@@ -269,23 +269,52 @@ class CohortingTest {
     }
 
     @Test
-    void byDefaultEveryReleaseGoesToRedis() throws Exception {
-        try (LockClient plain = LockClient.create(RedisURI.create(redis.server().uri()))) {
-            RedisLock lock = plain.getLock(name);
-            lock.lock();
-            Thread next = new Thread(() -> {
-                lock.lock();
-                lock.unlock();
-            });
-            next.start();
-            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> plain.localWaiters() == 1);
-            long callsBefore = scriptCalls();
-            lock.unlock();
-            next.join(10_000);
-            assertThat(scriptCalls() - callsBefore)
+    void onByDefault() {
+        LockClientOptions defaults = LockClientOptions.defaults();
+        assertThat(defaults.localHandOffs()).isEqualTo(16);
+        assertThat(defaults.localHandOffWindow()).isEqualTo(Duration.ofMillis(20));
+    }
+
+    @Test
+    void aWaitingThreadOfTheSameClientGetsTheHoldWithoutARoundTrip() throws Exception {
+        // a window long enough for the test to see the waiter queue (the default 20 ms would run out)
+        try (LockClient cohorting = LockClient.create(
+                RedisURI.create(redis.server().uri()),
+                LockClientOptions.builder()
+                        .localHandOffs(LockClientOptions.DEFAULT_LOCAL_HAND_OFFS, Duration.ofSeconds(10))
+                        .build())) {
+            assertThat(scriptCallsForOneHandOff(cohorting))
+                    .as("only the last release goes to Redis")
+                    .isEqualTo(1);
+        }
+    }
+
+    @Test
+    void turnedOffEveryReleaseGoesToRedis() throws Exception {
+        try (LockClient off = LockClient.create(
+                RedisURI.create(redis.server().uri()),
+                LockClientOptions.builder().localHandOffs(0, Duration.ZERO).build())) {
+            assertThat(scriptCallsForOneHandOff(off))
                     .as("release, acquire, release")
                     .isGreaterThanOrEqualTo(3);
         }
+    }
+
+    /** Script calls from the release of a hold another thread of {@code client} waits for, to that thread's release. */
+    private long scriptCallsForOneHandOff(LockClient client) throws Exception {
+        RedisLock lock = client.getLock(name);
+        lock.lock();
+        Thread next = new Thread(() -> {
+            lock.lock();
+            lock.unlock();
+        });
+        next.start();
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> client.localWaiters() == 1);
+        long callsBefore = scriptCalls();
+        lock.unlock();
+        next.join(10_000);
+        assertThat(next.isAlive()).isFalse();
+        return scriptCalls() - callsBefore;
     }
 
     private static void sleep(long ms) {

@@ -79,6 +79,21 @@ class AutoConfigurationTest {
         assertThat(properties.getWatchdogLease()).isEqualTo(dev.distlock.core.LockClientOptions.DEFAULT_WATCHDOG_LEASE);
         assertThat(properties.getFencingCounterTtl())
                 .isEqualTo(dev.distlock.core.LockClientOptions.DEFAULT_FENCING_COUNTER_TTL);
+        assertThat(properties.getLocalHandOffs())
+                .isEqualTo(dev.distlock.core.LockClientOptions.DEFAULT_LOCAL_HAND_OFFS);
+        assertThat(properties.getLocalHandOffWindow())
+                .isEqualTo(dev.distlock.core.LockClientOptions.DEFAULT_LOCAL_HAND_OFF_WINDOW);
+    }
+
+    @Test
+    void lockCohortingIsOnByDefaultAndTurnedOffByProperty() {
+        runner().run(context -> assertThat(
+                        context.getBean(LockClient.class).options().localHandOffs())
+                .isEqualTo(dev.distlock.core.LockClientOptions.DEFAULT_LOCAL_HAND_OFFS));
+        runner().withPropertyValues("distributed-lock.local-hand-offs=0", "distributed-lock.local-hand-off-window=0ms")
+                .run(context -> assertThat(
+                                context.getBean(LockClient.class).options().localHandOffs())
+                        .isZero());
     }
 
     @Test
