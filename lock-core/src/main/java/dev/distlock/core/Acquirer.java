@@ -78,6 +78,11 @@ final class Acquirer {
                         acquired = true;
                         return hold;
                     }
+                    if (args.held() == 0) {
+                        // The next try gets a grant id of its own: the give-back names the old one, and if
+                        // it is retried late it must not free a grant made by the next try.
+                        args = afresh(request);
+                    }
                     grant = new Grant(
                             false,
                             0,
@@ -274,11 +279,16 @@ final class Acquirer {
      * {@code null} when the wait ran out, or exceptionally; cancelling it gives everything up.
      */
     CompletableFuture<@Nullable Hold> acquireAsync(AcquireRequest request, long deadline) {
-        ScriptArgs.Acquire args = node.acquireArgs(
-                request.owner(), request.lease().millis(), 0, Long.toString(requests.incrementAndGet()));
+        ScriptArgs.Acquire args = afresh(request);
         AsyncAcquisition acquisition = new AsyncAcquisition(this, request, deadline, args, timers);
         acquisition.start();
         return acquisition.result;
+    }
+
+    /** The arguments of a new grant for {@code request}'s owner, under a grant id of its own. */
+    ScriptArgs.Acquire afresh(AcquireRequest request) {
+        return node.acquireArgs(
+                request.owner(), request.lease().millis(), 0, Long.toString(requests.incrementAndGet()));
     }
 
     /** One try without waiting for it; replica acknowledgements, when asked for, are waited for in the same future. */

@@ -19,7 +19,9 @@ final class AsyncAcquisition {
     private final Acquirer acquirer;
     private final AcquireRequest request;
     private final long deadline;
-    private final ScriptArgs.Acquire args;
+    /** Replaced (a new grant id) after a grant that came too late was given back. */
+    private volatile ScriptArgs.Acquire args;
+
     private final ScheduledExecutorService timers;
     /** Completes with the hold, with {@code null} when the wait ran out, or exceptionally. */
     final CompletableFuture<@Nullable Hold> result = new CompletableFuture<>();
@@ -85,6 +87,7 @@ final class AsyncAcquisition {
         if (grant.granted()) {
             Hold hold = acquirer.granted(request, grant);
             if (hold == null) {
+                args = acquirer.afresh(request); // as in Acquirer: the give-back names the old grant id
                 attempt(); // arrived after its lease (given back): look again at once
             } else if (!result.complete(hold)) {
                 acquirer.abandon(hold); // cancelled meanwhile: nobody would release it

@@ -159,8 +159,11 @@ final class RedLockEngine implements AutoCloseable {
                 }
                 supersede(current);
             }
-            String grantId = Long.toString(requests.incrementAndGet());
             while (true) {
+                // A grant id of its own for every round: a refused round is released everywhere, partly in
+                // the background (a node slow to answer); sharing the id, such a late release could free
+                // this owner's grant of a later round on that node.
+                String grantId = Long.toString(requests.incrementAndGet());
                 RedLockQuorum.Attempt attempt = nodes.acquire(keys, owner, grantId, lease.millis());
                 if (attempt.granted()) {
                     RedLockHold hold = new RedLockHold(
@@ -307,7 +310,6 @@ final class RedLockEngine implements AutoCloseable {
                 wait == null || wait.compareTo(FOREVER) >= 0 ? start + Long.MAX_VALUE / 2 : start + wait.toNanos();
         Lease lease = Lease.of(explicitLease, keeper.watchdogLeaseMs());
         String owner = clientId + ":h" + requests.incrementAndGet();
-        String grantId = Long.toString(requests.incrementAndGet());
         CompletableFuture<@Nullable RedLockHold> result = new CompletableFuture<>();
         if (closed) {
             result.completeExceptionally(
@@ -319,7 +321,7 @@ final class RedLockEngine implements AutoCloseable {
                 events.failed(info, RedisCalls.unwrap(error), start);
             }
         });
-        roundAsync(new AsyncRound(info, keys, owner, grantId, lease, start, deadline, result));
+        roundAsync(new AsyncRound(info, keys, owner, lease, start, deadline, result));
         return result;
     }
 
@@ -327,7 +329,6 @@ final class RedLockEngine implements AutoCloseable {
             LockInfo info,
             List<LockKeys> keys,
             String owner,
-            String grantId,
             Lease lease,
             long start,
             long deadline,
@@ -345,7 +346,8 @@ final class RedLockEngine implements AutoCloseable {
                             null));
             return;
         }
-        nodes.acquireAsync(r.keys(), r.owner(), r.grantId(), r.lease().millis()).whenComplete((attempt, error) -> {
+        String grantId = Long.toString(requests.incrementAndGet()); // one per round, as in acquire()
+        nodes.acquireAsync(r.keys(), r.owner(), grantId, r.lease().millis()).whenComplete((attempt, error) -> {
             if (error != null) {
                 r.result().completeExceptionally(RedisCalls.asLockException(error));
             } else if (attempt.granted()) {
@@ -354,7 +356,7 @@ final class RedLockEngine implements AutoCloseable {
                         r.keys(),
                         r.owner(),
                         null,
-                        r.grantId(),
+                        grantId,
                         attempt.token(),
                         r.lease(),
                         r.start(),
