@@ -16,7 +16,9 @@ enum Library {
     REDISSON("redisson", "Redisson"),
     REDISSON_EPOLL("redisson-epoll", "Redisson EPOLL"),
     SPRING_SPIN("spring-spin", "RedisLockRegistry SPIN"),
-    SPRING_PUB_SUB("spring-pubsub", "RedisLockRegistry PUB_SUB");
+    SPRING_PUB_SUB("spring-pubsub", "RedisLockRegistry PUB_SUB"),
+    /** Not a peer: two bare EVALSHA round trips per op, the floor of the uncontended scenarios. */
+    RAW_FLOOR("raw", "raw floor");
 
     /** The watchdog lease both distlock and Redisson use by default. */
     static final Duration DEFAULT_LEASE = Duration.ofSeconds(30);
@@ -44,12 +46,13 @@ enum Library {
             case REDISSON_EPOLL -> new RedissonProvider(host, port, true, watchdogLease);
             case SPRING_SPIN -> new SpringProvider(host, port, RedisLockType.SPIN_LOCK);
             case SPRING_PUB_SUB -> new SpringProvider(host, port, RedisLockType.PUB_SUB_LOCK);
+            case RAW_FLOOR -> new RawFloorProvider(host, port);
         };
     }
 
     /** Whether {@link #open} gives a provider with {@code feature}, without opening one. */
     boolean has(LockProvider.Feature feature) {
-        return this != SPRING_SPIN && this != SPRING_PUB_SUB;
+        return this != SPRING_SPIN && this != SPRING_PUB_SUB && this != RAW_FLOOR;
     }
 
     static Library byId(String id) {

@@ -46,8 +46,14 @@ enum Scenario {
         this.needs = needs;
     }
 
-    /** Whether {@code library} can run this scenario (RedisLockRegistry has no fair or async locks). */
+    /**
+     * Whether {@code library} can run this scenario (RedisLockRegistry has no fair or async locks; the raw
+     * floor runs the uncontended thread scenarios only).
+     */
     boolean runsWith(Library library) {
+        if (library == Library.RAW_FLOOR) {
+            return this == UNCONTENDED_SINGLE || this == UNCONTENDED_THREADS; // it cannot wait
+        }
         return needs == null || library.has(needs);
     }
 

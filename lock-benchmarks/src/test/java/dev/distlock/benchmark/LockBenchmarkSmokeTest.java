@@ -126,8 +126,12 @@ class LockBenchmarkSmokeTest {
                 .contains("## Held locks")
                 .contains("CLOCK_MONOTONIC")
                 .contains("## Cost per op");
-        for (Library peer :
-                List.of(Library.REDISSON, Library.REDISSON_EPOLL, Library.SPRING_SPIN, Library.SPRING_PUB_SUB)) {
+        for (Library peer : List.of(
+                Library.REDISSON,
+                Library.REDISSON_EPOLL,
+                Library.SPRING_SPIN,
+                Library.SPRING_PUB_SUB,
+                Library.RAW_FLOOR)) {
             assertThat(md).contains("ops/s distlock/" + peer.label).contains("p99 distlock/" + peer.label);
         }
         for (Scenario s : Scenario.values()) {

@@ -35,11 +35,7 @@ elseif redis.call('EXISTS', lock) == 1 then
     -- written again, which Redis Cluster refuses while the slot migrates), keeping who else waits
     reserved = true
 end
-local token = nextToken(KEYS[2], ARGV[3])
-local block = tonumber(ARGV[6])
-if block > 1 then
-    redis.call('SET', KEYS[2], string.format('%.0f', token + block - 1), 'PX', ARGV[3])
-end
+local token = nextToken(KEYS[2], ARGV[3], tonumber(ARGV[6]))
 redis.call('HSET', lock, owner, 1, '~token', string.format('%.0f', token), '~req', req)
 if reserved then
     redis.call('HDEL', lock, '~res')

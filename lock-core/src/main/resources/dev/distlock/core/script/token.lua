@@ -1,19 +1,20 @@
 -- Shared prelude: LockScript prepends it to every script that grants (Redis has no include).
--- nextToken(fence, fenceTtl) draws the next fencing token of a lock from its counter <lock>:fence.
+-- nextToken(fence, fenceTtl[, block]) draws the next fencing token of a lock from its counter
+-- <lock>:fence, reserving block tokens from it (default 1: the token alone).
 -- The token is the larger of the counter plus one and the server clock in microseconds (a hybrid
 -- logical clock): tokens grow with every grant, and keep growing when the counter expired, was lost
 -- with a restart, or lags on a replica promoted by a failover (its clock has moved on meanwhile).
 -- Every script declares the counter in its KEYS, as every key it touches: Redis Cluster refuses a
 -- script that reaches an undeclared key while the slot migrates, and a counter written on both
 -- nodes of a migrating slot would break the migration (BUSYKEY).
-local function nextToken(fence, fenceTtl)
+local function nextToken(fence, fenceTtl, block)
     local time = redis.call('TIME')
     local clock = tonumber(time[1]) * 1000000 + tonumber(time[2])
     local token = tonumber(redis.call('GET', fence) or '0') + 1
     if clock > token then
         token = clock
     end
-    redis.call('SET', fence, string.format('%.0f', token), 'PX', fenceTtl)
+    redis.call('SET', fence, string.format('%.0f', token + (block or 1) - 1), 'PX', fenceTtl)
     return token
 end
 
