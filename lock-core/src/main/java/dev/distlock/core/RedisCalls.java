@@ -364,9 +364,14 @@ final class RedisCalls {
         if (refusedForNow(e)) {
             return true;
         }
-        // Lettuce rejects commands while disconnected when told to (DisconnectedBehavior.REJECT).
+        // Lettuce rejects commands while disconnected when told to (DisconnectedBehavior.REJECT), and fails a
+        // command in flight when its connection drops ("Connection disconnected", "Connection closed"): every
+        // script is safe to run again, so all of these are worth another try once it reconnects.
         return e instanceof RedisException
-                && (message.contains("not connected") || message.contains("Connection reset"));
+                && (message.contains("not connected")
+                        || message.contains("Connection reset")
+                        || message.contains("Connection disconnected")
+                        || message.contains("Connection closed"));
     }
 
     /**
