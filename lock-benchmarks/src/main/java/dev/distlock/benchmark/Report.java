@@ -1,5 +1,6 @@
 package dev.distlock.benchmark;
 
+import dev.distlock.core.LockClientOptions;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
@@ -61,8 +62,10 @@ final class Report {
                 took.toMillis() / 1000.0));
         md.append("Libraries, each with its defaults: distlock ")
                 .append(version("dev.distlock", "lock-core", "dev.distlock.core.LockClient"))
-                .append(" (RedisLock with the watchdog lease; lock cohorting off, its default; Lettuce on"
-                        + " Netty's epoll transport, whose jar the benchmark has), Redisson ")
+                .append(" (RedisLock with the watchdog lease; lock cohorting as by default, up to "
+                        + LockClientOptions.DEFAULT_LOCAL_HAND_OFFS + " local hand-offs within "
+                        + LockClientOptions.DEFAULT_LOCAL_HAND_OFF_WINDOW.toMillis() + " ms of a grant in Redis;"
+                        + " Lettuce on Netty's epoll transport, whose jar the benchmark has), Redisson ")
                 .append(version("org.redisson", "redisson", "org.redisson.Redisson"))
                 .append(
                         " (RLock.lock() without lease time; default NIO transport, and `TransportMode.EPOLL` as \"Redisson EPOLL\"), "
@@ -71,9 +74,10 @@ final class Report {
                         "org.springframework.integration",
                         "spring-integration-redis",
                         "org.springframework.integration.redis.util.RedisLockRegistry"))
-                .append(
-                        " (RedisLockRegistry with its default expiry, in its default SPIN lock type and in PUB_SUB). "
-                                + "RedisLockRegistry has no fair, async or reactive locks, so it is not in scenarios 5-10.\n\n");
+                .append(" (RedisLockRegistry with its default expiry, in its default SPIN lock type and in PUB_SUB). "
+                        + "RedisLockRegistry has no fair, async or reactive locks, so it is not in scenarios 5-10. "
+                        + "The raw floor is not a lock: one EVALSHA taking a key (SET NX PX) and one deleting it, "
+                        + "Lettuce's sync API on one connection, in scenarios 1 and 2 only.\n\n");
         md.append(
                 "One op = lock; occupancy check; unlock, timed as a whole (async and reactive: from the call to the confirmed "
                         + "release). Each cell is the median over the rounds with the lowest and highest round in brackets. "
