@@ -86,14 +86,15 @@ class AutoConfigurationTest {
     }
 
     @Test
-    void lockCohortingIsOnByDefaultAndTurnedOffByProperty() {
+    void lockCohortingIsOffByDefaultAndTurnedOnByProperty() {
         runner().run(context -> assertThat(
                         context.getBean(LockClient.class).options().localHandOffs())
-                .isEqualTo(dev.distlock.core.LockClientOptions.DEFAULT_LOCAL_HAND_OFFS));
-        runner().withPropertyValues("distributed-lock.local-hand-offs=0", "distributed-lock.local-hand-off-window=0ms")
+                .isZero());
+        runner().withPropertyValues(
+                        "distributed-lock.local-hand-offs=16", "distributed-lock.local-hand-off-window=20ms")
                 .run(context -> assertThat(
                                 context.getBean(LockClient.class).options().localHandOffs())
-                        .isZero());
+                        .isEqualTo(16));
     }
 
     @Test
