@@ -239,16 +239,6 @@ final class LocalGates {
             return true;
         }
 
-        /** Whether a thread waits here now. */
-        boolean hasWaiters() {
-            lock.lock();
-            try {
-                return !queue.isEmpty();
-            } finally {
-                lock.unlock();
-            }
-        }
-
         private void releaseAll() {
             lock.lock();
             try {

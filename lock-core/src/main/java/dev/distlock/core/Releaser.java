@@ -108,8 +108,7 @@ final class Releaser {
                 || hold.token >= hold.tokenLimit
                 || now - hold.redisGrantNanos > handOffWindowNanos
                 || hold.validUntilNanos - now < hold.lease().nanos() / 2
-                || hold.lostReason() != null
-                || !gate.hasWaiters()) {
+                || hold.lostReason() != null) {
             return false;
         }
         LocalGates.Baton baton = new LocalGates.Baton(
@@ -123,7 +122,7 @@ final class Releaser {
                 hold.validUntilNanos,
                 hold.redisGrantNanos);
         hold.gate = null; // the permit goes with the baton
-        if (!gate.handOn(baton)) {
+        if (!gate.handOn(baton)) { // nobody waiting (one look under the gate's lock)
             hold.gate = gate;
             return false;
         }

@@ -1,6 +1,7 @@
 package dev.distlock.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.distlock.testsupport.RedisExtension;
 import io.lettuce.core.RedisURI;
@@ -266,6 +267,19 @@ class CohortingTest {
             pool.shutdown();
             assertThat(pool.awaitTermination(20, TimeUnit.SECONDS)).isTrue();
         }
+    }
+
+    @Test
+    void badSettingsAreRefusedNamingTheOption() {
+        assertThatThrownBy(() -> LockClientOptions.builder().localHandOffs(-1, Duration.ofMillis(20)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("localHandOffs must be between 0 (off) and 1000, got -1");
+        assertThatThrownBy(() -> LockClientOptions.builder().localHandOffs(1001, Duration.ofMillis(20)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("got 1001");
+        assertThatThrownBy(() -> LockClientOptions.builder().localHandOffs(16, Duration.ofSeconds(11)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("localHandOffs window");
     }
 
     @Test
