@@ -274,15 +274,27 @@ final class Acquirer {
     }
 
     /**
-     * Acquires in Redis for a handle until {@code deadline} without blocking a thread: no re-entry and no
-     * local gate (every handle is an owner of its own). The future completes with the hold, with
-     * {@code null} when the wait ran out, or exceptionally; cancelling it gives everything up.
+     * Acquires for a handle until {@code deadline} without blocking a thread: no re-entry (every handle
+     * is an owner of its own), its turn at the local gate first when the kind has one. The future
+     * completes with the hold, with {@code null} when the wait ran out, or exceptionally; cancelling it
+     * gives everything up.
      */
     CompletableFuture<@Nullable Hold> acquireAsync(AcquireRequest request, long deadline) {
         ScriptArgs.Acquire args = afresh(request);
-        AsyncAcquisition acquisition = new AsyncAcquisition(this, request, deadline, args, timers);
+        LocalGates.Gate gate = request.kind().localQueue() ? holds.join(request.kind(), request.keys()) : null;
+        AsyncAcquisition acquisition = new AsyncAcquisition(this, request, deadline, args, timers, gate);
         acquisition.start();
         return acquisition.result;
+    }
+
+    /** Gives {@code gate}'s place (and its permit, if {@code permit}) to {@code hold} until its last release. */
+    void attach(Hold hold, LocalGates.Gate gate, boolean permit) {
+        holds.enterGate(hold, gate, permit);
+    }
+
+    /** Stops using {@code gate} (joined for {@code request}) without a hold. */
+    void leave(AcquireRequest request, LocalGates.Gate gate) {
+        holds.leave(request.kind(), request.keys(), gate);
     }
 
     /** The arguments of a new grant for {@code request}'s owner, under a grant id of its own. */
@@ -333,6 +345,7 @@ final class Acquirer {
         holds.remove(hold);
         keeper.stop(hold);
         node.giveBack(hold.kind, hold.keys, hold.redisOwner, hold.grantId, hold.validUntilNanos);
+        holds.exitGate(hold); // after the give-back: the next local waiter's try goes after it
         events.release(hold.info, hold.heldFor(System.nanoTime()));
     }
 
@@ -345,11 +358,16 @@ final class Acquirer {
     Hold handedOn(AcquireRequest request, LocalGates.Baton baton) {
         long now = System.nanoTime();
         if (baton.validUntilNanos() - now < baton.lease().nanos() / 2) {
-            node.giveBack(baton.kind(), baton.keys(), baton.redisOwner(), baton.grantId(), baton.validUntilNanos());
+            giveBack(baton);
             return null;
         }
         Hold hold = new Hold(baton, request.info(), request.owner(), request.thread(), now);
         return recorded(request, hold);
+    }
+
+    /** Gives back in Redis a grant handed on to a caller that no longer wants it. */
+    void giveBack(LocalGates.Baton baton) {
+        node.giveBack(baton.kind(), baton.keys(), baton.redisOwner(), baton.grantId(), baton.validUntilNanos());
     }
 
     void giveBack(AcquireRequest request, String grantId) {

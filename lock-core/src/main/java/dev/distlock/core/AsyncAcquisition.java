@@ -8,13 +8,30 @@ import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One acquisition that waits without a thread: each step (a try in Redis, the subscription, a sleep
- * on the wake-up channel) is a future whose completion runs the next. The same grant id serves every
- * try, as in {@link Acquirer}. Completing or cancelling {@link #result} early stops it, and nothing
- * stays behind in Redis: a grant that may have happened is given back, a fair-queue place is left.
- * The state below is guarded by this object's monitor, held only for a few non-blocking steps.
+ * One acquisition that waits without a thread: each step (its turn at the local gate, a try in Redis,
+ * the subscription, a sleep on the wake-up channel) is a future whose completion runs the next. The
+ * same grant id serves every try, as in {@link Acquirer}. Completing or cancelling {@link #result}
+ * early stops it, and nothing stays behind: a grant that may have happened is given back, a
+ * fair-queue place is left, the gate's permit (and a grant handed on with it) goes to the next local
+ * waiter. The state below is guarded by this object's monitor, held only for a few non-blocking steps.
  */
 final class AsyncAcquisition {
+
+    /** Where an acquisition stands at its local gate. */
+    private enum AtGate {
+        /** No gate (the kind has none). */
+        NONE,
+        /** Waiting for its turn. */
+        QUEUED,
+        /** Holding the permit, trying in Redis. */
+        PERMIT,
+        /** Holding the permit and a grant handed on with it, not yet a hold. */
+        HANDED,
+        /** Past the gate without the permit (its holder's lease ran out), or the wait ran out there. */
+        PASSED,
+        /** A hold took its place: released with the hold. */
+        ATTACHED
+    }
 
     private final Acquirer acquirer;
     private final AcquireRequest request;
@@ -23,10 +40,17 @@ final class AsyncAcquisition {
     private volatile ScriptArgs.Acquire args;
 
     private final ScheduledExecutorService timers;
+    /** The local gate this acquisition queues at first, or {@code null} (a kind without one). */
+    private final LocalGates.@Nullable Gate gate;
     /** Completes with the hold, with {@code null} when the wait ran out, or exceptionally. */
     final CompletableFuture<@Nullable Hold> result = new CompletableFuture<>();
 
     private boolean finished;
+    /** Its turn at the gate while it waits there. */
+    private @Nullable CompletableFuture<LocalGates.Entry> entering;
+    /** Where it stands at the gate; says who passes the permit on and leaves the gate when it stops. */
+    private AtGate atGate;
+
     private @Nullable WaitChannel channel;
     private @Nullable CompletableFuture<?> call;
     private @Nullable CompletableFuture<Boolean> sleep;
@@ -36,7 +60,10 @@ final class AsyncAcquisition {
             AcquireRequest request,
             long deadline,
             ScriptArgs.Acquire args,
-            ScheduledExecutorService timers) {
+            ScheduledExecutorService timers,
+            LocalGates.@Nullable Gate gate) {
+        this.gate = gate;
+        this.atGate = gate == null ? AtGate.NONE : AtGate.QUEUED;
         this.acquirer = acquirer;
         this.request = request;
         this.deadline = deadline;
@@ -46,7 +73,115 @@ final class AsyncAcquisition {
     }
 
     void start() {
-        attempt();
+        if (gate == null) {
+            attempt();
+            return;
+        }
+        CompletableFuture<LocalGates.Entry> entry = gate.enterAsync(deadline, request.lease(), timers);
+        boolean stopped;
+        synchronized (this) {
+            stopped = finished;
+            entering = entry;
+        }
+        if (stopped) {
+            entry.cancel(false); // leaves the queue; a permit it got meanwhile is passed on in entered()
+        }
+        entry.whenComplete((passed, error) -> {
+            if (passed != null) {
+                entered(gate, passed);
+            }
+        });
+    }
+
+    /** Its turn at the local gate came (or the wait there ran out): go on in Redis, or finish. */
+    private void entered(LocalGates.Gate gate, LocalGates.Entry entry) {
+        LocalGates.Pass pass = entry.pass();
+        boolean stopped;
+        synchronized (this) {
+            stopped = finished;
+            if (!stopped) {
+                atGate = switch (pass) {
+                    case PERMIT -> AtGate.PERMIT;
+                    case HANDED_ON -> AtGate.HANDED;
+                    default -> AtGate.PASSED;
+                };
+            }
+        }
+        if (stopped) {
+            passOn(gate, entry); // finished() already left the gate
+            return;
+        }
+        try {
+            switch (pass) {
+                // Off the thread that handed on or timed out: that thread may be inside another caller's unlock
+                // (whose events the starter attributes by thread) or be the client's timer; the caller's own
+                // code runs when the result completes.
+                case TIMEOUT ->
+                    CompletableFuture.runAsync(() -> {
+                        if (result.complete(null)) {
+                            acquirer.timedOut(request);
+                        }
+                    });
+                case HANDED_ON -> CompletableFuture.runAsync(() -> takeHandedOn(gate, entry));
+                default -> attempt();
+            }
+        } catch (RuntimeException e) {
+            result.completeExceptionally(e);
+        }
+    }
+
+    /** Turns a grant handed on at the gate into this caller's hold, unless it stopped meanwhile. */
+    private void takeHandedOn(LocalGates.Gate gate, LocalGates.Entry entry) {
+        boolean stopped;
+        synchronized (this) {
+            stopped = finished;
+        }
+        if (stopped) {
+            passOn(gate, entry);
+            acquirer.leave(request, gate);
+            return;
+        }
+        Hold hold = acquirer.handedOn(request, entry.baton());
+        if (hold != null) {
+            deliver(hold);
+            return;
+        }
+        // Too close to its lease's end to use (given back): try in Redis, holding the permit.
+        synchronized (this) {
+            stopped = finished;
+            atGate = AtGate.PERMIT;
+        }
+        if (stopped) {
+            gate.exit();
+            acquirer.leave(request, gate);
+        } else {
+            attempt();
+        }
+    }
+
+    /** What it got at the gate after it stopped: the permit (with a handed-on grant) goes to the next waiter. */
+    private void passOn(LocalGates.Gate gate, LocalGates.Entry entry) {
+        if (entry.pass() == LocalGates.Pass.HANDED_ON && !gate.handOn(entry.baton())) {
+            acquirer.giveBack(entry.baton());
+            gate.exit();
+        } else if (entry.pass() == LocalGates.Pass.PERMIT) {
+            gate.exit();
+        }
+    }
+
+    /** Completes the result with {@code hold}, which takes over the place at the gate; given back if the result was cancelled. */
+    private void deliver(Hold hold) {
+        synchronized (this) {
+            // A handed-on grant is this acquisition's to pass on even when it stopped meanwhile: attached, the
+            // hold's give-back below passes the permit on.
+            if (gate != null && (atGate == AtGate.HANDED || (!finished && atGate != AtGate.QUEUED))) {
+                acquirer.attach(hold, gate, atGate != AtGate.PASSED);
+                atGate = AtGate.ATTACHED;
+            }
+        }
+        if (!result.complete(hold)) {
+            acquirer.abandon(hold); // cancelled meanwhile: nobody would release it
+        }
     }
 
     private void attempt() {
@@ -89,8 +224,8 @@ final class AsyncAcquisition {
             if (hold == null) {
                 args = acquirer.afresh(request); // as in Acquirer: the give-back names the old grant id
                 attempt(); // arrived after its lease (given back): look again at once
-            } else if (!result.complete(hold)) {
-                acquirer.abandon(hold); // cancelled meanwhile: nobody would release it
+            } else {
+                deliver(hold);
             }
             return;
         }
@@ -129,11 +264,25 @@ final class AsyncAcquisition {
         WaitChannel joined;
         CompletableFuture<?> pendingCall;
         CompletableFuture<Boolean> pendingSleep;
+        CompletableFuture<LocalGates.Entry> pendingEntry;
+        AtGate stood;
         synchronized (this) {
             finished = true;
             joined = channel;
             pendingCall = call;
             pendingSleep = sleep;
+            pendingEntry = entering;
+            stood = atGate;
+        }
+        // HANDED: takeHandedOn passes it on; ATTACHED: the hold's release does.
+        if (stood == AtGate.QUEUED && pendingEntry != null) {
+            pendingEntry.cancel(false); // leaves the queue; a permit it got meanwhile is passed on in entered()
+        }
+        if (stood == AtGate.PERMIT) {
+            gate.exit();
+        }
+        if (stood == AtGate.QUEUED || stood == AtGate.PERMIT || stood == AtGate.PASSED) {
+            acquirer.leave(request, gate);
         }
         if (pendingCall != null && !pendingCall.isDone()) {
             pendingCall.cancel(true); // cancels the command too, so that Lettuce does not send it again

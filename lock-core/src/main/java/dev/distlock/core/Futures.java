@@ -1,6 +1,7 @@
 package dev.distlock.core;
 
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.function.Consumer;
 import java.util.function.Function;
 
@@ -13,16 +14,31 @@ final class Futures {
      * {@code source} mapped by {@code map}, for handing a caller a stage it may cancel. Cancelling the
      * derived stage cancels {@code source}; a value that {@code source} still produces after that (a hold
      * granted in the same instant) goes to {@code orphan}, which must give it back, since nobody else will.
+     * Whether the value reached the caller is decided by one atomic step (completing the derived stage),
+     * so a cancel at any moment either prevents the value or leaves it with the caller, never neither.
      */
     static <T, R> CompletableFuture<R> derive(CompletableFuture<T> source, Function<T, R> map, Consumer<T> orphan) {
-        CompletableFuture<R> derived = source.thenApply(map);
+        CompletableFuture<R> derived = new CompletableFuture<>();
         derived.whenComplete((value, error) -> {
             if (derived.isCancelled()) {
                 source.cancel(true);
             }
         });
-        source.thenAccept(value -> {
-            if (derived.isCancelled()) {
+        source.whenComplete((value, error) -> {
+            if (error != null) {
+                derived.completeExceptionally(
+                        error instanceof CompletionException ? error : new CompletionException(error));
+                return;
+            }
+            R mapped;
+            try {
+                mapped = map.apply(value);
+            } catch (RuntimeException e) {
+                derived.completeExceptionally(new CompletionException(e));
+                orphan.accept(value);
+                return;
+            }
+            if (!derived.complete(mapped)) {
                 orphan.accept(value);
             }
         });

@@ -1,20 +1,27 @@
 package dev.distlock.core;
 
 import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A local queue in front of Redis: per lock name, one permit in this JVM. Only the thread holding
+ * A local queue in front of Redis: per lock name, one permit in this JVM. Only the caller holding
  * the permit tries the lock in Redis; the others wait here, in arrival order and without a round trip
- * each, until the holder releases or gives up. A holder releasing while others wait may hand its
- * grant in Redis to the first of them ({@link Baton}: lock cohorting) instead of releasing it in
- * Redis. A holder whose lease ran out or was lost no longer counts: waiters then go to Redis
- * directly, as other processes would, so an abandoned hold cannot block this JVM longer than it
- * blocks the rest.
+ * each, until the holder releases or gives up. Threads and async handles queue alike (a thread parks,
+ * a handle waits on a future: {@link Gate#enterAsync}), so a handle takes its turn among the threads.
+ * A holder releasing while others wait may hand its grant in Redis to the first of them ({@link
+ * Baton}: lock cohorting) instead of releasing it in Redis. A holder whose lease ran out or was lost
+ * no longer counts: waiters then go to Redis directly, as other processes would, so an abandoned hold
+ * cannot block this JVM longer than it blocks the rest.
  */
 final class LocalGates {
 
@@ -65,6 +72,17 @@ final class LocalGates {
     /** How often a waiter looks again while the permit's thread has no hold yet (it is still waiting in Redis). */
     private static final long RECHECK_NANOS = TimeUnit.SECONDS.toNanos(1);
 
+    /**
+     * How long a waiter sleeps before it looks again: until the holder's lease ends (it may be lost; no
+     * polling, which with thousands of waiters would cost more than the lock itself), or now and then
+     * while the permit's caller has no hold yet (it still waits in Redis).
+     */
+    private static long sleepSlice(@Nullable Hold current, long now) {
+        return current == null
+                ? RECHECK_NANOS
+                : Math.max(0, current.validUntilNanos - now) + TimeUnit.MILLISECONDS.toNanos(1);
+    }
+
     private final ConcurrentHashMap<String, Gate> gates = new ConcurrentHashMap<>();
     /** Set when the client closes: waiters leave the gate and find the client closed. */
     private volatile boolean closed;
@@ -98,14 +116,33 @@ final class LocalGates {
         return gates.values().stream().mapToInt(Gate::queued).sum();
     }
 
-    /** One waiting thread; {@code outcome} is set (under the gate's lock) when the permit is handed to it. */
+    /**
+     * One waiting thread, or one async handle ({@code future}); {@code outcome} is set (under the gate's
+     * lock) when the permit is handed to it.
+     */
     private static final class Waiter {
-        final Thread thread = Thread.currentThread();
+        final @Nullable Thread thread;
+        final @Nullable CompletableFuture<Entry> future;
         final Lease lease;
         volatile @Nullable Entry outcome;
+        volatile @Nullable ScheduledFuture<?> check;
 
-        Waiter(Lease lease) {
+        Waiter(Lease lease, @Nullable CompletableFuture<Entry> future) {
             this.lease = lease;
+            this.future = future;
+            this.thread = future == null ? Thread.currentThread() : null;
+        }
+
+        /**
+         * Tells the waiter its {@code outcome} (set already); false when it is a handle that stopped
+         * waiting (its future cancelled) before it heard: the outcome must then go to the next one.
+         */
+        boolean tell(Entry outcome) {
+            if (future == null) {
+                LockSupport.unpark(thread);
+                return true;
+            }
+            return future.complete(outcome);
         }
     }
 
@@ -140,7 +177,7 @@ final class LocalGates {
                     taken = true;
                     return Entry.PERMIT;
                 }
-                me = new Waiter(lease);
+                me = new Waiter(lease, null);
                 queue.addLast(me);
             } finally {
                 lock.unlock();
@@ -164,15 +201,8 @@ final class LocalGates {
                         }
                         return left;
                     }
-                    // Sleep until the permit comes or the holder's lease ends (it may be lost): no polling, which
-                    // with thousands of waiters (virtual threads) would cost more than the lock itself. Without a
-                    // holder yet (the permit's thread is still waiting in Redis), look again now and then.
-                    long slice = Math.min(
-                            remaining,
-                            current == null
-                                    ? RECHECK_NANOS
-                                    : Math.max(0, current.validUntilNanos - now) + TimeUnit.MILLISECONDS.toNanos(1));
-                    LockSupport.parkNanos(this, slice);
+                    // Sleep until the permit comes or the holder's lease ends (see sleepSlice).
+                    LockSupport.parkNanos(this, Math.min(remaining, sleepSlice(current, now)));
                     if (Thread.interrupted()) {
                         interrupted = true;
                     }
@@ -180,6 +210,80 @@ final class LocalGates {
             } finally {
                 if (interrupted) {
                     Thread.currentThread().interrupt(); // restored; an interruptible caller sees it next
+                }
+            }
+        }
+
+        /**
+         * {@link #enter} for an async handle: the future completes with how it passed, on the thread that
+         * handed the permit on or on {@code timers} (the wait ran out, the holder's lease ended).
+         * Cancelling it leaves the queue; a permit handed on at that moment goes to the next waiter.
+         */
+        CompletableFuture<Entry> enterAsync(long deadline, Lease lease, ScheduledExecutorService timers) {
+            Waiter me;
+            lock.lock();
+            try {
+                if (owner.closed) {
+                    return CompletableFuture.completedFuture(Entry.BYPASS);
+                }
+                if (!taken) {
+                    taken = true;
+                    return CompletableFuture.completedFuture(Entry.PERMIT);
+                }
+                me = new Waiter(lease, new CompletableFuture<>());
+                queue.addLast(me);
+            } finally {
+                lock.unlock();
+            }
+            CompletableFuture<Entry> future = me.future;
+            future.whenComplete((entry, error) -> {
+                ScheduledFuture<?> check = me.check;
+                if (check != null) {
+                    check.cancel(false);
+                }
+                if (error != null) {
+                    leave(me, Entry.TIMEOUT); // cancelled: an outcome set meanwhile fails to tell it and moves on
+                }
+            });
+            look(me, deadline, timers);
+            return future;
+        }
+
+        /** What {@link #enter}'s loop does once for a handle: leave on time-out or an abandoned holder, or look again later. */
+        private void look(Waiter me, long deadline, ScheduledExecutorService timers) {
+            CompletableFuture<Entry> future = me.future;
+            if (future.isDone() || me.outcome != null) {
+                return;
+            }
+            long now = System.nanoTime();
+            Hold current = holder;
+            boolean abandoned = current != null && !current.released && current.runOut(now);
+            long remaining = deadline - now;
+            if (abandoned || remaining <= 0) {
+                Entry why = abandoned ? Entry.BYPASS : Entry.TIMEOUT;
+                lock.lock();
+                try {
+                    if (me.outcome != null) {
+                        return; // handed the permit meanwhile: the hander tells it
+                    }
+                    queue.remove(me);
+                    me.outcome = why;
+                } finally {
+                    lock.unlock();
+                }
+                future.complete(why);
+                return;
+            }
+            long slice = Math.min(remaining, sleepSlice(current, now));
+            try {
+                me.check = timers.schedule(() -> look(me, deadline, timers), slice, TimeUnit.NANOSECONDS);
+            } catch (RejectedExecutionException closing) {
+                // The client is closing: close() lets every waiter out.
+            }
+            if (future.isDone()) {
+                ScheduledFuture<?> check = me.check;
+                if (check != null) {
+                    check.cancel(false);
                 }
             }
         }
@@ -202,54 +306,62 @@ final class LocalGates {
         /** Hands the permit to the next local waiter (it acquires in Redis), or frees it. */
         void exit() {
             holder = null;
-            Waiter next;
-            lock.lock();
-            try {
-                next = queue.pollFirst();
-                if (next == null) {
-                    taken = false;
+            while (true) {
+                Waiter next;
+                lock.lock();
+                try {
+                    next = queue.pollFirst();
+                    if (next == null) {
+                        taken = false;
+                        return;
+                    }
+                    next.outcome = Entry.PERMIT;
+                } finally {
+                    lock.unlock();
+                }
+                if (next.tell(Entry.PERMIT)) {
                     return;
                 }
-                next.outcome = Entry.PERMIT;
-            } finally {
-                lock.unlock();
             }
-            LockSupport.unpark(next.thread);
         }
 
         /**
          * Hands the permit and {@code baton} to the next local waiter when there is one and it asked for
-         * the baton's lease; returns whether it did (otherwise nothing changed).
+         * the baton's lease; returns whether it did (otherwise the permit stays with the caller).
          */
         boolean handOn(Baton baton) {
-            Waiter next;
-            lock.lock();
-            try {
-                next = queue.peekFirst();
-                if (next == null || owner.closed || !next.lease.equals(baton.lease())) {
-                    return false;
+            while (true) {
+                Waiter next;
+                Entry handed = new Entry(Pass.HANDED_ON, baton);
+                lock.lock();
+                try {
+                    next = queue.peekFirst();
+                    if (next == null || owner.closed || !next.lease.equals(baton.lease())) {
+                        return false;
+                    }
+                    queue.pollFirst();
+                    holder = null;
+                    next.outcome = handed;
+                } finally {
+                    lock.unlock();
                 }
-                queue.pollFirst();
-                holder = null;
-                next.outcome = new Entry(Pass.HANDED_ON, baton);
-            } finally {
-                lock.unlock();
+                if (next.tell(handed)) {
+                    return true;
+                }
             }
-            LockSupport.unpark(next.thread);
-            return true;
         }
 
         private void releaseAll() {
+            List<Waiter> all;
             lock.lock();
             try {
-                for (Waiter w : queue) {
-                    w.outcome = Entry.BYPASS;
-                    LockSupport.unpark(w.thread);
-                }
+                all = new ArrayList<>(queue);
+                all.forEach(w -> w.outcome = Entry.BYPASS);
                 queue.clear();
             } finally {
                 lock.unlock();
             }
+            all.forEach(w -> w.tell(Entry.BYPASS));
         }
 
         private int queued() {

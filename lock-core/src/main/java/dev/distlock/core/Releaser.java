@@ -78,6 +78,9 @@ final class Releaser {
             return CompletableFuture.failedFuture(e);
         }
         long keepMs = keepMs(hold, last, holdAtLeast);
+        if (last && keepMs == 0 && handedOn(hold)) {
+            return CompletableFuture.completedFuture(null);
+        }
         return calls.callAsync(
                         () -> node.release(hold.kind, hold.keys, hold.redisOwner, hold.grantId, held, keepMs),
                         calls.operationDeadline(),
@@ -94,7 +97,7 @@ final class Releaser {
 
     /**
      * Lock cohorting: passes the grant behind {@code hold} (being released for the last time) to the
-     * next thread waiting at its local gate, without a round trip, when the grant may still be passed
+     * next thread or handle waiting at its local gate, without a round trip, when the grant may still be passed
      * on: a watchdog lease well within its validity, a fencing token left in its reserved block, and
      * within the hand-off window of its grant in Redis. Returns whether it did; the hold is released.
      */

@@ -62,17 +62,6 @@ class CohortingTest {
         probe.close();
     }
 
-    private long scriptCalls() {
-        String stats = probe.sync().info("commandstats");
-        long calls = 0;
-        for (String line : stats.split("\\r?\\n")) {
-            if (line.startsWith("cmdstat_evalsha:") || line.startsWith("cmdstat_eval:")) {
-                calls += Long.parseLong(line.replaceAll("^cmdstat_\\w+:calls=(\\d+),.*", "$1"));
-            }
-        }
-        return calls;
-    }
-
     @Test
     void threadsOfOneClientShareOneGrantWithGrowingTokensAndFewRoundTrips() throws Exception {
         int threads = 4;
@@ -80,7 +69,7 @@ class CohortingTest {
         List<Long> tokens = new CopyOnWriteArrayList<>();
         AtomicInteger inside = new AtomicInteger();
         AtomicBoolean overlap = new AtomicBoolean();
-        long callsBefore = scriptCalls();
+        long callsBefore = probe.scriptRuns();
         ExecutorService pool = Executors.newFixedThreadPool(threads);
         try {
             List<Future<?>> done = new ArrayList<>();
@@ -111,7 +100,7 @@ class CohortingTest {
         } finally {
             pool.shutdownNow();
         }
-        long calls = scriptCalls() - callsBefore;
+        long calls = probe.scriptRuns() - callsBefore;
         int holds = threads * perThread;
 
         assertThat(overlap).as("one holder at a time").isFalse();
@@ -139,30 +128,12 @@ class CohortingTest {
     void eightThreadsOfTwoInstancesChurningForSecondsNeverLoseTheirHoldOrOverlap() throws Exception {
         int threads = 8;
         AtomicBoolean stop = new AtomicBoolean();
-        AtomicInteger inside = new AtomicInteger();
-        AtomicBoolean overlap = new AtomicBoolean();
-        AtomicInteger holds = new AtomicInteger();
+        Exclusion exclusion = new Exclusion();
         ExecutorService pool = Executors.newFixedThreadPool(threads);
         List<Future<?>> done = new ArrayList<>();
         try {
             for (int t = 0; t < threads; t++) {
-                LockClient instance = t % 2 == 0 ? client : otherInstance;
-                done.add(pool.submit(() -> {
-                    RedisLock lock = instance.getLock(name);
-                    while (!stop.get()) {
-                        lock.lock();
-                        try {
-                            if (inside.incrementAndGet() != 1) {
-                                overlap.set(true);
-                            }
-                            holds.incrementAndGet();
-                            inside.decrementAndGet();
-                        } finally {
-                            lock.unlock();
-                        }
-                    }
-                    return null;
-                }));
+                done.add(pool.submit(exclusion.churn((t % 2 == 0 ? client : otherInstance).getLock(name), stop)));
             }
             Thread.sleep(10_000);
         } finally {
@@ -172,8 +143,8 @@ class CohortingTest {
         for (Future<?> f : done) {
             f.get(30, TimeUnit.SECONDS); // rethrows a lost lease or any other failure
         }
-        assertThat(overlap).isFalse();
-        assertThat(holds.get()).isPositive();
+        assertThat(exclusion.overlaps()).isZero();
+        assertThat(exclusion.entries()).isPositive();
     }
 
     @Test
@@ -328,11 +299,11 @@ class CohortingTest {
         });
         next.start();
         org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> client.localWaiters() == 1);
-        long callsBefore = scriptCalls();
+        long callsBefore = probe.scriptRuns();
         lock.unlock();
         next.join(10_000);
         assertThat(next.isAlive()).isFalse();
-        return scriptCalls() - callsBefore;
+        return probe.scriptRuns() - callsBefore;
     }
 
     private static void sleep(long ms) {

@@ -127,18 +127,7 @@ class LocalGateTest {
 
     private static long scriptCalls(RedisServer server) {
         try (RedisProbe probe = RedisProbe.connect(server)) {
-            String stats = probe.sync().info("commandstats");
-            return calls(stats, "cmdstat_evalsha:") + calls(stats, "cmdstat_eval:");
+            return probe.scriptRuns();
         }
-    }
-
-    private static long calls(String stats, String prefix) {
-        for (String line : stats.split("\r?\n")) {
-            if (line.startsWith(prefix)) {
-                String count = line.substring(line.indexOf("calls=") + 6);
-                return Long.parseLong(count.substring(0, count.indexOf(',')));
-            }
-        }
-        return 0;
     }
 }

@@ -34,6 +34,27 @@ final class RedisProbe implements AutoCloseable {
         return connection.sync();
     }
 
+    /**
+     * Scripts Redis has run (EVALSHA and EVAL, from INFO commandstats). An EVALSHA refused as NOSCRIPT
+     * (the first use of a script on a server) ran nothing and does not count.
+     */
+    long scriptRuns() {
+        long runs = 0;
+        for (String line : sync().info("commandstats").split("\\r?\\n")) {
+            if (line.startsWith("cmdstat_evalsha:") || line.startsWith("cmdstat_eval:")) {
+                runs += field(line, "calls=") - field(line, "failed_calls=");
+            }
+        }
+        return runs;
+    }
+
+    private static long field(String line, String name) {
+        int at = line.indexOf(',' + name);
+        int start = at >= 0 ? at + 1 + name.length() : line.indexOf(name) + name.length();
+        int end = line.indexOf(',', start);
+        return Long.parseLong(end < 0 ? line.substring(start) : line.substring(start, end));
+    }
+
     /** A script runner on this connection, as lock-core builds it. */
     ScriptRunner scripts() {
         return new ScriptRunner(connection.async());
