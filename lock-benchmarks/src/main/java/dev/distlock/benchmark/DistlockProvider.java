@@ -15,8 +15,7 @@ import java.util.concurrent.locks.Lock;
 import reactor.core.publisher.Mono;
 
 /**
- * distlock with its defaults but lock cohorting, which is opt-in and turned on here (16 local
- * hand-offs within 20 ms): one shared command connection, one for renewals, one for pub/sub, watchdog
+ * distlock with its defaults (lock cohorting on: 16 local hand-offs within 20 ms): one shared command connection, one for renewals, one for pub/sub, watchdog
  * lease (30 s unless the held-locks scenario sets another). A listener counts lease losses; it is
  * what an application with metrics has, and costs a no-op call per event.
  */
@@ -31,9 +30,6 @@ final class DistlockProvider implements LockProvider {
     DistlockProvider(String host, int port, Duration watchdogLease) {
         LockClientOptions options = LockClientOptions.builder()
                 .watchdogLease(watchdogLease)
-                // at its best: lock cohorting on (opt-in), as the README's table
-                .localHandOffs(
-                        LockClientOptions.SUGGESTED_LOCAL_HAND_OFFS, LockClientOptions.DEFAULT_LOCAL_HAND_OFF_WINDOW)
                 .listener(new LockListener() {
                     @Override
                     public void onLeaseLost(LockInfo lock, String reason) {

@@ -62,8 +62,8 @@ final class Report {
                 took.toMillis() / 1000.0));
         md.append("Libraries, each with its defaults: distlock ")
                 .append(version("dev.distlock", "lock-core", "dev.distlock.core.LockClient"))
-                .append(" (RedisLock with the watchdog lease; lock cohorting turned on, up to "
-                        + LockClientOptions.SUGGESTED_LOCAL_HAND_OFFS + " local hand-offs within "
+                .append(" (RedisLock with the watchdog lease; lock cohorting on by default, up to "
+                        + LockClientOptions.DEFAULT_LOCAL_HAND_OFFS + " local hand-offs within "
                         + LockClientOptions.DEFAULT_LOCAL_HAND_OFF_WINDOW.toMillis() + " ms of a grant in Redis;"
                         + " Lettuce on Netty's epoll transport, whose jar the benchmark has), Redisson ")
                 .append(version("org.redisson", "redisson", "org.redisson.Redisson"))

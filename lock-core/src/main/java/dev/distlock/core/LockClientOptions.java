@@ -41,15 +41,8 @@ public final class LockClientOptions {
     private final int localHandOffs;
     private final Duration localHandOffWindow;
 
-    /**
-     * Default of {@link Builder#localHandOffs}: 0, off. Lock cohorting is opt-in: async and reactive
-     * callers (handles) of a client do not queue with its threads, and while the client's threads pass
-     * a lock among themselves such a caller can wait past its wait time (see the README).
-     */
-    public static final int DEFAULT_LOCAL_HAND_OFFS = 0;
-
-    /** The hand-offs in a row that turn lock cohorting on, as the README and the benchmark use it. */
-    public static final int SUGGESTED_LOCAL_HAND_OFFS = 16;
+    /** Default of {@link Builder#localHandOffs}: 16 hand-offs in a row (lock cohorting on). */
+    public static final int DEFAULT_LOCAL_HAND_OFFS = 16;
 
     /** Default of {@link Builder#localHandOffs}'s window: 20 ms after the grant in Redis. */
     public static final Duration DEFAULT_LOCAL_HAND_OFF_WINDOW = Duration.ofMillis(20);
@@ -155,10 +148,9 @@ public final class LockClientOptions {
          * {@code window} of the lock's grant in Redis; then it is released in Redis, where a client that
          * found it busy meanwhile gets it next. Every hand-off gets a larger fencing token (each grant
          * in Redis reserves {@code handOffs + 1} of them). Threads of one client take turns in arrival
-         * order. Off by default (0 hand-offs: every release goes to Redis, and no release reserves the
-         * lock for another client); {@code localHandOffs(16, Duration.ofMillis(20))} turns it on, for
-         * locks taken by threads: async and reactive callers of the same client do not take part and may
-         * wait longer meanwhile.
+         * order, async and reactive callers (handles) among them. On by default (16 within 20 ms);
+         * {@code localHandOffs(0, Duration.ZERO)} turns it off: every release then goes to Redis, and no
+         * release reserves the lock for another client.
          *
          * @param handOffs 0 to 1,000
          * @param window 0 to 10 s

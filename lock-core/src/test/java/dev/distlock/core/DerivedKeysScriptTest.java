@@ -105,7 +105,7 @@ class DerivedKeysScriptTest extends ScriptTestSupport {
         Map<String, LockScript> bySha = loadEveryScript();
         LockClientOptions options = LockClientOptions.builder()
                 .watchdogLease(Duration.ofMillis(900))
-                .localHandOffs(LockClientOptions.SUGGESTED_LOCAL_HAND_OFFS, Duration.ofMillis(20)) // leave.lua too
+                .localHandOffs(LockClientOptions.DEFAULT_LOCAL_HAND_OFFS, Duration.ofMillis(20)) // leave.lua too
                 .build();
         List<RedisURI> redLockNodes = List.of(
                 RedisURI.create(redis.server().uri()),

@@ -48,7 +48,7 @@ class HandlesAtLocalGateTest {
         client = LockClient.create(
                 RedisURI.create(server.uri()),
                 LockClientOptions.builder()
-                        .localHandOffs(LockClientOptions.SUGGESTED_LOCAL_HAND_OFFS, Duration.ofSeconds(10))
+                        .localHandOffs(LockClientOptions.DEFAULT_LOCAL_HAND_OFFS, Duration.ofSeconds(10))
                         .listener(events)
                         .build());
         otherInstance = LockClient.create(RedisURI.create(server.uri()));

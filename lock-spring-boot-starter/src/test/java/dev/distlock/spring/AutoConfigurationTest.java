@@ -86,15 +86,14 @@ class AutoConfigurationTest {
     }
 
     @Test
-    void lockCohortingIsOffByDefaultAndTurnedOnByProperty() {
+    void lockCohortingIsOnByDefaultAndTurnedOffByProperty() {
         runner().run(context -> assertThat(
                         context.getBean(LockClient.class).options().localHandOffs())
-                .isZero());
-        runner().withPropertyValues(
-                        "distributed-lock.local-hand-offs=16", "distributed-lock.local-hand-off-window=20ms")
+                .isEqualTo(16));
+        runner().withPropertyValues("distributed-lock.local-hand-offs=0", "distributed-lock.local-hand-off-window=0ms")
                 .run(context -> assertThat(
                                 context.getBean(LockClient.class).options().localHandOffs())
-                        .isEqualTo(16));
+                        .isZero());
     }
 
     @Test

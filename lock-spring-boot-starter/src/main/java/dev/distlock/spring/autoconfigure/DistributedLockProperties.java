@@ -51,10 +51,9 @@ public class DistributedLockProperties {
 
     /**
      * How many times in a row a lock held in Redis may pass between this instance's threads without a
-     * round trip (lock cohorting, reentrant locks with the watchdog lease); 0 (the default) turns it
-     * off, 16 turns it on.
+     * round trip (lock cohorting, reentrant locks with the watchdog lease); 0 turns it off.
      */
-    private int localHandOffs = 0;
+    private int localHandOffs = 16;
 
     /** How long after its grant in Redis a lock may still pass between this instance's threads. */
     private Duration localHandOffWindow = Duration.ofMillis(20);
