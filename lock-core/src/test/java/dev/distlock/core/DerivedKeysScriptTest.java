@@ -39,8 +39,8 @@ class DerivedKeysScriptTest extends ScriptTestSupport {
     private static final Set<String> NO_KEYS = Set.of("TIME", "PUBLISH");
     /** Script commands whose one key is their first argument. */
     private static final Set<String> FIRST_ARG_KEY = Set.of(
-            "GET", "SET", "PEXPIRE", "PTTL", "HEXISTS", "HGET", "HSET", "HSETNX", "HDEL", "HGETALL", "LINDEX", "LPOP",
-            "LREM", "RPUSH", "ZSCORE", "ZADD", "ZREM");
+            "GET", "SET", "PEXPIRE", "PTTL", "HEXISTS", "HGET", "HMGET", "HSET", "HSETNX", "HDEL", "HGETALL", "LINDEX",
+            "LPOP", "LREM", "RPUSH", "ZSCORE", "ZADD", "ZREM");
 
     DerivedKeysScriptTest() {
         super("derived");
@@ -105,7 +105,6 @@ class DerivedKeysScriptTest extends ScriptTestSupport {
         Map<String, LockScript> bySha = loadEveryScript();
         LockClientOptions options = LockClientOptions.builder()
                 .watchdogLease(Duration.ofMillis(900))
-                .localHandOffs(LockClientOptions.DEFAULT_LOCAL_HAND_OFFS, Duration.ofMillis(20)) // leave.lua too
                 .build();
         List<RedisURI> redLockNodes = List.of(
                 RedisURI.create(redis.server().uri()),
@@ -119,11 +118,16 @@ class DerivedKeysScriptTest extends ScriptTestSupport {
         try (RedisMonitor monitor = RedisMonitor.start(redis.server());
                 LockClient client =
                         LockClient.create(RedisURI.create(redis.server().uri()), options);
+                LockClient otherInstance =
+                        LockClient.create(RedisURI.create(redis.server().uri()), options);
                 RedLockClient redLock = RedLockClient.connect(redLockNodes, options)) {
             RedisLock plain = client.getLock(plainName);
             plain.lock();
             commands.addAll(monitor.commandsUntil(LockScript.RENEW.sha1())); // the watchdog renewed it
-            assertThat(plain.tryLockAsync(Duration.ofMillis(200))
+            // Another instance's handle: one of this client would wait at its local gate, not in Redis.
+            assertThat(otherInstance
+                            .getLock(plainName)
+                            .tryLockAsync(Duration.ofMillis(200))
                             .toCompletableFuture()
                             .get(10, java.util.concurrent.TimeUnit.SECONDS))
                     .as("a handle waited in Redis, then gave up (and left)")
