@@ -13,27 +13,30 @@
 local lock, owner, lease, held, req = KEYS[1], ARGV[1], ARGV[2], tonumber(ARGV[4]), ARGV[5]
 local me = clientOf(owner)
 local reserved = false
-if redis.call('HEXISTS', lock, owner) == 1 then
-    if redis.call('HGET', lock, '~req') == req then
-        -- re-entry of the owner's hold, or this very grant sent again
-        redis.call('HSET', lock, owner, held + 1)
-        redis.call('PEXPIRE', lock, lease)
-        return {1, tonumber(redis.call('HGET', lock, '~token')), held + 1}
-    end
-    -- a grant its owner never learnt of (the reply was lost and the request given up): replace it
-    redis.call('DEL', lock)
-elseif redis.call('EXISTS', lock) == 1 then
-    if redis.call('HGET', lock, '~res') ~= me then
+-- A free lock costs one look (EXISTS); only a taken one is read further.
+if redis.call('EXISTS', lock) == 1 then
+    local fields = redis.call('HMGET', lock, owner, '~req', '~res', '~token')
+    if fields[1] then
+        if fields[2] == req then
+            -- re-entry of the owner's hold, or this very grant sent again
+            redis.call('HSET', lock, owner, held + 1)
+            redis.call('PEXPIRE', lock, lease)
+            return {1, tonumber(fields[4]), held + 1}
+        end
+        -- a grant its owner never learnt of (the reply was lost and the request given up): replace it
+        redis.call('DEL', lock)
+    elseif fields[3] ~= me then
         -- busy: a caller that will wait records its client, so that the holder's release reserves the
         -- lock for that client (one that does not wait must not hold others up)
         if tonumber(ARGV[7]) > 0 then
             redis.call('HSETNX', lock, '~w', me)
         end
         return {0, redis.call('PTTL', lock), 0}
+    else
+        -- released and reserved for this client: take it (the hash is rewritten in place, never deleted
+        -- and written again, which Redis Cluster refuses while the slot migrates), keeping who else waits
+        reserved = true
     end
-    -- released and reserved for this client: take it (the hash is rewritten in place, never deleted and
-    -- written again, which Redis Cluster refuses while the slot migrates), keeping who else waits
-    reserved = true
 end
 local token = nextToken(KEYS[2], ARGV[3], tonumber(ARGV[6]))
 redis.call('HSET', lock, owner, 1, '~token', string.format('%.0f', token), '~req', req)

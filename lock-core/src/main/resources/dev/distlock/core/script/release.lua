@@ -14,7 +14,8 @@
 -- (client-of.lua, prepended at load time, defines clientOf.)
 local lock, owner, req, held = KEYS[1], ARGV[1], ARGV[2], tonumber(ARGV[3])
 local note = KEYS[2]
-if redis.call('HEXISTS', lock, owner) == 0 or redis.call('HGET', lock, '~req') ~= req then
+local fields = redis.call('HMGET', lock, owner, '~req', '~w')
+if not fields[1] or fields[2] ~= req then
     if redis.call('GET', note) == req then
         return 1
     end
@@ -33,7 +34,7 @@ if keep > 0 then
     end
     return 1
 end
-local waiting = redis.call('HGET', lock, '~w')
+local waiting = fields[3]
 if waiting and waiting ~= clientOf(owner) and tonumber(ARGV[8]) > 0 then
     -- rewritten in place (Redis Cluster refuses a key deleted and written again while its slot migrates)
     redis.call('HSET', lock, '~res', waiting)
