@@ -300,11 +300,14 @@ class AsyncLockTest {
         LockClient cancelled = LockClient.create(
                 RedisURI.create(redis.server().uri()),
                 LockClientOptions.builder().listener(cancelling).build());
+        RedisLock holder = other.getLock(name);
+        holder.lock(); // the grant comes after a wake-up, on a client thread: never on this one, which must arm
         try {
             CompletableFuture<Optional<LockHandle>> waiting =
                     cancelled.getLock(name).tryLockAsync(GENEROUS).toCompletableFuture();
             cancelling.pending = waiting;
             cancelling.armed.countDown();
+            holder.unlock();
 
             cancelling.assertGrantCancelledAndReleased(waiting);
             await().atMost(GENEROUS).until(() -> observer.exists(lockKey(name)) == 0);
@@ -322,10 +325,13 @@ class AsyncLockTest {
             CancelOnGrant cancelling = new CancelOnGrant();
             RedLockClient redLock = nodes.connect(
                     3, LockClientOptions.builder().listener(cancelling).build());
+            RedisLock holder = nodes.connect(3).getLock(name);
+            holder.lock(); // the grant comes after a wake-up, on a client thread: never on this one, which must arm
             CompletableFuture<Optional<LockHandle>> waiting =
                     redLock.getLock(name).tryLockAsync(GENEROUS).toCompletableFuture();
             cancelling.pending = waiting;
             cancelling.armed.countDown();
+            holder.unlock();
 
             cancelling.assertGrantCancelledAndReleased(waiting);
             for (int i = 0; i < 3; i++) {
