@@ -4,10 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import dev.distlock.core.script.LockScript;
 import dev.distlock.testsupport.RedisExtension;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.ScriptOutputType;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -254,5 +259,96 @@ class RedLockTest {
 
         await().atMost(Duration.ofSeconds(5)).until(() -> !lock.isLocked());
         assertThat(nodes.hasKey(0, lock.getKey())).isFalse();
+    }
+
+    /**
+     * An acquisition that needs several rounds asks each node under a grant id of its own per round,
+     * so the give-back of a refused round, however late it lands (retried in the background while a
+     * node restarts), names only that round's grant and never frees a later round's.
+     */
+    @Test
+    void aRefusedRoundsGiveBackLandingLateFreesNothingOfTheNextRound() throws Exception {
+        String name = Names.fresh("rounds");
+        RedisLock lock = nodes.connect(3).getLock(name);
+        lock.lock(); // loads the scripts on every node: MONITOR then sees EVALSHA only
+        lock.unlock();
+        // Nodes 1 and 2 held by another owner: a round gets node 0 alone, is refused, and gives it back.
+        RedisLock onNode1 = nodes.closeLater(
+                        LockClient.create(RedisURI.create(nodes.server(1).uri())))
+                .getLock(name);
+        RedisLock onNode2 = nodes.closeLater(
+                        LockClient.create(RedisURI.create(nodes.server(2).uri())))
+                .getLock(name);
+        onNode1.lock();
+        onNode2.lock();
+
+        LockHandle handle;
+        List<RedisMonitor.Command> seen;
+        try (RedisMonitor monitor = RedisMonitor.start(nodes.server(0));
+                RedisProbe node0 = RedisProbe.connect(nodes.server(0))) {
+            CompletableFuture<java.util.Optional<LockHandle>> waiting =
+                    lock.tryLockAsync(Duration.ofSeconds(20)).toCompletableFuture();
+            // Round 1 granted on node 0 and was refused by the others: its give-back reached node 0.
+            seen = new java.util.ArrayList<>(monitor.commandsUntil(LockScript.RELEASE.sha1()));
+            onNode1.unlock();
+            onNode2.unlock();
+            handle = waiting.get(20, TimeUnit.SECONDS).orElseThrow();
+            // A majority suffices for the grant: node 0's own acquire may land just after it.
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> nodes.hasKey(0, name));
+            node0.sync().echo("end-of-rounds");
+            seen.addAll(monitor.commandsUntil("end-of-rounds"));
+
+            List<List<String>> acquires = scriptCalls(seen, LockScript.ACQUIRE.sha1());
+            List<List<String>> releases = scriptCalls(seen, LockScript.RELEASE.sha1());
+            assertThat(acquires).as("round 1 and the granted round").hasSizeGreaterThanOrEqualTo(2);
+            List<String> grantIds = acquires.stream().map(w -> argv(w, 5)).toList();
+            assertThat(grantIds).as("a grant id per round").doesNotHaveDuplicates();
+            List<String> refused = releases.get(0);
+            assertThat(argv(refused, 2))
+                    .as("the give-back names round 1's grant")
+                    .isEqualTo(grantIds.get(0));
+
+            // The same give-back once more, as a background retry landing after the granted round.
+            node0.sync()
+                    .evalsha(
+                            refused.get(1),
+                            ScriptOutputType.INTEGER,
+                            keys(refused).toArray(String[]::new),
+                            argvs(refused).toArray(String[]::new));
+        }
+
+        assertThat(nodes.hasKey(0, name))
+                .as("node 0 still granted to the later round")
+                .isTrue();
+        assertThat(handle.isHeld()).isTrue();
+        assertThat(onNode1.tryLock()).as("the RedLock still holds a majority").isFalse();
+        handle.unlock();
+        assertThat(nodes.hasKey(0, name)).isFalse();
+    }
+
+    /** The words of the EVALSHA calls of {@code sha} sent by clients (not scripts). */
+    private static List<List<String>> scriptCalls(List<RedisMonitor.Command> commands, String sha) {
+        return commands.stream()
+                .filter(c -> !c.fromScript())
+                .map(RedisMonitor.Command::words)
+                .filter(w -> w.size() > 2
+                        && w.get(0).equalsIgnoreCase("EVALSHA")
+                        && w.get(1).equals(sha))
+                .toList();
+    }
+
+    private static List<String> keys(List<String> evalsha) {
+        int n = Integer.parseInt(evalsha.get(2));
+        return evalsha.subList(3, 3 + n);
+    }
+
+    private static List<String> argvs(List<String> evalsha) {
+        int n = Integer.parseInt(evalsha.get(2));
+        return evalsha.subList(3 + n, evalsha.size());
+    }
+
+    /** ARGV[i] (1-based, as in the script) of an EVALSHA call. */
+    private static String argv(List<String> evalsha, int i) {
+        return argvs(evalsha).get(i - 1);
     }
 }
