@@ -1,5 +1,6 @@
 package dev.distlock.core;
 
+import java.util.Map;
 import java.util.concurrent.CompletionStage;
 
 /**
@@ -18,6 +19,14 @@ public interface LockHandle extends AutoCloseable {
 
     /** The fencing token of this hold: larger than every token granted for the lock before it. */
     long fencingToken();
+
+    /**
+     * The fencing token of every lock this handle holds, by key, in locking order: one entry for a
+     * lock, one per key for a multi-lock (whose {@link #fencingToken()} is the largest of them).
+     */
+    default Map<String, Long> fencingTokens() {
+        return Map.of(key(), fencingToken());
+    }
 
     /** Whether the hold is still valid: not released, not lost, its lease not run out. */
     boolean isHeld();

@@ -1,7 +1,10 @@
 package dev.distlock.core;
 
 import java.time.Duration;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
@@ -27,6 +30,14 @@ final class MultiHandle extends ReleasedOnce {
         return handles.stream().mapToLong(LockHandle::fencingToken).max().orElseThrow();
     }
 
+    /** Each name's token, in locking order. */
+    @Override
+    public Map<String, Long> fencingTokens() {
+        Map<String, Long> tokens = new LinkedHashMap<>();
+        handles.forEach(h -> tokens.put(h.key(), h.fencingToken()));
+        return Collections.unmodifiableMap(tokens);
+    }
+
     @Override
     public boolean isHeld() {
         return !released() && handles.stream().allMatch(LockHandle::isHeld);
@@ -48,7 +59,11 @@ final class MultiHandle extends ReleasedOnce {
 
     @Override
     void checkHoldAtLeast(Duration holdAtLeast) {
-        handles.forEach(h -> ((ReleasedOnce) h).checkHoldAtLeast(holdAtLeast));
+        handles.forEach(h -> {
+            if (h instanceof ReleasedOnce own) {
+                own.checkHoldAtLeast(holdAtLeast); // other handles check when released
+            }
+        });
     }
 
     /** Releases {@code handles} in reverse order; fails with the first failure (others suppressed) once all were tried. */

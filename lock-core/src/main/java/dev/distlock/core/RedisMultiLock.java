@@ -1,5 +1,6 @@
 package dev.distlock.core;
 
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 
@@ -16,6 +17,29 @@ import java.util.Map;
  * }</pre>
  */
 public interface RedisMultiLock extends RedisLock {
+
+    /**
+     * Several locks of any source (this library's, or another implementation of {@link RedisLock})
+     * taken as one, all or nothing, in sorted key order as {@link LockClient#getMultiLock} does; its
+     * handles ({@link #tryLockAsync}) keep every key's fencing token ({@link LockHandle#fencingTokens()}).
+     *
+     * @throws IllegalArgumentException when {@code locks} is empty or two locks have the same key
+     */
+    static RedisMultiLock of(Collection<? extends RedisLock> locks) {
+        if (locks == null || locks.isEmpty()) {
+            throw new IllegalArgumentException("a multi-lock needs at least one lock");
+        }
+        List<RedisLock> sorted = locks.stream()
+                .<RedisLock>map(lock -> lock)
+                .sorted(java.util.Comparator.comparing(RedisLock::getKey))
+                .toList();
+        List<String> keys = sorted.stream().map(RedisLock::getKey).toList();
+        if (keys.stream().distinct().count() != keys.size()) {
+            throw new IllegalArgumentException(
+                    "a multi-lock takes each key once, got " + keys + ": pass each lock once");
+        }
+        return new MultiLock(keys, sorted);
+    }
 
     /** The distinct lock keys, in the order they are locked. */
     List<String> keys();

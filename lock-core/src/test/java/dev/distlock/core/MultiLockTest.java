@@ -58,6 +58,54 @@ class MultiLockTest {
     }
 
     @Test
+    void aHandleKeepsEveryKeysTokenInLockingOrder() throws Exception {
+        String a = Names.fresh("a");
+        String b = Names.fresh("b");
+        LockHandle handle = client.getMultiLock(b, a)
+                .tryLockAsync(Duration.ofSeconds(1))
+                .toCompletableFuture()
+                .get(5, TimeUnit.SECONDS)
+                .orElseThrow();
+        try {
+            assertThat(handle.fencingTokens()).containsOnlyKeys(a, b);
+            assertThat(handle.fencingTokens().keySet()).containsExactly(a, b);
+            assertThat(handle.fencingToken())
+                    .isEqualTo(handle.fencingTokens().values().stream()
+                            .max(Long::compare)
+                            .orElseThrow());
+        } finally {
+            handle.unlock();
+        }
+        LockHandle single = client.getLock(a)
+                .tryLockAsync(Duration.ZERO)
+                .toCompletableFuture()
+                .get(5, TimeUnit.SECONDS)
+                .orElseThrow();
+        assertThat(single.fencingTokens()).containsExactly(java.util.Map.entry(a, single.fencingToken()));
+        single.unlock();
+    }
+
+    @Test
+    void aMultiLockOverGivenLocksTakesThemInKeyOrderFromAnySource() throws Exception {
+        String a = Names.fresh("a");
+        String b = Names.fresh("b");
+        // locks of two clients, given in reverse order
+        RedisMultiLock multi = RedisMultiLock.of(List.of(other.getLock(b), client.getLock(a)));
+        assertThat(multi.keys()).containsExactly(a, b);
+        assertThat(multi.tryLock(Duration.ofSeconds(1))).isTrue();
+        assertThat(multi.fencingTokens()).containsOnlyKeys(a, b);
+        multi.unlock();
+        assertThat(client.getLock(b).isLocked()).isFalse();
+
+        assertThatThrownBy(() -> RedisMultiLock.of(List.of()))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("at least one lock");
+        assertThatThrownBy(() -> RedisMultiLock.of(List.of(client.getLock(a), other.getLock(a))))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("each key once");
+    }
+
+    @Test
     void allOrNothingWhenOneNameIsHeldElsewhere() throws Exception {
         String a = Names.fresh("a");
         String b = Names.fresh("b");

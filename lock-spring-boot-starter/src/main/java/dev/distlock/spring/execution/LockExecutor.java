@@ -9,7 +9,6 @@ import dev.distlock.core.LockUnavailableException;
 import dev.distlock.core.RedisLock;
 import dev.distlock.core.RedisMultiLock;
 import dev.distlock.spring.LockContext;
-import dev.distlock.spring.annotation.LockType;
 import dev.distlock.spring.metrics.LockInstrumentation;
 import dev.distlock.spring.metrics.LockMetrics;
 import dev.distlock.spring.metrics.RecordedByStarter;
@@ -185,9 +184,7 @@ public final class LockExecutor {
                 instrumentation.get().acquiring(request.label(), request.metricType());
         CompletableFuture<Optional<LockHandle>> waiting;
         try {
-            waiting = lock instanceof RedisMultiLock multi
-                    ? MultiKeyHandle.acquire(keyLocks(multi, request), request.waitTime(), request.leaseTime())
-                    : lock.tryLockAsync(request.waitTime(), request.leaseTime()).toCompletableFuture();
+            waiting = lock.tryLockAsync(request.waitTime(), request.leaseTime()).toCompletableFuture();
         } catch (RuntimeException e) {
             acquisition.failed(LockMetrics.ERROR, e);
             unmark.run();
@@ -219,8 +216,8 @@ public final class LockExecutor {
                 UNMARK_LATER.execute(unmark);
                 result.complete(Optional.empty());
             } else {
-                Map<String, Long> tokens = handle.get() instanceof MultiKeyHandle keyed
-                        ? keyed.fencingTokens()
+                Map<String, Long> tokens = lock instanceof RedisMultiLock
+                        ? handle.get().fencingTokens() // every key's, for LockContext.currentTokens()
                         : Map.of(key, handle.get().fencingToken());
                 AsyncHold hold = new AsyncHold(
                         request,
@@ -238,17 +235,6 @@ public final class LockExecutor {
             }
         });
         return result;
-    }
-
-    /**
-     * The keys of a multi-key call as locks of their own, taken one by one through their handles: unlike
-     * the multi-lock's own handle (one token, the largest), a {@link MultiKeyHandle} keeps every key's token
-     * for {@code LockContext.currentTokens()} and {@code ReactiveLockContext}.
-     */
-    private List<RedisLock> keyLocks(RedisMultiLock multi, LockRequest request) {
-        return multi.keys().stream()
-                .map(k -> source.lock(LockType.REENTRANT, false, k, request.label()))
-                .toList();
     }
 
     private static List<String> names(RedisLock lock, String key) {

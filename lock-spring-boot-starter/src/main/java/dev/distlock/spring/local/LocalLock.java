@@ -4,12 +4,13 @@ import dev.distlock.core.LockHandle;
 import dev.distlock.core.LockInfo;
 import dev.distlock.core.LockListener.AcquireOutcome;
 import dev.distlock.core.RedisLock;
-import dev.distlock.spring.execution.MultiKeyHandle;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -176,7 +177,7 @@ final class LocalLock implements RedisLock {
 
     @Override
     public CompletionStage<LockHandle> lockAsync() {
-        return MultiKeyHandle.granted(acquireAsync(0, -1), handle -> ((LocalHandle) handle).giveBack());
+        return granted(acquireAsync(0, -1), handle -> ((LocalHandle) handle).giveBack());
     }
 
     @Override
@@ -194,6 +195,29 @@ final class LocalLock implements RedisLock {
      * Queues a handle's acquisition without a thread (negative {@code waitNanos}: for ever). Cancelling the
      * result while it waits leaves the queue; a grant that raced the cancel is given back.
      */
+    /**
+     * The handle {@code waiting} grants, for a wait without end: cancelling the result cancels
+     * {@code waiting}, and a handle granted as the result was cancelled goes to {@code giveBack}.
+     */
+    private static CompletableFuture<LockHandle> granted(
+            CompletableFuture<Optional<LockHandle>> waiting, Consumer<LockHandle> giveBack) {
+        CompletableFuture<LockHandle> result = new CompletableFuture<>();
+        result.whenComplete((handle, error) -> {
+            if (result.isCancelled()) {
+                waiting.cancel(false);
+            }
+        });
+        waiting.whenComplete((handle, error) -> {
+            if (error != null) {
+                result.completeExceptionally(
+                        error instanceof CompletionException && error.getCause() != null ? error.getCause() : error);
+            } else if (!result.complete(handle.orElseThrow())) {
+                giveBack.accept(handle.get());
+            }
+        });
+        return result;
+    }
+
     private CompletableFuture<Optional<LockHandle>> acquireAsync(long leaseMs, long waitNanos) {
         long start = System.nanoTime();
         LocalLockState.Waiter waiter = new LocalLockState.Waiter(info, read, fair, leaseMs);

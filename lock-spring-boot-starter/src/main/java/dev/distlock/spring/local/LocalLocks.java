@@ -94,11 +94,9 @@ public final class LocalLocks implements LockSource, AutoCloseable {
                 .distinct()
                 .sorted()
                 .toList();
-        return new LocalMultiLock(
-                sorted,
-                sorted.stream()
-                        .map(k -> lock(LockType.REENTRANT, false, k, label))
-                        .toList());
+        return RedisMultiLock.of(sorted.stream()
+                .map(k -> lock(LockType.REENTRANT, false, k, label))
+                .toList());
     }
 
     @Override
