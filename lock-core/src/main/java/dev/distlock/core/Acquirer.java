@@ -6,6 +6,8 @@ import dev.distlock.core.pubsub.WakeupHub.WaitChannel;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -35,6 +37,8 @@ final class Acquirer {
     private final AtomicLong requests = new AtomicLong();
 
     private final ScheduledExecutorService timers;
+    /** Runs what a handle is handed (a grant, a time-out at the gate) off the thread that handed it. */
+    private final Executor handOffs;
 
     Acquirer(
             RedisNode node,
@@ -44,8 +48,10 @@ final class Acquirer {
             LeaseKeeper<Hold> keeper,
             Events events,
             LockClientOptions options,
-            ScheduledExecutorService timers) {
+            ScheduledExecutorService timers,
+            Executor handOffs) {
         this.timers = timers;
+        this.handOffs = handOffs;
         this.node = node;
         this.calls = calls;
         this.hub = hub;
@@ -285,6 +291,19 @@ final class Acquirer {
         AsyncAcquisition acquisition = new AsyncAcquisition(this, request, deadline, args, timers, gate);
         acquisition.start();
         return acquisition.result;
+    }
+
+    /**
+     * Runs {@code task} on the client's hand-off threads: the thread that handed a handle its grant may be
+     * inside another caller's unlock or be the client's timer, and the handle's caller code runs next.
+     * A closing client runs it here (it then finds the client closed).
+     */
+    void offThread(Runnable task) {
+        try {
+            handOffs.execute(task);
+        } catch (RejectedExecutionException closing) {
+            task.run();
+        }
     }
 
     /** Gives {@code gate}'s place (and its permit, if {@code permit}) to {@code hold} until its last release. */

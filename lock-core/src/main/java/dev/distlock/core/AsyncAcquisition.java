@@ -117,12 +117,12 @@ final class AsyncAcquisition {
                 // (whose events the starter attributes by thread) or be the client's timer; the caller's own
                 // code runs when the result completes.
                 case TIMEOUT ->
-                    CompletableFuture.runAsync(() -> {
+                    acquirer.offThread(() -> {
                         if (result.complete(null)) {
                             acquirer.timedOut(request);
                         }
                     });
-                case HANDED_ON -> CompletableFuture.runAsync(() -> takeHandedOn(gate, entry));
+                case HANDED_ON -> acquirer.offThread(() -> takeHandedOn(gate, entry));
                 default -> attempt();
             }
         } catch (RuntimeException e) {

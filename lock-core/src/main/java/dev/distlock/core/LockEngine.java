@@ -7,6 +7,8 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.jspecify.annotations.Nullable;
@@ -24,6 +26,7 @@ final class LockEngine implements AutoCloseable {
     private final RedisConnections redis;
     private final WakeupHub hub;
     private final ScheduledThreadPoolExecutor timers;
+    private final ThreadPoolExecutor handOffs;
     private final RedisCalls calls;
     private final RedisNode node;
     private final HoldTable holds = new HoldTable();
@@ -53,7 +56,14 @@ final class LockEngine implements AutoCloseable {
         this.node = new RedisNode(redis, calls, hub, options);
         this.events = new Events(options.listeners());
         this.keeper = new LeaseKeeper<>("Lock", timers, options, events, holds::all, this::renew);
-        this.acquirer = new Acquirer(node, calls, hub, holds, keeper, events, options, timers);
+        // Threads made as hand-offs to handles need them, kept 30 s: no thread made per hand-off.
+        this.handOffs =
+                new ThreadPoolExecutor(0, Integer.MAX_VALUE, 30, TimeUnit.SECONDS, new SynchronousQueue<>(), r -> {
+                    Thread t = new Thread(r, "distlock-handoff-" + clientId.substring(0, 8));
+                    t.setDaemon(true);
+                    return t;
+                });
+        this.acquirer = new Acquirer(node, calls, hub, holds, keeper, events, options, timers, handOffs);
         this.releaser = new Releaser(node, calls, holds, keeper, events, options);
     }
 
@@ -263,6 +273,7 @@ final class LockEngine implements AutoCloseable {
         hub.wakeAll();
         keeper.close();
         timers.shutdownNow();
+        handOffs.shutdown();
         redis.close();
     }
 }
