@@ -2,6 +2,7 @@ package dev.distlock.core;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -10,7 +11,6 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
-import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -83,13 +83,24 @@ final class LocalGates {
                 : Math.max(0, current.validUntilNanos - now) + TimeUnit.MILLISECONDS.toNanos(1);
     }
 
-    private final ConcurrentHashMap<String, Gate> gates = new ConcurrentHashMap<>();
+    /**
+     * The gates in use, per lock type and lock key (the key string of the hold's {@link LockKeys}, so a
+     * gate costs no key of its own: a client can hold 100,000 locks).
+     */
+    private final EnumMap<LockType, ConcurrentHashMap<String, Gate>> gates = new EnumMap<>(LockType.class);
+
+    LocalGates() {
+        for (LockType type : LockType.values()) {
+            gates.put(type, new ConcurrentHashMap<>());
+        }
+    }
+
     /** Set when the client closes: waiters leave the gate and find the client closed. */
     private volatile boolean closed;
 
-    /** The gate of {@code lockKey}, counted as used until {@link #leave}. */
-    Gate join(String lockKey) {
-        return gates.compute(lockKey, (key, existing) -> {
+    /** The gate of {@code lockKey} for locks of {@code type}, counted as used until {@link #leave}. */
+    Gate join(LockType type, String lockKey) {
+        return gates.get(type).compute(lockKey, (key, existing) -> {
             Gate gate = existing != null ? existing : new Gate(this);
             gate.users++;
             return gate;
@@ -97,23 +108,27 @@ final class LocalGates {
     }
 
     /** Stops using {@code gate}; the last user removes it. */
-    void leave(String lockKey, Gate gate) {
-        gates.computeIfPresent(lockKey, (key, existing) -> existing == gate && --gate.users == 0 ? null : existing);
+    void leave(LockType type, String lockKey, Gate gate) {
+        gates.get(type)
+                .computeIfPresent(lockKey, (key, existing) -> existing == gate && --gate.users == 0 ? null : existing);
     }
 
     int size() {
-        return gates.size();
+        return gates.values().stream().mapToInt(ConcurrentHashMap::size).sum();
     }
 
     /** Lets every waiter out (each sees the client closed next); later waiters do not wait. */
     void close() {
         closed = true;
-        gates.values().forEach(Gate::releaseAll);
+        gates.values().forEach(byKey -> byKey.values().forEach(Gate::releaseAll));
     }
 
     /** Threads waiting at any gate (for tests and diagnostics). */
     int waiting() {
-        return gates.values().stream().mapToInt(Gate::queued).sum();
+        return gates.values().stream()
+                .flatMap(byKey -> byKey.values().stream())
+                .mapToInt(Gate::queued)
+                .sum();
     }
 
     /**
@@ -148,15 +163,24 @@ final class LocalGates {
 
     /** The permit of one lock name, handed on in arrival order. */
     static final class Gate {
-        private final ReentrantLock lock = new ReentrantLock();
-        private final ArrayDeque<Waiter> queue = new ArrayDeque<>(); // guarded by lock
-        private boolean taken; // guarded by lock
+        /** Waiting callers, made when the first one comes (most gates never have one). */
+        private @Nullable ArrayDeque<Waiter> queue; // guarded by this
+
+        private boolean taken; // guarded by this
 
         private final LocalGates owner;
         /** The hold that owns the permit, once granted in Redis. */
         volatile Hold holder;
 
         private int users; // guarded by the map's lock for this key
+
+        /** The queue, made on first use; call holding this gate's monitor. */
+        private ArrayDeque<Waiter> waiters() {
+            if (queue == null) {
+                queue = new ArrayDeque<>(4);
+            }
+            return queue;
+        }
 
         Gate(LocalGates owner) {
             this.owner = owner;
@@ -168,8 +192,7 @@ final class LocalGates {
          */
         Entry enter(long deadline, boolean interruptible, Lease lease) throws InterruptedException {
             Waiter me;
-            lock.lock();
-            try {
+            synchronized (this) {
                 if (owner.closed) {
                     return Entry.BYPASS;
                 }
@@ -178,9 +201,7 @@ final class LocalGates {
                     return Entry.PERMIT;
                 }
                 me = new Waiter(lease, null);
-                queue.addLast(me);
-            } finally {
-                lock.unlock();
+                waiters().addLast(me);
             }
             boolean interrupted = false;
             try {
@@ -221,8 +242,7 @@ final class LocalGates {
          */
         CompletableFuture<Entry> enterAsync(long deadline, Lease lease, ScheduledExecutorService timers) {
             Waiter me;
-            lock.lock();
-            try {
+            synchronized (this) {
                 if (owner.closed) {
                     return CompletableFuture.completedFuture(Entry.BYPASS);
                 }
@@ -231,9 +251,7 @@ final class LocalGates {
                     return CompletableFuture.completedFuture(Entry.PERMIT);
                 }
                 me = new Waiter(lease, new CompletableFuture<>());
-                queue.addLast(me);
-            } finally {
-                lock.unlock();
+                waiters().addLast(me);
             }
             CompletableFuture<Entry> future = me.future;
             future.whenComplete((entry, error) -> {
@@ -261,15 +279,12 @@ final class LocalGates {
             long remaining = deadline - now;
             if (abandoned || remaining <= 0) {
                 Entry why = abandoned ? Entry.BYPASS : Entry.TIMEOUT;
-                lock.lock();
-                try {
+                synchronized (this) {
                     if (me.outcome != null) {
                         return; // handed the permit meanwhile: the hander tells it
                     }
-                    queue.remove(me);
+                    waiters().remove(me);
                     me.outcome = why;
-                } finally {
-                    lock.unlock();
                 }
                 future.complete(why);
                 return;
@@ -290,16 +305,13 @@ final class LocalGates {
 
         /** Leaves the queue with {@code why}, unless the permit was handed over meanwhile: then that. */
         private Entry leave(Waiter me, Entry why) {
-            lock.lock();
-            try {
+            synchronized (this) {
                 Entry outcome = me.outcome;
                 if (outcome != null) {
                     return outcome;
                 }
-                queue.remove(me);
+                waiters().remove(me);
                 return why;
-            } finally {
-                lock.unlock();
             }
         }
 
@@ -308,16 +320,13 @@ final class LocalGates {
             holder = null;
             while (true) {
                 Waiter next;
-                lock.lock();
-                try {
-                    next = queue.pollFirst();
+                synchronized (this) {
+                    next = queue == null ? null : queue.pollFirst();
                     if (next == null) {
                         taken = false;
                         return;
                     }
                     next.outcome = Entry.PERMIT;
-                } finally {
-                    lock.unlock();
                 }
                 if (next.tell(Entry.PERMIT)) {
                     return;
@@ -333,17 +342,14 @@ final class LocalGates {
             while (true) {
                 Waiter next;
                 Entry handed = new Entry(Pass.HANDED_ON, baton);
-                lock.lock();
-                try {
-                    next = queue.peekFirst();
+                synchronized (this) {
+                    next = queue == null ? null : queue.peekFirst();
                     if (next == null || owner.closed || !next.lease.equals(baton.lease())) {
                         return false;
                     }
-                    queue.pollFirst();
+                    waiters().pollFirst();
                     holder = null;
                     next.outcome = handed;
-                } finally {
-                    lock.unlock();
                 }
                 if (next.tell(handed)) {
                     return true;
@@ -353,23 +359,17 @@ final class LocalGates {
 
         private void releaseAll() {
             List<Waiter> all;
-            lock.lock();
-            try {
-                all = new ArrayList<>(queue);
+            synchronized (this) {
+                all = queue == null ? List.of() : new ArrayList<>(queue);
                 all.forEach(w -> w.outcome = Entry.BYPASS);
-                queue.clear();
-            } finally {
-                lock.unlock();
+                queue = null;
             }
             all.forEach(w -> w.tell(Entry.BYPASS));
         }
 
         private int queued() {
-            lock.lock();
-            try {
-                return queue.size();
-            } finally {
-                lock.unlock();
+            synchronized (this) {
+                return queue == null ? 0 : queue.size();
             }
         }
     }
