@@ -10,7 +10,7 @@ import org.jspecify.annotations.Nullable;
  */
 final class HoldTable {
 
-    private final ConcurrentHashMap<String, Hold> holds = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<HoldId, Hold> holds = new ConcurrentHashMap<>();
     private final LocalGates gates = new LocalGates();
 
     /** The hold {@code owner} has on {@code keys} in this client, or {@code null}. */
@@ -52,11 +52,11 @@ final class HoldTable {
 
     /** The local gate of one kind of lock on one name, counted as used until {@link #leave}. */
     LocalGates.Gate join(LockKind kind, LockKeys keys) {
-        return gates.join(gateId(kind, keys));
+        return gates.join(kind.type, keys.lock());
     }
 
     void leave(LockKind kind, LockKeys keys, LocalGates.Gate gate) {
-        gates.leave(gateId(kind, keys), gate);
+        gates.leave(kind.type, keys.lock(), gate);
     }
 
     /** Gives {@code gate} to {@code hold} until its last release. */
@@ -95,11 +95,10 @@ final class HoldTable {
         gates.close();
     }
 
-    private static String gateId(LockKind kind, LockKeys keys) {
-        return keys.lock() + '\n' + kind.type;
-    }
+    /** A hold's place in the table: its lock key (the string its keys already hold), kind and owner. */
+    private record HoldId(String lock, LockType type, String owner) {}
 
-    private static String holdId(LockKind kind, LockKeys keys, String owner) {
-        return keys.lock() + '\n' + kind.type + '\n' + owner;
+    private static HoldId holdId(LockKind kind, LockKeys keys, String owner) {
+        return new HoldId(keys.lock(), kind.type, owner);
     }
 }

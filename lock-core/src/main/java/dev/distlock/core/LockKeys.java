@@ -2,13 +2,25 @@ package dev.distlock.core;
 
 /**
  * Redis keys of one lock. The name is the hash tag ({@code <prefix>{name}}) and every derived key
- * and channel starts with the same tag, so multi-key scripts stay in one Redis Cluster slot.
+ * and channel starts with the same tag, so multi-key scripts stay in one Redis Cluster slot. Only
+ * the lock key is kept; the others are made when asked for (a client may hold 100,000 locks).
+ *
+ * @param lock the lock's own key, {@code <prefix>{name}}
  */
-record LockKeys(String lock, String fence, String channel) {
+record LockKeys(String lock) {
 
     static LockKeys of(String prefix, String name) {
-        String lock = prefix + "{" + name + "}";
-        return new LockKeys(lock, lock + ":fence", lock + ":channel");
+        return new LockKeys(prefix + "{" + name + "}");
+    }
+
+    /** The fencing counter, {@code <lock>:fence}. */
+    String fence() {
+        return lock + ":fence";
+    }
+
+    /** The wake-up channel, {@code <lock>:channel}. */
+    String channel() {
+        return lock + ":channel";
     }
 
     /**
