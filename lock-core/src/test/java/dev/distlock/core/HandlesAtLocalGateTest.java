@@ -1,6 +1,7 @@
 package dev.distlock.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.distlock.core.LockListener.AcquireOutcome;
@@ -12,6 +13,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -175,6 +177,23 @@ class HandlesAtLocalGateTest {
                 .orElseThrow(() -> new AssertionError("not acquired after the abandoned lease"));
         assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofMillis(500 + 2000));
         handle.unlock();
+    }
+
+    @Test
+    void closingTheClientFailsHandlesWaitingAtTheGateAtOnce() throws Exception {
+        RedisLock lock = client.getLock(name);
+        lock.lock();
+        CompletableFuture<Optional<LockHandle>> waiting =
+                lock.tryLockAsync(Duration.ofSeconds(30)).toCompletableFuture();
+        await().atMost(Duration.ofSeconds(5)).until(() -> client.localWaiters() == 1);
+
+        client.close();
+
+        assertThatThrownBy(() -> waiting.get(5, TimeUnit.SECONDS))
+                .isInstanceOf(ExecutionException.class)
+                .hasCauseInstanceOf(LockException.class)
+                .hasMessageContaining("closed");
+        assertThat(client.localWaiters()).isZero();
     }
 
     /**
