@@ -41,7 +41,7 @@ final class RawFloorProvider implements LockProvider {
     @Override
     public Lock lock(String key) {
         String owner = Long.toString(owners.incrementAndGet());
-        String redisKey = "raw:" + key;
+        String redisKey = redisKey(key);
         return new Lock() {
             @Override
             public void lock() {

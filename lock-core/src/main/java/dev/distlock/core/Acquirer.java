@@ -121,12 +121,7 @@ final class Acquirer {
             if (args.held() == 0) {
                 // Redis may have granted the lock and the reply been lost: give that grant back, whenever Redis
                 // answers.
-                node.giveBack(
-                        kind,
-                        keys,
-                        request.owner(),
-                        args.grantId(),
-                        System.nanoTime() + request.lease().nanos());
+                giveBack(request, args.grantId());
             }
             throw e;
         } finally {

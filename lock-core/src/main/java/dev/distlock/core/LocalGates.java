@@ -87,6 +87,14 @@ final class LocalGates {
      * The gates in use, per lock type and lock key (the key string of the hold's {@link LockKeys}, so a
      * gate costs no key of its own: a client can hold 100,000 locks).
      */
+    /**
+     * Whether the permit's holder will never pass it on: its lease ran out or was lost before it was
+     * released. A released holder is handing the permit on: wait for it.
+     */
+    private static boolean abandoned(@Nullable Hold holder, long now) {
+        return holder != null && !holder.released && holder.runOut(now);
+    }
+
     private final EnumMap<LockType, ConcurrentHashMap<String, Gate>> gates = new EnumMap<>(LockType.class);
 
     LocalGates() {
@@ -212,8 +220,7 @@ final class LocalGates {
                     }
                     long now = System.nanoTime();
                     Hold current = holder;
-                    // A released holder is handing the permit on: wait for it. A lost or run-out one may never.
-                    boolean abandoned = current != null && !current.released && current.runOut(now);
+                    boolean abandoned = abandoned(current, now);
                     long remaining = deadline - now;
                     if (abandoned || remaining <= 0 || (interrupted && interruptible)) {
                         Entry left = leave(me, abandoned ? Entry.BYPASS : Entry.TIMEOUT);
@@ -275,7 +282,7 @@ final class LocalGates {
             }
             long now = System.nanoTime();
             Hold current = holder;
-            boolean abandoned = current != null && !current.released && current.runOut(now);
+            boolean abandoned = abandoned(current, now);
             long remaining = deadline - now;
             if (abandoned || remaining <= 0) {
                 Entry why = abandoned ? Entry.BYPASS : Entry.TIMEOUT;

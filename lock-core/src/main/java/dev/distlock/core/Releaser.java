@@ -97,9 +97,9 @@ final class Releaser {
 
     /**
      * Lock cohorting: passes the grant behind {@code hold} (being released for the last time) to the
-     * next thread or handle waiting at its local gate, without a round trip, when the grant may still be passed
-     * on: a watchdog lease well within its validity, a fencing token left in its reserved block, and
-     * within the hand-off window of its grant in Redis. Returns whether it did; the hold is released.
+     * next thread or handle waiting at its local gate, without a round trip, when the grant may still be
+     * passed on: a watchdog lease well within its validity, a fencing token left in its reserved block,
+     * and within the hand-off window of its grant in Redis. Returns whether it did; the hold is released.
      */
     private boolean handedOn(Hold hold) {
         LocalGates.Gate gate = hold.gate;

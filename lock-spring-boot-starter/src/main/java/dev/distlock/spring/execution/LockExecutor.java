@@ -216,9 +216,7 @@ public final class LockExecutor {
                 UNMARK_LATER.execute(unmark);
                 result.complete(Optional.empty());
             } else {
-                Map<String, Long> tokens = lock instanceof RedisMultiLock
-                        ? handle.get().fencingTokens() // every key's, for LockContext.currentTokens()
-                        : Map.of(key, handle.get().fencingToken());
+                Map<String, Long> tokens = handle.get().fencingTokens(); // every key's, for LockContext.currentTokens()
                 AsyncHold hold = new AsyncHold(
                         request,
                         handle.get(),
