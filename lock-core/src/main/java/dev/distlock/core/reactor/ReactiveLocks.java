@@ -4,6 +4,7 @@ import dev.distlock.core.LockAcquisitionException;
 import dev.distlock.core.LockHandle;
 import dev.distlock.core.RedisLock;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.function.Function;
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;
@@ -25,13 +26,16 @@ public final class ReactiveLocks {
 
     /** Waits for the lock, for as long as it takes; emits the handle that owns the hold. */
     public static Mono<LockHandle> lock(RedisLock lock) {
-        return Mono.fromFuture(() -> lock.lockAsync().toCompletableFuture(), false);
+        return Mono.fromFuture(() -> lock.lockAsync().toCompletableFuture(), false)
+                .doOnDiscard(LockHandle.class, ReactiveLocks::giveBack);
     }
 
     /** Waits up to {@code waitTime}; emits the handle, or completes empty when the wait ran out. */
     public static Mono<LockHandle> tryLock(RedisLock lock, Duration waitTime) {
         return Mono.fromFuture(() -> lock.tryLockAsync(waitTime).toCompletableFuture(), false)
-                .flatMap(Mono::justOrEmpty);
+                .doOnDiscard(Optional.class, granted -> granted.ifPresent(ReactiveLocks::giveBack))
+                .flatMap(Mono::justOrEmpty)
+                .doOnDiscard(LockHandle.class, ReactiveLocks::giveBack);
     }
 
     /**
@@ -49,6 +53,16 @@ public final class ReactiveLocks {
                         null)));
         return Flux.usingWhen(
                 acquire, work, ReactiveLocks::release, (handle, error) -> release(handle), ReactiveLocks::release);
+    }
+
+    /**
+     * A handle Reactor dropped instead of emitting (the subscriber cancelled as the grant arrived): nobody
+     * else would release it, and its watchdog would keep it held.
+     */
+    private static void giveBack(Object handle) {
+        if (handle instanceof LockHandle granted && granted.isHeld()) {
+            granted.unlockAsync(); // without blocking: this runs on whichever thread Reactor dropped it
+        }
     }
 
     private static Mono<Void> release(LockHandle handle) {
