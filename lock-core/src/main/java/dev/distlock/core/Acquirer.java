@@ -74,7 +74,10 @@ final class Acquirer {
                 reentry ? current.count() : 0,
                 reentry ? current.grantId : Long.toString(requests.incrementAndGet()));
         boolean acquired = false;
-        WaitChannel channel = null;
+        String channelName = kind.waitChannel(keys, request.owner());
+        boolean keep = kind.keepsWaitChannel() && !reentry;
+        // Joined before the first try, a channel kept open since this thread's last wait misses no wake-up after it.
+        WaitChannel channel = keep ? hub.joinIfOpen(channelName) : null;
         try {
             Grant grant = attempt(request, args, deadline);
             while (true) {
@@ -102,7 +105,7 @@ final class Acquirer {
                     return null;
                 }
                 if (channel == null) {
-                    channel = hub.join(kind.waitChannel(keys, request.owner()));
+                    channel = hub.join(channelName, keep);
                     awaitSubscription(channel, deadline, keys, request.interruptible());
                 } else {
                     // The holder's TTL bounds the sleep: a lost wake-up or a crashed holder cannot stall us.
@@ -115,7 +118,8 @@ final class Acquirer {
                     throw new InterruptedException("Interrupted while waiting for lock '"
                             + request.info().key() + "'");
                 }
-                grant = attempt(request, args, deadline);
+                Grant handed = handed(channel, args);
+                grant = handed != null ? handed : attempt(request, args, deadline);
             }
         } catch (LockUnavailableException e) {
             if (args.held() == 0) {
@@ -129,9 +133,23 @@ final class Acquirer {
                 hub.leave(channel);
             }
             if (!acquired) {
-                gaveUp(request, channel != null);
+                gaveUp(request, args, channel != null);
             }
         }
+    }
+
+    /**
+     * The grant a release by this client made in Redis to this waiter and handed over in-process (fair
+     * locks), or {@code null}. With replica acknowledgements asked for, the waiter's next attempt takes
+     * such a grant up instead, and waits for the replicas as after any new grant.
+     */
+    @Nullable
+    Grant handed(WaitChannel channel, ScriptArgs.Acquire args) {
+        if (options.replicaAcks() > 0) {
+            return null;
+        }
+        WakeupHub.Handed h = channel.takeHanded(args.grantId());
+        return h == null ? null : new Grant(true, h.token(), 1, args.grantId(), h.sentNanos());
     }
 
     private void awaitSubscription(WaitChannel channel, long deadline, LockKeys keys, boolean interruptible)
@@ -421,15 +439,24 @@ final class Acquirer {
      * Leaves a fair queue (or whatever the kind does on giving up) without waiting for it; {@code waited}:
      * whether the caller waited in Redis (was told the lock is busy while it still had time to wait).
      */
-    void gaveUpAsync(AcquireRequest request, boolean waited) {
+    void gaveUpAsync(AcquireRequest request, ScriptArgs.Acquire args, boolean waited) {
         if (!leaves(request.kind(), waited) || calls.isClosed()) {
             return;
         }
+        // A fair lock may have been granted to the waiter as it gave up: that grant is given back by the same
+        // call, so it is tried until the grant's lease would have ended.
+        long until = System.nanoTime()
+                + (request.kind().leavesWhenGivingUp() ? request.lease().nanos() : calls.operationTimeoutNanos());
         calls.inBackground(
-                () -> node.gaveUp(request.kind(), request.keys(), request.owner()),
-                System.nanoTime() + calls.operationTimeoutNanos(),
+                () -> node.gaveUp(request.kind(), request.keys(), request.owner(), leaveGrantId(args)),
+                until,
                 "leaving the queue of",
                 request.keys());
+    }
+
+    /** The grant id a leave may give back: none for a re-entry, whose grant is the owner's hold. */
+    private static String leaveGrantId(ScriptArgs.Acquire args) {
+        return args.held() == 0 ? args.grantId() : "";
     }
 
     private boolean leaves(LockKind kind, boolean waited) {
@@ -437,10 +464,10 @@ final class Acquirer {
     }
 
     /** Leaves a fair queue (or whatever the kind does on giving up), waiting briefly: Redis may not answer. */
-    private void gaveUp(AcquireRequest request, boolean waited) {
+    private void gaveUp(AcquireRequest request, ScriptArgs.Acquire args, boolean waited) {
         if (!request.kind().leavesWhenGivingUp()) {
             // Only a record of waiting to take back: nobody waits for it, so neither does the caller.
-            gaveUpAsync(request, waited);
+            gaveUpAsync(request, args, waited);
             return;
         }
         if (calls.isClosed()) {
@@ -448,16 +475,18 @@ final class Acquirer {
         }
         try {
             calls.call(
-                    () -> node.gaveUp(request.kind(), request.keys(), request.owner()),
+                    () -> node.gaveUp(request.kind(), request.keys(), request.owner(), leaveGrantId(args)),
                     System.nanoTime() + RedisCalls.MIN_STEP_NANOS,
                     "leaving the queue of",
                     request.keys());
         } catch (LockException e) {
-            // The acquire ends anyway and its own outcome matters more; the queue place expires with its deadline.
+            // The acquire ends anyway and its own outcome matters more. The queue place would expire with its
+            // deadline, but a grant made to the waiter meanwhile only with its lease: keep trying in the background.
             log.warn(
-                    "Could not leave the queue of lock {}; the place expires by itself within seconds: {}",
+                    "Could not leave the queue of lock {} yet; trying again in the background: {}",
                     request.keys().lock(),
                     e.toString());
+            gaveUpAsync(request, args, waited);
         }
     }
 }

@@ -257,7 +257,24 @@ final class AsyncAcquisition {
                 next = sleep;
             }
         }
-        next.whenComplete((ignored, error) -> attempt());
+        next.whenComplete((ignored, error) -> woke());
+    }
+
+    /** After a sleep: take up a grant handed over in-process (fair locks), else try in Redis. */
+    private void woke() {
+        WaitChannel joined;
+        synchronized (this) {
+            if (finished) {
+                return; // finished() leaves the queue, which gives back a grant made meanwhile
+            }
+            joined = channel;
+        }
+        Grant handed = joined == null ? null : acquirer.handed(joined, args);
+        if (handed != null) {
+            answered(handed);
+        } else {
+            attempt();
+        }
     }
 
     private void finished(@Nullable Hold hold, @Nullable Throwable error) {
@@ -294,7 +311,7 @@ final class AsyncAcquisition {
             acquirer.leave(joined);
         }
         if (hold == null) {
-            acquirer.gaveUpAsync(request, joined != null);
+            acquirer.gaveUpAsync(request, args, joined != null);
             if (error != null) {
                 if (args.held() == 0) {
                     // A try may have been granted with its reply lost or cancelled: give that grant back.

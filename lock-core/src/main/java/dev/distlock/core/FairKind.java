@@ -10,8 +10,10 @@ import java.util.concurrent.CompletableFuture;
 /**
  * The fair lock: the reentrant lock's hash (so renewal is the same script) plus a FIFO queue of
  * waiting owners and a sorted set of their deadlines, all under the lock's hash tag. The lock goes
- * to waiters in the order they first asked, across threads and processes; a release wakes only
- * the next waiter, on that waiter's own channel.
+ * to waiters in the order they first asked, across threads and processes. A last release grants the
+ * lock to the next live waiter itself: a waiter of the releasing client is handed the grant in the
+ * process (one round trip per hand-off, no wake-up message); any other is told on its own channel and
+ * takes the grant up with its next attempt.
  *
  * <p>A waiter keeps its place by coming back at least every {@code recheck} (each attempt pushes its
  * deadline to {@code min(wait left, recheck) + margin} from now). One that stops coming back
@@ -40,7 +42,7 @@ final class FairKind extends LockKind {
     CompletableFuture<List<Object>> acquire(ScriptRunner scripts, LockKeys keys, ScriptArgs.Acquire a) {
         return scripts.array(
                 LockScript.FAIR_ACQUIRE,
-                new String[] {keys.lock(), keys.queue(), keys.timeouts(), keys.fence()},
+                new String[] {keys.lock(), keys.queue(), keys.timeouts(), keys.fence(), keys.waiting()},
                 a.owner(),
                 Long.toString(a.leaseMs()),
                 Long.toString(a.fenceTtlMs()),
@@ -55,17 +57,32 @@ final class FairKind extends LockKind {
 
     @Override
     CompletableFuture<Long> release(ScriptRunner scripts, LockKeys keys, ScriptArgs.Release r) {
-        // The engine wakes local waiters of keys.channel() itself, but fair waiters listen on their own channels:
-        // the published message is their only wake-up, so even this client must act on it.
-        return scripts.integer(
-                LockScript.FAIR_RELEASE,
-                new String[] {keys.lock(), keys.queue(), keys.timeouts(), keys.note(r.owner())},
-                r.owner(),
-                r.grantId(),
-                Integer.toString(r.held()),
-                keys.waiterChannelPrefix(),
-                WakeupHub.directed(r.wakeMessage()),
-                Long.toString(r.noteTtlMs()));
+        // Fair waiters listen on their own channels, so a message published to one is its only wake-up (even in
+        // this client); a grant made to a waiter of this client comes back in the reply instead.
+        return scripts.array(
+                        LockScript.FAIR_RELEASE,
+                        new String[] {
+                            keys.lock(),
+                            keys.queue(),
+                            keys.timeouts(),
+                            keys.note(r.owner()),
+                            keys.waiting(),
+                            keys.fence()
+                        },
+                        r.owner(),
+                        r.grantId(),
+                        Integer.toString(r.held()),
+                        keys.waiterChannelPrefix(),
+                        WakeupHub.directed(r.wakeMessage()),
+                        Long.toString(r.noteTtlMs()),
+                        Long.toString(r.fenceTtlMs()),
+                        r.localOwners())
+                .thenApply(reply -> {
+                    if (reply.size() == 4) {
+                        r.handOver().granted((String) reply.get(1), (Long) reply.get(2), (String) reply.get(3));
+                    }
+                    return (Long) reply.get(0);
+                });
     }
 
     @Override
@@ -78,9 +95,15 @@ final class FairKind extends LockKind {
         return keys.waiterChannelPrefix() + owner;
     }
 
+    @Override
+    boolean keepsWaitChannel() {
+        return true;
+    }
+
     /**
-     * Leaves the queue, so a timed-out or interrupted waiter leaves nothing behind in Redis; the engine
-     * waits for it briefly. Should Redis not answer, the place expires with its deadline.
+     * Leaves the queue, so a timed-out or interrupted waiter leaves nothing behind in Redis, and gives
+     * back a grant a release made to it meanwhile. Should Redis not answer, the engine keeps trying in
+     * the background until the waiter's lease would have ended.
      */
     @Override
     boolean leavesWhenGivingUp() {
@@ -88,13 +111,15 @@ final class FairKind extends LockKind {
     }
 
     @Override
-    CompletableFuture<?> gaveUp(ScriptRunner scripts, LockKeys keys, String owner, String wakeMessage) {
+    CompletableFuture<?> gaveUp(ScriptRunner scripts, LockKeys keys, ScriptArgs.Leave l) {
         return scripts.integer(
                 LockScript.FAIR_LEAVE,
-                new String[] {keys.lock(), keys.queue(), keys.timeouts()},
-                owner,
+                new String[] {keys.lock(), keys.queue(), keys.timeouts(), keys.waiting(), keys.fence()},
+                l.owner(),
                 keys.waiterChannelPrefix(),
-                wakeMessage(owner));
+                wakeMessage(l.owner()),
+                l.grantId(),
+                Long.toString(l.fenceTtlMs()));
     }
 
     /**

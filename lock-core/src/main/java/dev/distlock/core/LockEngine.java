@@ -45,13 +45,13 @@ final class LockEngine implements AutoCloseable {
                             + " target the node that holds each lock; set replicaAcks to 0");
         }
         this.redis = redis;
-        this.hub = new WakeupHub(redis.pubSub, clientId);
         this.timers = new ScheduledThreadPoolExecutor(1, r -> {
             Thread t = new Thread(r, "distlock-timer-" + clientId.substring(0, 8));
             t.setDaemon(true);
             return t;
         });
         timers.setRemoveOnCancelPolicy(true);
+        this.hub = new WakeupHub(redis.pubSub, clientId, timers);
         this.calls = new RedisCalls(options.operationTimeout().toNanos(), timers);
         this.node = new RedisNode(redis, calls, hub, options);
         this.events = new Events(options.listeners());

@@ -41,6 +41,14 @@ record LockKeys(String lock) {
         return lock + ":timeouts";
     }
 
+    /**
+     * The fair lock's hash of what each queued waiter asked for (owner -> "grant id, lease in ms"), so
+     * that a release can grant the lock to the next waiter itself.
+     */
+    String waiting() {
+        return lock + ":waiting";
+    }
+
     /** Prefix of the fair lock's per-waiter channels: a waiter listens on prefix + owner. */
     String waiterChannelPrefix() {
         return lock + ":channel:";

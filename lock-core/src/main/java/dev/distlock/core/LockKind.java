@@ -37,6 +37,15 @@ abstract sealed class LockKind permits ReentrantKind, FairKind, ReadWriteKind {
         return keys.channel();
     }
 
+    /**
+     * Whether a thread's wait channel stays subscribed for a while after its wait: true where each
+     * waiter has a channel of its own (fair locks), which a thread that waits again can then join
+     * before it tries, sparing a subscription and a second try per wait.
+     */
+    boolean keepsWaitChannel() {
+        return false;
+    }
+
     /** Whether {@link #gaveUp} has something to do in Redis (a fair lock's queue place to leave). */
     boolean leavesWhenGivingUp() {
         return false;
@@ -51,10 +60,10 @@ abstract sealed class LockKind permits ReentrantKind, FairKind, ReadWriteKind {
     }
 
     /**
-     * Called when {@code owner} stops waiting without the lock (timeout, interrupt, error), for kinds that
-     * {@link #leavesWhenGivingUp} or {@link #recordsWaiters}; {@code wakeMessage} wakes others when that frees the lock.
+     * Called when a waiter stops waiting without the lock (timeout, interrupt, error), for kinds that
+     * {@link #leavesWhenGivingUp} or {@link #recordsWaiters}.
      */
-    CompletableFuture<?> gaveUp(ScriptRunner scripts, LockKeys keys, String owner, String wakeMessage) {
+    CompletableFuture<?> gaveUp(ScriptRunner scripts, LockKeys keys, ScriptArgs.Leave args) {
         return CompletableFuture.completedFuture(null);
     }
 

@@ -32,6 +32,8 @@ final class RedisNode {
     private final int tokenBlock;
     /** How long a release reserves a lock for another waiting client: {@link #RESERVE_MS} with lock cohorting on, else 0. */
     private final long reserveMs;
+    /** How owner ids of this client begin (threads and handles alike): a fair release hands their grants over in-process. */
+    private final String localOwners;
 
     /**
      * How long a release reserves a lock for another client that waits for it. Long enough for that
@@ -51,6 +53,7 @@ final class RedisNode {
         this.releaseNoteTtlMs = Math.max(1000, 2 * options.operationTimeout().toMillis());
         this.tokenBlock = options.localHandOffs() + 1;
         this.reserveMs = options.localHandOffs() > 0 ? RESERVE_MS : 0;
+        this.localOwners = hub.message(false) + ':';
     }
 
     LockKeys keys(String name) {
@@ -76,6 +79,7 @@ final class RedisNode {
      * by nobody for {@code keepMs} more (0: frees it), for kinds that {@link LockKind#keepsAfterRelease}.
      */
     CompletableFuture<Long> release(LockKind kind, LockKeys keys, String owner, String grantId, int held, long keepMs) {
+        long sentAt = System.nanoTime(); // the lease of a grant the release makes runs from no earlier than this
         return kind.release(
                 scripts,
                 keys,
@@ -86,7 +90,11 @@ final class RedisNode {
                         hub.message(kind.wakesAllOnRelease()),
                         releaseNoteTtlMs,
                         keepMs,
-                        reserveMs));
+                        reserveMs,
+                        fenceTtlMs,
+                        localOwners,
+                        (waiter, token, waiterGrant) -> hub.handOver(
+                                kind.waitChannel(keys, waiter), new WakeupHub.Handed(waiterGrant, token, sentAt))));
     }
 
     /**
@@ -115,9 +123,13 @@ final class RedisNode {
         return kind.renew(renewals, keys, owner, grantId, leaseMs);
     }
 
-    /** Leaves a fair queue (whatever the kind does on giving up; see {@link LockKind#leavesWhenGivingUp()}). */
-    CompletableFuture<?> gaveUp(LockKind kind, LockKeys keys, String owner) {
-        return kind.gaveUp(scripts, keys, owner, hub.message(kind.wakesAllOnRelease()));
+    /**
+     * Leaves a fair queue (whatever the kind does on giving up; see {@link LockKind#leavesWhenGivingUp()}),
+     * giving back a grant made meanwhile under {@code grantId} (empty for none: a re-entry).
+     */
+    CompletableFuture<?> gaveUp(LockKind kind, LockKeys keys, String owner, String grantId) {
+        return kind.gaveUp(
+                scripts, keys, new ScriptArgs.Leave(owner, grantId, hub.message(kind.wakesAllOnRelease()), fenceTtlMs));
     }
 
     /** Raises the fencing counter of {@code keys} to at least {@code token} while {@code owner} holds it: 1, else 0. */

@@ -60,8 +60,9 @@ final class ReentrantKind extends LockKind {
     }
 
     @Override
-    CompletableFuture<?> gaveUp(ScriptRunner scripts, LockKeys keys, String owner, String wakeMessage) {
-        return scripts.integer(LockScript.LEAVE, new String[] {keys.lock()}, owner, keys.channel(), wakeMessage);
+    CompletableFuture<?> gaveUp(ScriptRunner scripts, LockKeys keys, ScriptArgs.Leave args) {
+        return scripts.integer(
+                LockScript.LEAVE, new String[] {keys.lock()}, args.owner(), keys.channel(), args.wakeMessage());
     }
 
     @Override

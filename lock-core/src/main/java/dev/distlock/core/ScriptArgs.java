@@ -34,7 +34,41 @@ final class ScriptArgs {
      * @param noteTtlMs how long Redis remembers a last release, so that the same release sent again still succeeds
      * @param keepMs how long a last release leaves the lock taken, by nobody (hold-at-least); 0 frees it
      * @param reserveMs how long a last release reserves the lock for another client that found it busy
+     * @param fenceTtlMs how long the fencing counter outlives a grant the release makes to the next waiter
+     *        (fair locks)
+     * @param localOwners the owner-id prefix of the releasing client's own waiters, which it hands a grant
+     *        made to them itself (fair locks)
+     * @param handOver takes a grant the release made to one of those waiters
      */
     record Release(
-            String owner, String grantId, int held, String wakeMessage, long noteTtlMs, long keepMs, long reserveMs) {}
+            String owner,
+            String grantId,
+            int held,
+            String wakeMessage,
+            long noteTtlMs,
+            long keepMs,
+            long reserveMs,
+            long fenceTtlMs,
+            String localOwners,
+            HandOver handOver) {}
+
+    /**
+     * Where a release delivers a grant it made to a waiter of the releasing client (fair locks): that
+     * waiter then holds the lock without asking again.
+     */
+    @FunctionalInterface
+    interface HandOver {
+        void granted(String owner, long token, String grantId);
+    }
+
+    /**
+     * A waiter giving up.
+     *
+     * @param owner the owner id
+     * @param grantId the grant id its attempts carried, so that a grant a release made to it meanwhile is
+     *        given back; empty when it held the lock already (a re-entry), which must not be given back
+     * @param wakeMessage what a wake-up of the next waiter publishes
+     * @param fenceTtlMs how long the fencing counter outlives a grant made to the next waiter
+     */
+    record Leave(String owner, String grantId, String wakeMessage, long fenceTtlMs) {}
 }

@@ -74,6 +74,7 @@ class DerivedKeysScriptTest extends ScriptTestSupport {
                         fair.fence(),
                         fair.queue(),
                         fair.timeouts(),
+                        fair.waiting(),
                         fair.lock() + ":released:" + B,
                         rw.lock(),
                         rw.fence(),
@@ -264,6 +265,7 @@ class DerivedKeysScriptTest extends ScriptTestSupport {
                 || key.equals(lock.fence())
                 || key.equals(lock.queue())
                 || key.equals(lock.timeouts())
+                || key.equals(lock.waiting())
                 || key.startsWith(lock.lock() + ":released:");
     }
 
@@ -304,7 +306,8 @@ class DerivedKeysScriptTest extends ScriptTestSupport {
                 .isEqualTo(0L);
         assertThat(kind.release(scripts, keys, releaseArgs(C, "g5", 1)).get(5, TimeUnit.SECONDS))
                 .isOne();
-        assertThat(kind.gaveUp(scripts, keys, D, "m").get(5, TimeUnit.SECONDS)).isEqualTo(2L);
+        assertThat(kind.gaveUp(scripts, keys, leaveArgs(D, "g6")).get(5, TimeUnit.SECONDS))
+                .isEqualTo(2L);
         granted(kind.acquire(scripts, keys, acquireArgs(B, 0, "g7", 0)).get(5, TimeUnit.SECONDS));
         assertThat(forceRelease("m")).isOne();
         assertThat(forceRelease("m")).isZero();
@@ -321,16 +324,24 @@ class DerivedKeysScriptTest extends ScriptTestSupport {
                         .get(5, TimeUnit.SECONDS)
                         .get(0))
                 .isEqualTo(0L);
-        assertThat(kind.gaveUp(scripts, fair, C, "m").get(5, TimeUnit.SECONDS)).isEqualTo(1L);
+        assertThat(kind.gaveUp(scripts, fair, leaveArgs(C, "f3")).get(5, TimeUnit.SECONDS))
+                .isEqualTo(1L);
         assertThat(kind.release(scripts, fair, releaseArgs(A, "f1", 1)).get(5, TimeUnit.SECONDS))
-                .isOne();
+                .isOne(); // granted to B
         granted(kind.acquire(scripts, fair, acquireArgs(B, 0, "f2", 60_000)).get(5, TimeUnit.SECONDS));
         granted(kind.acquire(scripts, fair, acquireArgs(B, 0, "f4", 60_000))
                 .get(5, TimeUnit.SECONDS)); // stale f2 replaced
         assertThat(kind.renew(scripts, fair, B, "f4", 30_000).get(5, TimeUnit.SECONDS))
                 .isOne();
+        assertThat(kind.acquire(scripts, fair, acquireArgs(C, 0, "f5", 60_000))
+                        .get(5, TimeUnit.SECONDS)
+                        .get(0))
+                .isEqualTo(0L);
         assertThat(kind.release(scripts, fair, releaseArgs(B, "f4", 1)).get(5, TimeUnit.SECONDS))
-                .isOne();
+                .isOne(); // granted to C
+        assertThat(kind.gaveUp(scripts, fair, leaveArgs(C, "f5")).get(5, TimeUnit.SECONDS))
+                .as("C gives the grant back as it leaves")
+                .isEqualTo(1L);
         assertThat(kind.release(scripts, fair, releaseArgs(B, "f4", 1)).get(5, TimeUnit.SECONDS))
                 .isOne();
     }
@@ -370,7 +381,12 @@ class DerivedKeysScriptTest extends ScriptTestSupport {
     }
 
     private static ScriptArgs.Release releaseArgs(String owner, String grant, int held) {
-        return new ScriptArgs.Release(owner, grant, held, "wake", NOTE_TTL_MS, 0, 50);
+        return new ScriptArgs.Release(
+                owner, grant, held, "wake", NOTE_TTL_MS, 0, 50, FENCE_TTL_MS, "", (o, token, g) -> {});
+    }
+
+    private static ScriptArgs.Leave leaveArgs(String owner, String grant) {
+        return new ScriptArgs.Leave(owner, grant, "m", FENCE_TTL_MS);
     }
 
     private static long granted(List<Object> reply) {

@@ -11,9 +11,13 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -122,6 +126,114 @@ class FairLockTest {
 
         assertThat(Duration.ofNanos(waiter.get() - released)).isLessThan(Duration.ofSeconds(5));
         assertNoQueueLeft();
+    }
+
+    @Test
+    void aWaiterOfTheReleasingClientIsHandedTheLockWithoutAnotherScript() throws Exception {
+        assertHandOverRunsScripts(client, 1); // the release, which grants the waiter and returns the grant
+    }
+
+    @Test
+    void aWaiterOfAnotherClientTakesItsGrantUpWithOneAttempt() throws Exception {
+        assertHandOverRunsScripts(otherClient, 2); // the release, then the woken waiter's attempt
+    }
+
+    /** Scripts Redis runs from the holder's unlock until the waiter holds the lock, with a larger fencing token. */
+    private void assertHandOverRunsScripts(LockClient waiterClient, long expected) throws Exception {
+        RedisLock held = client.getFairLock(name);
+        held.lock();
+        long holderToken = held.currentFencingToken();
+        CountDownLatch acquired = new CountDownLatch(1);
+        CountDownLatch counted = new CountDownLatch(1);
+        OtherThread<Long> waiter = OtherThread.start(() -> {
+            RedisLock lock = waiterClient.getLock(SLEEPY, name, name);
+            if (!lock.tryLock(Duration.ofSeconds(25))) {
+                throw new AssertionError("not acquired");
+            }
+            try {
+                acquired.countDown();
+                counted.await();
+                return lock.currentFencingToken();
+            } finally {
+                lock.unlock();
+            }
+        });
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> queue().size() == 1 && waiterClient.subscribedChannels() == 1);
+        long before = probe.scriptRuns();
+
+        held.unlock();
+
+        assertThat(acquired.await(10, TimeUnit.SECONDS)).isTrue();
+        long runs = probe.scriptRuns() - before;
+        counted.countDown();
+        assertThat(waiter.get()).isGreaterThan(holderToken);
+        assertThat(runs).isEqualTo(expected);
+        assertNoQueueLeft();
+    }
+
+    /**
+     * Waiters of two clients, threads and handles, giving up at every moment (short waits, handles
+     * cancelled) while the lock is granted to the next waiter on every release: a grant made to a waiter
+     * that just left is given back, so the lock is never stranded for the 30 s watchdog lease.
+     */
+    @Test
+    void waitersGivingUpAsTheLockIsGrantedToThemNeverStrandIt() throws Exception {
+        Exclusion exclusion = new Exclusion();
+        AtomicBoolean stop = new AtomicBoolean();
+        List<OtherThread<Void>> workers = new ArrayList<>();
+        for (int i = 0; i < 6; i++) {
+            RedisLock lock = (i % 2 == 0 ? client : otherClient).getFairLock(name);
+            workers.add(OtherThread.start(() -> {
+                while (!stop.get()) {
+                    if (lock.tryLock(
+                            Duration.ofMillis(ThreadLocalRandom.current().nextInt(1, 15)))) {
+                        try {
+                            exclusion.pass();
+                        } finally {
+                            lock.unlock();
+                        }
+                    }
+                }
+                return null;
+            }));
+        }
+        for (int i = 0; i < 2; i++) {
+            RedisLock lock = (i == 0 ? client : otherClient).getFairLock(name);
+            workers.add(OtherThread.start(() -> {
+                while (!stop.get()) {
+                    CompletableFuture<Optional<LockHandle>> taking =
+                            lock.tryLockAsync(Duration.ofSeconds(1)).toCompletableFuture();
+                    Thread.sleep(ThreadLocalRandom.current().nextInt(0, 5));
+                    if (taking.cancel(false)) {
+                        continue;
+                    }
+                    Optional<LockHandle> handle = taking.get(10, TimeUnit.SECONDS);
+                    if (handle.isPresent()) {
+                        try {
+                            exclusion.pass();
+                        } finally {
+                            handle.get().unlock();
+                        }
+                    }
+                }
+                return null;
+            }));
+        }
+        Thread.sleep(4_000);
+        stop.set(true);
+        for (OtherThread<Void> worker : workers) {
+            worker.get();
+        }
+
+        assertThat(exclusion.overlaps()).isZero();
+        assertThat(exclusion.entries()).as("the lock was taken at all").isPositive();
+        // Default 30 s watchdog lease: a grant stranded with a waiter that left would keep the lock that long.
+        await().atMost(Duration.ofSeconds(3))
+                .until(() -> !client.getFairLock(name).isLocked());
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> probe.sync().exists(keys.queue(), keys.timeouts(), keys.waiting()) == 0);
+        assertThat(client.activeHolds() + otherClient.activeHolds()).isZero();
     }
 
     @Test

@@ -122,11 +122,11 @@ class FairScriptTest extends ScriptTestSupport {
 
     @Test
     void headWhoseDeadlinePassedIsDroppedAndTheNextWaiterIsGranted() throws Exception {
-        fair(A, 60_000, WAIT_MS);
+        fair(A, 100, WAIT_MS);
         fair(B, 60_000, WAIT_MS);
         fair(C, 60_000, WAIT_MS);
-        fairRelease(A);
         sync.zadd(keys.timeouts(), serverMillis() - 1, B); // B crashed: its deadline passed
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> sync.exists(keys.lock()) == 0);
 
         List<Object> reply = fair(C, 60_000, WAIT_MS);
 
@@ -135,21 +135,23 @@ class FairScriptTest extends ScriptTestSupport {
     }
 
     @Test
-    void droppingADeadHeadWakesTheNewHeadWhenTheLockIsFree() throws Exception {
-        fair(A, 60_000, WAIT_MS);
+    void droppingADeadHeadGrantsTheNewHeadAndWakesItWhenTheLockIsFree() throws Exception {
+        fair(A, 100, WAIT_MS); // A's lease runs out: the lock frees without a release
         fair(B, 60_000, WAIT_MS);
         fair(C, 60_000, WAIT_MS);
         fair(D, 60_000, WAIT_MS);
-        fairRelease(A);
         sync.zadd(keys.timeouts(), serverMillis() - 1, B);
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> sync.exists(keys.lock()) == 0);
         BlockingQueue<String> toC = probe.subscribe(keys.waiterChannelPrefix() + C);
 
         List<Object> reply = fair(D, 60_000, WAIT_MS);
 
         assertThat(reply.get(0)).as("D is behind C").isEqualTo(0L);
         assertThat(toC.poll(5, TimeUnit.SECONDS)).endsWith(WakeupHub.DIRECTED);
-        assertThat(sync.lrange(keys.queue(), 0, -1)).containsExactly(C, D);
-        assertThat(sync.zrange(keys.timeouts(), 0, -1)).containsExactlyInAnyOrder(C, D);
+        assertGrantedTo(C);
+        assertThat(sync.lrange(keys.queue(), 0, -1)).containsExactly(D);
+        assertThat(sync.zrange(keys.timeouts(), 0, -1)).containsExactly(D);
+        assertThat(fair(C, 60_000, WAIT_MS).get(0)).as("C takes its grant up").isEqualTo(1L);
     }
 
     @Test
@@ -182,7 +184,78 @@ class FairScriptTest extends ScriptTestSupport {
         fairRelease(A);
 
         assertThat(toC.poll(5, TimeUnit.SECONDS)).isNotNull();
+        assertGrantedTo(C);
+        assertThat(sync.exists(keys.queue(), keys.timeouts(), keys.waiting())).isZero();
+    }
+
+    @Test
+    void lastReleaseGrantsTheNextWaiterUnderItsOwnGrantIdForNoLongerThanItsPlaceInTheQueue() throws Exception {
+        long holders = (Long) fair(A, 60_000, WAIT_MS).get(1);
+        fair(B, 60_000, WAIT_MS);
+        fair(C, 60_000, WAIT_MS);
+        double deadline = sync.zscore(keys.timeouts(), B);
+        long before = serverMillis();
+
+        assertThat(fairRelease(A)).isOne();
+
+        assertGrantedTo(B);
+        long token = Long.parseLong(sync.hget(keys.lock(), "~token"));
+        assertThat(token).isGreaterThan(holders);
+        assertThat(fenceCounter()).isEqualTo(token);
+        // B has not confirmed yet: were it dead, the lock would free when its place in the queue would have
+        assertThat((double) sync.pttl(keys.lock())).isBetween(1.0, deadline - before);
         assertThat(sync.lrange(keys.queue(), 0, -1)).containsExactly(C);
+        assertThat(sync.hkeys(keys.waiting())).containsExactly(C);
+        assertThat(fair(C, 60_000, WAIT_MS).get(0)).as("C still waits").isEqualTo(0L);
+
+        List<Object> taken = fair(B, 60_000, WAIT_MS);
+
+        assertThat(taken).as("B takes the grant up").containsExactly(1L, token, 1L);
+        assertThat(sync.pttl(keys.lock())).as("with its whole lease").isGreaterThan(50_000L);
+        assertThat(fairRelease(B)).isOne();
+        assertGrantedTo(C);
+    }
+
+    @Test
+    void aGrantToAWaiterOfTheReleasingClientComesBackInTheReplyWithTheWholeLeaseAndNoMessage() throws Exception {
+        fair(A, 60_000, WAIT_MS);
+        fair(B, 45_000, WAIT_MS);
+        BlockingQueue<String> toB = probe.subscribe(keys.waiterChannelPrefix() + B);
+        BlockingQueue<String> shared = probe.subscribe(keys.channel());
+
+        List<Object> reply = fairRelease(A, grantOf(A), 1, NOTE_TTL_MS, "client-b:");
+
+        assertGrantedTo(B);
+        String token = sync.hget(keys.lock(), "~token");
+        assertThat(reply).containsExactly(1L, B, Long.parseLong(token), grantOf(B));
+        assertThat(sync.pttl(keys.lock())).isBetween(40_000L, 45_000L);
+        sync.publish(keys.channel(), "flush");
+        assertThat(shared.poll(5, TimeUnit.SECONDS)).isEqualTo("flush");
+        assertThat(toB).as("the releasing client hands it over itself").isEmpty();
+        assertThat(fairRelease(A, grantOf(A), 1, NOTE_TTL_MS, "client-b:"))
+                .as("sent again: released, nothing granted twice")
+                .containsExactly(1L);
+        assertThat(sync.hget(keys.lock(), "~token")).isEqualTo(token);
+    }
+
+    @Test
+    void aWaiterLeavingAfterItWasGrantedGivesTheGrantBackToTheNextWaiter() throws Exception {
+        fair(A, 60_000, WAIT_MS);
+        fair(B, 60_000, WAIT_MS);
+        fair(C, 60_000, WAIT_MS);
+        fairRelease(A);
+        assertGrantedTo(B);
+
+        assertThat(fairLeave(B, "g-earlier-wait"))
+                .as("another grant id: not its grant")
+                .isZero();
+        assertGrantedTo(B);
+        assertThat(fairLeave(B)).isOne();
+
+        assertGrantedTo(C);
+        assertThat(fairLeave(B)).as("sent again").isZero();
+        assertGrantedTo(C);
+        assertThat(sync.exists(keys.queue(), keys.timeouts(), keys.waiting())).isZero();
     }
 
     @Test
@@ -314,10 +387,16 @@ class FairScriptTest extends ScriptTestSupport {
         assertThat(fairRelease(A)).isOne();
 
         assertThat(fairRelease(A)).isOne();
+        long token = Long.parseLong(sync.hget(keys.lock(), "~token"));
+        long counter = fenceCounter();
 
-        assertThat(sync.exists(keys.lock())).isZero();
+        assertThat(fairRelease(A)).isOne();
+
+        assertGrantedTo(B);
+        assertThat(sync.hget(keys.lock(), "~token")).as("granted once").isEqualTo(Long.toString(token));
+        assertThat(fenceCounter()).isEqualTo(counter);
         assertThat(sync.get(noteKey(A))).isEqualTo(grantOf(A));
-        assertThat(sync.lrange(keys.queue(), 0, -1)).containsExactly(B);
+        assertThat(sync.exists(keys.queue(), keys.timeouts(), keys.waiting())).isZero();
         assertThat(toB.poll(5, TimeUnit.SECONDS)).isNotNull();
         sync.publish(keys.channel(), "flush"); // delivered in order after any second wake-up
         assertThat(shared.poll(5, TimeUnit.SECONDS)).isEqualTo("flush");
@@ -368,7 +447,8 @@ class FairScriptTest extends ScriptTestSupport {
         assertThat(shared.poll(5, TimeUnit.SECONDS)).isEqualTo("flush");
         assertThat(toC).isEmpty();
         assertThat(toD).isEmpty();
-        assertThat(sync.lrange(keys.queue(), 0, -1)).containsExactly(C, D);
+        assertGrantedTo(C);
+        assertThat(sync.lrange(keys.queue(), 0, -1)).containsExactly(D);
     }
 
     @Test
@@ -392,8 +472,8 @@ class FairScriptTest extends ScriptTestSupport {
 
     /**
      * Replacing a stale grant frees the lock. With a live waiter ahead of the owner the owner queues
-     * behind it, so the lock is free and nobody holds it: as when a dead head is dropped, the new
-     * head's turn came without a release, and it must be told or it sleeps a whole recheck period.
+     * behind it: as when a dead head is dropped, the new head's turn came without a release, so it is
+     * granted the lock and told, or it would sleep a whole recheck period.
      */
     @Test
     void replacingAStaleGrantWhileOthersWaitWakesTheHeadOfTheQueue() throws Exception {
@@ -404,8 +484,8 @@ class FairScriptTest extends ScriptTestSupport {
         List<Object> reply = fair(A, 60_000, 0, "g2", WAIT_MS);
 
         assertThat(reply.get(0)).as("B was first in line").isEqualTo(0L);
-        assertThat(sync.exists(keys.lock())).isZero();
-        assertThat(sync.lrange(keys.queue(), 0, -1)).containsExactly(B, A);
+        assertGrantedTo(B);
+        assertThat(sync.lrange(keys.queue(), 0, -1)).containsExactly(A);
         assertThat(toB.poll(5, TimeUnit.SECONDS))
                 .as("wake-up of the head, whose turn it now is")
                 .isNotNull();
@@ -436,7 +516,7 @@ class FairScriptTest extends ScriptTestSupport {
     private List<Object> fair(String owner, long leaseMs, int held, String grant, long waitMs) throws Exception {
         return scripts.array(
                         LockScript.FAIR_ACQUIRE,
-                        new String[] {keys.lock(), keys.queue(), keys.timeouts(), keys.fence()},
+                        new String[] {keys.lock(), keys.queue(), keys.timeouts(), keys.fence(), keys.waiting()},
                         owner,
                         Long.toString(leaseMs),
                         Long.toString(FENCE_TTL_MS),
@@ -460,26 +540,50 @@ class FairScriptTest extends ScriptTestSupport {
     }
 
     private long fairRelease(String owner, String grant, int held, long noteTtlMs) throws Exception {
-        return scripts.integer(
+        return (Long) fairRelease(owner, grant, held, noteTtlMs, "").get(0);
+    }
+
+    /** A release by the client whose owner ids start with {@code localOwners}; the whole reply. */
+    private List<Object> fairRelease(String owner, String grant, int held, long noteTtlMs, String localOwners)
+            throws Exception {
+        return scripts.array(
                         LockScript.FAIR_RELEASE,
-                        new String[] {keys.lock(), keys.queue(), keys.timeouts(), keys.note(owner)},
+                        new String[] {
+                            keys.lock(), keys.queue(), keys.timeouts(), keys.note(owner), keys.waiting(), keys.fence()
+                        },
                         owner,
                         grant,
                         Integer.toString(held),
                         keys.waiterChannelPrefix(),
                         WakeupHub.directed(owner.substring(0, owner.indexOf(':'))),
-                        Long.toString(noteTtlMs))
+                        Long.toString(noteTtlMs),
+                        Long.toString(FENCE_TTL_MS),
+                        localOwners)
                 .get(5, TimeUnit.SECONDS);
     }
 
     private long fairLeave(String owner) throws Exception {
+        return fairLeave(owner, grantOf(owner));
+    }
+
+    private long fairLeave(String owner, String grant) throws Exception {
         return scripts.integer(
                         LockScript.FAIR_LEAVE,
-                        new String[] {keys.lock(), keys.queue(), keys.timeouts()},
+                        new String[] {keys.lock(), keys.queue(), keys.timeouts(), keys.waiting(), keys.fence()},
                         owner,
                         keys.waiterChannelPrefix(),
-                        WakeupHub.directed(owner))
+                        WakeupHub.directed(owner),
+                        grant,
+                        Long.toString(FENCE_TTL_MS))
                 .get(5, TimeUnit.SECONDS);
+    }
+
+    /** Asserts that {@code owner} holds the lock under its usual grant id, granted but not yet taken up. */
+    private void assertGrantedTo(String owner) {
+        assertThat(sync.hgetall(keys.lock()))
+                .containsOnlyKeys(owner, "~token", "~req")
+                .containsEntry(owner, "1")
+                .containsEntry("~req", grantOf(owner));
     }
 
     /** Lets at least {@code ms} of server time pass. */

@@ -3,6 +3,7 @@ package dev.distlock.core.pubsub;
 import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import io.lettuce.core.pubsub.api.async.RedisPubSubAsyncCommands;
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
@@ -16,6 +17,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Wakes threads that wait for a busy lock. One Redis subscription per lock channel, shared by all
@@ -36,13 +38,23 @@ public final class WakeupHub {
      */
     public static final String DIRECTED = ":directed";
 
+    /**
+     * How long a kept channel stays subscribed after its last waiter left: a thread that waits for the
+     * same fair lock again within it joins before it tries, so its wait costs no subscription.
+     */
+    public static final Duration KEEP_OPEN = Duration.ofSeconds(1);
+
     private final RedisPubSubAsyncCommands<String, String> commands;
     private final String selfId;
     private final ConcurrentHashMap<String, WaitChannel> channels = new ConcurrentHashMap<>();
+    /** Closes kept channels once idle. */
+    private final ScheduledExecutorService timers;
 
-    public WakeupHub(StatefulRedisPubSubConnection<String, String> connection, String selfId) {
+    public WakeupHub(
+            StatefulRedisPubSubConnection<String, String> connection, String selfId, ScheduledExecutorService timers) {
         this.commands = connection.async();
         this.selfId = selfId;
+        this.timers = timers;
         connection.addListener(new RedisPubSubAdapter<>() {
             @Override
             public void message(String channel, String message) {
@@ -68,15 +80,43 @@ public final class WakeupHub {
 
     /** Registers the caller as a waiter on {@code channel}, subscribing when it is the first. */
     public WaitChannel join(String channel) {
+        return join(channel, false);
+    }
+
+    /**
+     * As {@link #join(String)}; with {@code keep}, the subscription stays open for {@link #KEEP_OPEN}
+     * after the last waiter left, for a waiter that comes back to wait again (see {@link #joinIfOpen}).
+     */
+    public WaitChannel join(String channel, boolean keep) {
         return channels.compute(channel, (name, existing) -> {
             WaitChannel c = existing != null ? existing : new WaitChannel(name, subscribe(name));
             c.refs++;
             c.waiting.incrementAndGet();
+            c.keep |= keep;
             return c;
         });
     }
 
-    /** Unregisters a waiter; the last one to leave unsubscribes. */
+    /**
+     * Joins {@code channel} only if its subscription is open and confirmed already (kept open after an
+     * earlier wait), else returns {@code null} and subscribes nothing. A caller that joins before it
+     * tries in Redis misses no wake-up sent after that try, and needs neither a subscription round trip
+     * nor a second try once subscribed.
+     */
+    public @Nullable WaitChannel joinIfOpen(String channel) {
+        WaitChannel[] joined = {null};
+        channels.computeIfPresent(channel, (name, c) -> {
+            if (c.subscribed.isDone() && !c.subscribed.isCompletedExceptionally()) {
+                c.refs++;
+                c.waiting.incrementAndGet();
+                joined[0] = c;
+            }
+            return c;
+        });
+        return joined[0];
+    }
+
+    /** Unregisters a waiter; the last one to leave unsubscribes, or starts the time a kept channel stays open. */
     public void leave(WaitChannel channel) {
         channels.compute(channel.name, (name, existing) -> {
             channel.waiting.decrementAndGet();
@@ -84,14 +124,61 @@ public final class WakeupHub {
             if (existing != channel || --channel.refs > 0) {
                 return existing;
             }
-            try {
-                commands.unsubscribe(name);
-            } catch (RuntimeException e) {
-                // The connection is closed (the client is closing): there is no subscription left to end, and
-                // the waiter's own outcome (a LockException saying the client is closed) must not be replaced.
+            if (channel.keep && keptOpen(channel)) {
+                return existing;
             }
+            unsubscribe(name);
             return null;
         });
+    }
+
+    /** Starts the time an idle kept channel stays open; false when it cannot stay open (the client is closing). */
+    private boolean keptOpen(WaitChannel channel) {
+        channel.idleSinceNanos = System.nanoTime();
+        if (!channel.closing) {
+            channel.closing = closeLater(channel, KEEP_OPEN.toNanos());
+        }
+        return channel.closing;
+    }
+
+    /** Schedules the check that closes a kept channel once it has been idle long enough; false when the client is closing. */
+    private boolean closeLater(WaitChannel channel, long delayNanos) {
+        try {
+            timers.schedule(() -> closeIfIdle(channel), delayNanos, TimeUnit.NANOSECONDS);
+            return true;
+        } catch (RejectedExecutionException closing) {
+            return false;
+        }
+    }
+
+    private void closeIfIdle(WaitChannel channel) {
+        channels.compute(channel.name, (name, existing) -> {
+            if (existing != channel) {
+                return existing;
+            }
+            if (channel.refs > 0) {
+                channel.closing = false; // its last waiter's leave starts the time again
+                return existing;
+            }
+            long idle = System.nanoTime() - channel.idleSinceNanos;
+            if (idle < KEEP_OPEN.toNanos()) {
+                channel.closing = closeLater(channel, KEEP_OPEN.toNanos() - idle);
+                if (channel.closing) {
+                    return existing;
+                }
+            }
+            unsubscribe(name);
+            return null;
+        });
+    }
+
+    private void unsubscribe(String name) {
+        try {
+            commands.unsubscribe(name);
+        } catch (RuntimeException e) {
+            // The connection is closed (the client is closing): there is no subscription left to end, and
+            // the waiter's own outcome (a LockException saying the client is closed) must not be replaced.
+        }
     }
 
     /** Wakes local waiters of {@code channel} after this client released its lock. */
@@ -102,14 +189,37 @@ public final class WakeupHub {
         }
     }
 
+    /**
+     * Hands {@code grant}, which a release by this client made in Redis to the waiter of {@code channel}
+     * (a fair lock's waiter, alone on its own channel), to that waiter and wakes it. Nothing happens when
+     * nobody waits there any more: a waiter that stopped waiting gives such a grant back in Redis itself.
+     */
+    public void handOver(String channel, Handed grant) {
+        WaitChannel c = channels.get(channel);
+        if (c != null) {
+            c.handed = grant;
+            c.wake(false);
+        }
+    }
+
+    /**
+     * A grant made in Redis to a waiter under the waiter's own grant id, handed to it in-process.
+     *
+     * @param grantId the grant id the waiter's attempts carry
+     * @param token the grant's fencing token
+     * @param sentNanos when the release that made it was sent (System.nanoTime): the lease runs from no
+     *        earlier than this
+     */
+    public record Handed(String grantId, long token, long sentNanos) {}
+
     /** Wakes every waiter of every channel: the client is closing, and each will see it. */
     public void wakeAll() {
         channels.values().forEach(c -> c.wake(true));
     }
 
-    /** Number of channels subscribed right now (for tests and diagnostics). */
+    /** Number of channels subscribed right now with a waiter on them, kept channels aside (for tests and diagnostics). */
     public int subscribedChannels() {
-        return channels.size();
+        return (int) channels.values().stream().filter(c -> c.refs > 0).count();
     }
 
     private CompletableFuture<Void> subscribe(String channel) {
@@ -157,12 +267,34 @@ public final class WakeupHub {
         private final ArrayDeque<CompletableFuture<Boolean>> sleepers = new ArrayDeque<>();
         /** Wake-ups kept for waiters not asleep when they came; guarded by this. */
         private int kept;
+        /** The last grant handed over to the waiter of this channel and not yet taken. */
+        private volatile @Nullable Handed handed;
 
-        private int refs; // guarded by the map's lock for this channel
+        // Guarded by the map's lock for this channel (refs read without it for diagnostics only).
+        private volatile int refs;
+        /** Stays subscribed for a while after its last waiter left. */
+        private boolean keep;
+        /** A check that closes it once idle is scheduled. */
+        private boolean closing;
+
+        private long idleSinceNanos;
 
         WaitChannel(String name, CompletableFuture<Void> subscribed) {
             this.name = name;
             this.subscribed = subscribed;
+        }
+
+        /**
+         * Takes the grant handed over to the waiter whose attempts carry {@code grantId}, if one came;
+         * one handed to an earlier wait of the same owner is left alone.
+         */
+        public @Nullable Handed takeHanded(String grantId) {
+            Handed h = handed;
+            if (h == null || !h.grantId().equals(grantId)) {
+                return null;
+            }
+            handed = null;
+            return h;
         }
 
         /** Completes once Redis confirmed the subscription; a release after that is never missed. */

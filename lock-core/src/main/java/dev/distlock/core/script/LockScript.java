@@ -34,10 +34,10 @@ public final class LockScript {
     public static final LockScript FORCE_RELEASE = load("force-release.lua");
     /** Acquire or re-enter a fair lock in arrival order, queueing the caller when it must wait. */
     public static final LockScript FAIR_ACQUIRE = load("token.lua", "fair-queue.lua", "fair-acquire.lua");
-    /** Release one hold of a fair lock; the last one wakes only the next waiter. */
-    public static final LockScript FAIR_RELEASE = load("fair-queue.lua", "fair-release.lua");
-    /** Remove a waiter that gave up from a fair lock's queue. */
-    public static final LockScript FAIR_LEAVE = load("fair-queue.lua", "fair-leave.lua");
+    /** Release one hold of a fair lock; the last one grants the lock to the next live waiter. */
+    public static final LockScript FAIR_RELEASE = load("token.lua", "fair-queue.lua", "fair-release.lua");
+    /** Remove a waiter that gave up from a fair lock's queue, giving back a grant made to it meanwhile. */
+    public static final LockScript FAIR_LEAVE = load("token.lua", "fair-queue.lua", "fair-leave.lua");
     /** Raise a lock's fencing counter to a token while the owner holds the lock (RedLock). */
     public static final LockScript RAISE_FENCE = load("raise-fence.lua");
 
