@@ -133,6 +133,11 @@ class DerivedKeysScriptTest extends ScriptTestSupport {
                             .get(10, java.util.concurrent.TimeUnit.SECONDS))
                     .as("a handle waited in Redis, then gave up (and left)")
                     .isEmpty();
+            // Its leave runs in the background: until it lands, the release reserves the lock for that instance.
+            String plainKey = LockKeys.of(LockClientOptions.DEFAULT_KEY_PREFIX, plainName).lock();
+            org.awaitility.Awaitility.await()
+                    .atMost(Duration.ofSeconds(5))
+                    .until(() -> !sync.hexists(plainKey, "~w"));
             plain.unlock();
             assertThat(plain.forceUnlock()).as("already free").isFalse();
 
@@ -382,7 +387,7 @@ class DerivedKeysScriptTest extends ScriptTestSupport {
 
     private static ScriptArgs.Release releaseArgs(String owner, String grant, int held) {
         return new ScriptArgs.Release(
-                owner, grant, held, "wake", NOTE_TTL_MS, 0, 50, FENCE_TTL_MS, "", (o, token, g) -> {});
+                owner, grant, held, "wake", NOTE_TTL_MS, 0, 50, FENCE_TTL_MS, "", 0, "", (o, token, g, lease, line) -> {});
     }
 
     private static ScriptArgs.Leave leaveArgs(String owner, String grant) {
