@@ -75,9 +75,10 @@ final class Acquirer {
                 reentry ? current.grantId : Long.toString(requests.incrementAndGet()));
         boolean acquired = false;
         String channelName = kind.waitChannel(keys, request.owner());
-        boolean keep = kind.keepsWaitChannel() && !reentry;
+        boolean own = kind.waitsOnOwnChannel() && !reentry;
         // Joined before the first try, a channel kept open since this thread's last wait misses no wake-up after it.
-        WaitChannel channel = keep ? hub.joinIfOpen(channelName) : null;
+        WaitChannel channel = own ? hub.joinIfOpen(channelName) : null;
+        FairHandOffs.Slot slot = own ? expectOffer(request, args) : null;
         try {
             Grant grant = attempt(request, args, deadline);
             while (true) {
@@ -91,6 +92,7 @@ final class Acquirer {
                         // The next try gets a grant id of its own: the give-back names the old one, and if
                         // it is retried late it must not free a grant made by the next try.
                         args = afresh(request);
+                        slot = renewOffer(request, args, slot);
                     }
                     grant = new Grant(
                             false,
@@ -99,13 +101,18 @@ final class Acquirer {
                             args.grantId(),
                             grant.sentNanos()); // arrived after its lease: look again at once
                 }
+                Hold offered = takeOffer(request, slot);
+                if (offered != null) {
+                    acquired = true;
+                    return offered;
+                }
                 long remaining = deadline - System.nanoTime();
                 if (remaining <= 0) {
                     events.acquire(request.info(), AcquireOutcome.TIMEOUT, request.startNanos());
                     return null;
                 }
                 if (channel == null) {
-                    channel = hub.join(channelName, keep);
+                    channel = hub.join(channelName, own);
                     awaitSubscription(channel, deadline, keys, request.interruptible());
                 } else {
                     // The holder's TTL bounds the sleep: a lost wake-up or a crashed holder cannot stall us.
@@ -118,8 +125,12 @@ final class Acquirer {
                     throw new InterruptedException("Interrupted while waiting for lock '"
                             + request.info().key() + "'");
                 }
-                Grant handed = handed(channel, args);
-                grant = handed != null ? handed : attempt(request, args, deadline);
+                offered = takeOffer(request, slot);
+                if (offered != null) {
+                    acquired = true;
+                    return offered;
+                }
+                grant = attempt(request, args, deadline);
             }
         } catch (LockUnavailableException e) {
             if (args.held() == 0) {
@@ -129,6 +140,7 @@ final class Acquirer {
             }
             throw e;
         } finally {
+            withdrawOffer(request, slot);
             if (channel != null) {
                 hub.leave(channel);
             }
@@ -139,17 +151,79 @@ final class Acquirer {
     }
 
     /**
-     * The grant a release by this client made in Redis to this waiter and handed over in-process (fair
-     * locks), or {@code null}. With replica acknowledgements asked for, the waiter's next attempt takes
-     * such a grant up instead, and waits for the replicas as after any new grant.
+     * The slot where a new request for a fair lock is offered a grant in-process ({@link FairHandOffs}),
+     * made before its first try; {@code null} for other kinds.
      */
-    @Nullable
-    Grant handed(WaitChannel channel, ScriptArgs.Acquire args) {
-        if (options.replicaAcks() > 0) {
+    FairHandOffs.@Nullable Slot expectOffer(AcquireRequest request, ScriptArgs.Acquire args) {
+        LockKind kind = request.kind();
+        if (!kind.waitsOnOwnChannel()) {
             return null;
         }
-        WakeupHub.Handed h = channel.takeHanded(args.grantId());
-        return h == null ? null : new Grant(true, h.token(), 1, args.grantId(), h.sentNanos());
+        return node.fair.expect(kind.waitChannel(request.keys(), request.owner()), args.grantId(), request.lease());
+    }
+
+    /** The slot of a request that took a new grant id ({@link #afresh}), in place of {@code old}. */
+    FairHandOffs.@Nullable Slot renewOffer(
+            AcquireRequest request, ScriptArgs.Acquire args, FairHandOffs.@Nullable Slot old) {
+        if (old == null) {
+            return null;
+        }
+        withdrawOffer(request, old);
+        return expectOffer(request, args);
+    }
+
+    /**
+     * The hold a fair grant offered in-process gives {@code request}'s owner; {@code null} when none was
+     * offered, or when the grant is too close to its lease's end to use: a line's grant is then passed
+     * on, and a grant Redis made to this request is taken up by its next try (which renews it).
+     */
+    @Nullable
+    Hold takeOffer(AcquireRequest request, FairHandOffs.@Nullable Slot slot) {
+        FairHandOffs.Offer offer = slot == null ? null : node.fair.take(slot);
+        if (offer == null) {
+            return null;
+        }
+        LocalGates.Baton baton = offer.baton();
+        long now = System.nanoTime();
+        if (baton.validUntilNanos() - now < baton.lease().nanos() / 2) {
+            passOn(offer);
+            return null;
+        }
+        Hold hold = new Hold(baton, request.info(), request.owner(), request.thread(), now);
+        hold.cohort = offer.cohort();
+        return recorded(request, hold);
+    }
+
+    /** Whether a grant was offered to {@code slot}'s request and not yet taken. */
+    boolean offered(FairHandOffs.Slot slot) {
+        return node.fair.offered(slot);
+    }
+
+    /** Ends the wait of {@code slot}'s request; a grant offered to it and not taken is passed on. */
+    void withdrawOffer(AcquireRequest request, FairHandOffs.@Nullable Slot slot) {
+        FairHandOffs.Offer offer = slot == null ? null : node.fair.withdraw(slot);
+        if (offer != null) {
+            passOn(offer);
+        }
+    }
+
+    /**
+     * Passes on a fair grant offered to a request that does not use it: a line's grant to the next in the
+     * line, else back in Redis. A grant Redis made to the request itself stays: the request's leave gives
+     * it back (or its next try takes it up).
+     */
+    private void passOn(FairHandOffs.Offer offer) {
+        LocalGates.Baton baton = offer.baton();
+        if (offer.direct() || node.fair.handOn(baton, offer.cohort())) {
+            return;
+        }
+        node.giveBack(
+                baton.kind(),
+                baton.keys(),
+                baton.redisOwner(),
+                baton.grantId(),
+                baton.validUntilNanos(),
+                offer.cohort().served());
     }
 
     private void awaitSubscription(WaitChannel channel, long deadline, LockKeys keys, boolean interruptible)
@@ -376,7 +450,7 @@ final class Acquirer {
     void abandon(Hold hold) {
         holds.remove(hold);
         keeper.stop(hold);
-        node.giveBack(hold.kind, hold.keys, hold.redisOwner, hold.grantId, hold.validUntilNanos);
+        node.giveBack(hold);
         holds.exitGate(hold); // after the give-back: the next local waiter's try goes after it
         events.release(hold.info, hold.heldFor(System.nanoTime()));
     }

@@ -52,6 +52,8 @@ final class AsyncAcquisition {
     private AtGate atGate;
 
     private @Nullable WaitChannel channel;
+    /** Where a fair grant is offered to it in-process (fair locks), made before its first try. */
+    private volatile FairHandOffs.@Nullable Slot slot;
     private @Nullable CompletableFuture<?> call;
     private @Nullable CompletableFuture<Boolean> sleep;
 
@@ -74,6 +76,7 @@ final class AsyncAcquisition {
 
     void start() {
         if (gate == null) {
+            slot = acquirer.expectOffer(request, args);
             attempt();
             return;
         }
@@ -223,10 +226,14 @@ final class AsyncAcquisition {
             Hold hold = acquirer.granted(request, grant);
             if (hold == null) {
                 args = acquirer.afresh(request); // as in Acquirer: the give-back names the old grant id
+                slot = acquirer.renewOffer(request, args, slot);
                 attempt(); // arrived after its lease (given back): look again at once
             } else {
                 deliver(hold);
             }
+            return;
+        }
+        if (tookOffer()) {
             return;
         }
         long remaining = deadline - System.nanoTime();
@@ -260,21 +267,37 @@ final class AsyncAcquisition {
         next.whenComplete((ignored, error) -> woke());
     }
 
-    /** After a sleep: take up a grant handed over in-process (fair locks), else try in Redis. */
+    /** After a sleep: take up a grant offered in-process (fair locks), else try in Redis. */
     private void woke() {
-        WaitChannel joined;
         synchronized (this) {
             if (finished) {
-                return; // finished() leaves the queue, which gives back a grant made meanwhile
+                return; // finished() withdraws from its slot and passes on a grant offered meanwhile
             }
-            joined = channel;
         }
-        Grant handed = joined == null ? null : acquirer.handed(joined, args);
-        if (handed != null) {
-            answered(handed);
-        } else {
+        if (!tookOffer()) {
             attempt();
         }
+    }
+
+    /**
+     * Takes a fair grant offered in-process, if one came, and completes with it; whether one came. Off
+     * the thread that runs this (it may be inside the unlock of the holder that passed the grant on, or be
+     * the client's I/O thread); should the grant be unusable there, it tries in Redis instead.
+     */
+    private boolean tookOffer() {
+        FairHandOffs.Slot s = slot;
+        if (s == null || !acquirer.offered(s)) {
+            return false;
+        }
+        acquirer.offThread(() -> {
+            Hold hold = acquirer.takeOffer(request, s);
+            if (hold != null) {
+                deliver(hold);
+            } else {
+                attempt();
+            }
+        });
+        return true;
     }
 
     private void finished(@Nullable Hold hold, @Nullable Throwable error) {
@@ -304,6 +327,7 @@ final class AsyncAcquisition {
         if (pendingCall != null && !pendingCall.isDone()) {
             pendingCall.cancel(true); // cancels the command too, so that Lettuce does not send it again
         }
+        acquirer.withdrawOffer(request, slot);
         if (joined != null) {
             if (pendingSleep != null) {
                 joined.cancel(pendingSleep);

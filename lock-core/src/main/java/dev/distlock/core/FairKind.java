@@ -76,10 +76,19 @@ final class FairKind extends LockKind {
                         WakeupHub.directed(r.wakeMessage()),
                         Long.toString(r.noteTtlMs()),
                         Long.toString(r.fenceTtlMs()),
-                        r.localOwners())
+                        r.localOwners(),
+                        Integer.toString(r.cohortMax()),
+                        r.served())
                 .thenApply(reply -> {
-                    if (reply.size() == 4) {
-                        r.handOver().granted((String) reply.get(1), (Long) reply.get(2), (String) reply.get(3));
+                    // {1, waiter, token, grant id, lease ms, (owner, grant id) of the waiters behind it...}
+                    if (reply.size() >= 5) {
+                        r.handOver()
+                                .granted(
+                                        (String) reply.get(1),
+                                        (Long) reply.get(2),
+                                        (String) reply.get(3),
+                                        (Long) reply.get(4),
+                                        FairHandOffs.Cohort.of(reply, 5));
                     }
                     return (Long) reply.get(0);
                 });
@@ -96,7 +105,7 @@ final class FairKind extends LockKind {
     }
 
     @Override
-    boolean keepsWaitChannel() {
+    boolean waitsOnOwnChannel() {
         return true;
     }
 

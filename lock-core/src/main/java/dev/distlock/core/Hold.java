@@ -22,6 +22,11 @@ final class Hold extends LeaseState {
     volatile LocalGates.Gate gate;
     /** Whether this hold owns its gate's permit (false when it went past an abandoned holder). */
     volatile boolean ownsPermit;
+    /**
+     * A fair grant's line of this client's waiters it passes down on release ({@link FairHandOffs}), or
+     * {@code null}. Set before the hold is published.
+     */
+    FairHandOffs.@Nullable Cohort cohort;
 
     /**
      * A hold from {@code grant}, valid for {@code lease} from when the granting request was sent; a new
@@ -63,5 +68,11 @@ final class Hold extends LeaseState {
         this.tokenLimit = baton.tokenLimit();
         // The grant was last renewed (or granted) a lease before it runs out: renew on that schedule.
         this.renewalSentNanos = baton.validUntilNanos() - baton.lease().nanos();
+    }
+
+    /** The waiters this hold's grant was passed down to or over, as the release script takes them. */
+    String served() {
+        FairHandOffs.Cohort c = cohort;
+        return c == null ? "" : c.served();
     }
 }

@@ -38,11 +38,12 @@ abstract sealed class LockKind permits ReentrantKind, FairKind, ReadWriteKind {
     }
 
     /**
-     * Whether a thread's wait channel stays subscribed for a while after its wait: true where each
-     * waiter has a channel of its own (fair locks), which a thread that waits again can then join
-     * before it tries, sparing a subscription and a second try per wait.
+     * Whether each waiter has a wait channel of its own (fair locks). Such a channel stays subscribed for a
+     * while after a wait, so a thread that waits again joins it before it tries, sparing a subscription
+     * and a second try; and a grant made to such a waiter by a release of its own client is handed to it
+     * in-process ({@link FairHandOffs}).
      */
-    boolean keepsWaitChannel() {
+    boolean waitsOnOwnChannel() {
         return false;
     }
 

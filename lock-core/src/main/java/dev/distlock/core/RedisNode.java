@@ -32,8 +32,16 @@ final class RedisNode {
     private final int tokenBlock;
     /** How long a release reserves a lock for another waiting client: {@link #RESERVE_MS} with lock cohorting on, else 0. */
     private final long reserveMs;
-    /** How owner ids of this client begin (threads and handles alike): a fair release hands their grants over in-process. */
+    /**
+     * How owner ids of this client begin (threads and handles alike): a fair release hands their grants
+     * over in-process. Empty when replica acknowledgements are asked for: a grant must then be taken up by
+     * the waiter's own attempt, which waits for the replicas.
+     */
     private final String localOwners;
+    /** How many waiters of this client a fair grant may pass down in-process (lock cohorting), 0 for none. */
+    private final int fairCohortMax;
+    /** Fair grants handed to this client's waiters in-process. */
+    final FairHandOffs fair;
 
     /**
      * How long a release reserves a lock for another client that waits for it. Long enough for that
@@ -53,7 +61,10 @@ final class RedisNode {
         this.releaseNoteTtlMs = Math.max(1000, 2 * options.operationTimeout().toMillis());
         this.tokenBlock = options.localHandOffs() + 1;
         this.reserveMs = options.localHandOffs() > 0 ? RESERVE_MS : 0;
-        this.localOwners = hub.message(false) + ':';
+        boolean handsOver = options.replicaAcks() == 0;
+        this.localOwners = handsOver ? hub.message(false) + ':' : "";
+        this.fairCohortMax = handsOver ? options.localHandOffs() : 0;
+        this.fair = new FairHandOffs(hub);
     }
 
     LockKeys keys(String name) {
@@ -79,6 +90,16 @@ final class RedisNode {
      * by nobody for {@code keepMs} more (0: frees it), for kinds that {@link LockKind#keepsAfterRelease}.
      */
     CompletableFuture<Long> release(LockKind kind, LockKeys keys, String owner, String grantId, int held, long keepMs) {
+        return release(kind, keys, owner, grantId, held, keepMs, "");
+    }
+
+    /**
+     * As {@link #release(LockKind, LockKeys, String, String, int, long)}, for a fair grant that was passed
+     * down (or over) {@code served}, the waiters of this client named as {@link FairHandOffs.Cohort#served()}
+     * says.
+     */
+    CompletableFuture<Long> release(
+            LockKind kind, LockKeys keys, String owner, String grantId, int held, long keepMs, String served) {
         long sentAt = System.nanoTime(); // the lease of a grant the release makes runs from no earlier than this
         return kind.release(
                 scripts,
@@ -93,8 +114,15 @@ final class RedisNode {
                         reserveMs,
                         fenceTtlMs,
                         localOwners,
-                        (waiter, token, waiterGrant) -> hub.handOver(
-                                kind.waitChannel(keys, waiter), new WakeupHub.Handed(waiterGrant, token, sentAt))));
+                        fairCohortMax,
+                        served,
+                        (waiter, token, waiterGrant, leaseMs, cohort) -> {
+                            if (!fair.granted(kind, keys, waiter, waiterGrant, token, sentAt, cohort)) {
+                                // That request stopped waiting meanwhile; its leave gives the grant back too,
+                                // whichever lands first (both name the grant).
+                                giveBack(kind, keys, waiter, waiterGrant, sentAt + leaseMs * 1_000_000);
+                            }
+                        }));
     }
 
     /**
@@ -103,11 +131,22 @@ final class RedisNode {
      * never release a later hold of the same owner, and local waiters are woken when it lands.
      */
     void giveBack(LockKind kind, LockKeys keys, String owner, String grantId, long until) {
+        giveBack(kind, keys, owner, grantId, until, "");
+    }
+
+    /** Gives back the grant {@code hold} stands on (see above), naming the waiters it was passed down to. */
+    void giveBack(Hold hold) {
+        giveBack(hold.kind, hold.keys, hold.redisOwner, hold.grantId, hold.validUntilNanos, hold.served());
+    }
+
+    /** As {@link #giveBack(LockKind, LockKeys, String, String, long)}, for a fair grant passed down {@code served}. */
+    void giveBack(LockKind kind, LockKeys keys, String owner, String grantId, long until, String served) {
         if (until - System.nanoTime() <= 0) {
             return; // the lease has ended: Redis has let the grant go already
         }
         calls.inBackground(
-                () -> release(kind, keys, owner, grantId, 1).whenComplete((result, error) -> wakeLocal(kind, keys)),
+                () -> release(kind, keys, owner, grantId, 1, 0, served)
+                        .whenComplete((result, error) -> wakeLocal(kind, keys)),
                 until,
                 "giving back",
                 keys);

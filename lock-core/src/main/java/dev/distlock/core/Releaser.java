@@ -48,14 +48,14 @@ final class Releaser {
         int held = hold.count();
         boolean last = beginRelease(hold);
         long keepMs = keepMs(hold, last, holdAtLeast);
-        if (last && keepMs == 0 && handedOn(hold)) {
+        if (last && keepMs == 0 && (handedOn(hold) || handedDownTheLine(hold))) {
             return;
         }
         long result;
         try {
             // On the caller's thread (events too): the starter tells its own calls apart by thread.
             result = calls.call(
-                    () -> node.release(hold.kind, hold.keys, hold.redisOwner, hold.grantId, held, keepMs),
+                    () -> node.release(hold.kind, hold.keys, hold.redisOwner, hold.grantId, held, keepMs, hold.served()),
                     calls.operationDeadline(),
                     "releasing",
                     hold.keys);
@@ -78,11 +78,11 @@ final class Releaser {
             return CompletableFuture.failedFuture(e);
         }
         long keepMs = keepMs(hold, last, holdAtLeast);
-        if (last && keepMs == 0 && handedOn(hold)) {
+        if (last && keepMs == 0 && (handedOn(hold) || handedDownTheLine(hold))) {
             return CompletableFuture.completedFuture(null);
         }
         return calls.callAsync(
-                        () -> node.release(hold.kind, hold.keys, hold.redisOwner, hold.grantId, held, keepMs),
+                        () -> node.release(hold.kind, hold.keys, hold.redisOwner, hold.grantId, held, keepMs, hold.served()),
                         calls.operationDeadline(),
                         "releasing",
                         hold.keys)
@@ -107,14 +107,49 @@ final class Releaser {
         if (gate == null
                 || !hold.ownsPermit
                 || !hold.kind.handsOnLocally()
-                || !hold.watchdog()
-                || hold.token >= hold.tokenLimit
                 || now - hold.redisGrantNanos > handOffWindowNanos
-                || hold.validUntilNanos - now < hold.lease().nanos() / 2
-                || hold.lostReason() != null) {
+                || !mayPassOn(hold, now)) {
             return false;
         }
-        LocalGates.Baton baton = new LocalGates.Baton(
+        hold.gate = null; // the permit goes with the baton
+        if (!gate.handOn(nextBaton(hold))) { // nobody waiting (one look under the gate's lock)
+            hold.gate = gate;
+            return false;
+        }
+        holds.leave(hold.kind, hold.keys, gate);
+        events.release(hold.info, hold.heldFor(now));
+        return true;
+    }
+
+    /**
+     * Fair lock cohorting: passes the grant behind {@code hold} to the next waiter still waiting in the
+     * line of this client's waiters that queued right behind its first holder ({@link FairHandOffs}),
+     * without a round trip. No time window: everyone in the line queued before anyone behind it.
+     */
+    private boolean handedDownTheLine(Hold hold) {
+        FairHandOffs.Cohort cohort = hold.cohort;
+        long now = System.nanoTime();
+        if (cohort == null || !mayPassOn(hold, now) || !node.fair.handOn(nextBaton(hold), cohort)) {
+            return false;
+        }
+        events.release(hold.info, hold.heldFor(now));
+        return true;
+    }
+
+    /**
+     * Whether the grant behind {@code hold} may pass to another local owner: a watchdog lease well within
+     * its validity (the next holder's watchdog renews it), a fencing token left in its reserved block.
+     */
+    private static boolean mayPassOn(Hold hold, long now) {
+        return hold.watchdog()
+                && hold.token < hold.tokenLimit
+                && hold.validUntilNanos - now >= hold.lease().nanos() / 2
+                && hold.lostReason() == null;
+    }
+
+    /** The grant behind {@code hold} for the next local owner: the same grant, the next fencing token. */
+    private static LocalGates.Baton nextBaton(Hold hold) {
+        return new LocalGates.Baton(
                 hold.kind,
                 hold.keys,
                 hold.redisOwner,
@@ -124,14 +159,6 @@ final class Releaser {
                 hold.lease(),
                 hold.validUntilNanos,
                 hold.redisGrantNanos);
-        hold.gate = null; // the permit goes with the baton
-        if (!gate.handOn(baton)) { // nobody waiting (one look under the gate's lock)
-            hold.gate = gate;
-            return false;
-        }
-        holds.leave(hold.kind, hold.keys, gate);
-        events.release(hold.info, hold.heldFor(now));
-        return true;
     }
 
     /**
@@ -162,7 +189,7 @@ final class Releaser {
             if (last) {
                 holds.exitGate(hold);
                 // A stale release cannot hurt a later hold of the same owner: it names this grant only.
-                node.giveBack(hold.kind, hold.keys, hold.redisOwner, hold.grantId, hold.validUntilNanos);
+                node.giveBack(hold);
             }
             throw lost != null ? new LockLeaseExpiredException(hold.info.key(), lost) : calls.closedException();
         }
@@ -177,7 +204,7 @@ final class Releaser {
                 RuntimeException e = RedisCalls.asLockException(error);
                 node.wakeLocal(hold.kind, hold.keys); // the release may have happened: let a waiter check
                 if (last && e instanceof LockUnavailableException) {
-                    node.giveBack(hold.kind, hold.keys, hold.redisOwner, hold.grantId, hold.validUntilNanos);
+                    node.giveBack(hold);
                     return new LockUnavailableException(
                             e.getMessage() + "; the release is retried in the background until the lease"
                                     + " ends, when the lock frees itself anyway",

@@ -37,8 +37,12 @@ final class ScriptArgs {
      * @param fenceTtlMs how long the fencing counter outlives a grant the release makes to the next waiter
      *        (fair locks)
      * @param localOwners the owner-id prefix of the releasing client's own waiters, which it hands a grant
-     *        made to them itself (fair locks)
-     * @param handOver takes a grant the release made to one of those waiters
+     *        made to them itself (fair locks; "" for none)
+     * @param cohortMax how many of its waiters queued right behind such a waiter the client may pass the
+     *        grant on to in-process (fair locks)
+     * @param served the waiters a grant was passed down to or over in-process, "owner grant-id ..." (fair
+     *        locks; "" for none): they leave the queue
+     * @param handOver takes a grant the release made to one of the client's waiters
      */
     record Release(
             String owner,
@@ -50,15 +54,18 @@ final class ScriptArgs {
             long reserveMs,
             long fenceTtlMs,
             String localOwners,
+            int cohortMax,
+            String served,
             HandOver handOver) {}
 
     /**
      * Where a release delivers a grant it made to a waiter of the releasing client (fair locks): that
-     * waiter then holds the lock without asking again.
+     * waiter's request {@code grantId}, sent with the release at {@code sentNanos}, then holds the lock
+     * without asking again, and may pass it down {@code cohort}.
      */
     @FunctionalInterface
     interface HandOver {
-        void granted(String owner, long token, String grantId);
+        void granted(String owner, long token, String grantId, long leaseMs, FairHandOffs.Cohort cohort);
     }
 
     /**

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.distlock.core.LockListener.RenewalOutcome;
+import dev.distlock.core.script.LockScript;
 import dev.distlock.testsupport.RedisExtension;
 import io.lettuce.core.RedisURI;
 import java.time.Duration;
@@ -126,6 +127,110 @@ class FairLockTest {
 
         assertThat(Duration.ofNanos(waiter.get() - released)).isLessThan(Duration.ofSeconds(5));
         assertNoQueueLeft();
+    }
+
+    /**
+     * Lock cohorting that keeps arrival order: the waiters of one client queued right behind the one a
+     * release grants the lock to take it in turn in-process; a waiter of another client queued behind
+     * them gets it next, then the rest. Every waiter sleeps 60 s between attempts, so only a hand-off
+     * (in-process or by message) can move it.
+     */
+    @Test
+    void aLineOfOneClientsWaitersTakesTheLockInQueueOrderWithoutAScriptEach() throws Exception {
+        RedisLock held = client.getFairLock(name);
+        held.lock();
+        long previous = held.currentFencingToken();
+        List<Integer> order = new CopyOnWriteArrayList<>();
+        List<Long> tokens = new CopyOnWriteArrayList<>();
+        List<OtherThread<Void>> waiters = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            int id = i;
+            LockClient owner = i == 3 ? otherClient : client;
+            waiters.add(OtherThread.start(() -> {
+                RedisLock lock = owner.getLock(SLEEPY, name, name);
+                if (!lock.tryLock(Duration.ofSeconds(25))) {
+                    throw new AssertionError("waiter " + id + " not acquired");
+                }
+                try {
+                    order.add(id);
+                    tokens.add(lock.currentFencingToken());
+                } finally {
+                    lock.unlock();
+                }
+                return null;
+            }));
+            await().atMost(Duration.ofSeconds(10)).until(() -> queue().size() == id + 1);
+        }
+        long releases;
+        try (RedisMonitor monitor = RedisMonitor.start(redis.server())) {
+            held.unlock();
+
+            for (OtherThread<Void> waiter : waiters) {
+                waiter.get();
+            }
+            probe.sync().echo("line-done");
+            releases = monitor.commandsUntil("line-done").stream()
+                    .filter(c -> !c.fromScript() && c.words().contains(LockScript.FAIR_RELEASE.sha1()))
+                    .count();
+        }
+        assertThat(order).containsExactly(0, 1, 2, 3, 4);
+        assertThat(tokens).as("every grant a larger token, in-process hand-offs too").isSorted().doesNotHaveDuplicates();
+        assertThat(tokens.get(0)).isGreaterThan(previous);
+        // The holder's release (granting 0, with 1 and 2 behind it), 2's (granting 3), 3's (granting 4) and
+        // 4's: 0 and 1 passed it on in-process. A release script per hold would be 6.
+        assertThat(releases).isEqualTo(4);
+        assertNoQueueLeft();
+        assertThat(probe.sync().exists(keys.lock(), keys.waiting())).isZero();
+        assertThat(client.activeHolds()).isZero();
+    }
+
+    /** A waiter of the line that gave up before its turn is passed over; the next in the line gets the lock. */
+    @Test
+    void aWaiterThatLeftTheLineIsPassedOver() throws Exception {
+        RedisLock held = client.getFairLock(name);
+        held.lock();
+        CountDownLatch leaverDone = new CountDownLatch(1);
+        List<Integer> order = new CopyOnWriteArrayList<>();
+        OtherThread<Void> first = OtherThread.start(() -> {
+            RedisLock lock = client.getLock(SLEEPY, name, name);
+            lock.lock();
+            try {
+                order.add(0);
+                assertThat(leaverDone.await(10, TimeUnit.SECONDS)).isTrue();
+            } finally {
+                lock.unlock();
+            }
+            return null;
+        });
+        await().atMost(Duration.ofSeconds(10)).until(() -> queue().size() == 1);
+        OtherThread<Boolean> leaver = OtherThread.start(() -> {
+            try {
+                return client.getLock(SLEEPY, name, name).tryLock(Duration.ofMillis(1500));
+            } finally {
+                leaverDone.countDown();
+            }
+        });
+        await().atMost(Duration.ofSeconds(10)).until(() -> queue().size() == 2);
+        OtherThread<Void> last = OtherThread.start(() -> {
+            RedisLock lock = client.getLock(SLEEPY, name, name);
+            if (!lock.tryLock(Duration.ofSeconds(25))) {
+                throw new AssertionError("not acquired");
+            }
+            order.add(2);
+            lock.unlock();
+            return null;
+        });
+        await().atMost(Duration.ofSeconds(10)).until(() -> queue().size() == 3);
+
+        held.unlock(); // grants 0, with the leaver and 2 in its line; 0 holds on until the leaver gave up
+
+        assertThat(leaver.get()).as("gave up while 0 held the lock").isFalse();
+        first.get();
+        last.get();
+        assertThat(order).containsExactly(0, 2);
+        assertNoQueueLeft();
+        await().atMost(Duration.ofSeconds(5)).until(() -> !client.getFairLock(name).isLocked());
+        assertThat(client.activeHolds()).isZero();
     }
 
     @Test

@@ -227,7 +227,7 @@ class FairScriptTest extends ScriptTestSupport {
 
         assertGrantedTo(B);
         String token = sync.hget(keys.lock(), "~token");
-        assertThat(reply).containsExactly(1L, B, Long.parseLong(token), grantOf(B));
+        assertThat(reply).containsExactly(1L, B, Long.parseLong(token), grantOf(B), 45_000L);
         assertThat(sync.pttl(keys.lock())).isBetween(40_000L, 45_000L);
         sync.publish(keys.channel(), "flush");
         assertThat(shared.poll(5, TimeUnit.SECONDS)).isEqualTo("flush");
@@ -236,6 +236,87 @@ class FairScriptTest extends ScriptTestSupport {
                 .as("sent again: released, nothing granted twice")
                 .containsExactly(1L);
         assertThat(sync.hget(keys.lock(), "~token")).isEqualTo(token);
+    }
+
+    @Test
+    void aLocalGrantNamesTheSameClientsWaitersQueuedRightBehindItAndReservesATokenForEach() throws Exception {
+        String b2 = "client-b:2";
+        String b3 = "client-b:3";
+        fair(A, 60_000, WAIT_MS);
+        fair(B, 60_000, WAIT_MS);
+        fair(b2, 60_000, WAIT_MS);
+        fair(C, 60_000, WAIT_MS);
+        fair(b3, 60_000, WAIT_MS);
+
+        List<Object> reply = fairRelease(A, grantOf(A), 1, NOTE_TTL_MS, "client-b:", 16, "");
+
+        long token = Long.parseLong(sync.hget(keys.lock(), "~token"));
+        assertThat(reply)
+                .as("the line stops at the first waiter of another client")
+                .containsExactly(1L, B, token, grantOf(B), 60_000L, b2, grantOf(b2));
+        assertThat(sync.get(keys.fence())).as("a token reserved for b2").isEqualTo(Long.toString(token + 1));
+        assertThat(sync.hget(keys.lock(), "~c")).as("the grant may pass down a line").isEqualTo("1");
+        assertThat(sync.lrange(keys.queue(), 0, -1))
+                .as("the line stays queued until it is served")
+                .containsExactly(b2, C, b3);
+        assertThat(fairRelease(A, grantOf(A), 1, NOTE_TTL_MS, "client-b:", 1, "")).containsExactly(1L);
+    }
+
+    @Test
+    void aLineIsCutAtCohortMax() throws Exception {
+        fair(A, 60_000, WAIT_MS);
+        fair(B, 60_000, WAIT_MS);
+        fair("client-b:2", 60_000, WAIT_MS);
+        fair("client-b:3", 60_000, WAIT_MS);
+
+        List<Object> reply = fairRelease(A, grantOf(A), 1, NOTE_TTL_MS, "client-b:", 1, "");
+
+        assertThat(reply).hasSize(7).endsWith("client-b:2", grantOf("client-b:2"));
+        List<Object> alone = fairRelease(B, grantOf(B), 1, NOTE_TTL_MS, "client-b:", 0, "client-b:2 " + grantOf("client-b:2"));
+        assertThat(alone).as("no line with cohortMax 0").hasSize(5).contains("client-b:3");
+        assertThat(sync.hexists(keys.lock(), "~c")).as("no line, no mark").isFalse();
+    }
+
+    @Test
+    void aReleaseNamingTheWaitersItServedDropsThemFromTheQueueUnlessTheyQueuedAgain() throws Exception {
+        String b2 = "client-b:2";
+        String b3 = "client-b:3";
+        fair(A, 60_000, WAIT_MS);
+        fair(B, 60_000, WAIT_MS);
+        fair(b2, 60_000, WAIT_MS);
+        fair(b3, 60_000, WAIT_MS);
+        fair(C, 60_000, WAIT_MS);
+        fairRelease(A, grantOf(A), 1, NOTE_TTL_MS, "client-b:", 16, ""); // B holds; line b2, b3
+        // b2 held it in-process and queued again under a new grant id; b3 held it after b2.
+        assertThat(fair(b2, 60_000, 0, "g:b2-again", WAIT_MS).get(0)).isEqualTo(0L);
+        assertThat(sync.lrange(keys.queue(), 0, -1))
+                .as("b2's old place is not its new wait's: it queues at the back")
+                .containsExactly(b3, C, b2);
+        BlockingQueue<String> toC = probe.subscribe(keys.waiterChannelPrefix() + C);
+
+        List<Object> reply = fairRelease(
+                B, grantOf(B), 1, NOTE_TTL_MS, "client-b:", 16, b2 + " " + grantOf(b2) + " " + b3 + " " + grantOf(b3));
+
+        assertThat(reply).as("granted to C, another client's waiter").containsExactly(1L);
+        assertThat(sync.hget(keys.lock(), C)).isEqualTo("1");
+        assertThat(sync.hexists(keys.lock(), "~c")).isFalse();
+        assertThat(sync.lrange(keys.queue(), 0, -1)).as("b2's new wait keeps its place").containsExactly(b2);
+        assertThat(sync.hget(keys.waiting(), b2)).startsWith("g:b2-again ");
+        assertThat(toC.poll(5, TimeUnit.SECONDS)).isNotNull();
+    }
+
+    @Test
+    void aNewRequestOfTheFirstHoldersOwnerWaitsWhileItsGrantPassesDownALine() throws Exception {
+        fair(A, 60_000, WAIT_MS);
+        fair(B, 60_000, WAIT_MS);
+        fair("client-b:2", 60_000, WAIT_MS);
+        fairRelease(A, grantOf(A), 1, NOTE_TTL_MS, "client-b:", 16, ""); // B's grant, passed on to b2 in-process
+
+        List<Object> again = fair(B, 60_000, 0, "g:b-again", WAIT_MS);
+
+        assertThat(again.get(0)).as("b2 may hold it now: not a grant nobody learnt of").isEqualTo(0L);
+        assertThat(sync.hget(keys.lock(), "~req")).isEqualTo(grantOf(B));
+        assertThat(sync.lrange(keys.queue(), 0, -1)).containsExactly("client-b:2", B);
     }
 
     @Test
@@ -546,6 +627,16 @@ class FairScriptTest extends ScriptTestSupport {
     /** A release by the client whose owner ids start with {@code localOwners}; the whole reply. */
     private List<Object> fairRelease(String owner, String grant, int held, long noteTtlMs, String localOwners)
             throws Exception {
+        return fairRelease(owner, grant, held, noteTtlMs, localOwners, 0, "");
+    }
+
+    /**
+     * A release by the client whose owner ids start with {@code localOwners}, which may pass a grant down
+     * {@code cohortMax} of its waiters and passed this one down {@code served}; the whole reply.
+     */
+    private List<Object> fairRelease(
+            String owner, String grant, int held, long noteTtlMs, String localOwners, int cohortMax, String served)
+            throws Exception {
         return scripts.array(
                         LockScript.FAIR_RELEASE,
                         new String[] {
@@ -558,7 +649,9 @@ class FairScriptTest extends ScriptTestSupport {
                         WakeupHub.directed(owner.substring(0, owner.indexOf(':'))),
                         Long.toString(noteTtlMs),
                         Long.toString(FENCE_TTL_MS),
-                        localOwners)
+                        localOwners,
+                        Integer.toString(cohortMax),
+                        served)
                 .get(5, TimeUnit.SECONDS);
     }
 

@@ -189,29 +189,6 @@ public final class WakeupHub {
         }
     }
 
-    /**
-     * Hands {@code grant}, which a release by this client made in Redis to the waiter of {@code channel}
-     * (a fair lock's waiter, alone on its own channel), to that waiter and wakes it. Nothing happens when
-     * nobody waits there any more: a waiter that stopped waiting gives such a grant back in Redis itself.
-     */
-    public void handOver(String channel, Handed grant) {
-        WaitChannel c = channels.get(channel);
-        if (c != null) {
-            c.handed = grant;
-            c.wake(false);
-        }
-    }
-
-    /**
-     * A grant made in Redis to a waiter under the waiter's own grant id, handed to it in-process.
-     *
-     * @param grantId the grant id the waiter's attempts carry
-     * @param token the grant's fencing token
-     * @param sentNanos when the release that made it was sent (System.nanoTime): the lease runs from no
-     *        earlier than this
-     */
-    public record Handed(String grantId, long token, long sentNanos) {}
-
     /** Wakes every waiter of every channel: the client is closing, and each will see it. */
     public void wakeAll() {
         channels.values().forEach(c -> c.wake(true));
@@ -267,9 +244,6 @@ public final class WakeupHub {
         private final ArrayDeque<CompletableFuture<Boolean>> sleepers = new ArrayDeque<>();
         /** Wake-ups kept for waiters not asleep when they came; guarded by this. */
         private int kept;
-        /** The last grant handed over to the waiter of this channel and not yet taken. */
-        private volatile @Nullable Handed handed;
-
         // Guarded by the map's lock for this channel (refs read without it for diagnostics only).
         private volatile int refs;
         /** Stays subscribed for a while after its last waiter left. */
@@ -282,19 +256,6 @@ public final class WakeupHub {
         WaitChannel(String name, CompletableFuture<Void> subscribed) {
             this.name = name;
             this.subscribed = subscribed;
-        }
-
-        /**
-         * Takes the grant handed over to the waiter whose attempts carry {@code grantId}, if one came;
-         * one handed to an earlier wait of the same owner is left alone.
-         */
-        public @Nullable Handed takeHanded(String grantId) {
-            Handed h = handed;
-            if (h == null || !h.grantId().equals(grantId)) {
-                return null;
-            }
-            handed = null;
-            return h;
         }
 
         /** Completes once Redis confirmed the subscription; a release after that is never missed. */

@@ -16,15 +16,26 @@ local owner, lease, held, req = ARGV[1], ARGV[2], tonumber(ARGV[4]), ARGV[5]
 local waitMs, recheck, margin = tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8])
 
 local replaced = false
-if redis.call('HEXISTS', lock, owner) == 1 then
-    if redis.call('HGET', lock, '~req') == req then
+local fields = redis.call('HMGET', lock, owner, '~req', '~token', '~c')
+if fields[1] then
+    if fields[2] == req then
         redis.call('HSET', lock, owner, held + 1)
         redis.call('PEXPIRE', lock, lease)
-        return {1, tonumber(redis.call('HGET', lock, '~token')), held + 1}
+        return {1, tonumber(fields[3]), held + 1}
     end
     -- A grant its owner never learnt of: it counts as free, and is overwritten below by this request's grant
-    -- (same field) or the next waiter's (never deleted and made again, see grantNext).
-    replaced = true
+    -- (same field) or the next waiter's (never deleted and made again, see grantNext). Not so a grant its
+    -- client may pass down a line of its waiters ('~c'): another waiter of that client may hold it now.
+    replaced = not fields[4]
+end
+
+-- A place an earlier wait of this owner left behind (its client passed it the lock in-process, or its
+-- leave never landed) is not this wait's: this wait queues anew, at the back.
+local mine = redis.call('HGET', waiting, owner)
+if mine and string.sub(mine, 1, #req + 1) ~= req .. ' ' then
+    redis.call('LREM', queue, 1, owner)
+    redis.call('ZREM', timeouts, owner)
+    redis.call('HDEL', waiting, owner)
 end
 
 local now = serverMs()
@@ -45,7 +56,7 @@ end
 if (dropped or replaced) and free and head then
     -- The head's turn came without a release (dead waiters dropped before it, or a stale grant deleted
     -- here): grant it the lock and tell it, or it would sleep for a whole recheck period.
-    grantNext(lock, replaced and owner or nil, queue, timeouts, waiting, KEYS[4], ARGV[3], ARGV[9], ARGV[10], '')
+    grantNext(lock, replaced and owner or nil, queue, timeouts, waiting, KEYS[4], ARGV[3], ARGV[9], ARGV[10], '', 0)
 end
 local queued = redis.call('ZSCORE', timeouts, owner)
 if waitMs > 0 or queued then

@@ -17,6 +17,6 @@ if granted then
     left = 1 -- granted to it by a release while it was giving up: passed on below
 end
 if granted or (wasHead and redis.call('EXISTS', lock) == 0) then
-    grantNext(lock, granted and owner or nil, queue, timeouts, waiting, KEYS[5], ARGV[5], ARGV[2], ARGV[3], '')
+    grantNext(lock, granted and owner or nil, queue, timeouts, waiting, KEYS[5], ARGV[5], ARGV[2], ARGV[3], '', 0)
 end
 return left

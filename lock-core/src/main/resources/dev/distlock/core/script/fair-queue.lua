@@ -29,11 +29,15 @@ end
 -- lock's hash is rewritten in place, never deleted and made again: while its Cluster slot migrates, a
 -- script may not create a key that is not on the node.
 -- A waiter of the client whose owner ids start with localPrefix is handed the grant by that client
--- itself: it gets its whole lease and no message, and {owner, token, grant id} is returned. Any other
--- waiter is told on its own channel, and until it confirms the grant lasts no longer than its place in
--- the queue would have (its deadline), so a waiter that died meanwhile blocks nobody for longer.
+-- itself: it gets its whole lease and no message, and {owner, token, grant id, lease ms, promised...} is
+-- returned. promised names (owner, grant id) of up to cohortMax waiters of the same client queued right
+-- behind it: they stay queued, and the client may pass the grant down that line in-process, in queue
+-- order, each with the next of the fencing tokens reserved here, before it releases in Redis (naming
+-- those it passed over, which then leave the queue; see dropServed). Any other waiter is told on its own
+-- channel, and until it confirms the grant lasts no longer than its place in the queue would have (its
+-- deadline), so a waiter that died meanwhile blocks nobody for longer.
 -- A waiter queued without a request (by an older client) is only woken: its own attempt takes the lock.
-local function grantNext(lock, previous, queue, timeouts, waiting, fence, fenceTtl, prefix, message, localPrefix)
+local function grantNext(lock, previous, queue, timeouts, waiting, fence, fenceTtl, prefix, message, localPrefix, cohortMax)
     local now = serverMs()
     local head = liveHead(queue, timeouts, waiting, now)
     local request = head and redis.call('HGET', waiting, head)
@@ -50,16 +54,59 @@ local function grantNext(lock, previous, queue, timeouts, waiting, fence, fenceT
     redis.call('LPOP', queue)
     redis.call('ZREM', timeouts, head)
     redis.call('HDEL', waiting, head)
-    local token = nextToken(fence, fenceTtl)
-    if previous and previous ~= head then
-        redis.call('HDEL', lock, previous)
+    local isLocal = localPrefix ~= '' and string.sub(head, 1, #localPrefix) == localPrefix
+    local reply = {head, 0, req, lease}
+    if isLocal and cohortMax > 0 then
+        local behind = redis.call('LRANGE', queue, 0, cohortMax - 1)
+        local requests = #behind > 0 and redis.call('HMGET', waiting, unpack(behind)) or {}
+        for i, waiter in ipairs(behind) do
+            local r = requests[i]
+            if not r or string.sub(waiter, 1, #localPrefix) ~= localPrefix then
+                break
+            end
+            reply[#reply + 1] = waiter
+            reply[#reply + 1] = string.sub(r, 1, string.find(r, ' ', 1, true) - 1)
+        end
     end
-    redis.call('HSET', lock, head, 1, '~token', string.format('%.0f', token), '~req', req)
-    if localPrefix ~= '' and string.sub(head, 1, #localPrefix) == localPrefix then
+    local promised = (#reply - 4) / 2
+    local token = nextToken(fence, fenceTtl, 1 + promised)
+    if previous and previous ~= head then
+        redis.call('HDEL', lock, previous, '~c')
+    elseif previous then
+        redis.call('HDEL', lock, '~c')
+    end
+    if promised > 0 then
+        -- '~c': the grant may pass between this client's waiters, so its owner's own later requests must
+        -- not take it for a grant nobody learnt of (see fair-acquire.lua)
+        redis.call('HSET', lock, head, 1, '~token', string.format('%.0f', token), '~req', req, '~c', 1)
+    else
+        redis.call('HSET', lock, head, 1, '~token', string.format('%.0f', token), '~req', req)
+    end
+    if isLocal then
         redis.call('PEXPIRE', lock, lease)
-        return {head, token, req}
+        reply[2] = token
+        return reply
     end
     redis.call('PEXPIRE', lock, math.max(1, math.min(lease, deadline - now)))
     redis.call('PUBLISH', prefix .. head, message)
     return nil
+end
+-- A last release of a grant that its client passed down a line of its own waiters: served names the
+-- (owner, grant id) pairs it passed over ("owner grant owner grant ..."), which leave the queue unless
+-- that owner has queued again since under another grant id.
+local function dropServed(queue, timeouts, waiting, served)
+    local owner = nil
+    for word in string.gmatch(served, '%S+') do
+        if not owner then
+            owner = word
+        else
+            local r = redis.call('HGET', waiting, owner)
+            if r and string.sub(r, 1, #word + 1) == word .. ' ' then
+                redis.call('LREM', queue, 1, owner)
+                redis.call('ZREM', timeouts, owner)
+                redis.call('HDEL', waiting, owner)
+            end
+            owner = nil
+        end
+    end
 end

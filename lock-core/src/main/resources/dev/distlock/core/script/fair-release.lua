@@ -6,12 +6,16 @@
 -- ARGV[4] channel prefix (a waiter's own channel is prefix .. owner)   ARGV[5] wake-up message
 -- ARGV[6] how long the note of a last release is kept, in ms   ARGV[7] TTL of the fencing counter in ms
 -- ARGV[8] owner-id prefix of the releasing client's waiters, which it hands a grant itself ('' for none)
--- Returns {1} released, {0} still held, {-1} not held by this grant; {1, owner, token, grant id} when
--- released and granted to a waiter of the releasing client, which that client must now hand it.
--- (token.lua and fair-queue.lua, prepended at load time, define nextToken and grantNext.)
+-- ARGV[9] how many of its waiters queued right behind that one the client may pass the grant on to
+-- ARGV[10] the waiters the client passed this grant down to or over, "owner grant-id ..." ('' for none)
+-- Returns {1} released, {0} still held, {-1} not held by this grant; {1, owner, token, grant id, lease ms,
+-- promised...} when released and granted to a waiter of the releasing client, which that client must
+-- now hand it (see grantNext).
+-- (token.lua and fair-queue.lua, prepended at load time, define nextToken, grantNext and dropServed.)
 local lock, owner, req, held = KEYS[1], ARGV[1], ARGV[2], tonumber(ARGV[3])
 local note = KEYS[4]
-if redis.call('HEXISTS', lock, owner) == 0 or redis.call('HGET', lock, '~req') ~= req then
+local fields = redis.call('HMGET', lock, owner, '~req')
+if not fields[1] or fields[2] ~= req then
     if redis.call('GET', note) == req then
         return {1}
     end
@@ -22,8 +26,10 @@ if held > 1 then
     return {0}
 end
 redis.call('SET', note, req, 'PX', ARGV[6])
-local handed = grantNext(lock, owner, KEYS[2], KEYS[3], KEYS[5], KEYS[6], ARGV[7], ARGV[4], ARGV[5], ARGV[8])
+dropServed(KEYS[2], KEYS[3], KEYS[5], ARGV[10])
+local handed = grantNext(lock, owner, KEYS[2], KEYS[3], KEYS[5], KEYS[6], ARGV[7], ARGV[4], ARGV[5], ARGV[8], tonumber(ARGV[9]))
 if handed then
-    return {1, handed[1], handed[2], handed[3]}
+    table.insert(handed, 1, 1)
+    return handed
 end
 return {1}
