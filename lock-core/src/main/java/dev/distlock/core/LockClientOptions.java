@@ -115,7 +115,11 @@ public final class LockClientOptions {
         return maxKeyLength;
     }
 
-    /** How many times in a row a reentrant lock held in Redis may pass between this client's threads; 0: never. */
+    /**
+     * How many times in a row a reentrant lock held in Redis may pass between this client's threads, and
+     * how many of this client's waiters queued right behind a fair lock's new holder may take it in turn
+     * in-process; 0: never.
+     */
     public int localHandOffs() {
         return localHandOffs;
     }
@@ -148,7 +152,11 @@ public final class LockClientOptions {
          * {@code window} of the lock's grant in Redis; then it is released in Redis, where a client that
          * found it busy meanwhile gets it next. Every hand-off gets a larger fencing token (each grant
          * in Redis reserves {@code handOffs + 1} of them). Threads of one client take turns in arrival
-         * order, async and reactive callers (handles) among them. On by default (16 within 20 ms);
+         * order, async and reactive callers (handles) among them. A fair lock keeps arrival order: a
+         * release that grants it to a waiter of this client also names up to {@code handOffs} waiters of
+         * this client queued right behind that one, and the grant passes down that line in queue order
+         * without a round trip (the window does not apply: nobody behind the line is overtaken). On by
+         * default (16 within 20 ms);
          * {@code localHandOffs(0, Duration.ZERO)} turns it off: every release then goes to Redis, and no
          * release reserves the lock for another client.
          *

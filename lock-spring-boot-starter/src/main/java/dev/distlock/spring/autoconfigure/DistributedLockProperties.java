@@ -51,7 +51,8 @@ public class DistributedLockProperties {
 
     /**
      * How many times in a row a lock held in Redis may pass between this instance's threads without a
-     * round trip (lock cohorting, reentrant locks with the watchdog lease); 0 turns it off.
+     * round trip (lock cohorting, reentrant locks with the watchdog lease; for fair locks, how many of
+     * this instance's waiters queued right behind the new holder may take it in turn); 0 turns it off.
      */
     private int localHandOffs = 16;
 
