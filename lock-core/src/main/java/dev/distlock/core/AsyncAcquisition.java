@@ -54,6 +54,7 @@ final class AsyncAcquisition {
     private @Nullable WaitChannel channel;
     /** Where a fair grant is offered to it in-process (fair locks), made before its first try. */
     private volatile FairHandOffs.@Nullable Slot slot;
+
     private @Nullable CompletableFuture<?> call;
     private @Nullable CompletableFuture<Boolean> sleep;
 

@@ -139,7 +139,8 @@ final class FairHandOffs {
      * (sent at {@code sentNanos}, from when its lease runs). False when that request no longer waits:
      * the caller gives the grant back.
      */
-    boolean granted(LockKind kind, LockKeys keys, String owner, String grantId, long token, long sentNanos, Cohort cohort) {
+    boolean granted(
+            LockKind kind, LockKeys keys, String owner, String grantId, long token, long sentNanos, Cohort cohort) {
         Slot slot = slots.get(kind.waitChannel(keys, owner));
         if (slot == null || !slot.grantId.equals(grantId)) {
             return false;

@@ -55,7 +55,8 @@ final class Releaser {
         try {
             // On the caller's thread (events too): the starter tells its own calls apart by thread.
             result = calls.call(
-                    () -> node.release(hold.kind, hold.keys, hold.redisOwner, hold.grantId, held, keepMs, hold.served()),
+                    () -> node.release(
+                            hold.kind, hold.keys, hold.redisOwner, hold.grantId, held, keepMs, hold.served()),
                     calls.operationDeadline(),
                     "releasing",
                     hold.keys);
@@ -82,7 +83,8 @@ final class Releaser {
             return CompletableFuture.completedFuture(null);
         }
         return calls.callAsync(
-                        () -> node.release(hold.kind, hold.keys, hold.redisOwner, hold.grantId, held, keepMs, hold.served()),
+                        () -> node.release(
+                                hold.kind, hold.keys, hold.redisOwner, hold.grantId, held, keepMs, hold.served()),
                         calls.operationDeadline(),
                         "releasing",
                         hold.keys)

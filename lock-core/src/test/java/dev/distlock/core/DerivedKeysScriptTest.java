@@ -134,10 +134,9 @@ class DerivedKeysScriptTest extends ScriptTestSupport {
                     .as("a handle waited in Redis, then gave up (and left)")
                     .isEmpty();
             // Its leave runs in the background: until it lands, the release reserves the lock for that instance.
-            String plainKey = LockKeys.of(LockClientOptions.DEFAULT_KEY_PREFIX, plainName).lock();
-            org.awaitility.Awaitility.await()
-                    .atMost(Duration.ofSeconds(5))
-                    .until(() -> !sync.hexists(plainKey, "~w"));
+            String plainKey =
+                    LockKeys.of(LockClientOptions.DEFAULT_KEY_PREFIX, plainName).lock();
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> !sync.hexists(plainKey, "~w"));
             plain.unlock();
             assertThat(plain.forceUnlock()).as("already free").isFalse();
 
@@ -387,7 +386,18 @@ class DerivedKeysScriptTest extends ScriptTestSupport {
 
     private static ScriptArgs.Release releaseArgs(String owner, String grant, int held) {
         return new ScriptArgs.Release(
-                owner, grant, held, "wake", NOTE_TTL_MS, 0, 50, FENCE_TTL_MS, "", 0, "", (o, token, g, lease, line) -> {});
+                owner,
+                grant,
+                held,
+                "wake",
+                NOTE_TTL_MS,
+                0,
+                50,
+                FENCE_TTL_MS,
+                "",
+                0,
+                "",
+                (o, token, g, lease, line) -> {});
     }
 
     private static ScriptArgs.Leave leaveArgs(String owner, String grant) {

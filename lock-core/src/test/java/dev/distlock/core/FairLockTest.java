@@ -174,7 +174,10 @@ class FairLockTest {
                     .count();
         }
         assertThat(order).containsExactly(0, 1, 2, 3, 4);
-        assertThat(tokens).as("every grant a larger token, in-process hand-offs too").isSorted().doesNotHaveDuplicates();
+        assertThat(tokens)
+                .as("every grant a larger token, in-process hand-offs too")
+                .isSorted()
+                .doesNotHaveDuplicates();
         assertThat(tokens.get(0)).isGreaterThan(previous);
         // The holder's release (granting 0, with 1 and 2 behind it), 2's (granting 3), 3's (granting 4) and
         // 4's: 0 and 1 passed it on in-process. A release script per hold would be 6.
@@ -229,7 +232,8 @@ class FairLockTest {
         last.get();
         assertThat(order).containsExactly(0, 2);
         assertNoQueueLeft();
-        await().atMost(Duration.ofSeconds(5)).until(() -> !client.getFairLock(name).isLocked());
+        await().atMost(Duration.ofSeconds(5))
+                .until(() -> !client.getFairLock(name).isLocked());
         assertThat(client.activeHolds()).isZero();
     }
 

@@ -255,11 +255,14 @@ class FairScriptTest extends ScriptTestSupport {
                 .as("the line stops at the first waiter of another client")
                 .containsExactly(1L, B, token, grantOf(B), 60_000L, b2, grantOf(b2));
         assertThat(sync.get(keys.fence())).as("a token reserved for b2").isEqualTo(Long.toString(token + 1));
-        assertThat(sync.hget(keys.lock(), "~c")).as("the grant may pass down a line").isEqualTo("1");
+        assertThat(sync.hget(keys.lock(), "~c"))
+                .as("the grant may pass down a line")
+                .isEqualTo("1");
         assertThat(sync.lrange(keys.queue(), 0, -1))
                 .as("the line stays queued until it is served")
                 .containsExactly(b2, C, b3);
-        assertThat(fairRelease(A, grantOf(A), 1, NOTE_TTL_MS, "client-b:", 1, "")).containsExactly(1L);
+        assertThat(fairRelease(A, grantOf(A), 1, NOTE_TTL_MS, "client-b:", 1, ""))
+                .containsExactly(1L);
     }
 
     @Test
@@ -272,7 +275,8 @@ class FairScriptTest extends ScriptTestSupport {
         List<Object> reply = fairRelease(A, grantOf(A), 1, NOTE_TTL_MS, "client-b:", 1, "");
 
         assertThat(reply).hasSize(7).endsWith("client-b:2", grantOf("client-b:2"));
-        List<Object> alone = fairRelease(B, grantOf(B), 1, NOTE_TTL_MS, "client-b:", 0, "client-b:2 " + grantOf("client-b:2"));
+        List<Object> alone =
+                fairRelease(B, grantOf(B), 1, NOTE_TTL_MS, "client-b:", 0, "client-b:2 " + grantOf("client-b:2"));
         assertThat(alone).as("no line with cohortMax 0").hasSize(5).contains("client-b:3");
         assertThat(sync.hexists(keys.lock(), "~c")).as("no line, no mark").isFalse();
     }
@@ -300,7 +304,9 @@ class FairScriptTest extends ScriptTestSupport {
         assertThat(reply).as("granted to C, another client's waiter").containsExactly(1L);
         assertThat(sync.hget(keys.lock(), C)).isEqualTo("1");
         assertThat(sync.hexists(keys.lock(), "~c")).isFalse();
-        assertThat(sync.lrange(keys.queue(), 0, -1)).as("b2's new wait keeps its place").containsExactly(b2);
+        assertThat(sync.lrange(keys.queue(), 0, -1))
+                .as("b2's new wait keeps its place")
+                .containsExactly(b2);
         assertThat(sync.hget(keys.waiting(), b2)).startsWith("g:b2-again ");
         assertThat(toC.poll(5, TimeUnit.SECONDS)).isNotNull();
     }
@@ -314,7 +320,9 @@ class FairScriptTest extends ScriptTestSupport {
 
         List<Object> again = fair(B, 60_000, 0, "g:b-again", WAIT_MS);
 
-        assertThat(again.get(0)).as("b2 may hold it now: not a grant nobody learnt of").isEqualTo(0L);
+        assertThat(again.get(0))
+                .as("b2 may hold it now: not a grant nobody learnt of")
+                .isEqualTo(0L);
         assertThat(sync.hget(keys.lock(), "~req")).isEqualTo(grantOf(B));
         assertThat(sync.lrange(keys.queue(), 0, -1)).containsExactly("client-b:2", B);
     }
