@@ -140,7 +140,7 @@ final class Acquirer {
             }
             throw e;
         } finally {
-            withdrawOffer(request, slot);
+            withdrawOffer(slot);
             if (channel != null) {
                 hub.leave(channel);
             }
@@ -168,7 +168,7 @@ final class Acquirer {
         if (old == null) {
             return null;
         }
-        withdrawOffer(request, old);
+        withdrawOffer(old);
         return expectOffer(request, args);
     }
 
@@ -200,7 +200,7 @@ final class Acquirer {
     }
 
     /** Ends the wait of {@code slot}'s request; a grant offered to it and not taken is passed on. */
-    void withdrawOffer(AcquireRequest request, FairHandOffs.@Nullable Slot slot) {
+    void withdrawOffer(FairHandOffs.@Nullable Slot slot) {
         FairHandOffs.Offer offer = slot == null ? null : node.fair.withdraw(slot);
         if (offer != null) {
             passOn(offer);

@@ -328,7 +328,7 @@ final class AsyncAcquisition {
         if (pendingCall != null && !pendingCall.isDone()) {
             pendingCall.cancel(true); // cancels the command too, so that Lettuce does not send it again
         }
-        acquirer.withdrawOffer(request, slot);
+        acquirer.withdrawOffer(slot);
         if (joined != null) {
             if (pendingSleep != null) {
                 joined.cancel(pendingSleep);
