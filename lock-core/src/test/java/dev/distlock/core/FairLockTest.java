@@ -162,6 +162,7 @@ class FairLockTest {
             await().atMost(Duration.ofSeconds(10)).until(() -> queue().size() == id + 1);
         }
         long releases;
+        loadFairScripts();
         try (RedisMonitor monitor = RedisMonitor.start(redis.server())) {
             held.unlock();
 
@@ -184,6 +185,57 @@ class FairLockTest {
         assertThat(releases).isEqualTo(4);
         assertNoQueueLeft();
         assertThat(probe.sync().exists(keys.lock(), keys.waiting())).isZero();
+        assertThat(client.activeHolds()).isZero();
+    }
+
+    /**
+     * An async handle in the line is passed the lock in-process too, and its caller's code runs on the
+     * client's hand-off threads, not inside the unlock of the thread that passed it on.
+     */
+    @Test
+    void aHandleInTheLineIsPassedTheLockOffTheReleasingThread() throws Exception {
+        RedisLock held = client.getFairLock(name);
+        held.lock();
+        List<Long> tokens = new CopyOnWriteArrayList<>();
+        OtherThread<String> first = OtherThread.start(() -> {
+            RedisLock lock = client.getLock(SLEEPY, name, name);
+            if (!lock.tryLock(Duration.ofSeconds(25))) {
+                throw new AssertionError("not acquired");
+            }
+            tokens.add(lock.currentFencingToken());
+            lock.unlock(); // passes it down the line to the handle
+            return Thread.currentThread().getName();
+        });
+        await().atMost(Duration.ofSeconds(10)).until(() -> queue().size() == 1);
+        java.util.concurrent.atomic.AtomicReference<String> completedOn =
+                new java.util.concurrent.atomic.AtomicReference<>();
+        CompletableFuture<Optional<LockHandle>> taking = client.getLock(SLEEPY, name, name)
+                .tryLockAsync(Duration.ofSeconds(25))
+                .toCompletableFuture()
+                .whenComplete((h, e) -> completedOn.set(Thread.currentThread().getName()));
+        await().atMost(Duration.ofSeconds(10)).until(() -> queue().size() == 2);
+        long releases;
+        loadFairScripts();
+        try (RedisMonitor monitor = RedisMonitor.start(redis.server())) {
+            held.unlock();
+
+            String releasedOn = first.get();
+            LockHandle handle = taking.get(10, TimeUnit.SECONDS).orElseThrow();
+            tokens.add(handle.fencingToken());
+            handle.unlock();
+            assertThat(completedOn.get())
+                    .as("not the thread that passed it on (%s)", releasedOn)
+                    .startsWith("distlock-handoff-");
+            probe.sync().echo("line-done");
+            releases = monitor.commandsUntil("line-done").stream()
+                    .filter(c -> !c.fromScript() && c.words().contains(LockScript.FAIR_RELEASE.sha1()))
+                    .count();
+        }
+        assertThat(tokens).hasSize(2).isSorted().doesNotHaveDuplicates();
+        assertThat(releases)
+                .as("the holder's release and the handle's; the thread passed it on")
+                .isEqualTo(2);
+        assertNoQueueLeft();
         assertThat(client.activeHolds()).isZero();
     }
 
@@ -498,6 +550,16 @@ class FairLockTest {
             lock.lock();
             lock.unlock();
         }
+    }
+
+    /**
+     * Runs a fair lock and unlock on another name first: a script Redis has not seen is sent whole
+     * (EVAL after NOSCRIPT), and a MONITOR line that long is more than its parser takes.
+     */
+    private void loadFairScripts() {
+        RedisLock warm = client.getFairLock(name + "-warm-up");
+        warm.lock();
+        warm.unlock();
     }
 
     private List<String> queue() {
