@@ -40,6 +40,56 @@ class ReplicaAcksTest {
         }
     }
 
+    /**
+     * A fair release grants the lock to the next waiter itself; with replica acknowledgements asked for,
+     * a waiter of the releasing client is not handed that grant in-process but takes it up with its own
+     * attempt, which waits for the replica as after any new grant.
+     */
+    @Test
+    void aFairGrantMadeByAReleaseIsAcknowledgedBeforeItsWaiterHoldsIt() throws Exception {
+        RedisServer master = redis.startAnother();
+        redis.startAnother("--replicaof", "127.0.0.1", Integer.toString(master.port()));
+        await().atMost(Duration.ofSeconds(15))
+                .until(() -> infoReplication(master).contains("state=online"));
+        LockClientOptions patient = LockClientOptions.builder()
+                .replicaAcks(1, Duration.ofSeconds(5))
+                .build();
+        try (LockClient client = LockClient.create(RedisURI.create(master.uri()), patient);
+                RedisProbe probe = RedisProbe.connect(master)) {
+            String name = Names.fresh("acked-fair");
+            RedisLock held = client.getFairLock(name);
+            held.lock();
+            OtherThread<Boolean> waiter = OtherThread.start(() -> {
+                RedisLock lock = client.getFairLock(name);
+                boolean got = lock.tryLock(Duration.ofSeconds(20));
+                if (got) {
+                    lock.unlock();
+                }
+                return got;
+            });
+            await().atMost(Duration.ofSeconds(10)).until(() -> probe.sync().llen("lock:{" + name + "}:queue") == 1);
+            long waitsBefore = waits(probe);
+
+            held.unlock();
+
+            assertThat(waiter.get()).isTrue();
+            assertThat(waits(probe) - waitsBefore)
+                    .as("the waiter's grant was waited for on the replica")
+                    .isEqualTo(1);
+        }
+    }
+
+    /** How many WAIT commands the server ran. */
+    private static long waits(RedisProbe probe) {
+        for (String line : probe.sync().info("commandstats").split("\\r?\\n")) {
+            if (line.startsWith("cmdstat_wait:")) {
+                String calls = line.substring(line.indexOf("calls=") + 6);
+                return Long.parseLong(calls.substring(0, calls.indexOf(',')));
+            }
+        }
+        return 0;
+    }
+
     @Test
     void aGrantNoReplicaAcknowledgedIsGivenBackWithAClearError() {
         RedisServer alone = redis.startAnother();
