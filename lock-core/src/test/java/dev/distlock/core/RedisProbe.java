@@ -39,13 +39,17 @@ final class RedisProbe implements AutoCloseable {
      * (the first use of a script on a server) ran nothing and does not count.
      */
     long scriptRuns() {
-        long runs = 0;
+        return commandRuns("evalsha") + commandRuns("eval");
+    }
+
+    /** How many times Redis ran {@code command} (lower case, from INFO commandstats), refused calls not counted. */
+    long commandRuns(String command) {
         for (String line : sync().info("commandstats").split("\\r?\\n")) {
-            if (line.startsWith("cmdstat_evalsha:") || line.startsWith("cmdstat_eval:")) {
-                runs += field(line, "calls=") - field(line, "failed_calls=");
+            if (line.startsWith("cmdstat_" + command + ":")) {
+                return field(line, "calls=") - field(line, "failed_calls=");
             }
         }
-        return runs;
+        return 0;
     }
 
     private static long field(String line, String name) {

@@ -68,26 +68,15 @@ class ReplicaAcksTest {
                 return got;
             });
             await().atMost(Duration.ofSeconds(10)).until(() -> probe.sync().llen("lock:{" + name + "}:queue") == 1);
-            long waitsBefore = waits(probe);
+            long waitsBefore = probe.commandRuns("wait");
 
             held.unlock();
 
             assertThat(waiter.get()).isTrue();
-            assertThat(waits(probe) - waitsBefore)
+            assertThat(probe.commandRuns("wait") - waitsBefore)
                     .as("the waiter's grant was waited for on the replica")
                     .isEqualTo(1);
         }
-    }
-
-    /** How many WAIT commands the server ran. */
-    private static long waits(RedisProbe probe) {
-        for (String line : probe.sync().info("commandstats").split("\\r?\\n")) {
-            if (line.startsWith("cmdstat_wait:")) {
-                String calls = line.substring(line.indexOf("calls=") + 6);
-                return Long.parseLong(calls.substring(0, calls.indexOf(',')));
-            }
-        }
-        return 0;
     }
 
     @Test
