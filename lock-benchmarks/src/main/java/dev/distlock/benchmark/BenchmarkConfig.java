@@ -17,6 +17,10 @@ import java.util.TreeSet;
  * {@code java -jar lock-benchmarks.jar warmup=2s measure=5s libraries=distlock,redisson scenarios=1,3}.
  *
  * @param warmup untimed running before each measured window (JIT, connection pools, script cache)
+ * @param firstWarmup the same in round 1, where each library runs its code paths of a scenario for the
+ *        first time: the JIT needs several seconds to compile them, and a library with more code on its
+ *        path takes longer to reach its steady speed, so a short first warm-up would measure compilation
+ *        rather than the library (never shorter than {@code warmup})
  * @param processWarmup the same for scenario 4, whose child JVMs start cold: with two of them
  *        compiling on a small machine, a few seconds leave them far from steady state
  * @param measure the measured window of each scenario and library
@@ -42,6 +46,7 @@ import java.util.TreeSet;
  */
 record BenchmarkConfig(
         Duration warmup,
+        Duration firstWarmup,
         Duration processWarmup,
         Duration measure,
         int rounds,
@@ -71,6 +76,7 @@ record BenchmarkConfig(
     /** Names accepted as arguments / {@code bench.}-properties, with their defaults. */
     static final Map<String, String> DEFAULTS = Map.ofEntries(
             Map.entry("warmup", "2s"),
+            Map.entry("firstWarmup", "8s"),
             Map.entry("processWarmup", "10s"),
             Map.entry("measure", "4s"),
             Map.entry("rounds", "3"),
@@ -85,6 +91,11 @@ record BenchmarkConfig(
             Map.entry("asyncThreads", "2"),
             Map.entry("fairSlack", "10ms"),
             Map.entry("childJvmOptions", ""));
+
+    /** The warm-up of the in-process runs of {@code round} (1 for the first). */
+    Duration warmup(int round) {
+        return round == 1 && firstWarmup.compareTo(warmup) > 0 ? firstWarmup : warmup;
+    }
 
     /** The held-locks scenario's window: at least two renewals of every held lock (one per third of the lease). */
     Duration heldWindow() {
@@ -111,6 +122,7 @@ record BenchmarkConfig(
         }
         return new BenchmarkConfig(
                 duration(values.get("warmup"), "warmup"),
+                duration(values.get("firstWarmup"), "firstWarmup"),
                 duration(values.get("processWarmup"), "processWarmup"),
                 duration(values.get("measure"), "measure"),
                 positive(values.get("rounds"), "rounds"),

@@ -69,7 +69,7 @@ final class BenchmarkRunner implements AutoCloseable {
                     log.printf(
                             "[%d/%d] %-45s %-26s ... ", round, config.rounds(), scenario.label(config), library.label);
                     long start = System.nanoTime();
-                    RunResult r = run(scenario, library);
+                    RunResult r = run(scenario, library, round);
                     log.printf(
                             "%,.0f ops/s, p50 %s, p99 %s, max %s, %d violations%s%s (%.1f s)%n",
                             r.opsPerSecond(),
@@ -92,13 +92,13 @@ final class BenchmarkRunner implements AutoCloseable {
         return runs;
     }
 
-    RunResult run(Scenario scenario, Library library) {
+    RunResult run(Scenario scenario, Library library, int round) {
         try {
             admin.flushall();
             return switch (scenario) {
                 case CONTENDED_PROCESSES -> inChildren(library);
                 case HELD_LOCKS -> new HeldLocks(config, admin).run(library, redis.host(), redis.port());
-                default -> inProcess(scenario, library);
+                default -> inProcess(scenario, library, config.warmup(round));
             };
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -108,7 +108,7 @@ final class BenchmarkRunner implements AutoCloseable {
         }
     }
 
-    private RunResult inProcess(Scenario scenario, Library library) throws InterruptedException {
+    private RunResult inProcess(Scenario scenario, Library library, Duration warmup) throws InterruptedException {
         int workers = switch (scenario) {
             case UNCONTENDED_SINGLE -> 1;
             case UNCONTENDED_THREADS, CONTENDED_THREADS, FAIR_CONTENDED -> config.threads();
@@ -131,15 +131,14 @@ final class BenchmarkRunner implements AutoCloseable {
                 List<LockProvider.AsyncCycle> cycles = IntStream.range(0, workers)
                         .mapToObj(i -> cycle.apply(keys.get(i), Occupancy.Holders.of(i)))
                         .toList();
-                o = Workload.callers(
-                        cycles, slots, config.asyncThreads(), config.warmup(), config.measure(), redisCounters);
+                o = Workload.callers(cycles, slots, config.asyncThreads(), warmup, config.measure(), redisCounters);
             } else {
                 boolean fair = scenario == Scenario.FAIR_CONTENDED;
                 Function<String, Lock> lock = fair ? provider::fairLock : provider::lock;
                 Workload.prime(lock.apply("bench-prime"));
                 List<Lock> locks = keys.stream().map(lock).toList();
                 ArrivalOrder order = fair ? new ArrivalOrder(workers, config.fairSlack()) : null;
-                o = Workload.threads(locks, slots, order, config.warmup(), config.measure(), redisCounters);
+                o = Workload.threads(locks, slots, order, warmup, config.measure(), redisCounters);
             }
             return RunResult.of(scenario, library, o, List.of(), redisCounters.before, redisCounters.after, null);
         }

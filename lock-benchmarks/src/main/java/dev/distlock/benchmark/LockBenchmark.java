@@ -47,10 +47,11 @@ public final class LockBenchmark {
                 BenchmarkRunner runner = new BenchmarkRunner(config, redis, progress)) {
             String version = runner.redisVersion();
             progress.printf(
-                    "redis-server %s on port %d; warm-up %d ms (child JVMs %d ms), measured %d ms per run%n",
+                    "redis-server %s on port %d; warm-up %d ms (round 1: %d ms; child JVMs %d ms), measured %d ms per run%n",
                     version,
                     redis.port(),
                     config.warmup().toMillis(),
+                    config.warmup(1).toMillis(),
                     config.processWarmup().toMillis(),
                     config.measure().toMillis());
             List<RunResult> results = runner.runAll();

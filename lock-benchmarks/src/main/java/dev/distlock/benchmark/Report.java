@@ -47,13 +47,14 @@ final class Report {
         md.append("# distlock benchmark\n\n");
         md.append(String.format(
                 Locale.ROOT,
-                "Redis %s on 127.0.0.1 started by the benchmark; %d CPUs; Java %s; warm-up %s (scenario 4's fresh child "
-                        + "JVMs: %s), measured %s per run (scenario 6: %s, at least two renewals of every held lock with a %s "
+                "Redis %s on 127.0.0.1 started by the benchmark; %d CPUs; Java %s; warm-up %s (round 1, where the JIT "
+                        + "compiles each library's paths: %s; scenario 4's fresh child JVMs: %s), measured %s per run (scenario 6: %s, at least two renewals of every held lock with a %s "
                         + "lease); %d rounds, libraries interleaved in each; run took %.0f s.%n%n",
                 redisVersion,
                 Runtime.getRuntime().availableProcessors(),
                 System.getProperty("java.version"),
                 seconds(config.warmup()),
+                seconds(config.warmup(1)),
                 seconds(config.processWarmup()),
                 seconds(config.measure()),
                 seconds(config.heldWindow()),

@@ -31,6 +31,15 @@ class BenchmarkConfigTest {
     }
 
     @Test
+    void roundOneWarmsUpLongerButNeverShorterThanTheOthers() {
+        BenchmarkConfig c = BenchmarkConfig.fromSystemPropertiesAndArgs("warmup=2s", "firstWarmup=8s");
+        assertThat(c.warmup(1)).isEqualTo(Duration.ofSeconds(8));
+        assertThat(c.warmup(2)).isEqualTo(Duration.ofSeconds(2));
+        BenchmarkConfig longer = BenchmarkConfig.fromSystemPropertiesAndArgs("warmup=10s", "firstWarmup=8s");
+        assertThat(longer.warmup(1)).isEqualTo(Duration.ofSeconds(10));
+    }
+
+    @Test
     void heldWindowCoversTwoRenewalsOfEveryHeldLock() {
         // Renewal every third of the lease: five sixths of it hold at least two whole renewal intervals.
         assertThat(BenchmarkConfig.fromSystemPropertiesAndArgs("heldLease=30s").heldWindow())

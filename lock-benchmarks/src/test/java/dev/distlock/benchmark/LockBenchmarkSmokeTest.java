@@ -25,6 +25,7 @@ class LockBenchmarkSmokeTest {
         Path output = Path.of("target", "benchmark-smoke.md");
         BenchmarkConfig config = BenchmarkConfig.fromSystemPropertiesAndArgs(
                 "warmup=100ms",
+                "firstWarmup=100ms",
                 "processWarmup=300ms",
                 "measure=250ms",
                 "rounds=1",
