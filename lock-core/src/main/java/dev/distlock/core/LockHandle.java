@@ -11,6 +11,9 @@ import java.util.concurrent.CompletionStage;
  *
  * <p>Handles do not re-enter: every acquisition is a hold of its own, so a flow that asks again for
  * a lock its own handle holds waits for itself until its wait runs out. Pass the handle on instead.
+ *
+ * <p>An implementation of your own should extend {@link AbstractLockHandle}, which keeps these release
+ * rules.
  */
 public interface LockHandle extends AutoCloseable {
 

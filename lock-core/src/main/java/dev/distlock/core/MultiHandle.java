@@ -9,7 +9,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
 /** The handle of a multi-lock: one handle per name, released together (in reverse order), once. */
-final class MultiHandle extends ReleasedOnce {
+final class MultiHandle extends AbstractLockHandle {
 
     private final String key;
     private final List<LockHandle> handles;
@@ -53,14 +53,14 @@ final class MultiHandle extends ReleasedOnce {
 
     /** Releases every name, in reverse order; fails with the first failure once all were tried. */
     @Override
-    CompletableFuture<Void> release(Duration holdAtLeast) {
+    protected CompletableFuture<Void> release(Duration holdAtLeast) {
         return releaseAll(handles, holdAtLeast);
     }
 
     @Override
-    void checkHoldAtLeast(Duration holdAtLeast) {
+    protected void checkHoldAtLeast(Duration holdAtLeast) {
         handles.forEach(h -> {
-            if (h instanceof ReleasedOnce own) {
+            if (h instanceof AbstractLockHandle own) {
                 own.checkHoldAtLeast(holdAtLeast); // other handles check when released
             }
         });

@@ -5,7 +5,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
 /** A {@link LockHandle} over any engine's hold: released through the engine's port, once. */
-final class PortHandle<H extends LeaseState> extends ReleasedOnce {
+final class PortHandle<H extends LeaseState> extends AbstractLockHandle {
 
     private final LockPort<H> port;
     private final H hold;
@@ -36,12 +36,12 @@ final class PortHandle<H extends LeaseState> extends ReleasedOnce {
     }
 
     @Override
-    CompletableFuture<Void> release(Duration holdAtLeast) {
+    protected CompletableFuture<Void> release(Duration holdAtLeast) {
         return port.releaseAsync(hold, holdAtLeast);
     }
 
     @Override
-    void checkHoldAtLeast(Duration holdAtLeast) {
+    protected void checkHoldAtLeast(Duration holdAtLeast) {
         port.checkHoldAtLeast(holdAtLeast);
     }
 }
