@@ -76,8 +76,8 @@ final class Acquirer {
         boolean acquired = false;
         String channelName = kind.waitChannel(keys, request.owner());
         boolean own = kind.waitsOnOwnChannel() && !reentry;
-        // Joined before the first try, a channel kept open since this thread's last wait misses no wake-up after it.
-        WaitChannel channel = own ? hub.joinIfOpen(channelName) : null;
+        // Joined before the first try, a channel kept open since the last wait on it misses no wake-up after it.
+        WaitChannel channel = reentry ? null : hub.joinIfOpen(channelName);
         FairHandOffs.Slot slot = own ? expectOffer(request, args) : null;
         try {
             Grant grant = attempt(request, args, deadline);
@@ -112,7 +112,7 @@ final class Acquirer {
                     return null;
                 }
                 if (channel == null) {
-                    channel = hub.join(channelName, own);
+                    channel = hub.join(channelName);
                     awaitSubscription(channel, deadline, keys, request.interruptible());
                 } else {
                     // The holder's TTL bounds the sleep: a lost wake-up or a crashed holder cannot stall us.

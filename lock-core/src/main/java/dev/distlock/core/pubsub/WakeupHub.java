@@ -21,7 +21,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Wakes threads that wait for a busy lock. One Redis subscription per lock channel, shared by all
- * local waiters of that lock and dropped when the last one leaves. A release published by another
+ * local waiters of that lock and dropped {@link #KEEP_OPEN} after the last one left. A release published by another
  * client wakes one local waiter (all of them for a "wake all" message); a release done by this
  * client wakes a local waiter directly, without waiting for its own message to come back, except
  * for a message addressed to one waiter's own channel, which only the message itself wakes.
@@ -39,8 +39,8 @@ public final class WakeupHub {
     public static final String DIRECTED = ":directed";
 
     /**
-     * How long a kept channel stays subscribed after its last waiter left: a thread that waits for the
-     * same fair lock again within it joins before it tries, so its wait costs no subscription.
+     * How long a channel stays subscribed after its last waiter left: a thread that waits for the same
+     * lock again within it joins before it tries, so its wait costs no subscription.
      */
     public static final Duration KEEP_OPEN = Duration.ofSeconds(1);
 
@@ -78,21 +78,18 @@ public final class WakeupHub {
         return message + DIRECTED;
     }
 
-    /** Registers the caller as a waiter on {@code channel}, subscribing when it is the first. */
-    public WaitChannel join(String channel) {
-        return join(channel, false);
-    }
-
     /**
-     * As {@link #join(String)}; with {@code keep}, the subscription stays open for {@link #KEEP_OPEN}
-     * after the last waiter left, for a waiter that comes back to wait again (see {@link #joinIfOpen}).
+     * Registers the caller as a waiter on {@code channel}, subscribing when it is the first. The
+     * subscription stays open for {@link #KEEP_OPEN} after the last waiter left, for a waiter that comes
+     * back to wait again (see {@link #joinIfOpen}): under contention across clients the lock changes
+     * hands between them all the time, and each change would otherwise cost its new waiter a SUBSCRIBE,
+     * a second try once subscribed, and an UNSUBSCRIBE.
      */
-    public WaitChannel join(String channel, boolean keep) {
+    public WaitChannel join(String channel) {
         return channels.compute(channel, (name, existing) -> {
             WaitChannel c = existing != null ? existing : new WaitChannel(name, subscribe(name));
             c.refs++;
             c.waiting.incrementAndGet();
-            c.keep |= keep;
             return c;
         });
     }
@@ -116,7 +113,7 @@ public final class WakeupHub {
         return joined[0];
     }
 
-    /** Unregisters a waiter; the last one to leave unsubscribes, or starts the time a kept channel stays open. */
+    /** Unregisters a waiter; the last one to leave starts the time the channel stays open (or unsubscribes when the client is closing). */
     public void leave(WaitChannel channel) {
         channels.compute(channel.name, (name, existing) -> {
             channel.waiting.decrementAndGet();
@@ -124,7 +121,7 @@ public final class WakeupHub {
             if (existing != channel || --channel.refs > 0) {
                 return existing;
             }
-            if (channel.keep && keptOpen(channel)) {
+            if (keptOpen(channel)) {
                 return existing;
             }
             unsubscribe(name);
@@ -246,8 +243,6 @@ public final class WakeupHub {
         private int kept;
         // Guarded by the map's lock for this channel (refs read without it for diagnostics only).
         private volatile int refs;
-        /** Stays subscribed for a while after its last waiter left. */
-        private boolean keep;
         /** A check that closes it once idle is scheduled. */
         private boolean closing;
 
