@@ -154,7 +154,8 @@ final class FairHandOffs {
                 token + cohort.size(),
                 slot.lease,
                 sentNanos + slot.lease.nanos(),
-                sentNanos);
+                sentNanos,
+                null);
         return offer(slot, new Offer(baton, cohort, true));
     }
 

@@ -18,6 +18,11 @@ final class Hold extends LeaseState {
     final long redisGrantNanos;
     /** The last fencing token the grant reserved; a local hand-off takes the next one up to it. */
     final long tokenLimit;
+    /**
+     * The further token blocks its grant may reserve while it passes between local owners, shared by
+     * every hold of that grant; {@code null} for a grant that is not handed on locally.
+     */
+    final @Nullable TokenRefill refill;
     /** The local gate this hold took part in, until its last release; see {@link LocalGates}. */
     volatile LocalGates.Gate gate;
     /** Whether this hold owns its gate's permit (false when it went past an abandoned holder). */
@@ -56,6 +61,7 @@ final class Hold extends LeaseState {
         this.redisOwner = owner;
         this.redisGrantNanos = grant.sentNanos();
         this.tokenLimit = grant.token() + (kind.handsOnLocally() ? tokenBlock - 1 : 0);
+        this.refill = kind.handsOnLocally() && tokenBlock > 1 ? new TokenRefill() : null;
     }
 
     /** The hold {@code baton} hands to {@code owner} (on {@code thread}) now: the same grant, the next token. */
@@ -66,6 +72,7 @@ final class Hold extends LeaseState {
         this.redisOwner = baton.redisOwner();
         this.redisGrantNanos = baton.redisGrantNanos();
         this.tokenLimit = baton.tokenLimit();
+        this.refill = baton.refill();
         // The grant was last renewed (or granted) a lease before it runs out: renew on that schedule.
         this.renewalSentNanos = baton.validUntilNanos() - baton.lease().nanos();
     }

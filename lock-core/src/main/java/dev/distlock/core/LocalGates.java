@@ -60,7 +60,8 @@ final class LocalGates {
             long tokenLimit,
             Lease lease,
             long validUntilNanos,
-            long redisGrantNanos) {}
+            long redisGrantNanos,
+            @Nullable TokenRefill refill) {}
 
     /** What {@link Gate#enter} gave: how it passed, and the handed-on grant for {@link Pass#HANDED_ON}. */
     record Entry(Pass pass, @Nullable Baton baton) {

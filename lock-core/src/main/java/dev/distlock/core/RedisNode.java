@@ -80,6 +80,14 @@ final class RedisNode {
         return kind.acquire(scripts, keys, args);
     }
 
+    /**
+     * Reserves the next block of fencing tokens for the reentrant grant {@code baton} passes on, unless another
+     * client waits for the lock: the block's first and last token, or {@code [0, 0]}.
+     */
+    CompletableFuture<List<Object>> refill(LocalGates.Baton baton) {
+        return ReentrantKind.refill(scripts, baton.keys(), baton.redisOwner(), baton.grantId(), tokenBlock, fenceTtlMs);
+    }
+
     /** Releases one of {@code held} holds of grant {@code grantId}: 1 released, 0 still held, -1 not held by this grant. */
     CompletableFuture<Long> release(LockKind kind, LockKeys keys, String owner, String grantId, int held) {
         return release(kind, keys, owner, grantId, held, 0);

@@ -44,6 +44,21 @@ final class ReentrantKind extends LockKind {
                 Long.toString(r.reserveMs()));
     }
 
+    /**
+     * Reserves the next {@code block} fencing tokens for grant {@code grantId} of {@code owner} unless
+     * another client waits: {@code [first, last]}, or {@code [0, 0]} when refused.
+     */
+    static CompletableFuture<List<Object>> refill(
+            ScriptRunner scripts, LockKeys keys, String owner, String grantId, int block, long fenceTtlMs) {
+        return scripts.array(
+                LockScript.REFILL,
+                new String[] {keys.lock(), keys.fence()},
+                owner,
+                grantId,
+                Integer.toString(block),
+                Long.toString(fenceTtlMs));
+    }
+
     @Override
     boolean keepsAfterRelease() {
         return true;

@@ -19,6 +19,8 @@ final class Releaser {
     private final Events events;
     /** How long after a grant in Redis it may still pass between local owners; negative: never. */
     private final long handOffWindowNanos;
+    /** Tokens left in a block when the next one is asked for (see {@link TokenRefill}). */
+    private final int refillAt;
 
     Releaser(
             RedisNode node,
@@ -29,6 +31,7 @@ final class Releaser {
             LockClientOptions options) {
         this.handOffWindowNanos =
                 options.localHandOffs() == 0 ? -1 : options.localHandOffWindow().toNanos();
+        this.refillAt = (options.localHandOffs() + 1) / 2;
         this.node = node;
         this.calls = calls;
         this.holds = holds;
@@ -113,14 +116,45 @@ final class Releaser {
                 || !mayPassOn(hold, now)) {
             return false;
         }
+        LocalGates.Baton baton = nextBaton(hold);
+        if (baton == null) {
+            return false; // its tokens are used up, and no further block came
+        }
         hold.gate = null; // the permit goes with the baton
-        if (!gate.handOn(nextBaton(hold))) { // nobody waiting (one look under the gate's lock)
+        if (!gate.handOn(baton)) { // nobody waiting (one look under the gate's lock)
             hold.gate = gate;
             return false;
         }
         holds.leave(hold.kind, hold.keys, gate);
         events.release(hold.info, hold.heldFor(now));
+        refillSoon(baton, now);
         return true;
+    }
+
+    /**
+     * Asks Redis in the background for the next block of fencing tokens of the grant {@code baton} passes
+     * on, once few are left in its block and its hand-off window has time left ({@link TokenRefill}).
+     */
+    private void refillSoon(LocalGates.Baton baton, long now) {
+        TokenRefill refill = baton.refill();
+        if (refill == null
+                || baton.tokenLimit() - baton.token() > refillAt
+                || now - baton.redisGrantNanos() > handOffWindowNanos
+                || !refill.ask()) {
+            return;
+        }
+        calls.callAsync(
+                        () -> node.refill(baton),
+                        calls.operationDeadline(),
+                        "reserving fencing tokens of",
+                        baton.keys())
+                .whenComplete((reply, error) -> {
+                    if (reply == null) {
+                        refill.answered(0, 0); // the cohort ends with this block: the usual release in Redis
+                    } else {
+                        refill.answered((Long) reply.get(0), (Long) reply.get(1));
+                    }
+                });
     }
 
     /**
@@ -131,7 +165,11 @@ final class Releaser {
     private boolean handedDownTheLine(Hold hold) {
         FairHandOffs.Cohort cohort = hold.cohort;
         long now = System.nanoTime();
-        if (cohort == null || !mayPassOn(hold, now) || !node.fair.handOn(nextBaton(hold), cohort)) {
+        if (cohort == null || !mayPassOn(hold, now)) {
+            return false;
+        }
+        LocalGates.Baton baton = nextBaton(hold);
+        if (baton == null || !node.fair.handOn(baton, cohort)) {
             return false;
         }
         events.release(hold.info, hold.heldFor(now));
@@ -140,27 +178,39 @@ final class Releaser {
 
     /**
      * Whether the grant behind {@code hold} may pass to another local owner: a watchdog lease well within
-     * its validity (the next holder's watchdog renews it), a fencing token left in its reserved block.
+     * its validity (the next holder's watchdog renews it). It also needs a fencing token ({@link #nextBaton}).
      */
     private static boolean mayPassOn(Hold hold, long now) {
-        return hold.watchdog()
-                && hold.token < hold.tokenLimit
-                && hold.validUntilNanos - now >= hold.lease().nanos() / 2
-                && hold.lostReason() == null;
+        return hold.watchdog() && hold.validUntilNanos - now >= hold.lease().nanos() / 2 && hold.lostReason() == null;
     }
 
-    /** The grant behind {@code hold} for the next local owner: the same grant, the next fencing token. */
-    private static LocalGates.Baton nextBaton(Hold hold) {
+    /**
+     * The grant behind {@code hold} for the next local owner: the same grant, the next fencing token of its
+     * block, or the first of the next block when that came ({@link TokenRefill}); {@code null} when its
+     * tokens are used up.
+     */
+    private static LocalGates.@Nullable Baton nextBaton(Hold hold) {
+        long token = hold.token + 1;
+        long limit = hold.tokenLimit;
+        if (hold.token >= hold.tokenLimit) {
+            long[] block = hold.refill == null ? null : hold.refill.take();
+            if (block == null) {
+                return null;
+            }
+            token = block[0];
+            limit = block[1];
+        }
         return new LocalGates.Baton(
                 hold.kind,
                 hold.keys,
                 hold.redisOwner,
                 hold.grantId,
-                hold.token + 1,
-                hold.tokenLimit,
+                token,
+                limit,
                 hold.lease(),
                 hold.validUntilNanos,
-                hold.redisGrantNanos);
+                hold.redisGrantNanos,
+                hold.refill);
     }
 
     /**

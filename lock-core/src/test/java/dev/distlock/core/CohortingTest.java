@@ -196,13 +196,27 @@ class CohortingTest {
 
     @Test
     void anotherClientWaitingGetsTheLockAfterABoundedRunOfLocalHandOffs() throws Exception {
+        int meanwhile = localHoldsWhileAnotherClientWaits(client, Duration.ofSeconds(10));
+
+        // The hand-off window (20 ms by default) ends the run: about 18 holds of 1 ms, or at most the rest
+        // of the block in use and one reserved before the other client was recorded (16 + 1 each).
+        assertThat(meanwhile)
+                .as("local holds while the other client waited")
+                .isLessThanOrEqualTo(2 * (LockClientOptions.DEFAULT_LOCAL_HAND_OFFS + 1) + 1);
+    }
+
+    /**
+     * Three threads of {@code local} keep taking the lock (1 ms each); once they are going, the other
+     * instance waits for it up to {@code wait} and must get it. Returns the local holds meanwhile.
+     */
+    private int localHoldsWhileAnotherClientWaits(LockClient local, Duration wait) throws Exception {
         AtomicBoolean stop = new AtomicBoolean();
         AtomicInteger localHolds = new AtomicInteger();
         ExecutorService pool = Executors.newFixedThreadPool(3);
         try {
             for (int t = 0; t < 3; t++) {
                 pool.submit(() -> {
-                    RedisLock lock = client.getLock(name);
+                    RedisLock lock = local.getLock(name);
                     while (!stop.get()) {
                         lock.lock();
                         try {
@@ -218,22 +232,102 @@ class CohortingTest {
             org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> localHolds.get() > 50);
             RedisLock elsewhere = otherInstance.getLock(name);
             int before = localHolds.get();
-            long started = System.nanoTime();
-            assertThat(elsewhere.tryLock(Duration.ofSeconds(10)))
+            assertThat(elsewhere.tryLock(wait))
                     .as("the other client is not starved by the local hand-offs")
                     .isTrue();
-            long waitedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
             int meanwhile = localHolds.get() - before;
             elsewhere.unlock();
-            // One run of hand-offs (16 by default, within 20 ms) plus the Redis grant, and the one in flight.
-            assertThat(meanwhile)
-                    .as("local holds while the other client waited %d ms", waitedMs)
-                    .isLessThanOrEqualTo(2 * (LockClientOptions.DEFAULT_LOCAL_HAND_OFFS + 1));
+            return meanwhile;
         } finally {
             stop.set(true);
             pool.shutdown();
             assertThat(pool.awaitTermination(20, TimeUnit.SECONDS)).isTrue();
         }
+    }
+
+    /**
+     * Alone on a lock, a client keeps passing its grant between its threads past the end of a token
+     * block: the holder reserves the next block in the background (refill.lua) instead of releasing in
+     * Redis and acquiring again, until the hand-off window ends.
+     */
+    @Test
+    void aClientAloneKeepsItsGrantPastOneTokenBlock() throws Exception {
+        int handOffs = 4;
+        try (LockClient alone = LockClient.create(
+                RedisURI.create(redis.server().uri()),
+                LockClientOptions.builder()
+                        .localHandOffs(handOffs, Duration.ofSeconds(10))
+                        .build())) {
+            long acquiresBefore = probe.commandRuns("exists"); // acquire.lua's first look, once per attempt
+            List<Long> tokens = churn(alone, 3, 100);
+            long acquires = probe.commandRuns("exists") - acquiresBefore;
+
+            for (int i = 1; i < tokens.size(); i++) {
+                assertThat(tokens.get(i)).as("token of hold %d", i).isGreaterThan(tokens.get(i - 1));
+            }
+            // Without refills every block of handOffs + 1 holds would need its own grant in Redis: 60 here.
+            assertThat(acquires)
+                    .as("%d acquire attempts in Redis for %d holds", acquires, tokens.size())
+                    .isLessThan(tokens.size() / (handOffs + 1) / 3);
+        }
+    }
+
+    /**
+     * With a hand-off window far longer than the test, only the refusal of the next token block lets
+     * another client in: it gets the lock within a couple of blocks of local hand-offs.
+     */
+    @Test
+    void anotherClientWaitingStopsTheRefillsWithinTwoBlocks() throws Exception {
+        int handOffs = 4;
+        try (LockClient longWindow = LockClient.create(
+                RedisURI.create(redis.server().uri()),
+                LockClientOptions.builder()
+                        .localHandOffs(handOffs, Duration.ofSeconds(10))
+                        .build())) {
+            // Well within the 10 s window.
+            int meanwhile = localHoldsWhileAnotherClientWaits(longWindow, Duration.ofSeconds(5));
+
+            // The rest of the block in use, a block reserved before the other client was recorded, the hold
+            // in flight.
+            assertThat(meanwhile)
+                    .as("local holds while the other client waited")
+                    .isLessThanOrEqualTo(3 * (handOffs + 1));
+        }
+    }
+
+    /** {@code threads} threads of {@code client} take the lock {@code perThread} times each; the tokens in grant order. */
+    private List<Long> churn(LockClient client, int threads, int perThread) throws Exception {
+        List<Long> tokens = new CopyOnWriteArrayList<>();
+        AtomicInteger inside = new AtomicInteger();
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        try {
+            List<Future<?>> done = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                done.add(pool.submit(() -> {
+                    RedisLock lock = client.getLock(name);
+                    for (int i = 0; i < perThread; i++) {
+                        lock.lock();
+                        try {
+                            assertThat(inside.incrementAndGet())
+                                    .as("one holder at a time")
+                                    .isEqualTo(1);
+                            tokens.add(lock.currentFencingToken());
+                            sleep(1);
+                            inside.decrementAndGet();
+                        } finally {
+                            lock.unlock();
+                        }
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> f : done) {
+                f.get(60, TimeUnit.SECONDS);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        return tokens;
     }
 
     @Test

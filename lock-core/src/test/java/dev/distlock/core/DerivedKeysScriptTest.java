@@ -139,6 +139,17 @@ class DerivedKeysScriptTest extends ScriptTestSupport {
             org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> !sync.hexists(plainKey, "~w"));
             plain.unlock();
             assertThat(plain.forceUnlock()).as("already free").isFalse();
+            // Threads of one client passing the lock on: past half a token block the holder asks for the next.
+            for (int round = 0; round < 50; round++) {
+                handOnAmongThreads(client.getLock(plainName), 3, 20);
+                String mark = "refill-round-" + round;
+                sync.echo(mark);
+                List<RedisMonitor.Command> seen = monitor.commandsUntil(mark);
+                commands.addAll(seen);
+                if (seen.stream().anyMatch(c -> c.words().contains(LockScript.REFILL.sha1()))) {
+                    break;
+                }
+            }
 
             RedisLock fair = client.getFairLock(fairName);
             fair.lock();
@@ -189,6 +200,23 @@ class DerivedKeysScriptTest extends ScriptTestSupport {
                 .isNotEmpty()
                 .filteredOn(key -> locks.stream().noneMatch(lock -> isDerivedKey(key, lock)))
                 .isEmpty();
+    }
+
+    /** {@code threads} threads take {@code lock} {@code times} times each, one at a time. */
+    private static void handOnAmongThreads(RedisLock lock, int threads, int times) throws Exception {
+        List<OtherThread<Void>> workers = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            workers.add(OtherThread.start(() -> {
+                for (int i = 0; i < times; i++) {
+                    lock.lock();
+                    lock.unlock();
+                }
+                return null;
+            }));
+        }
+        for (OtherThread<Void> worker : workers) {
+            worker.result.get(30, TimeUnit.SECONDS);
+        }
     }
 
     /** SCRIPT LOADs every script, so that every later call is an EVALSHA; returns them by SHA1. */
@@ -287,6 +315,11 @@ class DerivedKeysScriptTest extends ScriptTestSupport {
         long token = granted(
                 kind.acquire(scripts, keys, acquireArgs(A, 0, "g3", 0)).get(5, TimeUnit.SECONDS)); // stale g1 replaced
         assertThat(raiseFence(A, token + 1_000)).isOne();
+        assertThat(ReentrantKind.refill(scripts, keys, A, "g3", 17, FENCE_TTL_MS)
+                        .get(5, TimeUnit.SECONDS)
+                        .get(0))
+                .as("the next token block")
+                .isNotEqualTo(0L);
         granted(kind.acquire(scripts, keys, acquireArgs(A, 1, "g3", 0)).get(5, TimeUnit.SECONDS));
         assertThat(kind.release(scripts, keys, releaseArgs(A, "g3", 2)).get(5, TimeUnit.SECONDS))
                 .isZero();

@@ -50,7 +50,7 @@ class ScriptRunnerTest extends ScriptTestSupport {
     void shaMatchesTheOneRedisComputesForTheBodyOfEveryScript() throws Exception {
         List<LockScript> all = allScripts();
 
-        assertThat(all).hasSize(13);
+        assertThat(all).hasSize(14);
         for (LockScript script : all) {
             assertThat(sync.scriptLoad(script.body())).as(script.name()).isEqualTo(script.sha1());
         }

@@ -126,6 +126,18 @@ abstract class ScriptTestSupport {
                 .get(5, TimeUnit.SECONDS);
     }
 
+    /** refill.lua reserving {@link #TOKEN_BLOCK} tokens: {first, last} of the block, or {0, 0} when refused. */
+    List<Object> refill(String owner, String grant) throws Exception {
+        return scripts.array(
+                        LockScript.REFILL,
+                        new String[] {keys.lock(), keys.fence()},
+                        owner,
+                        grant,
+                        Integer.toString(TOKEN_BLOCK),
+                        Long.toString(FENCE_TTL_MS))
+                .get(5, TimeUnit.SECONDS);
+    }
+
     /** renew.lua: 1 renewed, 0 not held by this grant. */
     long renew(String owner, String grant, long leaseMs) throws Exception {
         return scripts.integer(LockScript.RENEW, new String[] {keys.lock()}, owner, grant, Long.toString(leaseMs))

@@ -20,6 +20,8 @@ public final class LockScript {
     public static final LockScript RELEASE = load("client-of.lua", "release.lua");
     /** A waiter of a reentrant lock gives up: it no longer counts as waiting, and hands back a reservation for its client. */
     public static final LockScript LEAVE = load("client-of.lua", "leave.lua");
+    /** Reserve the next block of fencing tokens for a reentrant grant handed on locally, while no other client waits. */
+    public static final LockScript REFILL = load("token.lua", "client-of.lua", "refill.lua");
     /** Extend a lease while the owner holds it. */
     public static final LockScript RENEW = load("renew.lua");
     /** Acquire or re-enter a read hold of a read/write lock. */
