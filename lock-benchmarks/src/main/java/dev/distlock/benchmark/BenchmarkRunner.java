@@ -15,7 +15,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Lock;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.BiFunction;
 import java.util.function.Function;
 import java.util.stream.IntStream;
@@ -27,6 +29,9 @@ import java.util.stream.IntStream;
 final class BenchmarkRunner implements AutoCloseable {
 
     static final String SHARED_KEY = "bench-key-shared";
+
+    /** Pause between two round-trip probes of the multi-JVM scenario. */
+    private static final long ROUND_TRIP_EVERY_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
 
     private final BenchmarkConfig config;
     private final RedisServer redis;
@@ -175,7 +180,7 @@ final class BenchmarkRunner implements AutoCloseable {
             // Sample Redis when the children's windows open and close (to within a few milliseconds).
             Thread.sleep(config.processWarmup().toMillis());
             CommandStats.Snapshot before = CommandStats.snapshot(admin);
-            Thread.sleep(config.measure().toMillis());
+            LatencyHistogram roundTrips = roundTrips(config.measure());
             CommandStats.Snapshot after = CommandStats.snapshot(admin);
             Duration resultTimeout = Workload.STUCK_AFTER.plusSeconds(60);
             List<Outcome> outcomes = new ArrayList<>();
@@ -184,7 +189,8 @@ final class BenchmarkRunner implements AutoCloseable {
             }
             List<Long> jvmOps = outcomes.stream().map(Outcome::measuredOps).toList();
             return RunResult.of(
-                    Scenario.CONTENDED_PROCESSES, library, Outcome.merge(outcomes), jvmOps, before, after, null);
+                            Scenario.CONTENDED_PROCESSES, library, Outcome.merge(outcomes), jvmOps, before, after, null)
+                    .withRoundTrip(roundTrips.count() == 0 ? Double.NaN : roundTrips.quantile(0.50));
         } finally {
             long closing = System.nanoTime();
             children.forEach(ChildJvm::close);
@@ -195,6 +201,23 @@ final class BenchmarkRunner implements AutoCloseable {
                 log.println("Cannot delete " + shared + ": " + e);
             }
         }
+    }
+
+    /**
+     * Redis round trips as a client sees them while the children run: a PING every
+     * {@link #ROUND_TRIP_EVERY_NANOS} from this JVM for {@code window}, the yardstick of the cross-JVM
+     * hand-off (a few hundred commands a second beside the children's thousands).
+     */
+    private LatencyHistogram roundTrips(Duration window) {
+        LatencyHistogram h = new LatencyHistogram();
+        long end = System.nanoTime() + window.toNanos();
+        while (end - System.nanoTime() > 0) {
+            long sent = System.nanoTime();
+            admin.ping();
+            h.record(System.nanoTime() - sent);
+            LockSupport.parkNanos(ROUND_TRIP_EVERY_NANOS);
+        }
+        return h;
     }
 
     private static Path sharedOccupancyFile() {

@@ -121,13 +121,17 @@ final class Report {
                                 + "waiting then (stamped when its lock call returned); per op, how many grants were such hand-offs rather "
                                 + "than re-takes by the releasing worker. Cross-JVM hand-offs are those between the child JVMs of scenario 4: "
                                 + "`System.nanoTime` is `CLOCK_MONOTONIC` on Linux, one clock for every process of the machine, so a release "
-                                + "stamped in one JVM and a grant stamped in the other can be subtracted. Order violations (fair locks): "
+                                + "stamped in one JVM and a grant stamped in the other can be subtracted. Redis RTT: the median round "
+                                + "trip of a PING sent every 2 ms from the coordinating JVM while the children run, so under the same "
+                                + "load; the cross-JVM hand-off p50 is also given in those round trips (per round, then median). "
+                                + "Order violations (fair locks): "
                                 + "grants to a thread that asked more than ")
                 .append(config.fairSlack().toMillis())
                 .append(" ms after another thread that was still waiting, summed over the rounds.\n\n");
         md.append("| scenario | library | thread share | JVM share | hand-offs/op | hand-off p50 ms | hand-off p99 ms "
-                + "| cross-JVM hand-off p50 ms | cross-JVM hand-off p99 ms | order violations |\n");
-        md.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+                + "| cross-JVM hand-off p50 ms | cross-JVM hand-off p99 ms | Redis RTT p50 ms | cross-JVM hand-off p50 "
+                + "in RTTs | order violations |\n");
+        md.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
         for (Scenario s : shared) {
             for (Library l : libraries(s)) {
                 List<RunResult> rs = ok(runs(s, l));
@@ -153,6 +157,10 @@ final class Report {
                 md.append(remote ? cell(rs, RunResult::remoteHandOffP50Nanos, Spread::ms) : "-")
                         .append(" | ");
                 md.append(remote ? cell(rs, RunResult::remoteHandOffP99Nanos, Spread::ms) : "-")
+                        .append(" | ");
+                md.append(remote ? cell(rs, RunResult::roundTripP50Nanos, Spread::ms) : "-")
+                        .append(" | ");
+                md.append(remote ? cell(rs, RunResult::remoteHandOffRoundTrips, Spread::oneDecimal) : "-")
                         .append(" | ");
                 md.append(s == Scenario.FAIR_CONTENDED ? Long.toString(order) : "-")
                         .append(" |\n");

@@ -16,6 +16,8 @@ import java.util.function.ToDoubleFunction;
  * @param clientCpuMicrosPerOp CPU of the client JVM(s) per measured op
  * @param redisCpuMicrosPerOp CPU of redis-server per measured op
  * @param commandsPerOp Redis commands per measured op (see {@link CommandStats})
+ * @param roundTripP50Nanos median Redis round trip (PING) from the coordinating JVM during the measured
+ *        window, under the run's load (multi-JVM scenario), else NaN
  * @param held the held-locks scenario's own figures, or {@code null}
  * @param error why the run failed or was incomplete, or {@code null}
  */
@@ -41,6 +43,7 @@ record RunResult(
         double clientCpuMicrosPerOp,
         double redisCpuMicrosPerOp,
         Map<String, Double> commandsPerOp,
+        double roundTripP50Nanos,
         Held held,
         String error) {
 
@@ -94,8 +97,43 @@ record RunResult(
                 clientCpu,
                 redisCpu < 0 ? Double.NaN : redisCpu,
                 CommandStats.perOp(before, after, ops),
+                Double.NaN,
                 held,
                 o.error());
+    }
+
+    /** This run with the round trip measured during it. */
+    RunResult withRoundTrip(double roundTripNanos) {
+        return new RunResult(
+                scenario,
+                library,
+                opsPerSecond,
+                p50Nanos,
+                p99Nanos,
+                p999Nanos,
+                maxNanos,
+                violations,
+                orderViolations,
+                totalOps,
+                measuredOps,
+                threadShare,
+                jvmShare,
+                handOffsPerOp,
+                handOffP50Nanos,
+                handOffP99Nanos,
+                remoteHandOffP50Nanos,
+                remoteHandOffP99Nanos,
+                clientCpuMicrosPerOp,
+                redisCpuMicrosPerOp,
+                commandsPerOp,
+                roundTripNanos,
+                held,
+                error);
+    }
+
+    /** The cross-JVM hand-off p50 in round trips measured in the same run; NaN when either is missing. */
+    double remoteHandOffRoundTrips() {
+        return remoteHandOffP50Nanos / roundTripP50Nanos;
     }
 
     static RunResult failed(Scenario scenario, Library library, Throwable error) {
@@ -121,6 +159,7 @@ record RunResult(
                 Double.NaN,
                 Double.NaN,
                 Map.of(),
+                Double.NaN,
                 null,
                 String.valueOf(error));
     }

@@ -47,6 +47,10 @@ record Spread(double median, double min, double max, int n) {
         return String.format(Locale.ROOT, "%,.0f", v);
     }
 
+    static String oneDecimal(double v) {
+        return String.format(Locale.ROOT, "%.1f", v);
+    }
+
     static String twoDecimals(double v) {
         return String.format(Locale.ROOT, "%.2f", v);
     }

@@ -39,6 +39,31 @@ class ReportTest {
     }
 
     @Test
+    void theCrossJvmHandOffIsAlsoGivenInRoundTripsOfItsOwnRound() {
+        BenchmarkConfig processes =
+                BenchmarkConfig.fromSystemPropertiesAndArgs("rounds=2", "scenarios=4", "libraries=distlock");
+        List<RunResult> runs = List.of(crossJvm(400_000, 100_000), crossJvm(900_000, 450_000));
+
+        String md = Report.markdown(processes, "7.0", runs, Duration.ofSeconds(1));
+
+        // Hand-off p50 0.4 and 0.9 ms over round trips of 0.1 and 0.45 ms: 4.0 and 2.0 round trips.
+        assertThat(md).contains("| 3.0 (2.0-4.0) | - |");
+    }
+
+    /** A scenario-4 run whose cross-JVM hand-offs all took {@code handOffNanos}, with that round trip. */
+    private RunResult crossJvm(long handOffNanos, long roundTripNanos) {
+        Tally t = new Tally();
+        for (int i = 0; i < 100; i++) {
+            t.op(100_000, true);
+            t.handOff(handOffNanos, true);
+        }
+        Outcome o = Outcome.of(List.of(t), false, 1_000_000_000L, 1_000_000L, null);
+        return RunResult.of(
+                        Scenario.CONTENDED_PROCESSES, Library.DISTLOCK, o, List.of(50L, 50L), counters, counters, null)
+                .withRoundTrip(roundTripNanos);
+    }
+
+    @Test
     void aFailedRoundIsListedAndLeftOutOfTheFigures() {
         List<RunResult> runs = List.of(
                 run(Library.DISTLOCK, 200),
