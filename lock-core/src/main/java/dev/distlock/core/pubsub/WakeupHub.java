@@ -101,6 +101,9 @@ public final class WakeupHub {
      * nor a second try once subscribed.
      */
     public @Nullable WaitChannel joinIfOpen(String channel) {
+        if (!channels.containsKey(channel)) {
+            return null; // the common case of a free lock, without taking the map's lock for the key
+        }
         WaitChannel[] joined = {null};
         channels.computeIfPresent(channel, (name, c) -> {
             if (c.subscribed.isDone() && !c.subscribed.isCompletedExceptionally()) {
