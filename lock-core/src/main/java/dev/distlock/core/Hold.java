@@ -20,7 +20,7 @@ final class Hold extends LeaseState {
     final long tokenLimit;
     /**
      * The further token blocks its grant may reserve while it passes between local owners, shared by
-     * every hold of that grant; {@code null} for a grant that is not handed on locally.
+     * every hold of that grant after its first; {@code null} for a grant not handed on locally (yet).
      */
     final @Nullable TokenRefill refill;
     /** The local gate this hold took part in, until its last release; see {@link LocalGates}. */
@@ -61,7 +61,7 @@ final class Hold extends LeaseState {
         this.redisOwner = owner;
         this.redisGrantNanos = grant.sentNanos();
         this.tokenLimit = grant.token() + (kind.handsOnLocally() ? tokenBlock - 1 : 0);
-        this.refill = kind.handsOnLocally() && tokenBlock > 1 ? new TokenRefill() : null;
+        this.refill = null; // made at the first local hand-off: most grants are never handed on
     }
 
     /** The hold {@code baton} hands to {@code owner} (on {@code thread}) now: the same grant, the next token. */

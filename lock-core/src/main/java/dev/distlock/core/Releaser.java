@@ -200,6 +200,7 @@ final class Releaser {
             token = block[0];
             limit = block[1];
         }
+        TokenRefill refill = hold.refill != null || !hold.kind.handsOnLocally() ? hold.refill : new TokenRefill();
         return new LocalGates.Baton(
                 hold.kind,
                 hold.keys,
@@ -210,7 +211,7 @@ final class Releaser {
                 hold.lease(),
                 hold.validUntilNanos,
                 hold.redisGrantNanos,
-                hold.refill);
+                refill);
     }
 
     /**
