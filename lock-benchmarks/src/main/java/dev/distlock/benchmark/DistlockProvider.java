@@ -15,7 +15,7 @@ import java.util.concurrent.locks.Lock;
 import reactor.core.publisher.Mono;
 
 /**
- * distlock with its defaults (lock cohorting on: 16 local hand-offs within 20 ms): one shared command connection, one for renewals, one for pub/sub, watchdog
+ * distlock with its defaults (lock cohorting on: 64 local hand-offs within 20 ms): one shared command connection, one for renewals, one for pub/sub, watchdog
  * lease (30 s unless the held-locks scenario sets another). A listener counts lease losses; it is
  * what an application with metrics has, and costs a no-op call per event.
  */

@@ -41,8 +41,8 @@ public final class LockClientOptions {
     private final int localHandOffs;
     private final Duration localHandOffWindow;
 
-    /** Default of {@link Builder#localHandOffs}: 16 hand-offs in a row (lock cohorting on). */
-    public static final int DEFAULT_LOCAL_HAND_OFFS = 16;
+    /** Default of {@link Builder#localHandOffs}: 64 hand-offs in a row (lock cohorting on). */
+    public static final int DEFAULT_LOCAL_HAND_OFFS = 64;
 
     /** Default of {@link Builder#localHandOffs}'s window: 20 ms after the grant in Redis. */
     public static final Duration DEFAULT_LOCAL_HAND_OFF_WINDOW = Duration.ofMillis(20);
@@ -158,7 +158,7 @@ public final class LockClientOptions {
          * release that grants it to a waiter of this client also names up to {@code handOffs} waiters of
          * this client queued right behind that one, and the grant passes down that line in queue order
          * without a round trip (the window does not apply: nobody behind the line is overtaken). On by
-         * default (16 within 20 ms);
+         * default (64 within 20 ms);
          * {@code localHandOffs(0, Duration.ZERO)} turns it off: every release then goes to Redis, and no
          * release reserves the lock for another client.
          *

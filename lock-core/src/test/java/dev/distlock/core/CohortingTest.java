@@ -40,7 +40,7 @@ class CohortingTest {
 
     @BeforeEach
     void setUp() {
-        // Both with the default cohorting settings (16 hand-offs within 20 ms).
+        // Both with the default cohorting settings (64 hand-offs within 20 ms).
         client = LockClient.create(
                 RedisURI.create(redis.server().uri()),
                 LockClientOptions.builder()
@@ -198,8 +198,8 @@ class CohortingTest {
     void anotherClientWaitingGetsTheLockAfterABoundedRunOfLocalHandOffs() throws Exception {
         int meanwhile = localHoldsWhileAnotherClientWaits(client, Duration.ofSeconds(10));
 
-        // The hand-off window (20 ms by default) ends the run: about 18 holds of 1 ms, or at most the rest
-        // of the block in use and one reserved before the other client was recorded (16 + 1 each).
+        // At most the rest of the block in use and one reserved before the other client was recorded (64 + 1
+        // each); the hand-off window (20 ms by default) usually ends the run sooner, at about 18 holds of 1 ms.
         assertThat(meanwhile)
                 .as("local holds while the other client waited")
                 .isLessThanOrEqualTo(2 * (LockClientOptions.DEFAULT_LOCAL_HAND_OFFS + 1) + 1);
@@ -346,7 +346,7 @@ class CohortingTest {
     @Test
     void onByDefault() {
         // threadsOfOneClientShareOneGrant... runs with these defaults
-        assertThat(LockClientOptions.defaults().localHandOffs()).isEqualTo(16);
+        assertThat(LockClientOptions.defaults().localHandOffs()).isEqualTo(64);
         assertThat(LockClientOptions.defaults().localHandOffWindow()).isEqualTo(Duration.ofMillis(20));
     }
 

@@ -89,7 +89,7 @@ class AutoConfigurationTest {
     void lockCohortingIsOnByDefaultAndTurnedOffByProperty() {
         runner().run(context -> assertThat(
                         context.getBean(LockClient.class).options().localHandOffs())
-                .isEqualTo(16));
+                .isEqualTo(64));
         runner().withPropertyValues("distributed-lock.local-hand-offs=0", "distributed-lock.local-hand-off-window=0ms")
                 .run(context -> assertThat(
                                 context.getBean(LockClient.class).options().localHandOffs())

@@ -54,7 +54,7 @@ public class DistributedLockProperties {
      * round trip (lock cohorting, reentrant locks with the watchdog lease; for fair locks, how many of
      * this instance's waiters queued right behind the new holder may take it in turn); 0 turns it off.
      */
-    private int localHandOffs = 16;
+    private int localHandOffs = 64;
 
     /** How long after its grant in Redis a lock may still pass between this instance's threads. */
     private Duration localHandOffWindow = Duration.ofMillis(20);
