@@ -128,13 +128,7 @@ abstract class ScriptTestSupport {
 
     /** refill.lua reserving {@link #TOKEN_BLOCK} tokens: {first, last} of the block, or {0, 0} when refused. */
     List<Object> refill(String owner, String grant) throws Exception {
-        return scripts.array(
-                        LockScript.REFILL,
-                        new String[] {keys.lock(), keys.fence()},
-                        owner,
-                        grant,
-                        Integer.toString(TOKEN_BLOCK),
-                        Long.toString(FENCE_TTL_MS))
+        return ReentrantKind.refill(scripts, keys, owner, grant, TOKEN_BLOCK, FENCE_TTL_MS)
                 .get(5, TimeUnit.SECONDS);
     }
 
