@@ -11,7 +11,6 @@
 -- Returns {1, token, hold count} when granted (re-entry keeps the token), {0, remaining ms, 0} when busy.
 -- (token.lua and client-of.lua, prepended at load time, define nextToken and clientOf.)
 local lock, owner, lease, held, req = KEYS[1], ARGV[1], ARGV[2], tonumber(ARGV[4]), ARGV[5]
-local me = clientOf(owner)
 local reserved = false
 -- A free lock costs one look (EXISTS); only a taken one is read further.
 if redis.call('EXISTS', lock) == 1 then
@@ -25,11 +24,11 @@ if redis.call('EXISTS', lock) == 1 then
         end
         -- a grant its owner never learnt of (the reply was lost and the request given up): replace it
         redis.call('DEL', lock)
-    elseif fields[3] ~= me then
+    elseif fields[3] ~= clientOf(owner) then
         -- busy: a caller that will wait records its client, so that the holder's release reserves the
         -- lock for that client (one that does not wait must not hold others up)
         if tonumber(ARGV[7]) > 0 then
-            redis.call('HSETNX', lock, '~w', me)
+            redis.call('HSETNX', lock, '~w', clientOf(owner))
         end
         return {0, redis.call('PTTL', lock), 0}
     else
@@ -42,7 +41,7 @@ local token = nextToken(KEYS[2], ARGV[3], tonumber(ARGV[6]))
 redis.call('HSET', lock, owner, 1, '~token', string.format('%.0f', token), '~req', req)
 if reserved then
     redis.call('HDEL', lock, '~res')
-    if redis.call('HGET', lock, '~w') == me then
+    if redis.call('HGET', lock, '~w') == clientOf(owner) then
         redis.call('HDEL', lock, '~w')
     end
 end

@@ -8,13 +8,19 @@
 -- script that reaches an undeclared key while the slot migrates, and a counter written on both
 -- nodes of a migrating slot would break the migration (BUSYKEY).
 local function nextToken(fence, fenceTtl, block)
+    block = block or 1
     local time = redis.call('TIME')
     local clock = tonumber(time[1]) * 1000000 + tonumber(time[2])
-    local token = tonumber(redis.call('GET', fence) or '0') + 1
-    if clock > token then
-        token = clock
+    -- The clock is ahead of the counter unless grants come less than a block of microseconds apart: so
+    -- write the clock's block and read the counter in one command, and write again only when the
+    -- counter was ahead after all.
+    local last = redis.call('SET', fence, string.format('%.0f', clock + block - 1), 'PX', fenceTtl, 'GET')
+    if last then
+        local after = tonumber(last) + 1
+        if after > clock then
+            redis.call('SET', fence, string.format('%.0f', after + block - 1), 'PX', fenceTtl)
+            return after
+        end
     end
-    redis.call('SET', fence, string.format('%.0f', token + (block or 1) - 1), 'PX', fenceTtl)
-    return token
+    return clock
 end
-
