@@ -34,8 +34,8 @@ final class FairKind extends LockKind {
      */
     FairKind(Duration recheck, Duration margin) {
         super(LockType.FAIR);
-        this.recheckMs = Long.toString(recheck.toMillis());
-        this.marginMs = Long.toString(margin.toMillis());
+        this.recheckMs = ScriptArgs.decimal(recheck.toMillis());
+        this.marginMs = ScriptArgs.decimal(margin.toMillis());
     }
 
     @Override
@@ -44,11 +44,11 @@ final class FairKind extends LockKind {
                 LockScript.FAIR_ACQUIRE,
                 new String[] {keys.lock(), keys.queue(), keys.timeouts(), keys.fence(), keys.waiting()},
                 a.owner(),
-                Long.toString(a.leaseMs()),
-                Long.toString(a.fenceTtlMs()),
-                Integer.toString(a.held()),
+                ScriptArgs.decimal(a.leaseMs()),
+                ScriptArgs.decimal(a.fenceTtlMs()),
+                ScriptArgs.decimal(a.held()),
                 a.grantId(),
-                Long.toString(a.waitMs()),
+                ScriptArgs.decimal(a.waitMs()),
                 recheckMs,
                 marginMs,
                 keys.waiterChannelPrefix(),
@@ -71,13 +71,13 @@ final class FairKind extends LockKind {
                         },
                         r.owner(),
                         r.grantId(),
-                        Integer.toString(r.held()),
+                        ScriptArgs.decimal(r.held()),
                         keys.waiterChannelPrefix(),
                         WakeupHub.directed(r.wakeMessage()),
-                        Long.toString(r.noteTtlMs()),
-                        Long.toString(r.fenceTtlMs()),
+                        ScriptArgs.decimal(r.noteTtlMs()),
+                        ScriptArgs.decimal(r.fenceTtlMs()),
                         r.localOwners(),
-                        Integer.toString(r.cohortMax()),
+                        ScriptArgs.decimal(r.cohortMax()),
                         r.served())
                 .thenApply(reply -> {
                     // {1, waiter, token, grant id, lease ms, (owner, grant id) of the waiters behind it...}
@@ -128,7 +128,7 @@ final class FairKind extends LockKind {
                 keys.waiterChannelPrefix(),
                 wakeMessage(l.owner()),
                 l.grantId(),
-                Long.toString(l.fenceTtlMs()));
+                ScriptArgs.decimal(l.fenceTtlMs()));
     }
 
     /**

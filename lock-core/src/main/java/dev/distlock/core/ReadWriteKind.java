@@ -33,9 +33,9 @@ final class ReadWriteKind extends LockKind {
                         acquireScript,
                         new String[] {keys.lock(), keys.fence()},
                         a.owner(),
-                        Long.toString(a.leaseMs()),
-                        Long.toString(a.fenceTtlMs()),
-                        Integer.toString(a.held()),
+                        ScriptArgs.decimal(a.leaseMs()),
+                        ScriptArgs.decimal(a.fenceTtlMs()),
+                        ScriptArgs.decimal(a.held()),
                         a.grantId())
                 .thenApply(reply -> {
                     if ((Long) reply.get(0) == -1L) {
@@ -54,16 +54,16 @@ final class ReadWriteKind extends LockKind {
                 field,
                 r.owner(),
                 r.grantId(),
-                Integer.toString(r.held()),
+                ScriptArgs.decimal(r.held()),
                 keys.channel(),
                 r.wakeMessage(),
-                Long.toString(r.noteTtlMs()));
+                ScriptArgs.decimal(r.noteTtlMs()));
     }
 
     @Override
     CompletableFuture<Long> renew(ScriptRunner scripts, LockKeys keys, String owner, String grantId, long leaseMs) {
         return scripts.integer(
-                LockScript.RW_RENEW, new String[] {keys.lock()}, field, owner, grantId, Long.toString(leaseMs));
+                LockScript.RW_RENEW, new String[] {keys.lock()}, field, owner, grantId, ScriptArgs.decimal(leaseMs));
     }
 
     @Override

@@ -186,7 +186,7 @@ final class RedisNode {
                 new String[] {keys.lock(), keys.fence()},
                 owner,
                 Long.toString(token),
-                Long.toString(fenceTtlMs));
+                ScriptArgs.decimal(fenceTtlMs));
     }
 
     /** A new id for a request that must be recognised when Redis runs it twice. */
@@ -204,7 +204,7 @@ final class RedisNode {
                 new String[] {keys.lock(), keys.note("~force:" + requestId)},
                 keys.channel(),
                 hub.message(wakeAll),
-                Long.toString(releaseNoteTtlMs));
+                ScriptArgs.decimal(releaseNoteTtlMs));
     }
 
     /** PTTL of the lock key: -2 when absent. */

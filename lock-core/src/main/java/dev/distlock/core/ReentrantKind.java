@@ -20,13 +20,13 @@ final class ReentrantKind extends LockKind {
                 LockScript.ACQUIRE,
                 new String[] {keys.lock(), keys.fence()},
                 a.owner(),
-                Long.toString(a.leaseMs()),
-                Long.toString(a.fenceTtlMs()),
-                Integer.toString(a.held()),
+                ScriptArgs.decimal(a.leaseMs()),
+                ScriptArgs.decimal(a.fenceTtlMs()),
+                ScriptArgs.decimal(a.held()),
                 a.grantId(),
-                Integer.toString(a.tokenBlock()),
+                ScriptArgs.decimal(a.tokenBlock()),
                 // Waiters are recorded (for a release to reserve the lock) only by clients with cohorting on.
-                Long.toString(a.tokenBlock() > 1 ? a.waitMs() : 0));
+                ScriptArgs.decimal(a.tokenBlock() > 1 ? a.waitMs() : 0));
     }
 
     @Override
@@ -36,12 +36,12 @@ final class ReentrantKind extends LockKind {
                 new String[] {keys.lock(), keys.note(r.owner())},
                 r.owner(),
                 r.grantId(),
-                Integer.toString(r.held()),
+                ScriptArgs.decimal(r.held()),
                 keys.channel(),
                 r.wakeMessage(),
-                Long.toString(r.noteTtlMs()),
-                Long.toString(r.keepMs()),
-                Long.toString(r.reserveMs()));
+                ScriptArgs.decimal(r.noteTtlMs()),
+                ScriptArgs.decimal(r.keepMs()),
+                ScriptArgs.decimal(r.reserveMs()));
     }
 
     /**
@@ -55,8 +55,8 @@ final class ReentrantKind extends LockKind {
                 new String[] {keys.lock(), keys.fence()},
                 owner,
                 grantId,
-                Integer.toString(block),
-                Long.toString(fenceTtlMs));
+                ScriptArgs.decimal(block),
+                ScriptArgs.decimal(fenceTtlMs));
     }
 
     @Override
@@ -88,6 +88,7 @@ final class ReentrantKind extends LockKind {
     /** Renewal of the reentrant hash, which the fair lock shares. */
     static CompletableFuture<Long> renewReentrant(
             ScriptRunner scripts, LockKeys keys, String owner, String grantId, long leaseMs) {
-        return scripts.integer(LockScript.RENEW, new String[] {keys.lock()}, owner, grantId, Long.toString(leaseMs));
+        return scripts.integer(
+                LockScript.RENEW, new String[] {keys.lock()}, owner, grantId, ScriptArgs.decimal(leaseMs));
     }
 }

@@ -5,6 +5,39 @@ final class ScriptArgs {
 
     private ScriptArgs() {}
 
+    private static final String[] SMALL = new String[128];
+
+    /** Texts of recent larger values, by a hash of the value; a slot holds one value and is replaced on a miss. */
+    private static final Decimal[] RECENT = new Decimal[256];
+
+    static {
+        for (int i = 0; i < SMALL.length; i++) {
+            SMALL[i] = Integer.toString(i);
+        }
+    }
+
+    private record Decimal(long value, String text) {}
+
+    /**
+     * The decimal text of a script argument. Most arguments are the same few values call after call
+     * (leases, TTLs, hold counts), so their text is kept rather than formatted again on every lock and
+     * unlock. Slots are read and written without locking: a {@link Decimal} is immutable, and a lost
+     * write only costs a later miss.
+     */
+    static String decimal(long value) {
+        if (value >= 0 && value < SMALL.length) {
+            return SMALL[(int) value];
+        }
+        int slot = (int) ((value * 0x9E3779B97F4A7C15L) >>> 56);
+        Decimal recent = RECENT[slot];
+        if (recent != null && recent.value() == value) {
+            return recent.text();
+        }
+        String text = Long.toString(value);
+        RECENT[slot] = new Decimal(value, text);
+        return text;
+    }
+
     /**
      * One acquire attempt.
      *

@@ -15,6 +15,8 @@ final class ThreadBoundLock<H extends LeaseState> extends AcquiringLock {
     private final LockPort<H> port;
     /** How messages and {@link #toString()} name it: {@code Lock} or {@code RedLock}. */
     private final String what;
+    /** The owner id of the thread that used it last. */
+    private @Nullable Owner lastOwner;
 
     ThreadBoundLock(LockInfo info, LockPort<H> port, String what) {
         super(info);
@@ -103,8 +105,18 @@ final class ThreadBoundLock<H extends LeaseState> extends AcquiringLock {
 
     @SuppressWarnings("deprecation") // Thread.getId: threadId() needs Java 19, we run on 17
     private String owner() {
-        return port.clientId() + ':' + Thread.currentThread().getId();
+        long thread = Thread.currentThread().getId();
+        Owner last = lastOwner; // a lock is mostly used by one thread at a time: keep its id's text
+        if (last != null && last.thread() == thread) {
+            return last.id();
+        }
+        String id = port.clientId() + ':' + thread;
+        lastOwner = new Owner(thread, id);
+        return id;
     }
+
+    /** The owner id of one thread; read and written without locking (immutable, a lost write only costs a miss). */
+    private record Owner(long thread, String id) {}
 
     @Override
     public String toString() {
