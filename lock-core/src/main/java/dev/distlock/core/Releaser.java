@@ -112,7 +112,7 @@ final class Releaser {
         if (gate == null
                 || !hold.ownsPermit
                 || !hold.kind.handsOnLocally()
-                || now - hold.redisGrantNanos > handOffWindowNanos
+                || now - TokenRefill.windowStart(hold.windowStartNanos, hold.refill) > handOffWindowNanos
                 || !mayPassOn(hold, now)) {
             return false;
         }
@@ -139,8 +139,8 @@ final class Releaser {
         TokenRefill refill = baton.refill();
         if (refill == null
                 || baton.tokenLimit() - baton.token() > refillAt
-                || now - baton.redisGrantNanos() > handOffWindowNanos
-                || !refill.ask()) {
+                || now - TokenRefill.windowStart(baton.windowStartNanos(), refill) > handOffWindowNanos
+                || !refill.ask(now)) {
             return;
         }
         calls.callAsync(
@@ -210,7 +210,7 @@ final class Releaser {
                 limit,
                 hold.lease(),
                 hold.validUntilNanos,
-                hold.redisGrantNanos,
+                hold.windowStartNanos,
                 refill);
     }
 

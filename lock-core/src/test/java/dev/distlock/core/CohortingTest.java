@@ -273,6 +273,34 @@ class CohortingTest {
     }
 
     /**
+     * Each block of tokens Redis gives starts the hand-off window again (it saw no other client
+     * waiting): a client alone on a lock whose threads keep taking it quickly keeps its grant window
+     * after window, instead of releasing it in Redis and taking it again at the end of each.
+     */
+    @Test
+    void aClientAloneKeepsItsGrantPastItsHandOffWindowWhileBlocksCome() throws Exception {
+        Duration window = Duration.ofMillis(30);
+        try (LockClient alone = LockClient.create(
+                RedisURI.create(redis.server().uri()),
+                LockClientOptions.builder().localHandOffs(8, window).build())) {
+            long acquiresBefore = probe.commandRuns("exists"); // acquire.lua's first look, once per attempt
+            long start = System.nanoTime();
+            List<Long> tokens = churn(alone, 3, 100);
+            long windows = (System.nanoTime() - start) / window.toNanos();
+            long acquires = probe.commandRuns("exists") - acquiresBefore;
+
+            for (int i = 1; i < tokens.size(); i++) {
+                assertThat(tokens.get(i)).as("token of hold %d", i).isGreaterThan(tokens.get(i - 1));
+            }
+            assertThat(windows).as("hand-off windows the run lasted").isGreaterThanOrEqualTo(6);
+            // Without the restart every window would end with a release in Redis and a new grant.
+            assertThat(acquires)
+                    .as("%d acquire attempts in Redis over %d windows", acquires, windows)
+                    .isLessThan(windows / 3);
+        }
+    }
+
+    /**
      * With a hand-off window far longer than the test, only the refusal of the next token block lets
      * another client in: it gets the lock within a couple of blocks of local hand-offs.
      */

@@ -56,7 +56,11 @@ public class DistributedLockProperties {
      */
     private int localHandOffs = 64;
 
-    /** How long after its grant in Redis a lock may still pass between this instance's threads. */
+    /**
+     * How long after its grant in Redis (or after the last further block of fencing tokens Redis gave it,
+     * which it gives only while no other instance waits) a lock may still pass between this instance's
+     * threads.
+     */
     private Duration localHandOffWindow = Duration.ofMillis(20);
 
     private final Aop aop = new Aop();
