@@ -15,10 +15,10 @@ final class Hold extends LeaseState {
     /** The owner id the grant has in Redis: this hold's owner, or the first owner of a grant handed on locally. */
     final String redisOwner;
     /**
-     * When the grant was asked for in Redis, or its last block of tokens (System.nanoTime): Redis saw no
-     * other client waiting then, and local hand-offs stop a window after it.
+     * When the grant in Redis was asked for (System.nanoTime): local hand-offs stop a window after it, or
+     * after the last block of tokens its {@link #refill} got ({@link TokenRefill#windowStart}).
      */
-    final long windowStartNanos;
+    final long redisGrantNanos;
     /** The last fencing token the grant reserved; a local hand-off takes the next one up to it. */
     final long tokenLimit;
     /**
@@ -62,7 +62,7 @@ final class Hold extends LeaseState {
         this.kind = kind;
         this.keys = keys;
         this.redisOwner = owner;
-        this.windowStartNanos = grant.sentNanos();
+        this.redisGrantNanos = grant.sentNanos();
         this.tokenLimit = grant.token() + (kind.handsOnLocally() ? tokenBlock - 1 : 0);
         this.refill = null; // made at the first local hand-off: most grants are never handed on
     }
@@ -73,7 +73,7 @@ final class Hold extends LeaseState {
         this.kind = baton.kind();
         this.keys = baton.keys();
         this.redisOwner = baton.redisOwner();
-        this.windowStartNanos = baton.windowStartNanos();
+        this.redisGrantNanos = baton.redisGrantNanos();
         this.tokenLimit = baton.tokenLimit();
         this.refill = baton.refill();
         // The grant was last renewed (or granted) a lease before it runs out: renew on that schedule.

@@ -49,8 +49,7 @@ final class LocalGates {
      * @param tokenLimit the last token the grant reserved
      * @param lease the lease (a watchdog lease: the next holder's watchdog renews it)
      * @param validUntilNanos until when the grant is valid as far as this client knows
-     * @param windowStartNanos when the grant in Redis, or its last block of tokens, was asked for: the
-     *        start of its hand-off window
+     * @param redisGrantNanos when the grant in Redis was asked for
      */
     record Baton(
             LockKind kind,
@@ -61,7 +60,7 @@ final class LocalGates {
             long tokenLimit,
             Lease lease,
             long validUntilNanos,
-            long windowStartNanos,
+            long redisGrantNanos,
             @Nullable TokenRefill refill) {}
 
     /** What {@link Gate#enter} gave: how it passed, and the handed-on grant for {@link Pass#HANDED_ON}. */

@@ -154,8 +154,8 @@ public final class LockClientOptions {
          * in Redis reserves {@code handOffs + 1} of them). While no other client waits for the lock, the
          * next block of tokens is reserved in the background before this one runs out, and the window
          * starts again from when it was asked for: a client alone keeps the lock while its threads keep
-         * taking it, and one that starts waiting gets it within a block or a window. Threads of one client take turns in arrival
-         * order, async and reactive callers (handles) among them. A fair lock keeps arrival order: a
+         * taking it, and one that starts waiting gets it within a block or a window. Threads of one
+         * client take turns in arrival order, async and reactive callers (handles) among them. A fair lock keeps arrival order: a
          * release that grants it to a waiter of this client also names up to {@code handOffs} waiters of
          * this client queued right behind that one, and the grant passes down that line in queue order
          * without a round trip (the window does not apply: nobody behind the line is overtaken). On by

@@ -112,7 +112,7 @@ final class Releaser {
         if (gate == null
                 || !hold.ownsPermit
                 || !hold.kind.handsOnLocally()
-                || now - TokenRefill.windowStart(hold.windowStartNanos, hold.refill) > handOffWindowNanos
+                || now - TokenRefill.windowStart(hold.redisGrantNanos, hold.refill) > handOffWindowNanos
                 || !mayPassOn(hold, now)) {
             return false;
         }
@@ -139,7 +139,7 @@ final class Releaser {
         TokenRefill refill = baton.refill();
         if (refill == null
                 || baton.tokenLimit() - baton.token() > refillAt
-                || now - TokenRefill.windowStart(baton.windowStartNanos(), refill) > handOffWindowNanos
+                || now - TokenRefill.windowStart(baton.redisGrantNanos(), refill) > handOffWindowNanos
                 || !refill.ask(now)) {
             return;
         }
@@ -210,7 +210,7 @@ final class Releaser {
                 limit,
                 hold.lease(),
                 hold.validUntilNanos,
-                hold.windowStartNanos,
+                hold.redisGrantNanos,
                 refill);
     }
 
