@@ -140,7 +140,7 @@ final class Releaser {
         if (refill == null
                 || baton.tokenLimit() - baton.token() > refillAt
                 || now - TokenRefill.windowStart(baton.redisGrantNanos(), refill) > handOffWindowNanos
-                || !refill.ask(now)) {
+                || !refill.ask()) {
             return;
         }
         calls.callAsync(
@@ -150,9 +150,9 @@ final class Releaser {
                         baton.keys())
                 .whenComplete((reply, error) -> {
                     if (reply == null) {
-                        refill.answered(0, 0); // the cohort ends with this block: the usual release in Redis
+                        refill.answered(0, 0, now); // the cohort ends with this block: the usual release in Redis
                     } else {
-                        refill.answered((Long) reply.get(0), (Long) reply.get(1));
+                        refill.answered((Long) reply.get(0), (Long) reply.get(1), now);
                     }
                 });
     }

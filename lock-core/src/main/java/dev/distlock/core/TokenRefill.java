@@ -27,9 +27,6 @@ final class TokenRefill {
 
     private volatile long last;
 
-    /** When the block being asked for was asked for (System.nanoTime). */
-    private volatile long askedNanos;
-
     /**
      * When the last block Redis gave was asked for, 0 before the first: Redis saw no other client waiting
      * after that, so the grant's hand-off window starts again there.
@@ -45,20 +42,16 @@ final class TokenRefill {
         return confirmed != 0 && confirmed - grantedNanos > 0 ? confirmed : grantedNanos;
     }
 
-    /**
-     * Whether the caller is to ask for the next block now (at {@code nowNanos}): true for one caller
-     * until that block is taken.
-     */
-    boolean ask(long nowNanos) {
-        if (!state.compareAndSet(IDLE, ASKED)) {
-            return false;
-        }
-        askedNanos = nowNanos;
-        return true;
+    /** Whether the caller is to ask for the next block now: true for one caller until that block is taken. */
+    boolean ask() {
+        return state.compareAndSet(IDLE, ASKED);
     }
 
-    /** Redis's answer to an ask: the block {@code [first, last]}, or {@code first} 0 when it refused or failed. */
-    void answered(long first, long last) {
+    /**
+     * Redis's answer to an ask made at {@code askedNanos}: the block {@code [first, last]}, or {@code first}
+     * 0 when it refused or failed.
+     */
+    void answered(long first, long last, long askedNanos) {
         if (first > 0) {
             this.first = first;
             this.last = last;
