@@ -67,6 +67,10 @@ class ClusterReshardingTest {
         LockClientOptions options = LockClientOptions.builder()
                 .watchdogLease(WATCHDOG_LEASE)
                 .listener(events)
+                // a move keeps the slot's keys split between two nodes (TRYAGAIN) for as long as it lasts, which on
+                // a loaded machine can pass the default 5 s; a call failing then is the designed outcome (bounded,
+                // said, retried in the background: ConnectionFaultTest), not what these tests look for
+                .operationTimeout(WAIT)
                 .build();
         clientA = LockClient.create(redisA, options);
         clientB = LockClient.create(redisB, options);
@@ -151,7 +155,7 @@ class ClusterReshardingTest {
         }
 
         // contended: a holder on A with a fixed lease, a waiter on B that must get it promptly after each release
-        ConcurrentLinkedQueue<Long> handovers = new ConcurrentLinkedQueue<>();
+        ConcurrentLinkedQueue<long[]> handovers = new ConcurrentLinkedQueue<>(); // {released, acquired}, nanoTime
         threads.add(thread("contended", () -> {
             RedisLock mine = clientA.getLock(contended);
             while (running.get()) {
@@ -180,7 +184,7 @@ class ClusterReshardingTest {
                     if (acquired < 0) {
                         failures.add("waiter on " + contended + " never got it after its release");
                     } else {
-                        handovers.add(acquired - releasedAt.get());
+                        handovers.add(new long[] {releasedAt.get(), acquired});
                     }
                 } catch (Exception e) {
                     failures.add("waiter on " + contended + " failed: " + e);
@@ -194,13 +198,16 @@ class ClusterReshardingTest {
                 .isTrue();
         List<RedisServer> masters = cluster.nodes();
         List<SlotMigration> moves = new ArrayList<>();
+        List<long[]> moveTimes = new ArrayList<>(); // {start, end}, nanoTime: the slot open, its keys split
         try {
             for (int move = 0; move < MOVES; move++) {
                 int before = grants.get();
                 // wait until the churn really runs against the slot's current owner before moving it again
                 await().atMost(WAIT).until(() -> grants.get() > before + 20 || !failures.isEmpty());
                 RedisServer target = nextMaster(cluster.ownerOf(slot));
+                long moveStarted = System.nanoTime();
                 moves.add(cluster.migrateSlot(slot, target, 2, Duration.ofMillis(60)));
+                moveTimes.add(new long[] {moveStarted, System.nanoTime()});
                 for (String name : held) {
                     assertThat(target.command("EXISTS", key(name)))
                             .as("held lock %s moved to port %s", name, target.port())
@@ -218,16 +225,29 @@ class ClusterReshardingTest {
         }
 
         Map<String, Long> redirects = errorCounts(masters);
+        // A release, and the waiter's next try, made while the slot is open can only complete once its move has (the
+        // keys split between the nodes until then), and moves follow each other closely; so each hand-over is
+        // bounded by the time outside the moves it overlapped. A lost wake-up would leave the waiter asleep for the
+        // holder's whole fixed lease (25 s).
+        List<Duration> handoverOutsideMoves = handovers.stream()
+                .map(h -> Duration.ofNanos(h[1] - h[0] - overlap(h[0], h[1], moveTimes)))
+                .toList();
+        long longestMove = moveTimes.stream().mapToLong(m -> m[1] - m[0]).max().orElse(0);
         System.out.printf(
-                "Resharding: %d moves (%s keys, %d in batches that met BUSYKEY), %d grants, %d handovers (max %d ms),"
-                        + " errors answered: %s%n",
+                "Resharding: %d moves (%s keys, %d in batches that met BUSYKEY, longest %d ms), %d grants, %d handovers"
+                        + " (max %d ms, %d ms outside moves), errors answered: %s%n",
                 moves.size(),
                 moves.stream().map(m -> String.valueOf(m.keysMoved())).toList(),
                 moves.stream().mapToInt(m -> m.replacedKeys().size()).sum(),
+                TimeUnit.NANOSECONDS.toMillis(longestMove),
                 grants.get(),
                 handovers.size(),
                 TimeUnit.NANOSECONDS.toMillis(
-                        handovers.stream().mapToLong(Long::longValue).max().orElse(0)),
+                        handovers.stream().mapToLong(h -> h[1] - h[0]).max().orElse(0)),
+                handoverOutsideMoves.stream()
+                        .mapToLong(Duration::toMillis)
+                        .max()
+                        .orElse(0),
                 redirects);
         SoftAssertions softly = new SoftAssertions(); // every symptom of one run, not just the first
         // the clients really met the slot half moved, and in its old place
@@ -247,10 +267,12 @@ class ClusterReshardingTest {
                     .as("renewals of %s", name)
                     .hasSizeGreaterThan(1);
         }
-        softly.assertThat(handovers)
-                .as("contended lock handed over to the waiter within %s of each release", PROMPT_HANDOVER)
+        softly.assertThat(handoverOutsideMoves)
+                .as(
+                        "contended lock handed over to the waiter within %s of each release, not counting moves",
+                        PROMPT_HANDOVER)
                 .isNotEmpty()
-                .allSatisfy(nanos -> assertThat(Duration.ofNanos(nanos)).isLessThan(PROMPT_HANDOVER));
+                .allSatisfy(d -> assertThat(d).isLessThan(PROMPT_HANDOVER));
         for (String name : names) {
             softly.assertThat(cluster.nodeFor(key(name)).command("EXISTS", key(name)))
                     .as("%s left in Redis", name)
@@ -514,5 +536,18 @@ class ClusterReshardingTest {
             }
         }
         return names;
+    }
+
+    /** How much of [from, to] the intervals {start, end} (disjoint) cover. */
+    private static long overlap(long from, long to, List<long[]> intervals) {
+        long covered = 0;
+        for (long[] interval : intervals) {
+            long start = Math.max(from, interval[0]);
+            long end = Math.min(to, interval[1]);
+            if (end > start) {
+                covered += end - start;
+            }
+        }
+        return covered;
     }
 }
