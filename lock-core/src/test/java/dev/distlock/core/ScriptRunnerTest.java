@@ -4,15 +4,27 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.distlock.core.script.LockScript;
+import dev.distlock.core.script.ScriptRunner;
+import dev.distlock.testsupport.FaultRelay;
+import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.api.StatefulRedisConnection;
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
-/** ScriptRunner against a real Redis: EVALSHA first, one EVAL after NOSCRIPT, other errors passed on. */
+/**
+ * ScriptRunner against a real Redis: EVALSHA first, one EVAL after NOSCRIPT, other errors passed on,
+ * and a cancelled call not sent again by Lettuce after a reconnect.
+ */
 class ScriptRunnerTest extends ScriptTestSupport {
 
     ScriptRunnerTest() {
@@ -65,6 +77,56 @@ class ScriptRunnerTest extends ScriptTestSupport {
                 .cause()
                 .isInstanceOf(RedisCommandExecutionException.class)
                 .hasMessageContaining("WRONGTYPE");
+    }
+
+    /**
+     * Lettuce sends a command again after a reconnect when its reply never came. A call its caller gave
+     * up on must not: cancelling the future ScriptRunner returned cancels the command behind it. The
+     * control (not cancelled) shows the same call, lost the same way, is sent again and grants.
+     */
+    @ParameterizedTest(name = "cancelled: {0}")
+    @ValueSource(booleans = {true, false})
+    void aCallCancelledWhileUnansweredIsNotSentAgainAfterAReconnect(boolean cancel) throws Exception {
+        try (FaultRelay relay = FaultRelay.to(redis.server())) {
+            RedisClient client = RedisClient.create(relay.uri());
+            try (StatefulRedisConnection<String, String> connection = client.connect()) {
+                ScriptRunner runner = new ScriptRunner(connection.async());
+                connection.sync().scriptLoad(LockScript.ACQUIRE.body());
+                relay.blackHole(); // the call reaches neither Redis nor an answer
+
+                CompletableFuture<List<Object>> call = runner.array(
+                        LockScript.ACQUIRE,
+                        new String[] {keys.lock(), keys.fence()},
+                        A,
+                        "10000",
+                        Long.toString(FENCE_TTL_MS),
+                        "0",
+                        "g1",
+                        "1",
+                        "0");
+                Thread.sleep(100); // written to the socket, held by the relay
+                if (cancel) {
+                    assertThat(call.cancel(true)).isTrue();
+                }
+                relay.drop(FaultRelay.Drop.FIN); // what the relay held is lost; Lettuce reconnects
+
+                // a command sent after the reconnect, and answered, comes after any command sent again
+                assertThat(connection.async().ping().get(10, TimeUnit.SECONDS)).isEqualTo("PONG");
+                if (cancel) {
+                    assertThat(call).isCancelled();
+                    assertThat(sync.exists(keys.lock()))
+                            .as("the cancelled grant in Redis")
+                            .isZero();
+                } else {
+                    assertThat(call.get(10, TimeUnit.SECONDS).get(0)).isEqualTo(1L);
+                    assertThat(sync.hget(keys.lock(), A))
+                            .as("the grant sent again")
+                            .isEqualTo("1");
+                }
+            } finally {
+                client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+            }
+        }
     }
 
     /** Every script LockScript declares, so a new one cannot be left out. */
