@@ -69,7 +69,7 @@ class ClusterReshardingTest {
                 .listener(events)
                 // a move keeps the slot's keys split between two nodes (TRYAGAIN) for as long as it lasts, which on
                 // a loaded machine can pass the default 5 s; a call failing then is the designed outcome (bounded,
-                // said, retried in the background: ConnectionFaultTest), not what these tests look for
+                // said, retried in the background; ConnectionFaultTest checks that bound), not what is tested here
                 .operationTimeout(WAIT)
                 .build();
         clientA = LockClient.create(redisA, options);
