@@ -2,6 +2,7 @@ package dev.distlock.core;
 
 import java.time.Duration;
 import java.util.Objects;
+import java.util.function.Supplier;
 
 /** Argument checks for durations, with messages that name the argument and the limit. */
 final class Durations {
@@ -18,12 +19,18 @@ final class Durations {
     private Durations() {}
 
     static Duration requireBetween(Duration value, Duration min, Duration max, String what) {
-        Objects.requireNonNull(value, () -> what + " must not be null");
+        return requireBetween(value, min, max, () -> what);
+    }
+
+    /** As {@link #requireBetween(Duration, Duration, Duration, String)}, naming the argument only when it is bad. */
+    static Duration requireBetween(Duration value, Duration min, Duration max, Supplier<String> what) {
+        Objects.requireNonNull(value, () -> what.get() + " must not be null");
         if (value.compareTo(min) < 0) {
-            throw new IllegalArgumentException(what + " must be at least " + min.toMillis() + " ms, got " + value);
+            throw new IllegalArgumentException(
+                    what.get() + " must be at least " + min.toMillis() + " ms, got " + value);
         }
         if (value.compareTo(max) > 0) {
-            throw new IllegalArgumentException(what + " must be at most " + describe(max) + ", got " + value);
+            throw new IllegalArgumentException(what.get() + " must be at most " + describe(max) + ", got " + value);
         }
         return value;
     }

@@ -9,11 +9,9 @@ final class HoldAtLeast {
 
     /** A hold-at-least: not null, not negative, at most the longest lease. */
     static Duration require(Duration holdAtLeast, String key) {
-        if (holdAtLeast == Duration.ZERO) {
-            return holdAtLeast; // unlock(): no message built for the check of every release
-        }
+        // checked on every release: the argument's name is spelled out only for a bad value
         return Durations.requireBetween(
-                holdAtLeast, Duration.ZERO, Durations.MAX_LEASE, "holdAtLeast of lock '" + key + "'");
+                holdAtLeast, Duration.ZERO, Durations.MAX_LEASE, () -> "holdAtLeast of lock '" + key + "'");
     }
 
     static UnsupportedOperationException unsupported(LockInfo info) {
