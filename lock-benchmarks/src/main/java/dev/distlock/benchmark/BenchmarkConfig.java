@@ -17,10 +17,12 @@ import java.util.TreeSet;
  * {@code java -jar lock-benchmarks.jar warmup=2s measure=5s libraries=distlock,redisson scenarios=1,3}.
  *
  * @param warmup untimed running before each measured window (JIT, connection pools, script cache)
- * @param firstWarmup the same in round 1, where each library runs its code paths of a scenario for the
- *        first time: the JIT needs several seconds to compile them, and a library with more code on its
- *        path takes longer to reach its steady speed, so a short first warm-up would measure compilation
- *        rather than the library (never shorter than {@code warmup})
+ * @param firstWarmup the same in round 1, and in every forked run, where each library runs its code paths
+ *        of a scenario for the first time: the JIT needs many seconds to compile them on a small machine,
+ *        and a library with more code on its path takes longer to reach its steady speed, so a short
+ *        first warm-up would measure compilation rather than the library (never shorter than
+ *        {@code warmup}). Forked, distlock measured 0.71 of the raw floor's ops/s in scenario 2 after
+ *        8 s and 0.95 after 20 s, its client CPU per op 110 µs against 76, the JIT still compiling
  * @param processWarmup the same for scenario 4, whose child JVMs start cold: with two of them
  *        compiling on a small machine, a few seconds leave them far from steady state
  * @param measure the measured window of each scenario and library
@@ -40,8 +42,12 @@ import java.util.TreeSet;
  *        threads do the rest)
  * @param fairSlack how much earlier than a new holder another waiter must have asked for the grant to
  *        count as out of arrival order (see {@link ArrivalOrder})
- * @param childJvmOptions extra JVM options of the scenario-4 child JVMs (space separated), for
- *        example {@code -Xmx512m}; none by default, so children run as plain as this JVM
+ * @param childJvmOptions extra JVM options of the child JVMs (space separated), for example
+ *        {@code -Xmx512m}; none by default, so children run as plain as this JVM
+ * @param fork whether every run of an in-process scenario (all but 4 and 6) gets a JVM of its own, as
+ *        JMH forks: no library then runs with the JIT profile, threads or garbage another one left in
+ *        the JVM. Each forked run warms up for {@code firstWarmup}, as its JIT starts cold. Off, every
+ *        run shares this JVM (faster, for quick looks).
  * @param output where the Markdown report is written
  */
 record BenchmarkConfig(
@@ -61,6 +67,7 @@ record BenchmarkConfig(
         int asyncThreads,
         Duration fairSlack,
         List<String> childJvmOptions,
+        boolean fork,
         Path output) {
 
     BenchmarkConfig {
@@ -76,7 +83,7 @@ record BenchmarkConfig(
     /** Names accepted as arguments / {@code bench.}-properties, with their defaults. */
     static final Map<String, String> DEFAULTS = Map.ofEntries(
             Map.entry("warmup", "2s"),
-            Map.entry("firstWarmup", "8s"),
+            Map.entry("firstWarmup", "20s"),
             Map.entry("processWarmup", "10s"),
             Map.entry("measure", "4s"),
             Map.entry("rounds", "3"),
@@ -90,11 +97,38 @@ record BenchmarkConfig(
             Map.entry("asyncCallers", "64"),
             Map.entry("asyncThreads", "2"),
             Map.entry("fairSlack", "10ms"),
-            Map.entry("childJvmOptions", ""));
+            Map.entry("childJvmOptions", ""),
+            Map.entry("fork", "true"));
 
-    /** The warm-up of the in-process runs of {@code round} (1 for the first). */
+    /** The warm-up of the in-process runs of {@code round} (1 for the first); a forked run starts cold every time. */
     Duration warmup(int round) {
-        return round == 1 && firstWarmup.compareTo(warmup) > 0 ? firstWarmup : warmup;
+        return (round == 1 || fork) && firstWarmup.compareTo(warmup) > 0 ? firstWarmup : warmup;
+    }
+
+    /**
+     * These settings as {@code NAME=VALUE} arguments, but for one scenario and library: what a forked
+     * run is started with, so that it reads the same settings as this JVM.
+     */
+    List<String> forRun(Scenario scenario, Library library) {
+        return List.of(
+                "warmup=" + warmup.toMillis() + "ms",
+                "firstWarmup=" + firstWarmup.toMillis() + "ms",
+                "processWarmup=" + processWarmup.toMillis() + "ms",
+                "measure=" + measure.toMillis() + "ms",
+                "rounds=" + rounds,
+                "threads=" + threads,
+                "processes=" + processes,
+                "processThreads=" + processThreads,
+                "libraries=" + library.id,
+                "scenarios=" + scenario.id,
+                "heldLocks=" + heldLocks,
+                "heldLease=" + heldLease.toMillis() + "ms",
+                "asyncCallers=" + asyncCallers,
+                "asyncThreads=" + asyncThreads,
+                "fairSlack=" + fairSlack.toMillis() + "ms",
+                "childJvmOptions=" + String.join(" ", childJvmOptions),
+                "fork=" + fork,
+                "output=" + output);
     }
 
     /** The held-locks scenario's window: at least two renewals of every held lock (one per third of the lease). */
@@ -146,6 +180,7 @@ record BenchmarkConfig(
                 Arrays.stream(values.get("childJvmOptions").trim().split("\\s+"))
                         .filter(o -> !o.isEmpty())
                         .toList(),
+                bool(values.get("fork"), "fork"),
                 values.containsKey("output") ? Path.of(values.get("output")) : defaultOutput());
     }
 
@@ -192,6 +227,14 @@ record BenchmarkConfig(
             throw new IllegalArgumentException(
                     name + " '" + text + "' is not a duration like 500ms, 3s, 1m or PT2S", e);
         }
+    }
+
+    private static boolean bool(String text, String name) {
+        String t = text.trim().toLowerCase(Locale.ROOT);
+        if (!t.equals("true") && !t.equals("false")) {
+            throw new IllegalArgumentException(name + " must be true or false: " + text);
+        }
+        return t.equals("true");
     }
 
     private static int positive(String text, String name) {

@@ -5,6 +5,7 @@ import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.api.sync.RedisServerCommands;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.RandomAccessFile;
@@ -103,7 +104,11 @@ final class BenchmarkRunner implements AutoCloseable {
             return switch (scenario) {
                 case CONTENDED_PROCESSES -> inChildren(library);
                 case HELD_LOCKS -> new HeldLocks(config, admin).run(library, redis.host(), redis.port());
-                default -> inProcess(scenario, library, config.warmup(round));
+                default ->
+                    config.fork()
+                            ? ForkedRun.inChild(config, scenario, library, redis.host(), redis.port(), log)
+                                    .result()
+                            : inProcess(scenario, library, config.warmup(round));
             };
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -114,6 +119,30 @@ final class BenchmarkRunner implements AutoCloseable {
     }
 
     private RunResult inProcess(Scenario scenario, Library library, Duration warmup) throws InterruptedException {
+        return measure(config, scenario, library, redis.host(), redis.port(), admin, warmup)
+                .result(scenario, library);
+    }
+
+    /** What one in-process run measured: its outcome and the Redis counters as its window opened and closed. */
+    record Measured(Outcome outcome, CommandStats.Snapshot before, CommandStats.Snapshot after) {
+        RunResult result(Scenario scenario, Library library) {
+            return RunResult.of(scenario, library, outcome, List.of(), before, after, null);
+        }
+    }
+
+    /**
+     * One run of an in-process scenario in this JVM, whether the benchmark's own or a forked one
+     * ({@link ForkedRun}): {@code admin} samples the Redis counters as the window opens and closes.
+     */
+    static Measured measure(
+            BenchmarkConfig config,
+            Scenario scenario,
+            Library library,
+            String host,
+            int port,
+            RedisServerCommands<String, String> admin,
+            Duration warmup)
+            throws InterruptedException {
         int workers = switch (scenario) {
             case UNCONTENDED_SINGLE -> 1;
             case UNCONTENDED_THREADS, CONTENDED_THREADS, FAIR_CONTENDED -> config.threads();
@@ -125,7 +154,7 @@ final class BenchmarkRunner implements AutoCloseable {
         Occupancy occupancy = Occupancy.local(workers);
         // Slots and locks are made before the start signal so set-up cost stays out of the loop.
         List<Occupancy.Slot> slots = keys.stream().map(occupancy::slot).toList();
-        try (LockProvider provider = library.open(redis.host(), redis.port(), Library.DEFAULT_LEASE)) {
+        try (LockProvider provider = library.open(host, port, Library.DEFAULT_LEASE)) {
             CommandStats.Sampler redisCounters = new CommandStats.Sampler(admin);
             Outcome o;
             if (scenario.async()) {
@@ -145,7 +174,7 @@ final class BenchmarkRunner implements AutoCloseable {
                 ArrivalOrder order = fair ? new ArrivalOrder(workers, config.fairSlack()) : null;
                 o = Workload.threads(locks, slots, order, warmup, config.measure(), redisCounters);
             }
-            return RunResult.of(scenario, library, o, List.of(), redisCounters.before, redisCounters.after, null);
+            return new Measured(o, redisCounters.before, redisCounters.after);
         }
     }
 

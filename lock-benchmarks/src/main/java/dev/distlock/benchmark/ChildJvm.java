@@ -19,7 +19,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.jar.JarFile;
 
-/** The parent's handle on one child JVM running {@link ChildProcess}. */
+/** The parent's handle on one child JVM: a worker of scenario 4 ({@link ChildProcess}) or a forked run ({@link ForkedRun}). */
 final class ChildJvm implements AutoCloseable {
 
     private static final String EOF = "\u0000eof";
@@ -42,8 +42,13 @@ final class ChildJvm implements AutoCloseable {
     }
 
     static ChildJvm start(String name, List<String> jvmOptions, List<String> childArgs, PrintStream log) {
+        return start(name, ChildProcess.FLAG, jvmOptions, childArgs, log);
+    }
+
+    /** A child JVM running the part of the benchmark that {@code flag} names ({@link LockBenchmark#main}). */
+    static ChildJvm start(String name, String flag, List<String> jvmOptions, List<String> childArgs, PrintStream log) {
         List<String> cmd = new ArrayList<>(javaCommand(jvmOptions));
-        cmd.add(ChildProcess.FLAG);
+        cmd.add(flag);
         cmd.addAll(childArgs);
         try {
             return new ChildJvm(name, new ProcessBuilder(cmd).start(), log);

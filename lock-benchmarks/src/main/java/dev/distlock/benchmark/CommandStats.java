@@ -31,7 +31,27 @@ final class CommandStats {
      * @param calls calls per command name
      * @param cpuMicros user + system CPU the server process has used
      */
-    record Snapshot(Map<String, Long> calls, long cpuMicros) {}
+    record Snapshot(Map<String, Long> calls, long cpuMicros) {
+
+        /** One word for a forked run's report line: {@code cpuMicros;name=calls,name=calls}. */
+        String encode() {
+            StringBuilder b = new StringBuilder(Long.toString(cpuMicros)).append(';');
+            calls.forEach((name, n) -> b.append(name).append('=').append(n).append(','));
+            return b.toString();
+        }
+
+        static Snapshot decode(String word) {
+            int semi = word.indexOf(';');
+            Map<String, Long> calls = new HashMap<>();
+            for (String pair : word.substring(semi + 1).split(",")) {
+                if (!pair.isEmpty()) {
+                    int eq = pair.indexOf('=');
+                    calls.put(pair.substring(0, eq), Long.parseLong(pair.substring(eq + 1)));
+                }
+            }
+            return new Snapshot(calls, Long.parseLong(word.substring(0, semi)));
+        }
+    }
 
     static Snapshot snapshot(RedisServerCommands<String, String> admin) {
         Map<String, Long> calls = new HashMap<>();

@@ -27,6 +27,11 @@ public final class LockBenchmark {
             System.exit(0); // library threads (pools, schedulers) must not keep a finished child alive
             return;
         }
+        if (args.length > 0 && args[0].equals(ForkedRun.FLAG)) {
+            ForkedRun.main(Arrays.copyOfRange(args, 1, args.length));
+            System.exit(0);
+            return;
+        }
         BenchmarkConfig config = BenchmarkConfig.fromSystemPropertiesAndArgs(args);
         Results outcome = run(config, System.out);
         System.out.println();

@@ -45,17 +45,30 @@ final class Report {
 
     private void header(String redisVersion, Duration took) {
         md.append("# distlock benchmark\n\n");
+        String warmups = config.fork()
+                ? String.format(
+                        Locale.ROOT,
+                        "every run of scenarios 1-3, 5 and 7-10 in a JVM of its own (forked, so that no library inherits "
+                                + "another's JIT profile, threads or garbage), warm-up %s there as the JIT starts cold "
+                                + "(scenario 4's child JVMs: %s)",
+                        seconds(config.warmup(1)),
+                        seconds(config.processWarmup()))
+                : String.format(
+                        Locale.ROOT,
+                        "every run in this JVM, warm-up %s (round 1, where the JIT compiles each library's paths: %s; "
+                                + "scenario 4's fresh child JVMs: %s)",
+                        seconds(config.warmup()),
+                        seconds(config.warmup(1)),
+                        seconds(config.processWarmup()));
         md.append(String.format(
                 Locale.ROOT,
-                "Redis %s on 127.0.0.1 started by the benchmark; %d CPUs; Java %s; warm-up %s (round 1, where the JIT "
-                        + "compiles each library's paths: %s; scenario 4's fresh child JVMs: %s), measured %s per run (scenario 6: %s, at least two renewals of every held lock with a %s "
-                        + "lease); %d rounds, libraries interleaved in each; run took %.0f s.%n%n",
+                "Redis %s on 127.0.0.1 started by the benchmark; %d CPUs; Java %s; %s, measured %s per run (scenario 6: "
+                        + "%s, at least two renewals of every held lock with a %s lease); %d rounds, libraries interleaved "
+                        + "in each; run took %.0f s.%n%n",
                 redisVersion,
                 Runtime.getRuntime().availableProcessors(),
                 System.getProperty("java.version"),
-                seconds(config.warmup()),
-                seconds(config.warmup(1)),
-                seconds(config.processWarmup()),
+                warmups,
                 seconds(config.measure()),
                 seconds(config.heldWindow()),
                 seconds(config.heldLease()),
@@ -258,7 +271,7 @@ final class Report {
     private void cost() {
         md.append("\n## Cost per op\n\n");
         md.append(
-                "Counters over the measured window divided by the ops of the window. Client CPU: the benchmark JVM, or both "
+                "Counters over the measured window divided by the ops of the window. Client CPU: the JVM that ran it, or both "
                         + "child JVMs in scenario 4 (all their threads: callers, event loops, schedulers, JIT). Redis CPU: user + "
                         + "system time of redis-server. Commands: INFO commandstats; Redis also counts the commands a Lua script "
                         + "runs, so `evalsha` is the round trip and most commands after it are its insides. Scenario 6 counts every "

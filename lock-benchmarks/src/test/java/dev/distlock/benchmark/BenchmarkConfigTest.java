@@ -32,11 +32,49 @@ class BenchmarkConfigTest {
 
     @Test
     void roundOneWarmsUpLongerButNeverShorterThanTheOthers() {
-        BenchmarkConfig c = BenchmarkConfig.fromSystemPropertiesAndArgs("warmup=2s", "firstWarmup=8s");
+        BenchmarkConfig c = BenchmarkConfig.fromSystemPropertiesAndArgs("warmup=2s", "firstWarmup=8s", "fork=false");
         assertThat(c.warmup(1)).isEqualTo(Duration.ofSeconds(8));
         assertThat(c.warmup(2)).isEqualTo(Duration.ofSeconds(2));
         BenchmarkConfig longer = BenchmarkConfig.fromSystemPropertiesAndArgs("warmup=10s", "firstWarmup=8s");
         assertThat(longer.warmup(1)).isEqualTo(Duration.ofSeconds(10));
+    }
+
+    @Test
+    void aForkedRunStartsColdSoEveryRoundWarmsUpLonger() {
+        BenchmarkConfig c = BenchmarkConfig.fromSystemPropertiesAndArgs("warmup=2s", "firstWarmup=20s");
+        assertThat(c.fork()).isTrue();
+        assertThat(c.warmup(2)).isEqualTo(Duration.ofSeconds(20));
+        BenchmarkConfig shared =
+                BenchmarkConfig.fromSystemPropertiesAndArgs("warmup=2s", "firstWarmup=20s", "fork=false");
+        assertThat(shared.warmup(2)).isEqualTo(Duration.ofSeconds(2));
+    }
+
+    @Test
+    void aForkedRunReadsTheSameSettingsForItsOneScenarioAndLibrary() {
+        BenchmarkConfig c = BenchmarkConfig.fromSystemPropertiesAndArgs(
+                "warmup=1500ms",
+                "firstWarmup=7s",
+                "processWarmup=3s",
+                "measure=2s",
+                "rounds=5",
+                "threads=6",
+                "processes=3",
+                "processThreads=2",
+                "heldLocks=1000",
+                "heldLease=2s",
+                "asyncCallers=16",
+                "asyncThreads=3",
+                "fairSlack=25ms",
+                "childJvmOptions=-Xmx512m -XX:+UseSerialGC",
+                "output=target/x.md");
+        BenchmarkConfig run = BenchmarkConfig.fromSystemPropertiesAndArgs(
+                c.forRun(Scenario.FAIR_CONTENDED, Library.REDISSON_EPOLL).toArray(String[]::new));
+        assertThat(run.scenarios()).containsExactly(Scenario.FAIR_CONTENDED);
+        assertThat(run.libraries()).containsExactly(Library.REDISSON_EPOLL);
+        assertThat(run)
+                .usingRecursiveComparison()
+                .ignoringFields("scenarios", "libraries")
+                .isEqualTo(c);
     }
 
     @Test
@@ -63,5 +101,7 @@ class BenchmarkConfigTest {
                 .hasMessageContaining("10");
         assertThatThrownBy(() -> BenchmarkConfig.fromSystemPropertiesAndArgs("heldLease=100ms"))
                 .hasMessageContaining("heldLease must be at least 300ms");
+        assertThatThrownBy(() -> BenchmarkConfig.fromSystemPropertiesAndArgs("fork=yes"))
+                .hasMessageContaining("fork must be true or false: yes");
     }
 }

@@ -40,6 +40,9 @@ class LockBenchmarkSmokeTest {
                 // Generous: a busy build machine may delay a thread between its arrival stamp and Redis.
                 "fairSlack=50ms",
                 "output=" + output,
+                // One JVM for every in-process run: forking each costs a JVM start per run, and ForkedRunTest
+                // covers the forked path.
+                "fork=false",
                 // C1 only: the child JVMs start in about half the time, and speed is not judged here.
                 "childJvmOptions=-XX:TieredStopAtLevel=1 -XX:+UseSerialGC");
         assertThat(config.heldWindow()).hasMillis(2500);
