@@ -41,7 +41,8 @@ class BenchmarkConfigTest {
 
     @Test
     void aForkedRunStartsColdSoEveryRoundWarmsUpLonger() {
-        BenchmarkConfig c = BenchmarkConfig.fromSystemPropertiesAndArgs("warmup=2s", "firstWarmup=20s");
+        assertThat(BenchmarkConfig.fromSystemPropertiesAndArgs().fork()).isFalse();
+        BenchmarkConfig c = BenchmarkConfig.fromSystemPropertiesAndArgs("warmup=2s", "firstWarmup=20s", "fork=true");
         assertThat(c.fork()).isTrue();
         assertThat(c.warmup(2)).isEqualTo(Duration.ofSeconds(20));
         BenchmarkConfig shared =

@@ -40,8 +40,7 @@ class LockBenchmarkSmokeTest {
                 // Generous: a busy build machine may delay a thread between its arrival stamp and Redis.
                 "fairSlack=50ms",
                 "output=" + output,
-                // One JVM for every in-process run: forking each costs a JVM start per run, and ForkedRunTest
-                // covers the forked path.
+                // One JVM for every in-process run (the default, said here as ForkedRunTest covers the other).
                 "fork=false",
                 // C1 only: the child JVMs start in about half the time, and speed is not judged here.
                 "childJvmOptions=-XX:TieredStopAtLevel=1 -XX:+UseSerialGC");
