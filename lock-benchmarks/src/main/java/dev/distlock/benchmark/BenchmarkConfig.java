@@ -21,8 +21,9 @@ import java.util.TreeSet;
  *        of a scenario for the first time: the JIT needs several seconds to compile them, and a library
  *        with more code on its path takes longer to reach its steady speed, so a short first warm-up
  *        would measure compilation rather than the library (never shorter than {@code warmup}). A forked
- *        run needs more: forked, distlock measured 0.71 of the raw floor's ops/s in scenario 2 after 8 s
- *        (its client CPU per op 110 µs, the JIT still compiling) and 0.95 after 20 s (76 µs)
+ *        run needs more: in two-round runs of scenario 2 alone, forked distlock measured 0.71 of the raw
+ *        floor's ops/s after 8 s (its client CPU per op 110 µs, the JIT still compiling) and 0.95 after
+ *        20 s (76 µs); a full forked run with 20 s measured 0.62 (0.61-0.89 over three rounds)
  * @param processWarmup the same for scenario 4, whose child JVMs start cold: with two of them
  *        compiling on a small machine, a few seconds leave them far from steady state
  * @param measure the measured window of each scenario and library
