@@ -2,6 +2,8 @@ package dev.distlock.benchmark;
 
 import java.io.BufferedReader;
 import java.io.File;
+import java.io.FileDescriptor;
+import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
@@ -55,6 +57,16 @@ final class ChildJvm implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException("Cannot start child JVM: " + cmd, e);
         }
+    }
+
+    /**
+     * The child's side: takes stdout over as the channel to the parent and sends whatever else would
+     * print there (a library, the JVM) to stderr, which the parent logs.
+     */
+    static PrintStream protocolChannel() {
+        PrintStream out = new PrintStream(new FileOutputStream(FileDescriptor.out), true, StandardCharsets.UTF_8);
+        System.setOut(System.err);
+        return out;
     }
 
     /**

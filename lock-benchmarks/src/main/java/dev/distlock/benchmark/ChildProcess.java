@@ -1,8 +1,6 @@
 package dev.distlock.benchmark;
 
 import java.io.BufferedReader;
-import java.io.FileDescriptor;
-import java.io.FileOutputStream;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -44,10 +42,7 @@ final class ChildProcess {
         Duration warmup = Duration.ofMillis(Long.parseLong(a.get("warmupMs")));
         Duration measure = Duration.ofMillis(Long.parseLong(a.get("measureMs")));
 
-        // stdout is the protocol channel: keep it for ourselves and send anything a library might
-        // print there to stderr instead.
-        PrintStream out = new PrintStream(new FileOutputStream(FileDescriptor.out), true, StandardCharsets.UTF_8);
-        System.setOut(System.err);
+        PrintStream out = ChildJvm.protocolChannel();
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         Occupancy occupancy = Occupancy.mapped(Path.of(a.get("occupancy")));
         try (LockProvider provider = library.open(host, port, Library.DEFAULT_LEASE)) {

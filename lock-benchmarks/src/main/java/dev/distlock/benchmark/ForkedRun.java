@@ -3,10 +3,7 @@ package dev.distlock.benchmark;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
-import java.io.FileDescriptor;
-import java.io.FileOutputStream;
 import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -59,9 +56,7 @@ final class ForkedRun {
 
     /** The child's side: {@code host port NAME=VALUE...}, one scenario and one library among the settings. */
     static void main(String[] args) throws Exception {
-        // stdout carries the result line only: anything a library prints goes to stderr.
-        PrintStream out = new PrintStream(new FileOutputStream(FileDescriptor.out), true, StandardCharsets.UTF_8);
-        System.setOut(System.err);
+        PrintStream out = ChildJvm.protocolChannel();
         String host = args[0];
         int port = Integer.parseInt(args[1]);
         BenchmarkConfig config = BenchmarkConfig.fromSystemPropertiesAndArgs(Arrays.copyOfRange(args, 2, args.length));
