@@ -9,7 +9,6 @@ import io.lettuce.core.api.async.RedisKeyAsyncCommands;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
-import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 
 /**
@@ -96,10 +95,10 @@ final class RedisConnections implements AutoCloseable {
 
     private static RedisConnections connect(AbstractRedisClient client, boolean owned) {
         if (client instanceof RedisClusterClient cluster) {
-            StatefulRedisClusterConnection<String, String> c = cluster.connect(StringCodec.UTF8);
+            StatefulRedisClusterConnection<String, String> c = cluster.connect(ExactUtf8Codec.INSTANCE);
             StatefulRedisClusterConnection<String, String> r = null;
             try {
-                r = cluster.connect(StringCodec.UTF8);
+                r = cluster.connect(ExactUtf8Codec.INSTANCE);
                 return new RedisConnections(
                         c,
                         r,
@@ -107,7 +106,7 @@ final class RedisConnections implements AutoCloseable {
                         c.async(),
                         c.async(),
                         null,
-                        cluster.connectPubSub(StringCodec.UTF8),
+                        cluster.connectPubSub(ExactUtf8Codec.INSTANCE),
                         owned ? client : null);
             } catch (RuntimeException e) {
                 closeAll(c, r);
@@ -115,10 +114,10 @@ final class RedisConnections implements AutoCloseable {
             }
         }
         RedisClient standalone = (RedisClient) client;
-        StatefulRedisConnection<String, String> c = standalone.connect(StringCodec.UTF8);
+        StatefulRedisConnection<String, String> c = standalone.connect(ExactUtf8Codec.INSTANCE);
         StatefulRedisConnection<String, String> r = null;
         try {
-            r = standalone.connect(StringCodec.UTF8);
+            r = standalone.connect(ExactUtf8Codec.INSTANCE);
             return new RedisConnections(
                     c,
                     r,
@@ -126,7 +125,7 @@ final class RedisConnections implements AutoCloseable {
                     c.async(),
                     c.async(),
                     c.async(),
-                    standalone.connectPubSub(StringCodec.UTF8),
+                    standalone.connectPubSub(ExactUtf8Codec.INSTANCE),
                     owned ? client : null);
         } catch (RuntimeException e) {
             closeAll(c, r);

@@ -4,7 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.distlock.testsupport.RedisExtension;
+import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.codec.ByteArrayCodec;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -80,6 +84,33 @@ class LockNameLimitsTest {
             org.assertj.core.api.Assertions.assertThatThrownBy(() -> client.getLock(name))
                     .isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining("must not start with '}'");
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"größe:42", "注文:42", "\uD83D\uDD12:1"})
+    void aNameOutsideAsciiLocksTheKeyItsUtf8BytesSpell(String name) {
+        // The lock connection writes strings straight into the command (ExactUtf8Codec): its byte
+        // count must match the bytes written exactly, or the command would be garbled on the wire.
+        RedisClient plain = RedisClient.create(RedisURI.create(redis.server().uri()));
+        try (LockClient client =
+                        LockClient.create(RedisURI.create(redis.server().uri()));
+                LockClient other =
+                        LockClient.create(RedisURI.create(redis.server().uri()));
+                StatefulRedisConnection<byte[], byte[]> bytes = plain.connect(ByteArrayCodec.INSTANCE)) {
+            RedisLock lock = client.getLock(name);
+            assertThat(lock.tryLock()).isTrue();
+            byte[] key = ("lock:{" + name + "}").getBytes(StandardCharsets.UTF_8);
+            assertThat(bytes.sync().hexists(key, "~token".getBytes(StandardCharsets.UTF_8)))
+                    .as("lock hash under the UTF-8 key")
+                    .isTrue();
+            assertThat(other.getLock(name).tryLock())
+                    .as("the same name from another client")
+                    .isFalse();
+            lock.unlock();
+            assertThat(bytes.sync().exists(key)).isZero();
+        } finally {
+            plain.shutdown();
         }
     }
 }
