@@ -7,6 +7,9 @@
 -- Every script declares the counter in its KEYS, as every key it touches: Redis Cluster refuses a
 -- script that reaches an undeclared key while the slot migrates, and a counter written on both
 -- nodes of a migrating slot would break the migration (BUSYKEY).
+-- Tokens are Lua numbers (doubles, exact below 2^53, about 285 years of microseconds) and go to
+-- redis.call as numbers: Redis 7 writes a number argument in its shortest exact form, which for an
+-- integer below 10^17 is its plain decimal digits (string.format would cost a fifth of a script).
 local function nextToken(fence, fenceTtl, block)
     block = block or 1
     local time = redis.call('TIME')
@@ -14,11 +17,11 @@ local function nextToken(fence, fenceTtl, block)
     -- The clock is ahead of the counter unless grants come less than a block of microseconds apart: so
     -- write the clock's block and read the counter in one command, and write again only when the
     -- counter was ahead after all.
-    local last = redis.call('SET', fence, string.format('%.0f', clock + block - 1), 'PX', fenceTtl, 'GET')
+    local last = redis.call('SET', fence, clock + block - 1, 'PX', fenceTtl, 'GET')
     if last then
         local after = tonumber(last) + 1
         if after > clock then
-            redis.call('SET', fence, string.format('%.0f', after + block - 1), 'PX', fenceTtl)
+            redis.call('SET', fence, after + block - 1, 'PX', fenceTtl)
             return after
         end
     end
