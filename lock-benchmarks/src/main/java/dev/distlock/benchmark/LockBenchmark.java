@@ -32,7 +32,11 @@ public final class LockBenchmark {
             System.exit(0);
             return;
         }
-        BenchmarkConfig config = BenchmarkConfig.fromSystemPropertiesAndArgs(args);
+        BenchmarkConfig config = configOrExplain(args, System.err);
+        if (config == null) {
+            System.exit(2);
+            return;
+        }
         Results outcome = run(config, System.out);
         System.out.println();
         System.out.println(outcome.markdown());
@@ -40,6 +44,19 @@ public final class LockBenchmark {
         boolean clean =
                 outcome.results().stream().allMatch(r -> r.ok() && r.violations() == 0 && r.orderViolations() <= 0);
         System.exit(clean ? 0 : 1);
+    }
+
+    /**
+     * The settings {@code args} give, or {@code null} after telling {@code err} what is wrong with them
+     * (one line naming the setting and the fix, not a stack trace).
+     */
+    static BenchmarkConfig configOrExplain(String[] args, PrintStream err) {
+        try {
+            return BenchmarkConfig.fromSystemPropertiesAndArgs(args);
+        } catch (IllegalArgumentException e) {
+            err.println("lock-benchmarks: " + e.getMessage());
+            return null;
+        }
     }
 
     /** Everything one run produced. */

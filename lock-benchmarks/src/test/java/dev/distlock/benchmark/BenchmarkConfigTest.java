@@ -3,6 +3,9 @@ package dev.distlock.benchmark;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
@@ -104,5 +107,19 @@ class BenchmarkConfigTest {
                 .hasMessageContaining("heldLease must be at least 300ms");
         assertThatThrownBy(() -> BenchmarkConfig.fromSystemPropertiesAndArgs("fork=yes"))
                 .hasMessageContaining("fork must be true or false: yes");
+    }
+
+    @Test
+    void theCommandLineGetsOneLineAboutABadSettingInsteadOfAStackTrace() {
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        PrintStream stream = new PrintStream(err, true, StandardCharsets.UTF_8);
+        assertThat(LockBenchmark.configOrExplain(new String[] {"scenarios=99"}, stream))
+                .isNull();
+        assertThat(err.toString(StandardCharsets.UTF_8))
+                .startsWith("lock-benchmarks: Unknown scenario '99'")
+                .doesNotContain("Exception")
+                .hasLineCount(1);
+        assertThat(LockBenchmark.configOrExplain(new String[] {"scenarios=2", "rounds=1"}, stream))
+                .isNotNull();
     }
 }
