@@ -51,8 +51,9 @@ import java.util.TreeSet;
  *        forked runs distlock's fair lock measured a fifth slower than in this JVM, with young GC pauses
  *        of 9 ms at the median against 3.5 ms and a few grants out of arrival order by more than the
  *        slack (the arrival stamp precedes the request, and a pause longer than the slack between
- *        them reorders two workers without Redis doing so), and the cause of the longer pauses is not
- *        found yet
+ *        them reorders two workers without Redis doing so). The longer pauses are a fresh JVM's heap
+ *        sizing (G1 shrinking its first, larger heap 12-15 s after the start, inside a forked run's
+ *        window); {@code childJvmOptions=-Xms256m -Xmx256m -Xmn64m -XX:+AlwaysPreTouch} removes them
  * @param output where the Markdown report is written
  */
 record BenchmarkConfig(
