@@ -63,12 +63,15 @@ final class BenchmarkRunner implements AutoCloseable {
     /**
      * Runs every scenario and library {@code rounds} times, libraries interleaved within a round (a
      * library without what a scenario needs is left out of it), and returns every run in run order.
+     * Every other round runs the libraries in reverse order, so that no library always runs first
+     * (on a cold machine) or always right after the same neighbour.
      */
     List<RunResult> runAll() {
         List<RunResult> runs = new ArrayList<>();
         for (int round = 1; round <= config.rounds(); round++) {
+            List<Library> order = libraryOrder(config.libraries(), round);
             for (Scenario scenario : config.scenarios()) {
-                for (Library library : config.libraries()) {
+                for (Library library : order) {
                     if (!scenario.runsWith(library)) {
                         continue;
                     }
@@ -96,6 +99,16 @@ final class BenchmarkRunner implements AutoCloseable {
             }
         }
         return runs;
+    }
+
+    /** The libraries as given in odd rounds, reversed in even ones. */
+    static List<Library> libraryOrder(List<Library> libraries, int round) {
+        if (round % 2 == 1) {
+            return libraries;
+        }
+        List<Library> reversed = new ArrayList<>(libraries);
+        Collections.reverse(reversed);
+        return reversed;
     }
 
     RunResult run(Scenario scenario, Library library, int round) {

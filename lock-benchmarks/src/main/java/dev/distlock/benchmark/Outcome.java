@@ -14,6 +14,8 @@ import java.util.stream.Collectors;
  * @param cpuNanos CPU time the JVM(s) used during the measured window (all threads: callers, I/O
  *        event loops, schedulers, JIT), or -1 when the JVM cannot tell
  * @param workerOps measured ops of each worker (thread or async caller), for the fairness share
+ * @param workerP99Nanos p99 latency of each worker's measured ops, in the order of {@code workerOps}
+ *        (-1 for a worker without one), for the tail of the least served worker
  * @param error first failure, or {@code null}
  */
 record Outcome(
@@ -27,6 +29,7 @@ record Outcome(
         LatencyHistogram handOff,
         LatencyHistogram remoteHandOff,
         long[] workerOps,
+        long[] workerP99Nanos,
         String error) {
 
     double opsPerSecond() {
@@ -37,7 +40,16 @@ record Outcome(
         Sum sum = new Sum();
         long order = 0;
         for (Tally t : tallies) {
-            sum.add(t.ops, t.measured, t.violations, t.latency, t.handOff, t.remoteHandOff, new long[] {t.measured});
+            long p99 = t.latency.count() == 0 ? -1 : t.latency.quantile(0.99);
+            sum.add(
+                    t.ops,
+                    t.measured,
+                    t.violations,
+                    t.latency,
+                    t.handOff,
+                    t.remoteHandOff,
+                    new long[] {t.measured},
+                    new long[] {p99});
             order += t.orderViolations;
         }
         return sum.outcome(orderChecked ? order : -1, windowNanos, cpuNanos, error);
@@ -50,7 +62,15 @@ record Outcome(
         double rate = 0;
         String error = null;
         for (Outcome o : parts) {
-            sum.add(o.totalOps, o.measuredOps, o.violations, o.latency, o.handOff, o.remoteHandOff, o.workerOps);
+            sum.add(
+                    o.totalOps,
+                    o.measuredOps,
+                    o.violations,
+                    o.latency,
+                    o.handOff,
+                    o.remoteHandOff,
+                    o.workerOps,
+                    o.workerP99Nanos);
             cpu = cpu < 0 || o.cpuNanos < 0 ? -1 : cpu + o.cpuNanos;
             // Each JVM timed its own window; their rates add up.
             rate += o.opsPerSecond();
@@ -70,6 +90,7 @@ record Outcome(
         private long measured;
         private long violations;
         private long[] workers = new long[0];
+        private long[] workerP99 = new long[0];
 
         void add(
                 long total,
@@ -78,16 +99,22 @@ record Outcome(
                 LatencyHistogram latency,
                 LatencyHistogram handOff,
                 LatencyHistogram remote,
-                long[] workers) {
+                long[] workers,
+                long[] workerP99) {
             this.total += total;
             this.measured += measured;
             this.violations += violations;
             this.latency.add(latency);
             this.handOff.add(handOff);
             this.remote.add(remote);
-            long[] joined = Arrays.copyOf(this.workers, this.workers.length + workers.length);
-            System.arraycopy(workers, 0, joined, this.workers.length, workers.length);
-            this.workers = joined;
+            this.workers = joined(this.workers, workers);
+            this.workerP99 = joined(this.workerP99, workerP99);
+        }
+
+        private static long[] joined(long[] a, long[] b) {
+            long[] joined = Arrays.copyOf(a, a.length + b.length);
+            System.arraycopy(b, 0, joined, a.length, b.length);
+            return joined;
         }
 
         Outcome outcome(long orderViolations, long windowNanos, long cpuNanos, String error) {
@@ -102,6 +129,7 @@ record Outcome(
                     handOff,
                     remote,
                     workers,
+                    workerP99,
                     error);
         }
     }
@@ -123,13 +151,14 @@ record Outcome(
                 latency.encode(),
                 handOff.encode(),
                 remoteHandOff.encode(),
-                Arrays.stream(workerOps).mapToObj(Long::toString).collect(Collectors.joining(",")),
+                longs(workerOps),
+                longs(workerP99Nanos),
                 error == null ? "-" : error.replace('\n', ' '));
     }
 
     static Outcome decode(String line) {
-        String[] f = line.split(" ", 12);
-        if (f.length != 12 || !f[0].equals(RESULT)) {
+        String[] f = line.split(" ", 13);
+        if (f.length != 13 || !f[0].equals(RESULT)) {
             throw new IllegalArgumentException("Not a child result line: " + line);
         }
         return new Outcome(
@@ -142,11 +171,18 @@ record Outcome(
                 LatencyHistogram.decode(f[7]),
                 LatencyHistogram.decode(f[8]),
                 LatencyHistogram.decode(f[9]),
-                f[10].isEmpty()
-                        ? new long[0]
-                        : Arrays.stream(f[10].split(","))
-                                .mapToLong(Long::parseLong)
-                                .toArray(),
-                f[11].equals("-") ? null : f[11]);
+                longs(f[10]),
+                longs(f[11]),
+                f[12].equals("-") ? null : f[12]);
+    }
+
+    private static String longs(long[] values) {
+        return Arrays.stream(values).mapToObj(Long::toString).collect(Collectors.joining(","));
+    }
+
+    private static long[] longs(String text) {
+        return text.isEmpty()
+                ? new long[0]
+                : Arrays.stream(text.split(",")).mapToLong(Long::parseLong).toArray();
     }
 }

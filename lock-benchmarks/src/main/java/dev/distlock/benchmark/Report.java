@@ -64,7 +64,7 @@ final class Report {
                 Locale.ROOT,
                 "Redis %s on 127.0.0.1 started by the benchmark; %d CPUs; Java %s; %s, measured %s per run (scenario 6: "
                         + "%s, at least two renewals of every held lock with a %s lease); %d rounds, libraries interleaved "
-                        + "in each; run took %.0f s.%n%n",
+                        + "in each, in reverse order every other round; run took %.0f s.%n%n",
                 redisVersion,
                 Runtime.getRuntime().availableProcessors(),
                 System.getProperty("java.version"),
@@ -91,7 +91,9 @@ final class Report {
                 .append(" (RedisLockRegistry with its default expiry, in its default SPIN lock type and in PUB_SUB). "
                         + "RedisLockRegistry has no fair, async or reactive locks, so it is not in scenarios 5-10. "
                         + "The raw floor is not a lock: one EVALSHA taking a key (SET NX PX) and one deleting it, "
-                        + "Lettuce's sync API on one connection, in scenarios 1 and 2 only.\n\n");
+                        + "Lettuce's sync API on one connection, in scenarios 1 and 2 only; \"raw floor again\" is the same "
+                        + "code run once more beside it, an A/A comparison that shows how far two runs of identical code "
+                        + "differ within a round.\n\n");
         md.append(
                 "One op = lock; occupancy check; unlock, timed as a whole (async and reactive: from the call to the confirmed "
                         + "release). Each cell is the median over the rounds with the lowest and highest round in brackets. "
@@ -129,7 +131,9 @@ final class Report {
         md.append("\n## Fairness and hand-off\n\n");
         md.append(
                         "Thread share: measured ops of the least served worker (thread or async caller) divided by those of the "
-                                + "most served one (1 = even). JVM share: the smallest fraction of all grants that one JVM got. Hand-off: "
+                                + "most served one (1 = even). Worst worker p99: the highest p99 of any one worker over its own ops; "
+                                + "where workers take turns unevenly the pooled p99 is mostly of the busy workers' ops, and this is the "
+                                + "tail a starved worker saw. JVM share: the smallest fraction of all grants that one JVM got. Hand-off: "
                                 + "from a holder's release (stamped just before its unlock call) to the grant of a holder that was already "
                                 + "waiting then (stamped when its lock call returned); per op, how many grants were such hand-offs rather "
                                 + "than re-takes by the releasing worker. Cross-JVM hand-offs are those between the child JVMs of scenario 4: "
@@ -141,10 +145,11 @@ final class Report {
                                 + "grants to a thread that asked more than ")
                 .append(config.fairSlack().toMillis())
                 .append(" ms after another thread that was still waiting, summed over the rounds.\n\n");
-        md.append("| scenario | library | thread share | JVM share | hand-offs/op | hand-off p50 ms | hand-off p99 ms "
-                + "| cross-JVM hand-off p50 ms | cross-JVM hand-off p99 ms | Redis RTT p50 ms | cross-JVM hand-off p50 "
-                + "in RTTs | order violations |\n");
-        md.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+        md.append(
+                "| scenario | library | thread share | worst worker p99 ms | JVM share | hand-offs/op | hand-off p50 ms | hand-off p99 ms "
+                        + "| cross-JVM hand-off p50 ms | cross-JVM hand-off p99 ms | Redis RTT p50 ms | cross-JVM hand-off p50 "
+                        + "in RTTs | order violations |\n");
+        md.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
         for (Scenario s : shared) {
             for (Library l : libraries(s)) {
                 List<RunResult> rs = ok(runs(s, l));
@@ -160,6 +165,7 @@ final class Report {
                         .append(l.label)
                         .append(" | ");
                 md.append(cell(rs, RunResult::threadShare, Spread::twoDecimals)).append(" | ");
+                md.append(cell(rs, RunResult::worstWorkerP99Nanos, Spread::ms)).append(" | ");
                 md.append(cell(rs, RunResult::jvmShare, Spread::twoDecimals)).append(" | ");
                 md.append(handOffs ? cell(rs, RunResult::handOffsPerOp, Spread::twoDecimals) : "-")
                         .append(" | ");
@@ -229,33 +235,59 @@ final class Report {
         md.append(
                 "Ratios of the same round (libraries run back to back within a round), median over the rounds with the "
                         + "lowest and highest in brackets. ops/s: distlock's divided by the peer's, above 1 means distlock is faster; "
-                        + "p99: distlock's divided by the peer's, below 1 means distlock's tail is shorter. In scenario 6 both are of "
+                        + "p99: distlock's divided by the peer's, below 1 means distlock's tail is shorter (worst worker p99: of each "
+                        + "library's worst-served worker, see above). In scenario 6 both are of "
                         + "the probe on the client holding the locks, and max is its slowest op.\n\n");
         ratioTable("ops/s distlock/", peers, RunResult::opsPerSecond, config.scenarios());
         md.append('\n');
         ratioTable("p99 distlock/", peers, r -> r.p99Nanos(), config.scenarios());
+        List<Scenario> contended =
+                config.scenarios().stream().filter(Scenario::contended).toList();
+        if (!contended.isEmpty()) {
+            md.append('\n');
+            ratioTable("worst worker p99 distlock/", peers, RunResult::worstWorkerP99Nanos, contended);
+        }
+        if (config.libraries().contains(Library.RAW_FLOOR) && config.libraries().contains(Library.RAW_FLOOR_AGAIN)) {
+            md.append(
+                    "\nThe noise: the raw floor against itself (A/A), per round, ops/s of its second run divided by its "
+                            + "first; distlock is at the floor within noise where its ratio to the floor lies in this range.\n\n");
+            md.append("| scenario | ops/s raw floor again/raw floor |\n|---|---:|\n");
+            for (Scenario s : config.scenarios()) {
+                if (s.runsWith(Library.RAW_FLOOR)) {
+                    md.append("| ")
+                            .append(s.label(config))
+                            .append(" | ")
+                            .append(ratio(s, Library.RAW_FLOOR_AGAIN, Library.RAW_FLOOR, RunResult::opsPerSecond))
+                            .append(" |\n");
+                }
+            }
+        }
         if (config.scenarios().contains(Scenario.HELD_LOCKS)) {
             md.append('\n');
             ratioTable("max distlock/", peers, r -> r.maxNanos(), List.of(Scenario.HELD_LOCKS));
         }
     }
 
-    private void ratioTable(String what, List<Library> peers, ToDoubleFunction<RunResult> f, List<Scenario> scenarios) {
+    private void ratioTable(String what, List<Library> all, ToDoubleFunction<RunResult> f, List<Scenario> scenarios) {
+        // Only the peers that ran in one of these scenarios: a column of dashes says nothing.
+        List<Library> peers = all.stream()
+                .filter(p -> scenarios.stream().anyMatch(s -> s.runsWith(p)))
+                .toList();
         md.append("| scenario |");
         peers.forEach(p -> md.append(' ').append(what).append(p.label).append(" |"));
         md.append("\n|---|").append("---:|".repeat(peers.size())).append('\n');
         for (Scenario s : scenarios) {
             md.append("| ").append(s.label(config)).append(" |");
             for (Library peer : peers) {
-                md.append(' ').append(ratio(s, peer, f)).append(" |");
+                md.append(' ').append(ratio(s, Library.DISTLOCK, peer, f)).append(" |");
             }
             md.append('\n');
         }
     }
 
-    /** Per-round ratios distlock/peer (only rounds where both ran cleanly). */
-    private String ratio(Scenario s, Library peer, ToDoubleFunction<RunResult> f) {
-        List<RunResult> mine = runs(s, Library.DISTLOCK);
+    /** Per-round ratios library/peer (only rounds where both ran cleanly). */
+    private String ratio(Scenario s, Library library, Library peer, ToDoubleFunction<RunResult> f) {
+        List<RunResult> mine = runs(s, library);
         List<RunResult> theirs = runs(s, peer);
         List<Double> ratios = new ArrayList<>();
         for (int i = 0; i < Math.min(mine.size(), theirs.size()); i++) {

@@ -11,6 +11,9 @@ import java.util.function.ToDoubleFunction;
  * @param totalOps operations including warm-up, all processes
  * @param orderViolations grants out of arrival order (fair scenario), -1 when not checked
  * @param threadShare measured ops of the busiest worker divided into those of the idlest (1 = even)
+ * @param worstWorkerP99Nanos the highest p99 of any one worker (thread or async caller) over its own
+ *        measured ops, NaN with fewer than two workers: where workers take turns unevenly, the pooled
+ *        p99 is mostly of the busy workers' ops, and this is the tail the least served one saw
  * @param jvmShare the smallest share of all grants any one JVM got (multi-JVM scenario)
  * @param handOffsPerOp hand-offs (a grant to a holder that waited while another released) per op
  * @param clientCpuMicrosPerOp CPU of the client JVM(s) per measured op
@@ -34,6 +37,7 @@ record RunResult(
         long totalOps,
         long measuredOps,
         double threadShare,
+        double worstWorkerP99Nanos,
         double jvmShare,
         double handOffsPerOp,
         double handOffP50Nanos,
@@ -86,6 +90,13 @@ record RunResult(
                 o.totalOps(),
                 ops,
                 share(Arrays.stream(o.workerOps()).boxed().toList()),
+                o.workerP99Nanos().length < 2
+                        ? Double.NaN
+                        : Arrays.stream(o.workerP99Nanos())
+                                .filter(p99 -> p99 >= 0)
+                                .asDoubleStream()
+                                .max()
+                                .orElse(Double.NaN),
                 jvmOps.size() < 2 || ops == 0
                         ? Double.NaN
                         : jvmOps.stream().mapToLong(Long::longValue).min().orElse(0) / (double) ops,
@@ -117,6 +128,7 @@ record RunResult(
                 totalOps,
                 measuredOps,
                 threadShare,
+                worstWorkerP99Nanos,
                 jvmShare,
                 handOffsPerOp,
                 handOffP50Nanos,
@@ -149,6 +161,7 @@ record RunResult(
                 -1,
                 0,
                 0,
+                Double.NaN,
                 Double.NaN,
                 Double.NaN,
                 Double.NaN,

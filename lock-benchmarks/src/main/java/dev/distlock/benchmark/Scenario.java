@@ -51,7 +51,7 @@ enum Scenario {
      * floor runs the uncontended thread scenarios only).
      */
     boolean runsWith(Library library) {
-        if (library == Library.RAW_FLOOR) {
+        if (library.isRawFloor()) {
             return this == UNCONTENDED_SINGLE || this == UNCONTENDED_THREADS; // it cannot wait
         }
         return needs == null || library.has(needs);

@@ -7,6 +7,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class BenchmarkConfigTest {
@@ -121,5 +122,18 @@ class BenchmarkConfigTest {
                 .hasLineCount(1);
         assertThat(LockBenchmark.configOrExplain(new String[] {"scenarios=2", "rounds=1"}, stream))
                 .isNotNull();
+    }
+
+    @Test
+    void everyOtherRoundRunsTheLibrariesInReverse() {
+        List<Library> given = List.of(Library.DISTLOCK, Library.RAW_FLOOR, Library.REDISSON);
+
+        assertThat(BenchmarkRunner.libraryOrder(given, 1))
+                .containsExactly(Library.DISTLOCK, Library.RAW_FLOOR, Library.REDISSON);
+        assertThat(BenchmarkRunner.libraryOrder(given, 2))
+                .containsExactly(Library.REDISSON, Library.RAW_FLOOR, Library.DISTLOCK);
+        assertThat(BenchmarkRunner.libraryOrder(given, 3))
+                .containsExactly(Library.DISTLOCK, Library.RAW_FLOOR, Library.REDISSON);
+        assertThat(given).containsExactly(Library.DISTLOCK, Library.RAW_FLOOR, Library.REDISSON);
     }
 }

@@ -128,7 +128,9 @@ class LockBenchmarkSmokeTest {
                 .contains("## Fairness and hand-off")
                 .contains("## Held locks")
                 .contains("CLOCK_MONOTONIC")
-                .contains("## Cost per op");
+                .contains("## Cost per op")
+                .contains("| ops/s raw floor again/raw floor |")
+                .contains("worst worker p99 distlock/Redisson");
         for (Library peer : List.of(
                 Library.REDISSON,
                 Library.REDISSON_EPOLL,

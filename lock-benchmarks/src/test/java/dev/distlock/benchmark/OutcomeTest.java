@@ -25,6 +25,8 @@ class OutcomeTest {
         assertThat(back.violations()).isEqualTo(1);
         assertThat(back.orderViolations()).isEqualTo(-1);
         assertThat(back.workerOps()).containsExactly(1, 1);
+        assertThat(back.workerP99Nanos()).containsExactly(o.workerP99Nanos());
+        assertThat(back.workerP99Nanos()[1]).isGreaterThan(back.workerP99Nanos()[0]);
         assertThat(back.latency().quantile(1.0)).isEqualTo(o.latency().quantile(1.0));
         assertThat(back.handOff().count()).isEqualTo(1);
         assertThat(back.remoteHandOff().count()).isEqualTo(1);
@@ -47,7 +49,36 @@ class OutcomeTest {
 
         assertThat(merged.opsPerSecond()).isCloseTo(4.0, org.assertj.core.data.Offset.offset(1e-6));
         assertThat(merged.workerOps()).containsExactly(2, 1);
+        assertThat(merged.workerP99Nanos()).hasSize(2);
         assertThat(merged.cpuNanos()).isEqualTo(30);
         assertThat(merged.error()).isNull();
+    }
+
+    @Test
+    void aWorkerWithoutMeasuredOpsHasNoP99AndTheWorstIsTheSlowestWorkersOwn() {
+        Tally busy = new Tally();
+        Tally slow = new Tally();
+        Tally starved = new Tally();
+        for (int i = 0; i < 1000; i++) {
+            busy.op(100_000, true);
+        }
+        for (int i = 0; i < 10; i++) {
+            slow.op(50_000_000, true);
+        }
+        starved.op(1, false); // only a warm-up op
+        Outcome o = Outcome.of(List.of(busy, slow, starved), false, 1_000_000_000L, 1, null);
+
+        assertThat(o.workerP99Nanos()[2]).isEqualTo(-1);
+        RunResult r = RunResult.of(
+                Scenario.CONTENDED_THREADS,
+                Library.DISTLOCK,
+                o,
+                List.of(),
+                new CommandStats.Snapshot(java.util.Map.of(), 0),
+                new CommandStats.Snapshot(java.util.Map.of(), 0),
+                null);
+        // The pooled p99 is of the busy worker's ops; the slow worker's own p99 is 500 times longer.
+        assertThat(r.p99Nanos()).isLessThan(200_000);
+        assertThat(r.worstWorkerP99Nanos()).isGreaterThan(40_000_000);
     }
 }
