@@ -250,7 +250,8 @@ final class Report {
         if (config.libraries().contains(Library.RAW_FLOOR) && config.libraries().contains(Library.RAW_FLOOR_AGAIN)) {
             md.append(
                     "\nThe noise: the raw floor against itself (A/A), per round, ops/s of its second run divided by its "
-                            + "first; distlock is at the floor within noise where its ratio to the floor lies in this range.\n\n");
+                            + "first. Two runs of identical code differed by this much, so a ratio of distlock to the floor "
+                            + "as close to 1 is within noise.\n\n");
             md.append("| scenario | ops/s raw floor again/raw floor |\n|---|---:|\n");
             for (Scenario s : config.scenarios()) {
                 if (s.runsWith(Library.RAW_FLOOR)) {
