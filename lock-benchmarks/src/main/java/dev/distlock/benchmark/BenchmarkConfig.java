@@ -96,7 +96,9 @@ record BenchmarkConfig(
             Map.entry("threads", "8"),
             Map.entry("processes", "2"),
             Map.entry("processThreads", "4"),
-            Map.entry("libraries", "distlock,raw,raw-again,redisson,redisson-epoll,spring-spin,spring-pubsub"),
+            Map.entry(
+                    "libraries",
+                    "distlock,raw,raw-again,raw-scripts,redisson,redisson-epoll,spring-spin,spring-pubsub"),
             Map.entry("scenarios", "1,2,3,4,5,6,7,8,9,10"),
             Map.entry("heldLocks", "100000"),
             Map.entry("heldLease", "30s"),

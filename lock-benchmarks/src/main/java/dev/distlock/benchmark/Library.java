@@ -20,6 +20,11 @@ enum Library {
      * round (an A/A comparison), the yardstick for "distlock is at the floor within noise".
      */
     RAW_FLOOR_AGAIN("raw-again", "raw floor again"),
+    /**
+     * The raw floor's bare client running distlock's own acquire and release scripts: what distlock's
+     * distance to the floor owes to its scripts (Redis's side) and what to its client.
+     */
+    RAW_SCRIPTS("raw-scripts", "raw floor, distlock's scripts"),
     REDISSON("redisson", "Redisson"),
     REDISSON_EPOLL("redisson-epoll", "Redisson EPOLL"),
     SPRING_SPIN("spring-spin", "RedisLockRegistry SPIN"),
@@ -51,7 +56,8 @@ enum Library {
             case REDISSON_EPOLL -> new RedissonProvider(host, port, true, watchdogLease);
             case SPRING_SPIN -> new SpringProvider(host, port, RedisLockType.SPIN_LOCK);
             case SPRING_PUB_SUB -> new SpringProvider(host, port, RedisLockType.PUB_SUB_LOCK);
-            case RAW_FLOOR, RAW_FLOOR_AGAIN -> new RawFloorProvider(host, port);
+            case RAW_FLOOR, RAW_FLOOR_AGAIN -> new RawFloorProvider(host, port, false);
+            case RAW_SCRIPTS -> new RawFloorProvider(host, port, true);
         };
     }
 
@@ -60,9 +66,9 @@ enum Library {
         return this != SPRING_SPIN && this != SPRING_PUB_SUB && !isRawFloor();
     }
 
-    /** The raw floor or its second run: not a lock, so only in the uncontended scenarios. */
+    /** A raw floor (the floor, its second run, or with distlock's scripts): not a lock, so only in the uncontended scenarios. */
     boolean isRawFloor() {
-        return this == RAW_FLOOR || this == RAW_FLOOR_AGAIN;
+        return this == RAW_FLOOR || this == RAW_FLOOR_AGAIN || this == RAW_SCRIPTS;
     }
 
     static Library byId(String id) {

@@ -1,10 +1,13 @@
 package dev.distlock.benchmark;
 
+import dev.distlock.core.script.LockScript;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
+import java.util.List;
+import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;
@@ -15,6 +18,11 @@ import java.util.concurrent.locks.Lock;
  * if still ours, through Lettuce's synchronous API on one shared connection, with no renewal, no
  * re-entry, no fencing and no waiting. Only the uncontended scenarios run it: it is what two round
  * trips cost on this machine, not a lock anyone should use.
+ *
+ * <p>With {@code distlockScripts} the same bare client runs distlock's own acquire and release scripts
+ * instead, with the keys and arguments distlock sends for a watchdog lock taken without a wait limit
+ * (fencing counter, grant ids, release note, wake-up channel). Between the two floors is what those
+ * scripts cost on Redis's side; between this one and distlock is what distlock's client adds.
  */
 final class RawFloorProvider implements LockProvider {
 
@@ -23,6 +31,19 @@ final class RawFloorProvider implements LockProvider {
     private static final String DROP =
             "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0";
 
+    /** distlock's defaults as it sends them: lease, fencing counter TTL, release note TTL, tokens per grant. */
+    private static final String LEASE_MS = "30000";
+
+    private static final String FENCE_TTL_MS = "86400000";
+    private static final String NOTE_TTL_MS = "10000";
+    private static final String TOKEN_BLOCK = "65";
+    /** The wait distlock sends for a caller that waits without limit. */
+    private static final String WAIT_FOREVER_MS = Long.toString(Long.MAX_VALUE / 2 / 1_000_000);
+    /** How long a last release would reserve the lock for another waiting client (none waits here). */
+    private static final String RESERVE_MS = "50";
+
+    private final boolean distlockScripts;
+    private final String clientId = UUID.randomUUID().toString();
     private final RedisClient client;
     private final StatefulRedisConnection<String, String> connection;
     private final RedisCommands<String, String> redis;
@@ -30,57 +51,115 @@ final class RawFloorProvider implements LockProvider {
     private final String drop;
     private final AtomicLong owners = new AtomicLong();
 
-    RawFloorProvider(String host, int port) {
+    RawFloorProvider(String host, int port, boolean distlockScripts) {
+        this.distlockScripts = distlockScripts;
         client = RedisClient.create(RedisURI.create(host, port));
         connection = client.connect();
         redis = connection.sync();
-        take = redis.scriptLoad(TAKE);
-        drop = redis.scriptLoad(DROP);
+        take = redis.scriptLoad(distlockScripts ? LockScript.ACQUIRE.body() : TAKE);
+        drop = redis.scriptLoad(distlockScripts ? LockScript.RELEASE.body() : DROP);
     }
 
     @Override
     public Lock lock(String key) {
-        String owner = Long.toString(owners.incrementAndGet());
+        String owner =
+                distlockScripts ? clientId + ":" + owners.incrementAndGet() : Long.toString(owners.incrementAndGet());
         String redisKey = redisKey(key);
-        return new Lock() {
-            @Override
-            public void lock() {
-                while (!tryLock()) {
-                    Thread.onSpinWait(); // never reached in the uncontended scenarios it runs
-                }
-            }
+        return distlockScripts
+                ? new DistlockScriptsLock(redisKey, owner)
+                : new FloorLock() {
+                    @Override
+                    public boolean tryLock() {
+                        Long taken =
+                                redis.evalsha(take, ScriptOutputType.INTEGER, new String[] {redisKey}, owner, LEASE_MS);
+                        return taken == 1L;
+                    }
 
-            @Override
-            public boolean tryLock() {
-                Long taken = redis.evalsha(take, ScriptOutputType.INTEGER, new String[] {redisKey}, owner, "30000");
-                return taken == 1L;
-            }
+                    @Override
+                    public void unlock() {
+                        redis.evalsha(drop, ScriptOutputType.INTEGER, new String[] {redisKey}, owner);
+                    }
+                };
+    }
 
-            @Override
-            public void unlock() {
-                redis.evalsha(drop, ScriptOutputType.INTEGER, new String[] {redisKey}, owner);
-            }
+    /** distlock's scripts for one owner; its workers use a lock from one thread only. */
+    private final class DistlockScriptsLock extends FloorLock {
+        private final String owner;
+        private final String[] acquireKeys;
+        private final String[] releaseKeys;
+        private final String channel;
+        private long grants;
+        private String grantId = "";
 
-            @Override
-            public void lockInterruptibly() {
-                lock();
-            }
+        DistlockScriptsLock(String redisKey, String owner) {
+            this.owner = owner;
+            this.acquireKeys = new String[] {redisKey, redisKey + ":fence"};
+            this.releaseKeys = new String[] {redisKey, redisKey + ":released:" + owner};
+            this.channel = redisKey + ":channel";
+        }
 
-            @Override
-            public boolean tryLock(long time, TimeUnit unit) {
-                throw new UnsupportedOperationException("the raw floor only takes free keys");
-            }
+        @Override
+        public boolean tryLock() {
+            grantId = Long.toString(++grants);
+            List<Object> reply = redis.evalsha(
+                    take,
+                    ScriptOutputType.MULTI,
+                    acquireKeys,
+                    owner,
+                    LEASE_MS,
+                    FENCE_TTL_MS,
+                    "0",
+                    grantId,
+                    TOKEN_BLOCK,
+                    WAIT_FOREVER_MS);
+            return (Long) reply.get(0) == 1L;
+        }
 
-            @Override
-            public Condition newCondition() {
-                throw new UnsupportedOperationException();
+        @Override
+        public void unlock() {
+            redis.evalsha(
+                    drop,
+                    ScriptOutputType.INTEGER,
+                    releaseKeys,
+                    owner,
+                    grantId,
+                    "1",
+                    channel,
+                    clientId,
+                    NOTE_TTL_MS,
+                    "0",
+                    RESERVE_MS);
+        }
+    }
+
+    /** A lock of the floor: it only takes free keys. */
+    private abstract static class FloorLock implements Lock {
+        @Override
+        public void lock() {
+            while (!tryLock()) {
+                Thread.onSpinWait(); // never reached in the uncontended scenarios it runs
             }
-        };
+        }
+
+        @Override
+        public void lockInterruptibly() {
+            lock();
+        }
+
+        @Override
+        public boolean tryLock(long time, TimeUnit unit) {
+            throw new UnsupportedOperationException("the raw floor only takes free keys");
+        }
+
+        @Override
+        public Condition newCondition() {
+            throw new UnsupportedOperationException();
+        }
     }
 
     @Override
     public String redisKey(String key) {
-        return "raw:" + key;
+        return distlockScripts ? "lock:{" + key + "}" : "raw:" + key;
     }
 
     @Override

@@ -130,13 +130,15 @@ class LockBenchmarkSmokeTest {
                 .contains("CLOCK_MONOTONIC")
                 .contains("## Cost per op")
                 .contains("| ops/s raw floor again/raw floor |")
+                .contains("| ops/s raw floor, distlock's scripts/raw floor |")
                 .contains("worst worker p99 distlock/Redisson");
         for (Library peer : List.of(
                 Library.REDISSON,
                 Library.REDISSON_EPOLL,
                 Library.SPRING_SPIN,
                 Library.SPRING_PUB_SUB,
-                Library.RAW_FLOOR)) {
+                Library.RAW_FLOOR,
+                Library.RAW_SCRIPTS)) {
             assertThat(md).contains("ops/s distlock/" + peer.label).contains("p99 distlock/" + peer.label);
         }
         for (Scenario s : Scenario.values()) {
