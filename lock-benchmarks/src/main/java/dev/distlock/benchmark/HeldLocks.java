@@ -63,14 +63,23 @@ final class HeldLocks {
 
             Occupancy.Slot slot = Occupancy.local(1).slot(PROBE_KEY);
             CommandStats.Sampler redisCounters = new CommandStats.Sampler(admin);
-            Outcome o = Workload.threads(
-                    List.of(probe), List.of(slot), null, config.warmup(), config.heldWindow(), redisCounters);
-            long gone = n - stillHeld(provider, n);
-            long releaseRefused = inFlight(n, i -> holds.get(i).release());
-            long lost = Math.max(Math.max(provider.leaseLossesReported(), gone), releaseRefused);
-            RunResult.Held held = new RunResult.Held(n, heapPerHold, acquirePerSecond, lost);
-            return RunResult.of(
-                    Scenario.HELD_LOCKS, library, o, List.of(), redisCounters.before, redisCounters.after, held);
+            try (GcPauses pauses = new GcPauses()) {
+                Outcome o = Workload.threads(
+                        List.of(probe),
+                        List.of(slot),
+                        null,
+                        config.warmup(),
+                        config.heldWindow(),
+                        Workload.Window.both(redisCounters, pauses));
+                long gone = n - stillHeld(provider, n);
+                long releaseRefused = inFlight(n, i -> holds.get(i).release());
+                long lost = Math.max(Math.max(provider.leaseLossesReported(), gone), releaseRefused);
+                // Read after the check and the releases: by then the window's GC notifications have come.
+                RunResult.Held held =
+                        new RunResult.Held(n, heapPerHold, acquirePerSecond, lost, pauses.longestMillis());
+                return RunResult.of(
+                        Scenario.HELD_LOCKS, library, o, List.of(), redisCounters.before, redisCounters.after, held);
+            }
         }
     }
 

@@ -200,12 +200,15 @@ final class Report {
                         + "their number (what the library hands out to release them included). Lost holds: lease-lost events "
                         + "(distlock's LockListener), held keys gone from Redis after the window, or releases refused "
                         + "afterwards, whichever is most; summed over the rounds, and all false, as nothing else touches those "
-                        + "keys.%n%n",
+                        + "keys. Longest GC pause: the longest garbage-collection pause of the benchmark JVM that started within "
+                        + "the window; a probe call that waited about as long (max) stood still with the whole JVM, not behind "
+                        + "renewals.%n%n",
                 config.heldLocks(),
                 HeldLocks.IN_FLIGHT,
                 seconds(config.heldWindow())));
-        md.append("| library | heap per hold | acquired/s | probe ops/s | p50 ms | p99 ms | max ms | lost holds |\n");
-        md.append("|---|---:|---:|---:|---:|---:|---:|---:|\n");
+        md.append(
+                "| library | heap per hold | acquired/s | probe ops/s | p50 ms | p99 ms | max ms | longest GC pause ms | lost holds |\n");
+        md.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
         for (Library l : libraries(Scenario.HELD_LOCKS)) {
             List<RunResult> rs = runs(Scenario.HELD_LOCKS, l);
             md.append("| ").append(labelWithFailures(l, rs)).append(" | ");
@@ -217,6 +220,8 @@ final class Report {
             md.append(cell(rs, r -> r.p50Nanos(), Spread::ms)).append(" | ");
             md.append(cell(rs, r -> r.p99Nanos(), Spread::ms)).append(" | ");
             md.append(cell(rs, r -> r.maxNanos(), Spread::ms)).append(" | ");
+            md.append(cell(rs, r -> r.held(RunResult.Held::longestGcPauseMillis) * 1e6, Spread::ms))
+                    .append(" | ");
             md.append(rs.stream()
                             .filter(r -> r.held() != null)
                             .mapToLong(r -> r.held().lost())

@@ -59,8 +59,10 @@ record RunResult(
      * @param acquirePerSecond how fast the client took them
      * @param lost holds lost: lease-lost events (distlock), held keys gone from Redis after the window,
      *        or releases refused afterwards (any library), whichever is most
+     * @param longestGcPauseMillis the longest GC pause of the JVM that started within the window
+     *        ({@link GcPauses}): a probe call that waited about as long stood still with the whole JVM
      */
-    record Held(int count, double heapBytesPerHold, double acquirePerSecond, long lost) {}
+    record Held(int count, double heapBytesPerHold, double acquirePerSecond, long lost, double longestGcPauseMillis) {}
 
     /**
      * @param jvmOps measured ops of each JVM when several took part, else empty

@@ -39,6 +39,23 @@ final class Workload {
         default void opened() {}
 
         default void closed() {}
+
+        /** Both windows: {@code first} opens first and closes last. */
+        static Window both(Window first, Window second) {
+            return new Window() {
+                @Override
+                public void opened() {
+                    first.opened();
+                    second.opened();
+                }
+
+                @Override
+                public void closed() {
+                    second.closed();
+                    first.closed();
+                }
+            };
+        }
     }
 
     /**

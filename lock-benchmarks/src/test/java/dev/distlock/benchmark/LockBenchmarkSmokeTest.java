@@ -127,6 +127,7 @@ class LockBenchmarkSmokeTest {
                 .contains("| scenario | library | ops/s | p50 ms | p99 ms | p999 ms | violations |")
                 .contains("## Fairness and hand-off")
                 .contains("## Held locks")
+                .contains("| max ms | longest GC pause ms | lost holds |")
                 .contains("CLOCK_MONOTONIC")
                 .contains("## Cost per op")
                 .contains("| ops/s raw floor again/raw floor |")
