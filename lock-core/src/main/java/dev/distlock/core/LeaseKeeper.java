@@ -3,8 +3,10 @@ package dev.distlock.core;
 import dev.distlock.core.LockListener.RenewalOutcome;
 import dev.distlock.core.watchdog.LeaseWatchdog;
 import java.time.Instant;
+import java.util.AbstractCollection;
 import java.util.Collection;
 import java.util.Comparator;
+import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Future;
@@ -76,12 +78,36 @@ final class LeaseKeeper<H extends LeaseState> implements AutoCloseable {
         this.interruptOnLoss = options.interruptOnLeaseLost();
         this.watchdogLeaseMs = options.watchdogLease().toMillis();
         this.renewer = renewer;
-        this.watchdog = new LeaseWatchdog(
-                timers,
-                options.watchdogLease(),
-                () -> holds.get().stream()
-                        .<LeaseWatchdog.Lease>map(Watched::new)
-                        .toList());
+        this.watchdog = new LeaseWatchdog(timers, options.watchdogLease(), () -> watched(holds.get()));
+    }
+
+    /**
+     * {@code holds} as the watchdog sees them, wrapped one at a time as a round walks them: no list of
+     * 100,000 wrappers alive through a round for a garbage collection to copy.
+     */
+    private Collection<LeaseWatchdog.Lease> watched(Collection<H> holds) {
+        return new AbstractCollection<>() {
+            @Override
+            public Iterator<LeaseWatchdog.Lease> iterator() {
+                Iterator<H> each = holds.iterator();
+                return new Iterator<>() {
+                    @Override
+                    public boolean hasNext() {
+                        return each.hasNext();
+                    }
+
+                    @Override
+                    public LeaseWatchdog.Lease next() {
+                        return new Watched(each.next());
+                    }
+                };
+            }
+
+            @Override
+            public int size() {
+                return holds.size();
+            }
+        };
     }
 
     long watchdogLeaseMs() {
@@ -178,7 +204,8 @@ final class LeaseKeeper<H extends LeaseState> implements AutoCloseable {
                         long now = System.nanoTime();
                         Watched watched = new Watched(hold);
                         if (watched.dueForRenewal(now, 0)) {
-                            watched.renew(now);
+                            watched.claim(now);
+                            watched.renew();
                         }
                     },
                     Math.max(1, Math.min(200, watchdogLeaseMs / 10)),
@@ -191,6 +218,7 @@ final class LeaseKeeper<H extends LeaseState> implements AutoCloseable {
     /** Adapts a hold to the watchdog: renews watchdog leases; fixed leases have their own timer. */
     private final class Watched implements LeaseWatchdog.Lease {
         private final H hold;
+        private long sentAt;
 
         Watched(H hold) {
             this.hold = hold;
@@ -222,16 +250,25 @@ final class LeaseKeeper<H extends LeaseState> implements AutoCloseable {
         }
 
         @Override
-        public void renew(long sentAt) {
-            hold.renewalSentNanos = sentAt;
+        public void claim(long sentAtNanos) {
+            sentAt = sentAtNanos;
+            hold.renewalSentNanos = sentAtNanos;
+        }
+
+        @Override
+        public CompletableFuture<?> renew() {
+            if (hold.released || hold.lostReason() != null) {
+                return CompletableFuture.completedFuture(null); // ended while its renewal waited to be sent
+            }
+            long claimed = sentAt; // the lease is reckoned from the claim, before the send: never too long
             CompletableFuture<Renewal> renewal;
             try {
                 renewal = renewer.renew(hold, watchdogLeaseMs);
             } catch (RuntimeException e) {
                 renewal = CompletableFuture.failedFuture(e);
             }
-            renewal.whenComplete((result, error) -> renewed(
-                    hold, sentAt, error == null ? result : Renewal.failed(String.valueOf(RedisCalls.unwrap(error)))));
+            return renewal.whenComplete((result, error) -> renewed(
+                    hold, claimed, error == null ? result : Renewal.failed(String.valueOf(RedisCalls.unwrap(error)))));
         }
     }
 

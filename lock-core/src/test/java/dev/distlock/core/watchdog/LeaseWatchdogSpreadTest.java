@@ -7,9 +7,12 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
@@ -40,11 +43,91 @@ class LeaseWatchdogSpreadTest {
         }
 
         @Override
-        public void renew(long sentAt) {
+        public void claim(long sentAt) {
             lastSent = sentAt;
-            renewals.incrementAndGet();
             perRound.computeIfAbsent(sentAt, k -> new AtomicInteger()).incrementAndGet();
         }
+
+        @Override
+        public CompletionStage<?> renew() {
+            renewals.incrementAndGet();
+            return CompletableFuture.completedFuture(null);
+        }
+    }
+
+    /** A lease whose renewal is answered {@code replyAfterMs} later on {@code replies}, counting what is in flight. */
+    private static final class SlowLease implements LeaseWatchdog.Lease {
+        volatile long lastSent = System.nanoTime();
+        final AtomicInteger renewals = new AtomicInteger();
+        final AtomicInteger inFlight;
+        final AtomicInteger mostInFlight;
+        final ScheduledExecutorService replies;
+
+        SlowLease(AtomicInteger inFlight, AtomicInteger mostInFlight, ScheduledExecutorService replies) {
+            this.inFlight = inFlight;
+            this.mostInFlight = mostInFlight;
+            this.replies = replies;
+        }
+
+        @Override
+        public boolean dueForRenewal(long now, long periodNanos) {
+            return now - lastSent >= periodNanos;
+        }
+
+        @Override
+        public boolean urgent(long nowNanos) {
+            return false;
+        }
+
+        @Override
+        public void claim(long sentAt) {
+            lastSent = sentAt;
+        }
+
+        @Override
+        public CompletionStage<?> renew() {
+            mostInFlight.accumulateAndGet(inFlight.incrementAndGet(), Math::max);
+            CompletableFuture<Void> reply = new CompletableFuture<>();
+            replies.schedule(
+                    () -> {
+                        inFlight.decrementAndGet();
+                        renewals.incrementAndGet();
+                        reply.complete(null);
+                    },
+                    2,
+                    TimeUnit.MILLISECONDS);
+            return reply;
+        }
+    }
+
+    @Test
+    void aRoundLargerThanTheInFlightLimitWaitsForRepliesAndIsStillRenewedInTime() throws Exception {
+        int n = 20_000; // a round's share (2,000) is over the limit
+        AtomicInteger inFlight = new AtomicInteger();
+        AtomicInteger mostInFlight = new AtomicInteger();
+        ScheduledExecutorService replies = Executors.newScheduledThreadPool(2);
+        List<SlowLease> leases = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            leases.add(new SlowLease(inFlight, mostInFlight, replies));
+        }
+        ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
+        Duration lease = Duration.ofMillis(1_500);
+        LeaseWatchdog watchdog = new LeaseWatchdog(timer, lease, () -> (Collection<SlowLease>) leases);
+        try {
+            Thread.sleep(lease.toMillis() * 2);
+        } finally {
+            watchdog.close();
+            timer.shutdownNow();
+            replies.shutdown();
+            replies.awaitTermination(5, TimeUnit.SECONDS);
+        }
+        assertThat(mostInFlight.get())
+                .as("renewals in flight at most")
+                .isGreaterThan(LeaseWatchdog.MAX_IN_FLIGHT / 2)
+                .isLessThanOrEqualTo(LeaseWatchdog.MAX_IN_FLIGHT);
+        assertThat(leases.stream().mapToInt(l -> l.renewals.get()).min().orElse(0))
+                .as("renewals of the least renewed lease")
+                .isGreaterThanOrEqualTo(3);
     }
 
     @Test
