@@ -22,15 +22,10 @@ import org.junit.jupiter.api.Test;
  */
 class LeaseWatchdogSpreadTest {
 
-    /** A lease renewed at once (as a reply would confirm it), recording when. */
-    private static final class FakeLease implements LeaseWatchdog.Lease {
+    /** A lease due a period after its last claim, never urgent, counting its renewals. */
+    private abstract static class CountedLease implements LeaseWatchdog.Lease {
         volatile long lastSent = System.nanoTime();
         final AtomicInteger renewals = new AtomicInteger();
-        final Map<Long, AtomicInteger> perRound;
-
-        FakeLease(Map<Long, AtomicInteger> perRound) {
-            this.perRound = perRound;
-        }
 
         @Override
         public boolean dueForRenewal(long now, long periodNanos) {
@@ -39,12 +34,26 @@ class LeaseWatchdogSpreadTest {
 
         @Override
         public boolean urgent(long nowNanos) {
-            return false; // renewed at once, so never urgent here
+            return false; // renewed well within its lease here
         }
 
         @Override
         public void claim(long sentAt) {
             lastSent = sentAt;
+        }
+    }
+
+    /** A lease renewed at once (as a reply would confirm it), recording in which round. */
+    private static final class FakeLease extends CountedLease {
+        final Map<Long, AtomicInteger> perRound;
+
+        FakeLease(Map<Long, AtomicInteger> perRound) {
+            this.perRound = perRound;
+        }
+
+        @Override
+        public void claim(long sentAt) {
+            super.claim(sentAt);
             perRound.computeIfAbsent(sentAt, k -> new AtomicInteger()).incrementAndGet();
         }
 
@@ -55,10 +64,8 @@ class LeaseWatchdogSpreadTest {
         }
     }
 
-    /** A lease whose renewal is answered {@code replyAfterMs} later on {@code replies}, counting what is in flight. */
-    private static final class SlowLease implements LeaseWatchdog.Lease {
-        volatile long lastSent = System.nanoTime();
-        final AtomicInteger renewals = new AtomicInteger();
+    /** A lease whose renewal is answered 2 ms later on {@code replies}, counting what is in flight. */
+    private static final class SlowLease extends CountedLease {
         final AtomicInteger inFlight;
         final AtomicInteger mostInFlight;
         final ScheduledExecutorService replies;
@@ -67,21 +74,6 @@ class LeaseWatchdogSpreadTest {
             this.inFlight = inFlight;
             this.mostInFlight = mostInFlight;
             this.replies = replies;
-        }
-
-        @Override
-        public boolean dueForRenewal(long now, long periodNanos) {
-            return now - lastSent >= periodNanos;
-        }
-
-        @Override
-        public boolean urgent(long nowNanos) {
-            return false;
-        }
-
-        @Override
-        public void claim(long sentAt) {
-            lastSent = sentAt;
         }
 
         @Override
