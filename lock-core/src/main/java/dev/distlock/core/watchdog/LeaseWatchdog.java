@@ -104,11 +104,6 @@ public final class LeaseWatchdog implements AutoCloseable {
         }
     }
 
-    /** Renewals sent and not answered yet (for tests). */
-    synchronized int inFlight() {
-        return inFlight;
-    }
-
     /** Sends a claimed renewal now if there is room in flight, else queues it (an urgent one first). */
     private void send(Lease lease, boolean urgent) {
         synchronized (this) {
@@ -136,7 +131,7 @@ public final class LeaseWatchdog implements AutoCloseable {
             try {
                 reply = lease.renew().toCompletableFuture();
             } catch (RuntimeException e) {
-                log.error("Lock renewal could not be sent; the next round tries again", e);
+                log.error("Lock renewal failed before it was sent; its lease is checked again next round", e);
                 reply = CompletableFuture.completedFuture(null);
             }
             if (!reply.isDone()) {
