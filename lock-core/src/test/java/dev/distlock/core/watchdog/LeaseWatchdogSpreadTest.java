@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collection;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -92,6 +92,21 @@ class LeaseWatchdogSpreadTest {
         }
     }
 
+    /** A lease of 1.5 s: a renewal period of 500 ms, a round every 25 ms. */
+    private static final Duration LEASE = Duration.ofMillis(1_500);
+
+    /** Runs a watchdog over {@code leases} for two lease lengths (six renewal periods), then closes it. */
+    private static void runForTwoLeases(List<? extends LeaseWatchdog.Lease> leases) throws InterruptedException {
+        ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
+        LeaseWatchdog watchdog = new LeaseWatchdog(timer, LEASE, () -> Collections.unmodifiableList(leases));
+        try {
+            Thread.sleep(LEASE.toMillis() * 2);
+        } finally {
+            watchdog.close();
+            timer.shutdownNow();
+        }
+    }
+
     @Test
     void aRoundLargerThanTheInFlightLimitWaitsForRepliesAndIsStillRenewedInTime() throws Exception {
         int n = 20_000; // a round's share (2,000) is over the limit
@@ -102,14 +117,9 @@ class LeaseWatchdogSpreadTest {
         for (int i = 0; i < n; i++) {
             leases.add(new SlowLease(inFlight, mostInFlight, replies));
         }
-        ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
-        Duration lease = Duration.ofMillis(1_500);
-        LeaseWatchdog watchdog = new LeaseWatchdog(timer, lease, () -> (Collection<SlowLease>) leases);
         try {
-            Thread.sleep(lease.toMillis() * 2);
+            runForTwoLeases(leases);
         } finally {
-            watchdog.close();
-            timer.shutdownNow();
             replies.shutdown();
             replies.awaitTermination(5, TimeUnit.SECONDS);
         }
@@ -130,15 +140,7 @@ class LeaseWatchdogSpreadTest {
         for (int i = 0; i < n; i++) {
             leases.add(new FakeLease(perRound));
         }
-        ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
-        Duration lease = Duration.ofMillis(1_500); // a renewal period of 500 ms, a round every 25 ms
-        LeaseWatchdog watchdog = new LeaseWatchdog(timer, lease, () -> (Collection<FakeLease>) leases);
-        try {
-            Thread.sleep(lease.toMillis() * 2);
-        } finally {
-            watchdog.close();
-            timer.shutdownNow();
-        }
+        runForTwoLeases(leases);
 
         int budget = 2 * ((n + LeaseWatchdog.SLICES - 1) / LeaseWatchdog.SLICES);
         int largest =
