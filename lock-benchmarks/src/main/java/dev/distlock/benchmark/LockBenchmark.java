@@ -14,7 +14,10 @@ import java.util.List;
  * ./mvnw -q -B -pl lock-benchmarks -am package -DskipTests &amp;&amp; java -jar lock-benchmarks/target/lock-benchmarks.jar
  * </pre>
  *
- * Exits with 1 when a run failed, saw a mutual-exclusion violation, a fair lock's grant out of
+ * <p>{@code java -jar lock-benchmarks.jar script-costs} instead times the lock scripts inside Redis
+ * (see {@link ScriptCosts}).
+ *
+ * <p>Exits with 1 when a run failed, saw a mutual-exclusion violation, a fair lock's grant out of
  * arrival order or a lost hold, so scripts can rely on it.
  */
 public final class LockBenchmark {
@@ -30,6 +33,10 @@ public final class LockBenchmark {
         if (args.length > 0 && args[0].equals(ForkedRun.FLAG)) {
             ForkedRun.main(Arrays.copyOfRange(args, 1, args.length));
             System.exit(0);
+            return;
+        }
+        if (args.length > 0 && args[0].equals(ScriptCosts.COMMAND)) {
+            System.exit(ScriptCosts.main(Arrays.copyOfRange(args, 1, args.length), System.out, System.err));
             return;
         }
         BenchmarkConfig config = configOrExplain(args, System.err);

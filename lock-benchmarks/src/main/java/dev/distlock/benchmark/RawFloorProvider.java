@@ -26,21 +26,9 @@ import java.util.concurrent.locks.Lock;
  */
 final class RawFloorProvider implements LockProvider {
 
-    private static final String TAKE =
-            "if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return 1 end return 0";
-    private static final String DROP =
+    static final String TAKE = "if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return 1 end return 0";
+    static final String DROP =
             "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0";
-
-    /** distlock's defaults as it sends them: lease, fencing counter TTL, release note TTL, tokens per grant. */
-    private static final String LEASE_MS = "30000";
-
-    private static final String FENCE_TTL_MS = "86400000";
-    private static final String NOTE_TTL_MS = "10000";
-    private static final String TOKEN_BLOCK = "65";
-    /** The wait distlock sends for a caller that waits without limit. */
-    private static final String WAIT_FOREVER_MS = Long.toString(Long.MAX_VALUE / 2 / 1_000_000);
-    /** How long a last release would reserve the lock for another waiting client (none waits here). */
-    private static final String RESERVE_MS = "50";
 
     private final boolean distlockScripts;
     private final String clientId = UUID.randomUUID().toString();
@@ -70,8 +58,12 @@ final class RawFloorProvider implements LockProvider {
                 : new FloorLock() {
                     @Override
                     public boolean tryLock() {
-                        Long taken =
-                                redis.evalsha(take, ScriptOutputType.INTEGER, new String[] {redisKey}, owner, LEASE_MS);
+                        Long taken = redis.evalsha(
+                                take,
+                                ScriptOutputType.INTEGER,
+                                new String[] {redisKey},
+                                owner,
+                                DistlockScriptCall.LEASE_MS);
                         return taken == 1L;
                     }
 
@@ -85,33 +77,24 @@ final class RawFloorProvider implements LockProvider {
     /** distlock's scripts for one owner; its workers use a lock from one thread only. */
     private final class DistlockScriptsLock extends FloorLock {
         private final String owner;
+        private final String redisKey;
         private final String[] acquireKeys;
         private final String[] releaseKeys;
-        private final String channel;
         private long grants;
         private String grantId = "";
 
         DistlockScriptsLock(String redisKey, String owner) {
             this.owner = owner;
-            this.acquireKeys = new String[] {redisKey, redisKey + ":fence"};
-            this.releaseKeys = new String[] {redisKey, redisKey + ":released:" + owner};
-            this.channel = redisKey + ":channel";
+            this.redisKey = redisKey;
+            this.acquireKeys = DistlockScriptCall.acquireKeys(redisKey);
+            this.releaseKeys = DistlockScriptCall.releaseKeys(redisKey, owner);
         }
 
         @Override
         public boolean tryLock() {
             grantId = Long.toString(++grants);
             List<Object> reply = redis.evalsha(
-                    take,
-                    ScriptOutputType.MULTI,
-                    acquireKeys,
-                    owner,
-                    LEASE_MS,
-                    FENCE_TTL_MS,
-                    "0",
-                    grantId,
-                    TOKEN_BLOCK,
-                    WAIT_FOREVER_MS);
+                    take, ScriptOutputType.MULTI, acquireKeys, DistlockScriptCall.acquireArgs(owner, grantId));
             return (Long) reply.get(0) == 1L;
         }
 
@@ -121,14 +104,7 @@ final class RawFloorProvider implements LockProvider {
                     drop,
                     ScriptOutputType.INTEGER,
                     releaseKeys,
-                    owner,
-                    grantId,
-                    "1",
-                    channel,
-                    clientId,
-                    NOTE_TTL_MS,
-                    "0",
-                    RESERVE_MS);
+                    DistlockScriptCall.releaseArgs(redisKey, owner, grantId, clientId));
         }
     }
 

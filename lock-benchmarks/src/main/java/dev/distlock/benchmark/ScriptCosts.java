@@ -1,0 +1,337 @@
+package dev.distlock.benchmark;
+
+import dev.distlock.core.script.LockScript;
+import dev.distlock.testsupport.RedisServer;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
+import java.io.PrintStream;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+/**
+ * What a lock+unlock of a free key costs inside Redis, measured by Redis itself: one EVAL runs a
+ * library's two scripts as Lua functions many times between two {@code TIME} calls, so neither the
+ * network, nor a client, nor the parsing of a command's arguments is in the figure; only the scripts'
+ * own work. Next to distlock's scripts and the raw floor's, it times each command distlock's scripts
+ * send on that path, alone, with the same kind of arguments, so the table shows which guarantee costs
+ * what.
+ *
+ * <pre>
+ * java -jar lock-benchmarks/target/lock-benchmarks.jar script-costs [rounds=5] [pairs=100000]
+ * </pre>
+ */
+final class ScriptCosts {
+
+    static final String COMMAND = "script-costs";
+
+    /** Stands for the lock's key in argument lists: the passes take turns over {@link #KEYS} keys. */
+    private static final String KEY = "\u0000key";
+    /**
+     * Keys the passes take turns over, so that each key's fencing counter is drawn from once every 64
+     * passes, far more than a block of 65 microseconds apart: a counter drawn from faster would run ahead
+     * of the clock and take the script's second write, which a real lock key does not.
+     */
+    private static final int KEYS = 64;
+
+    private static final String OWNER = "0f8e2c1a-5b6d-4e7f-8a9b-0c1d2e3f4a5b:1";
+    private static final String CLIENT = "0f8e2c1a-5b6d-4e7f-8a9b-0c1d2e3f4a5b";
+    /** Stands for the grant id in argument lists: the Lua loop puts a new one there on each pass. */
+    private static final String GRANT = "\u0000grant";
+
+    /**
+     * Runs a subject's body {@code n} times and returns its nanoseconds per pass, less what the same loop
+     * costs without the body. Each pass sees {@code i}, {@code req} (its text) and {@code key}.
+     */
+    private static final String LOOP = """
+            local function now() local t = redis.call('TIME') return tonumber(t[1]) * 1000000 + tonumber(t[2]) end
+            local n = tonumber(ARGV[1])
+            local keys = {}
+            for j = 1, %1$d do keys[j] = 'lock:{cost-' .. j .. '}' end
+            %2$s
+            for j = 1, %1$d do local i, req, key = j, tostring(j), keys[j] %3$s end
+            local t0 = now()
+            for i = 1, n do
+                local req, key = tostring(i), keys[i %% %1$d + 1]
+                %4$s
+                %5$s
+            end
+            local t1 = now()
+            for i = 1, n do
+                local req, key = tostring(i), keys[i %% %1$d + 1]
+                %4$s
+            end
+            local t2 = now()
+            for j = 1, %1$d do local key = keys[j] %6$s end
+            return math.floor(((t1 - t0) - (t2 - t1)) * 1000 / n)
+            """;
+
+    /**
+     * One measured thing: Lua definitions, set-up per key, what each pass prepares (also run in the loop
+     * whose cost is taken off), the measured body, and clean-up per key.
+     */
+    record Subject(String name, String definitions, String setup, String prepare, String body, String cleanup) {
+
+        static Subject of(String name, String body, String cleanup) {
+            return new Subject(name, "", "", "", body, cleanup);
+        }
+
+        String lua() {
+            return LOOP.formatted(KEYS, definitions, setup, prepare, body, cleanup);
+        }
+    }
+
+    /** A subject with its nanoseconds per pass over the rounds. */
+    record Cost(Subject subject, Spread nanos) {}
+
+    private ScriptCosts() {}
+
+    /** The raw floor's take and drop, and distlock's acquire and release of a free key, whole. */
+    static List<Subject> scripts() {
+        return List.of(
+                pair(
+                        "raw floor: its two scripts (SET NX PX; GET, DEL)",
+                        RawFloorProvider.TAKE,
+                        new String[] {KEY},
+                        new String[] {"1", DistlockScriptCall.LEASE_MS},
+                        RawFloorProvider.DROP,
+                        new String[] {KEY},
+                        new String[] {"1"}),
+                pair(
+                        "distlock: acquire.lua and release.lua (new hold, last release, nobody waiting)",
+                        LockScript.ACQUIRE.body(),
+                        DistlockScriptCall.acquireKeys(KEY),
+                        DistlockScriptCall.acquireArgs(OWNER, GRANT),
+                        LockScript.RELEASE.body(),
+                        DistlockScriptCall.releaseKeys(KEY, OWNER),
+                        DistlockScriptCall.releaseArgs(KEY, OWNER, GRANT, CLIENT)));
+    }
+
+    /** The commands distlock's two scripts send for a free key, each alone, in the order they send them. */
+    static List<Subject> steps() {
+        String lock = lua(KEY);
+        String fence = lua(DistlockScriptCall.acquireKeys(KEY)[1]);
+        String note = lua(DistlockScriptCall.releaseKeys(KEY, OWNER)[1]);
+        String hold =
+                "redis.call('HSET', " + lock + ", " + lua(OWNER) + ", 1, '~token', 1700000000000000 + i, '~req', req)";
+        return List.of(
+                Subject.of("acquire: is the lock free (EXISTS)", "redis.call('EXISTS', " + lock + ")", ""),
+                new Subject(
+                        "acquire: fencing token (TIME; SET counter GET PX: token.lua's nextToken)",
+                        LockScript.load("token.lua").body(),
+                        "",
+                        "",
+                        "nextToken(" + fence + ", " + lua(DistlockScriptCall.FENCE_TTL_MS) + ", "
+                                + DistlockScriptCall.TOKEN_BLOCK + ")",
+                        "redis.call('DEL', " + fence + ")"),
+                Subject.of(
+                        "acquire: write the hold (HSET owner, token, grant; PEXPIRE); release: delete it (DEL)",
+                        hold + " redis.call('PEXPIRE', " + lock + ", " + lua(DistlockScriptCall.LEASE_MS)
+                                + ") redis.call('DEL', " + lock + ")",
+                        ""),
+                new Subject(
+                        "release: check the hold (HMGET owner, grant, waiter)",
+                        "",
+                        hold,
+                        "",
+                        "redis.call('HMGET', " + lock + ", " + lua(OWNER) + ", '~req', '~w')",
+                        "redis.call('DEL', " + lock + ")"),
+                Subject.of(
+                        "release: the note that answers a re-sent release (SET PX)",
+                        "redis.call('SET', " + note + ", req, 'PX', " + lua(DistlockScriptCall.NOTE_TTL_MS) + ")",
+                        "redis.call('DEL', " + note + ")"),
+                Subject.of(
+                        "release: wake-up (PUBLISH, nobody subscribed)",
+                        "redis.call('PUBLISH', " + lua(KEY + ":channel") + ", " + lua(CLIENT) + ")",
+                        ""));
+    }
+
+    /** What passing a Lua number to {@code redis.call} costs over passing the same value as a string. */
+    static List<Subject> numberArgument() {
+        String counter = lua(KEY + ":n");
+        String cleanup = "redis.call('DEL', " + counter + ")";
+        return List.of(
+                Subject.of("SET with a Lua number value", "redis.call('SET', " + counter + ", i)", cleanup),
+                Subject.of("SET with a string value", "redis.call('SET', " + counter + ", req)", cleanup));
+    }
+
+    /**
+     * The two scripts as Lua functions taking {@code KEYS} and {@code ARGV}, called once each per pass;
+     * a pass fails the EVAL unless both answer 1 (taken, released), so a script that refused would not
+     * be timed as a fast one.
+     */
+    private static Subject pair(
+            String name,
+            String take,
+            String[] takeKeys,
+            String[] takeArgs,
+            String drop,
+            String[] dropKeys,
+            String[] dropArgs) {
+        String definitions =
+                "local function take(KEYS, ARGV)\n" + take + "\nend\n" + "local function drop(KEYS, ARGV)\n" + drop
+                        + "\nend\n" + "local function first(r) if type(r) == 'table' then return r[1] end return r end";
+        String prepare = "local tk, ta, dk, da = " + lua(takeKeys) + ", " + lua(takeArgs) + ", " + lua(dropKeys) + ", "
+                + lua(dropArgs);
+        String body = "local taken = first(take(tk, ta))\n"
+                + "if taken ~= 1 then return redis.error_reply('the take script refused a free key: ' .. tostring(taken)) end\n"
+                + "local dropped = first(drop(dk, da))\n"
+                + "if dropped ~= 1 then return redis.error_reply('the release script did not release: ' .. tostring(dropped)) end";
+        String cleanup = Stream.concat(Stream.of(takeKeys), Stream.of(dropKeys))
+                .distinct()
+                .map(k -> "redis.call('DEL', " + lua(k) + ")")
+                .collect(Collectors.joining(" "));
+        return new Subject(name, definitions, "", prepare, body, cleanup);
+    }
+
+    /** A Lua expression for {@code s}: {@code req} for {@link #GRANT}, {@code key ..} for a key, else a literal. */
+    private static String lua(String s) {
+        if (s.equals(GRANT)) {
+            return "req";
+        }
+        if (s.startsWith(KEY)) {
+            String rest = s.substring(KEY.length());
+            return rest.isEmpty() ? "key" : "key .. " + lua(rest);
+        }
+        return "'" + s.replace("\\", "\\\\").replace("'", "\\'") + "'";
+    }
+
+    private static String lua(String[] values) {
+        return Stream.of(values).map(ScriptCosts::lua).collect(Collectors.joining(", ", "{", "}"));
+    }
+
+    /** Every subject, {@code rounds} times in turn, {@code pairs} passes each, on the Redis at {@code host:port}. */
+    static Map<String, List<Cost>> measure(String host, int port, int rounds, int pairs) {
+        Map<String, List<Subject>> groups = new LinkedHashMap<>();
+        groups.put("scripts", scripts());
+        groups.put("steps", steps());
+        groups.put("number", numberArgument());
+        Map<Subject, List<Double>> nanos = new LinkedHashMap<>();
+        // one EVAL runs for a second or more
+        RedisClient client = RedisClient.create(RedisURI.builder()
+                .withHost(host)
+                .withPort(port)
+                .withTimeout(Duration.ofMinutes(1))
+                .build());
+        try (StatefulRedisConnection<String, String> connection = client.connect()) {
+            RedisCommands<String, String> redis = connection.sync();
+            for (int round = 0; round < rounds; round++) {
+                for (List<Subject> group : groups.values()) {
+                    for (Subject subject : group) {
+                        Long perPass = redis.eval(
+                                subject.lua(), ScriptOutputType.INTEGER, new String[0], Integer.toString(pairs));
+                        nanos.computeIfAbsent(subject, s -> new ArrayList<>()).add(perPass.doubleValue());
+                    }
+                }
+            }
+        } finally {
+            client.shutdown();
+        }
+        Map<String, List<Cost>> costs = new LinkedHashMap<>();
+        groups.forEach((name, group) -> costs.put(
+                name,
+                group.stream().map(s -> new Cost(s, Spread.of(nanos.get(s)))).toList()));
+        return costs;
+    }
+
+    static String markdown(Map<String, List<Cost>> costs, int rounds, int pairs, String redisVersion) {
+        StringBuilder md = new StringBuilder();
+        md.append("## Redis time of a lock+unlock of a free key, inside the scripts\n\n");
+        md.append("redis-server ")
+                .append(redisVersion)
+                .append("; ")
+                .append(rounds)
+                .append(" rounds of ")
+                .append(pairs)
+                .append(" passes each, timed by Redis itself (one EVAL per subject and round, loop cost taken off); "
+                        + "µs per pass, median (min-max over rounds). Not in these figures: the network, the clients, "
+                        + "and Redis reading each EVALSHA's arguments.\n\n");
+        md.append("| what | µs |\n|---|---:|\n");
+        costs.get("scripts").forEach(c -> row(md, c.subject().name(), c.nanos()));
+        double sum = 0;
+        for (Cost c : costs.get("steps")) {
+            row(md, "&nbsp;&nbsp;" + c.subject().name(), c.nanos());
+            sum += c.nanos().median();
+        }
+        double whole = costs.get("scripts").get(1).nanos().median();
+        md.append("| &nbsp;&nbsp;sum of these commands alone | ")
+                .append(Spread.twoDecimals(sum / 1000))
+                .append(" |\n");
+        md.append("| &nbsp;&nbsp;the rest: Lua calls, argument tables, replies | ")
+                .append(Spread.twoDecimals((whole - sum) / 1000))
+                .append(" |\n");
+        List<Cost> number = costs.get("number");
+        md.append("| a Lua number passed to redis.call, over the same value as a string (")
+                .append(number.get(0).subject().name())
+                .append(" less ")
+                .append(number.get(1).subject().name())
+                .append(") | ")
+                .append(Spread.twoDecimals(
+                        (number.get(0).nanos().median() - number.get(1).nanos().median()) / 1000))
+                .append(" |\n");
+        return md.toString();
+    }
+
+    private static void row(StringBuilder md, String name, Spread nanos) {
+        md.append("| ")
+                .append(name)
+                .append(" | ")
+                .append(nanos.format(v -> Spread.twoDecimals(v / 1000)))
+                .append(" |\n");
+    }
+
+    /** {@code script-costs [rounds=N] [pairs=N]}: starts its own redis-server and prints the table. */
+    static int main(String[] args, PrintStream out, PrintStream err) {
+        int rounds = 5;
+        int pairs = 100_000;
+        for (String arg : args) {
+            int eq = arg.indexOf('=');
+            String name = eq < 0 ? arg : arg.substring(0, eq);
+            String value = eq < 0 ? "" : arg.substring(eq + 1);
+            try {
+                switch (name) {
+                    case "rounds" -> rounds = positive(name, value);
+                    case "pairs" -> pairs = positive(name, value);
+                    default -> {
+                        err.println("lock-benchmarks script-costs: unknown setting '" + arg
+                                + "'; it takes rounds=N and pairs=N, for example script-costs rounds=5 pairs=100000");
+                        return 2;
+                    }
+                }
+            } catch (IllegalArgumentException e) {
+                err.println("lock-benchmarks script-costs: " + e.getMessage());
+                return 2;
+            }
+        }
+        try (RedisServer redis = RedisServer.start()) {
+            String version = redis.query("INFO", "server")
+                    .lines()
+                    .filter(l -> l.startsWith("redis_version:"))
+                    .map(l -> l.substring("redis_version:".length()).trim())
+                    .findFirst()
+                    .orElse("?");
+            out.println(markdown(measure(redis.host(), redis.port(), rounds, pairs), rounds, pairs, version));
+        }
+        return 0;
+    }
+
+    private static int positive(String name, String value) {
+        try {
+            int n = Integer.parseInt(value);
+            if (n > 0) {
+                return n;
+            }
+        } catch (NumberFormatException e) {
+            // told below
+        }
+        throw new IllegalArgumentException(
+                name + "=" + value + " is not a positive whole number; give one, for example " + name + "=5");
+    }
+}

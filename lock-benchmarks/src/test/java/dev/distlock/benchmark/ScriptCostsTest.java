@@ -1,0 +1,81 @@
+package dev.distlock.benchmark;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.distlock.testsupport.RedisServer;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.api.StatefulRedisConnection;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The script-cost harness against a real Redis: it runs every subject, leaves nothing behind, refuses
+ * to time a script that did not take or release the lock, and explains a bad setting.
+ */
+class ScriptCostsTest {
+
+    @Test
+    void measuresEverySubjectAndLeavesNoKeysBehind() {
+        try (RedisServer redis = RedisServer.start()) {
+            Map<String, List<ScriptCosts.Cost>> costs = ScriptCosts.measure(redis.host(), redis.port(), 2, 2_000);
+
+            assertThat(costs.keySet()).containsExactly("scripts", "steps", "number");
+            assertThat(costs.get("scripts")).hasSize(2);
+            assertThat(costs.get("steps")).hasSize(6);
+            costs.values().stream()
+                    .flatMap(List::stream)
+                    .forEach(c ->
+                            assertThat(c.nanos().n()).as(c.subject().name()).isEqualTo(2));
+            assertThat(redis.query("DBSIZE"))
+                    .as("every subject deletes the keys it wrote")
+                    .isEqualTo(":0");
+
+            String md = ScriptCosts.markdown(costs, 2, 2_000, "7.0");
+            assertThat(md)
+                    .contains("| raw floor: its two scripts")
+                    .contains("| distlock: acquire.lua and release.lua")
+                    .contains("fencing token")
+                    .contains("sum of these commands alone")
+                    .contains("a Lua number passed to redis.call");
+        }
+    }
+
+    @Test
+    void aScriptThatRefusesIsAnErrorNotAFastFigure() {
+        try (RedisServer redis = RedisServer.start()) {
+            ScriptCosts.Subject distlock = ScriptCosts.scripts().get(1);
+            // Another owner holds one of the keys the passes take turns over.
+            redis.query("HSET", "lock:{cost-5}", "someone-else:1", "1", "~req", "x");
+            RedisClient client = RedisClient.create(RedisURI.create(redis.host(), redis.port()));
+            try (StatefulRedisConnection<String, String> connection = client.connect()) {
+                assertThatThrownBy(() ->
+                                connection.sync().eval(distlock.lua(), ScriptOutputType.INTEGER, new String[0], "100"))
+                        .hasMessageContaining("the take script refused a free key");
+            } finally {
+                client.shutdown();
+            }
+        }
+    }
+
+    @Test
+    void aBadSettingIsExplainedBeforeRedisStarts() {
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        PrintStream errs = new PrintStream(err, true, StandardCharsets.UTF_8);
+
+        assertThat(ScriptCosts.main(new String[] {"rounds=0"}, System.out, errs))
+                .isEqualTo(2);
+        assertThat(ScriptCosts.main(new String[] {"passes=10"}, System.out, errs))
+                .isEqualTo(2);
+
+        assertThat(err.toString(StandardCharsets.UTF_8))
+                .contains("rounds=0 is not a positive whole number; give one, for example rounds=5")
+                .contains("unknown setting 'passes=10'; it takes rounds=N and pairs=N");
+    }
+}
