@@ -153,13 +153,29 @@ final class ScriptCosts {
                         ""));
     }
 
-    /** What passing a Lua number to {@code redis.call} costs over passing the same value as a string. */
+    /**
+     * What passing a token-sized Lua number to {@code redis.call} costs over passing its digits as a
+     * string (both loops make the string, so only the argument differs).
+     */
     static List<Subject> numberArgument() {
         String counter = lua(KEY + ":n");
+        String prepare = "local token = 1700000000000000 + i local digits = string.format('%d', token)";
         String cleanup = "redis.call('DEL', " + counter + ")";
         return List.of(
-                Subject.of("SET with a Lua number value", "redis.call('SET', " + counter + ", i)", cleanup),
-                Subject.of("SET with a string value", "redis.call('SET', " + counter + ", req)", cleanup));
+                new Subject(
+                        "SET with a 16-digit Lua number",
+                        "",
+                        "",
+                        prepare,
+                        "redis.call('SET', " + counter + ", token)",
+                        cleanup),
+                new Subject(
+                        "SET with its digits as a string",
+                        "",
+                        "",
+                        prepare,
+                        "redis.call('SET', " + counter + ", digits)",
+                        cleanup));
     }
 
     /**
@@ -268,7 +284,7 @@ final class ScriptCosts {
                 .append(Spread.twoDecimals((whole - sum) / 1000))
                 .append(" |\n");
         List<Cost> number = costs.get("number");
-        md.append("| a Lua number passed to redis.call, over the same value as a string (")
+        md.append("| a fencing-token-sized Lua number passed to redis.call, over its digits as a string (")
                 .append(number.get(0).subject().name())
                 .append(" less ")
                 .append(number.get(1).subject().name())

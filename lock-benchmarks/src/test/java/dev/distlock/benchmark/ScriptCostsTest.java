@@ -43,7 +43,7 @@ class ScriptCostsTest {
                     .contains("| distlock: acquire.lua and release.lua")
                     .contains("fencing token")
                     .contains("sum of these commands alone")
-                    .contains("a Lua number passed to redis.call");
+                    .contains("a fencing-token-sized Lua number passed to redis.call");
         }
     }
 
