@@ -114,7 +114,10 @@ final class ScriptCosts {
                         DistlockScriptCall.releaseArgs(KEY, OWNER, GRANT, CLIENT)));
     }
 
-    /** The commands distlock's two scripts send for a free key, each alone, in the order they send them. */
+    /**
+     * The commands distlock's two scripts send for a free key, each alone, in the order they send them
+     * (nobody waited, so the release publishes nothing).
+     */
     static List<Subject> steps() {
         String lock = lua(KEY);
         String fence = lua(DistlockScriptCall.acquireKeys(KEY)[1]);
@@ -137,20 +140,16 @@ final class ScriptCosts {
                                 + ") redis.call('DEL', " + lock + ")",
                         ""),
                 new Subject(
-                        "release: check the hold (HMGET owner, grant, waiter)",
+                        "release: check the hold (HMGET owner, grant, waiters)",
                         "",
                         hold,
                         "",
-                        "redis.call('HMGET', " + lock + ", " + lua(OWNER) + ", '~req', '~w')",
+                        "redis.call('HMGET', " + lock + ", " + lua(OWNER) + ", '~req', '~w', '~s')",
                         "redis.call('DEL', " + lock + ")"),
                 Subject.of(
                         "release: the note that answers a re-sent release (SET PX)",
                         "redis.call('SET', " + note + ", req, 'PX', " + lua(DistlockScriptCall.NOTE_TTL_MS) + ")",
-                        "redis.call('DEL', " + note + ")"),
-                Subject.of(
-                        "release: wake-up (PUBLISH, nobody subscribed)",
-                        "redis.call('PUBLISH', " + lua(KEY + ":channel") + ", " + lua(CLIENT) + ")",
-                        ""));
+                        "redis.call('DEL', " + note + ")"));
     }
 
     /**

@@ -28,7 +28,7 @@ class ScriptCostsTest {
 
             assertThat(costs.keySet()).containsExactly("scripts", "steps", "number");
             assertThat(costs.get("scripts")).hasSize(2);
-            assertThat(costs.get("steps")).hasSize(6);
+            assertThat(costs.get("steps")).hasSize(5);
             costs.values().stream()
                     .flatMap(List::stream)
                     .forEach(c ->

@@ -25,8 +25,9 @@ final class ReentrantKind extends LockKind {
                 ScriptArgs.decimal(a.held()),
                 a.grantId(),
                 ScriptArgs.decimal(a.tokenBlock()),
-                // Waiters are recorded (for a release to reserve the lock) only by clients with cohorting on.
-                ScriptArgs.decimal(a.tokenBlock() > 1 ? a.waitMs() : 0));
+                // A caller that waits marks the lock as waited for, so that the release wakes it; with cohorting
+                // on (a block of tokens) its client is also recorded, for a release to reserve the lock for it.
+                ScriptArgs.decimal(a.waitMs()));
     }
 
     @Override

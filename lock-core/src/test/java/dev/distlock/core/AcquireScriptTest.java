@@ -263,11 +263,55 @@ class AcquireScriptTest extends ScriptTestSupport {
     }
 
     @Test
+    void aCallerThatWaitsMarksTheLockAsWaitedForAndASingleAttemptMarksNothing() throws Exception {
+        grant(A, 10_000, "g1");
+
+        assertThat(acquire(B, 10_000, 0, "g2").get(0)).isEqualTo(0L);
+        assertThat(sync.hgetall(keys.lock())).as("a single attempt").containsOnlyKeys(A, "~token", "~req");
+
+        assertThat(acquire(C, 10_000, 0, "g3", 1, 1_000).get(0)).isEqualTo(0L);
+        assertThat(sync.hgetall(keys.lock()))
+                .as("a caller that waits, its client handing nothing on locally")
+                .containsOnlyKeys(A, "~token", "~req", "~s")
+                .containsEntry("~s", "1");
+
+        assertThat(acquireWaiting(D, 10_000, 0, "g4").get(0)).isEqualTo(0L);
+        assertThat(sync.hgetall(keys.lock()))
+                .as("a caller that waits, its client handing locks on locally")
+                .containsOnlyKeys(A, "~token", "~req", "~s", "~w")
+                .containsEntry("~w", "client-d");
+    }
+
+    @Test
+    void replacingAGrantItsOwnerNeverLearntOfKeepsTheMarksOfThoseWhoWait() throws Exception {
+        long stale = grant(A, 10_000, "g1"); // its reply was lost and the request given up
+        assertThat(acquireWaiting(B, 10_000, 0, "g2").get(0)).isEqualTo(0L);
+        BlockingQueue<String> wakeups = probe.subscribe(keys.channel());
+
+        List<Object> fresh = acquire(A, 30_000, 0, "g3");
+
+        assertThat(fresh.get(0)).isEqualTo(1L);
+        assertThat((Long) fresh.get(1)).isGreaterThan(stale);
+        assertThat(sync.hgetall(keys.lock()))
+                .containsOnlyKeys(A, "~token", "~req", "~s", "~w")
+                .containsEntry("~req", "g3")
+                .containsEntry("~w", "client-b");
+        assertThat(release(A, "g3", 1, "wake")).isEqualTo(1L);
+        assertThat(wakeups.poll(5, TimeUnit.SECONDS)).as("B is woken").isEqualTo("wake");
+        assertThat(sync.hget(keys.lock(), "~res"))
+                .as("and the lock is kept for it")
+                .isEqualTo("client-b");
+    }
+
+    @Test
     void aReservedLockGoesOnlyToTheClientItIsReservedForWhichKeepsTheNextWaiter() throws Exception {
         grant(A, 10_000, "g1");
         acquireWaiting(B, 10_000, 0, "g2"); // client-b waits
         release(A, "g1", 1, "m");
-        assertThat(sync.hgetall(keys.lock())).containsOnlyKeys("~res").containsEntry("~res", "client-b");
+        assertThat(sync.hgetall(keys.lock()))
+                .as("reserved, and still marked as waited for")
+                .containsOnlyKeys("~res", "~s")
+                .containsEntry("~res", "client-b");
         assertThat(sync.pttl(keys.lock())).isBetween(1L, RESERVE_MS);
 
         assertThat(acquireWaiting("client-a:2", 10_000, 0, "g3").get(0))

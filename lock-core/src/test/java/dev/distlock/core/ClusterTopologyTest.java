@@ -227,4 +227,51 @@ class ClusterTopologyTest {
             }
         }
     }
+
+    @Test
+    void anUncontendedReleaseSendsNoMessageOverTheClusterBus() throws Exception {
+        // A PUBLISH in Redis Cluster goes to every node over the cluster bus; nobody waits here.
+        long before = publishesReceived();
+        for (String name : namesOnEveryNode("quiet", 12)) {
+            RedisLock lock = client.getLock(name);
+            for (int i = 0; i < 5; i++) {
+                lock.lock();
+                lock.unlock();
+            }
+        }
+        assertThat(publishesReceived())
+                .as("wake-ups that crossed the cluster bus")
+                .isEqualTo(before);
+
+        // A release somebody waited for does publish, and the counter sees it.
+        String name = namesOnEveryNode("waited", 1).get(0);
+        RedisLock held = client.getLock(name);
+        held.lock(LONG_LEASE);
+        OtherThread<Boolean> waiter = OtherThread.start(() -> {
+            RedisLock lock = other.getLock(name);
+            boolean acquired = lock.tryLock(Duration.ofSeconds(25));
+            if (acquired) {
+                lock.unlock();
+            }
+            return acquired;
+        });
+        await().atMost(Duration.ofSeconds(5)).until(() -> other.subscribedChannels() == 1);
+        held.unlock();
+        assertThat(waiter.get()).isTrue();
+        await().atMost(Duration.ofSeconds(5)).until(() -> publishesReceived() > before);
+    }
+
+    /** PUBLISH messages the nodes received over the cluster bus, summed (CLUSTER INFO leaves out a zero count). */
+    private static long publishesReceived() {
+        long sum = 0;
+        for (RedisServer node : cluster.nodes()) {
+            sum += node.query("CLUSTER", "INFO")
+                    .lines()
+                    .filter(l -> l.startsWith("cluster_stats_messages_publish_received:"))
+                    .mapToLong(
+                            l -> Long.parseLong(l.substring(l.indexOf(':') + 1).trim()))
+                    .sum();
+        }
+        return sum;
+    }
 }

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Waiting for a busy lock: woken by the release (not by the TTL), bounded by the wait time, and
- * never leaving a subscription behind. Holders use the default 30 s watchdog lease, so a waiter
+ * never leaving a subscription behind; a release nobody waited for wakes nobody (publishes nothing). Holders use the default 30 s watchdog lease, so a waiter
  * that only woke up on the TTL would blow every bound here.
  */
 class RedisLockWaitTest {
@@ -48,16 +48,7 @@ class RedisLockWaitTest {
 
     @Test
     void waiterInAnotherClientWakesLongBeforeTtlOnRelease() throws Exception {
-        RedisLock held = holderClient.getLock(name);
-        held.lock();
-        OtherThread<Long> waiter =
-                OtherThread.start(() -> acquiredAt(waiterClient.getLock(name), Duration.ofSeconds(25)));
-        await().atMost(Duration.ofSeconds(5)).until(() -> waiterClient.subscribedChannels() == 1);
-
-        long released = System.nanoTime();
-        held.unlock();
-
-        assertThat(Duration.ofNanos(waiter.get() - released)).isLessThan(PROMPTLY);
+        assertReleaseWakesPromptly(waiterClient);
     }
 
     @Test
@@ -73,6 +64,84 @@ class RedisLockWaitTest {
         lock.unlock();
 
         assertThat(Duration.ofNanos(waiter.get() - released)).isLessThan(PROMPTLY);
+    }
+
+    @Test
+    void waiterOfAClientThatHandsNothingOnLocallyWakesLongBeforeTtlOnRelease() throws Exception {
+        try (LockClient plain = LockClient.create(
+                RedisURI.create(redis.server().uri()),
+                LockClientOptions.builder().localHandOffs(0, Duration.ZERO).build())) {
+            assertReleaseWakesPromptly(plain);
+        }
+    }
+
+    @Test
+    void aWaiterThatGivesUpLeavesTheOthersWakeUpInPlace() throws Exception {
+        // Two other clients wait: the first is recorded as the waiting client, the second only marks the
+        // lock as waited for. The first gives up; the release must still wake the second.
+        try (LockClient third = LockClient.create(RedisURI.create(redis.server().uri()))) {
+            RedisLock held = holderClient.getLock(name);
+            held.lock();
+            OtherThread<Boolean> quitter =
+                    OtherThread.start(() -> waiterClient.getLock(name).tryLock(Duration.ofSeconds(2)));
+            await().atMost(Duration.ofSeconds(5)).until(() -> waiterClient.subscribedChannels() == 1);
+            OtherThread<Long> stayer = OtherThread.start(() -> acquiredAt(third.getLock(name), Duration.ofSeconds(25)));
+            await().atMost(Duration.ofSeconds(5)).until(() -> third.subscribedChannels() == 1);
+            assertThat(quitter.get()).as("the first waiter gave up").isFalse();
+            String lockKey =
+                    LockKeys.of(LockClientOptions.DEFAULT_KEY_PREFIX, name).lock();
+            // its client is no longer recorded as waiting
+            await().atMost(Duration.ofSeconds(5)).until(() -> probe.sync().hget(lockKey, "~w") == null);
+
+            long released = System.nanoTime();
+            held.unlock();
+
+            assertThat(Duration.ofNanos(stayer.get() - released)).isLessThan(PROMPTLY);
+        }
+    }
+
+    @Test
+    void anUncontendedReleasePublishesNothing() throws Exception {
+        long before = publishes();
+        RedisLock lock = holderClient.getLock(name);
+        for (int i = 0; i < 50; i++) {
+            lock.lock();
+            lock.unlock();
+        }
+        assertThat(publishes()).as("PUBLISH calls").isEqualTo(before);
+
+        // and a contended one does: a waiter of another client wakes
+        lock.lock();
+        OtherThread<Long> waiter =
+                OtherThread.start(() -> acquiredAt(waiterClient.getLock(name), Duration.ofSeconds(25)));
+        await().atMost(Duration.ofSeconds(5)).until(() -> waiterClient.subscribedChannels() == 1);
+        lock.unlock();
+        waiter.get();
+        assertThat(publishes()).isGreaterThan(before);
+    }
+
+    /** holderClient takes the lock and {@code waiters} waits for it: the release wakes it long before the lease ends. */
+    private void assertReleaseWakesPromptly(LockClient waiters) throws Exception {
+        RedisLock held = holderClient.getLock(name);
+        held.lock();
+        OtherThread<Long> waiter = OtherThread.start(() -> acquiredAt(waiters.getLock(name), Duration.ofSeconds(25)));
+        await().atMost(Duration.ofSeconds(5)).until(() -> waiters.subscribedChannels() == 1);
+
+        long released = System.nanoTime();
+        held.unlock();
+
+        assertThat(Duration.ofNanos(waiter.get() - released)).isLessThan(PROMPTLY);
+    }
+
+    /** PUBLISH calls Redis has run so far, inside scripts included. */
+    private static long publishes() {
+        return redis.server()
+                .query("INFO", "commandstats")
+                .lines()
+                .filter(l -> l.startsWith("cmdstat_publish:"))
+                .map(l -> Long.parseLong(l.substring("cmdstat_publish:calls=".length(), l.indexOf(','))))
+                .findFirst()
+                .orElse(0L);
     }
 
     @Test

@@ -10,12 +10,18 @@ import org.junit.jupiter.api.Test;
 
 /**
  * release.lua run directly against a real Redis: owner and grant check, count written down, delete
- * and publish, and the note that lets the same last release sent again still answer "released".
+ * and publish (only when somebody waited), and the note that lets the same last release sent again
+ * still answer "released".
  */
 class ReleaseScriptTest extends ScriptTestSupport {
 
     ReleaseScriptTest() {
         super("release");
+    }
+
+    /** {@code owner} found the lock busy and waits (its client hands nothing on locally): the lock is marked as waited for. */
+    private void waits(String owner) throws Exception {
+        assertThat(acquire(owner, 30_000, 0, "g-" + owner, 1, 1_000).get(0)).isEqualTo(0L);
     }
 
     @Test
@@ -76,6 +82,7 @@ class ReleaseScriptTest extends ScriptTestSupport {
     void lastReleaseDeletesLockLeavesANoteAndPublishesWakeUp() throws Exception {
         BlockingQueue<String> messages = probe.subscribe(keys.channel());
         grant(A, 30_000, "g1");
+        waits(C);
 
         assertThat(release(A, "g1", 1, "wake-from-a", 20_000)).isEqualTo(1L);
 
@@ -86,9 +93,25 @@ class ReleaseScriptTest extends ScriptTestSupport {
     }
 
     @Test
+    void aLastReleaseNobodyWaitedForPublishesNothing() throws Exception {
+        BlockingQueue<String> messages = probe.subscribe(keys.channel());
+        grant(A, 30_000, "g1");
+        assertThat(acquire(B, 30_000, 0, "g2").get(0))
+                .as("a single attempt, which does not wait")
+                .isEqualTo(0L);
+
+        assertThat(release(A, "g1", 1, "nobody-waits")).isEqualTo(1L);
+
+        assertThat(sync.exists(keys.lock())).isZero();
+        sync.publish(keys.channel(), "flush"); // in order on one channel: a wake-up would come before this
+        assertThat(messages.poll(5, TimeUnit.SECONDS)).isEqualTo("flush");
+    }
+
+    @Test
     void onlyTheLastReleasePublishes() throws Exception {
         BlockingQueue<String> messages = probe.subscribe(keys.channel());
         grant(A, 30_000, "g1");
+        waits(C);
         acquire(A, 30_000, 1, "g1");
 
         assertThat(release(B, "g1", 1, "from-wrong-owner")).isEqualTo(-1L);
@@ -126,6 +149,7 @@ class ReleaseScriptTest extends ScriptTestSupport {
     void lastReleaseSentTwiceAnswersOneAgainAndPublishesOnce() throws Exception {
         BlockingQueue<String> messages = probe.subscribe(keys.channel());
         grant(A, 30_000, "g1");
+        waits(C);
         assertThat(release(A, "g1", 1, "first")).isEqualTo(1L);
 
         assertThat(release(A, "g1", 1, "repeat")).isEqualTo(1L);
@@ -155,6 +179,7 @@ class ReleaseScriptTest extends ScriptTestSupport {
     void repeatOfALastReleaseAfterAnotherOwnerTookTheLockAnswersOneAndLeavesThatOwnersGrant() throws Exception {
         BlockingQueue<String> messages = probe.subscribe(keys.channel());
         grant(A, 30_000, "g1");
+        waits(C);
         release(A, "g1", 1, "first");
         long token = grant(B, 30_000, "g2");
 

@@ -2,12 +2,14 @@
 -- client re-sends a command whose reply it lost): the hold count is written, never incremented, and
 -- a grant remembers the request that made it.
 -- KEYS[1] lock hash (owner id -> hold count; '~token' -> fencing token; '~req' -> request that granted
---         it; '~w' -> a client that found it busy; '~res' -> the client a release reserved it for)
+--         it; '~s' -> somebody found it busy and waits; '~w' -> a client that found it busy and hands
+--         locks on locally; '~res' -> the client a release reserved it for)
 -- KEYS[2] fencing counter <lock>:fence
 -- ARGV[1] owner id (<client id>:<thread or handle>)   ARGV[2] lease in ms   ARGV[3] TTL of the fencing counter in ms
 -- ARGV[4] holds the owner has now (0 for a new hold)   ARGV[5] grant id: the hold's grant when held, else this request's id
--- ARGV[6] fencing tokens a new grant reserves (its own and those its client hands on locally without a round trip)
--- ARGV[7] ms the caller still waits (0: a single attempt)
+-- ARGV[6] fencing tokens a new grant reserves (its own and those its client hands on locally without a round trip;
+--         more than 1: the client hands locks on locally)
+-- ARGV[7] ms the caller still waits (0: a single attempt, which marks nothing)
 -- Returns {1, token, hold count} when granted (re-entry keeps the token), {0, remaining ms, 0} when busy.
 -- (token.lua and client-of.lua, prepended at load time, define nextToken and clientOf.)
 local lock, owner, lease, held, req = KEYS[1], ARGV[1], ARGV[2], tonumber(ARGV[4]), ARGV[5]
@@ -22,13 +24,18 @@ if redis.call('EXISTS', lock) == 1 then
             redis.call('PEXPIRE', lock, lease)
             return {1, tonumber(fields[4]), held + 1}
         end
-        -- a grant its owner never learnt of (the reply was lost and the request given up): replace it
-        redis.call('DEL', lock)
+        -- a grant its owner never learnt of (the reply was lost and the request given up): replace it,
+        -- rewriting its fields in place so that the marks of those who wait stay
     elseif fields[3] ~= clientOf(owner) then
-        -- busy: a caller that will wait records its client, so that the holder's release reserves the
-        -- lock for that client (one that does not wait must not hold others up)
+        -- busy. A caller that will wait marks the lock as waited for, so that its last release wakes
+        -- the waiters; a release nobody waited for publishes nothing (in Redis Cluster a PUBLISH goes to
+        -- every node). A caller whose client hands locks on locally also records that client, so that
+        -- the holder's release reserves the lock for it. One that does not wait must not hold others up.
         if tonumber(ARGV[7]) > 0 then
-            redis.call('HSETNX', lock, '~w', clientOf(owner))
+            redis.call('HSET', lock, '~s', '1')
+            if tonumber(ARGV[6]) > 1 then
+                redis.call('HSETNX', lock, '~w', clientOf(owner))
+            end
         end
         return {0, redis.call('PTTL', lock), 0}
     else

@@ -10,11 +10,13 @@
 -- ARGV[8] ms a last release reserves the lock for another client that found it busy ('~w'): only that
 --         client may take it meanwhile, so that clients take turns instead of the releasing one taking
 --         it straight back. Nobody waiting elsewhere, or 0: it is free at once.
+-- A last release that frees the lock or reserves it publishes ARGV[5] on ARGV[4] only when somebody
+-- waited for it ('~s', or '~w'); an uncontended release publishes nothing.
 -- Returns 1 released, 0 still held (count now ARGV[3] - 1), -1 not held by this grant.
 -- (client-of.lua, prepended at load time, defines clientOf.)
 local lock, owner, req, held = KEYS[1], ARGV[1], ARGV[2], tonumber(ARGV[3])
 local note = KEYS[2]
-local fields = redis.call('HMGET', lock, owner, '~req', '~w')
+local fields = redis.call('HMGET', lock, owner, '~req', '~w', '~s')
 if not fields[1] or fields[2] ~= req then
     if redis.call('GET', note) == req then
         return 1
@@ -43,5 +45,7 @@ if waiting and waiting ~= clientOf(owner) and tonumber(ARGV[8]) > 0 then
 else
     redis.call('DEL', lock)
 end
-redis.call('PUBLISH', ARGV[4], ARGV[5])
+if fields[4] or waiting then
+    redis.call('PUBLISH', ARGV[4], ARGV[5])
+end
 return 1
