@@ -367,14 +367,8 @@ class ClusterReshardingTest {
             String name = Names.fresh("fair-open");
             int slot = SlotHash.getSlot(key(name));
             SlotMove move = cluster.beginMigration(slot, nextMaster(cluster.ownerOf(slot)));
-            OtherThread<Boolean> waiter = OtherThread.start(() -> {
-                RedisLock lock = quick.getFairLock(name);
-                boolean granted = lock.tryLock(Duration.ofSeconds(10));
-                if (granted) {
-                    lock.unlock();
-                }
-                return granted;
-            });
+            OtherThread<Boolean> waiter =
+                    OtherThread.takesAndReleases(() -> quick.getFairLock(name), Duration.ofSeconds(10));
             Thread.sleep(3000); // the slot stays open for longer than operationTimeout, as a slot with many keys does
             move.moveRemainingKeys(10, Duration.ZERO).finish();
 

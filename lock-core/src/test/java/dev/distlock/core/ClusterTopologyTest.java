@@ -247,14 +247,7 @@ class ClusterTopologyTest {
         String name = namesOnEveryNode("waited", 1).get(0);
         RedisLock held = client.getLock(name);
         held.lock(LONG_LEASE);
-        OtherThread<Boolean> waiter = OtherThread.start(() -> {
-            RedisLock lock = other.getLock(name);
-            boolean acquired = lock.tryLock(Duration.ofSeconds(25));
-            if (acquired) {
-                lock.unlock();
-            }
-            return acquired;
-        });
+        OtherThread<Boolean> waiter = OtherThread.takesAndReleases(() -> other.getLock(name), Duration.ofSeconds(25));
         await().atMost(Duration.ofSeconds(5)).until(() -> other.subscribedChannels() == 1);
         held.unlock();
         assertThat(waiter.get()).isTrue();

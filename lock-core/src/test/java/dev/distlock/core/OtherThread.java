@@ -1,9 +1,11 @@
 package dev.distlock.core;
 
+import java.time.Duration;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 /**
  * A call running on a fresh thread, so it is a different lock owner than the test thread; the
@@ -32,6 +34,21 @@ final class OtherThread<T> {
         OtherThread<T> t = new OtherThread<>(action);
         t.thread.start();
         return t;
+    }
+
+    /**
+     * Starts a thread that waits up to {@code wait} for the lock {@code lock} gives (made on that thread),
+     * releases it at once when it got it, and returns whether it did.
+     */
+    static OtherThread<Boolean> takesAndReleases(Supplier<RedisLock> lock, Duration wait) {
+        return start(() -> {
+            RedisLock l = lock.get();
+            boolean got = l.tryLock(wait);
+            if (got) {
+                l.unlock();
+            }
+            return got;
+        });
     }
 
     /** The call's result; its exception is rethrown as the cause of an {@link ExecutionException}. */

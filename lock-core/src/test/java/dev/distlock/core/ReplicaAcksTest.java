@@ -59,14 +59,8 @@ class ReplicaAcksTest {
             String name = Names.fresh("acked-fair");
             RedisLock held = client.getFairLock(name);
             held.lock();
-            OtherThread<Boolean> waiter = OtherThread.start(() -> {
-                RedisLock lock = client.getFairLock(name);
-                boolean got = lock.tryLock(Duration.ofSeconds(20));
-                if (got) {
-                    lock.unlock();
-                }
-                return got;
-            });
+            OtherThread<Boolean> waiter =
+                    OtherThread.takesAndReleases(() -> client.getFairLock(name), Duration.ofSeconds(20));
             await().atMost(Duration.ofSeconds(10)).until(() -> probe.sync().llen("lock:{" + name + "}:queue") == 1);
             long waitsBefore = probe.commandRuns("wait");
 
