@@ -52,7 +52,12 @@ final class BenchmarkRunner implements AutoCloseable {
 
     /** {@code redis_version} of the server, for the report. */
     String redisVersion() {
-        for (String line : admin.info("server").split("\r?\n")) {
+        return redisVersion(admin.info("server"));
+    }
+
+    /** {@code redis_version} in the text of {@code INFO server}, or {@code ?}. */
+    static String redisVersion(String infoServer) {
+        for (String line : infoServer.split("\r?\n")) {
             if (line.startsWith("redis_version:")) {
                 return line.substring("redis_version:".length()).trim();
             }

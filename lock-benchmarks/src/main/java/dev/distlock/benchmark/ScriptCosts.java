@@ -326,12 +326,7 @@ final class ScriptCosts {
             }
         }
         try (RedisServer redis = RedisServer.start()) {
-            String version = redis.query("INFO", "server")
-                    .lines()
-                    .filter(l -> l.startsWith("redis_version:"))
-                    .map(l -> l.substring("redis_version:".length()).trim())
-                    .findFirst()
-                    .orElse("?");
+            String version = BenchmarkRunner.redisVersion(redis.query("INFO", "server"));
             out.println(markdown(measure(redis.host(), redis.port(), rounds, pairs), rounds, pairs, version));
         }
         return 0;
