@@ -534,7 +534,7 @@ final class Acquirer {
     }
 
     private boolean leaves(LockKind kind, boolean waited) {
-        return kind.leavesWhenGivingUp() || (waited && kind.recordsWaiters() && options.localHandOffs() > 0);
+        return kind.leavesWhenGivingUp() || (waited && kind.recordsWaiters());
     }
 
     /** Leaves a fair queue (or whatever the kind does on giving up), waiting briefly: Redis may not answer. */

@@ -271,15 +271,27 @@ class AcquireScriptTest extends ScriptTestSupport {
 
         assertThat(acquire(C, 10_000, 0, "g3", 1, 1_000).get(0)).isEqualTo(0L);
         assertThat(sync.hgetall(keys.lock()))
-                .as("a caller that waits, its client handing nothing on locally")
-                .containsOnlyKeys(A, "~token", "~req", "~s")
-                .containsEntry("~s", "1");
+                .as("a caller that waits, its client handing nothing on locally: recorded all the same")
+                .containsOnlyKeys(A, "~token", "~req", "~s", "~w")
+                .containsEntry("~s", "client-c")
+                .containsEntry("~w", "client-c");
+
+        assertThat(acquire("client-c:2", 10_000, 0, "g5", 1, 1_000).get(0)).isEqualTo(0L);
+        assertThat(sync.hget(keys.lock(), "~s"))
+                .as("another caller of the same client")
+                .isEqualTo("client-c");
 
         assertThat(acquireWaiting(D, 10_000, 0, "g4").get(0)).isEqualTo(0L);
         assertThat(sync.hgetall(keys.lock()))
-                .as("a caller that waits, its client handing locks on locally")
+                .as("a caller of a second client that waits: the first client stays recorded")
                 .containsOnlyKeys(A, "~token", "~req", "~s", "~w")
-                .containsEntry("~w", "client-d");
+                .containsEntry("~w", "client-c")
+                .containsEntry("~s", "*");
+
+        assertThat(acquire(C, 10_000, 0, "g6", 1, 1_000).get(0)).isEqualTo(0L);
+        assertThat(sync.hget(keys.lock(), "~s"))
+                .as("once two clients waited, it stays so for the life of the hash")
+                .isEqualTo("*");
     }
 
     @Test

@@ -196,7 +196,7 @@ class CohortingTest {
 
     @Test
     void anotherClientWaitingGetsTheLockAfterABoundedRunOfLocalHandOffs() throws Exception {
-        int meanwhile = localHoldsWhileAnotherClientWaits(client, Duration.ofSeconds(10));
+        int meanwhile = localHoldsWhileAnotherClientWaits(client, otherInstance, Duration.ofSeconds(10));
 
         // At most the rest of the block in use and one reserved before the other client was recorded (64 + 1
         // each); the hand-off window (20 ms by default) usually ends the run sooner, at about 18 holds of 1 ms.
@@ -206,10 +206,10 @@ class CohortingTest {
     }
 
     /**
-     * Three threads of {@code local} keep taking the lock (1 ms each); once they are going, the other
-     * instance waits for it up to {@code wait} and must get it. Returns the local holds meanwhile.
+     * Three threads of {@code local} keep taking the lock (1 ms each); once they are going, {@code other}
+     * waits for it up to {@code wait} and must get it. Returns the local holds meanwhile.
      */
-    private int localHoldsWhileAnotherClientWaits(LockClient local, Duration wait) throws Exception {
+    private int localHoldsWhileAnotherClientWaits(LockClient local, LockClient other, Duration wait) throws Exception {
         AtomicBoolean stop = new AtomicBoolean();
         AtomicInteger localHolds = new AtomicInteger();
         ExecutorService pool = Executors.newFixedThreadPool(3);
@@ -230,7 +230,7 @@ class CohortingTest {
                 });
             }
             org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> localHolds.get() > 50);
-            RedisLock elsewhere = otherInstance.getLock(name);
+            RedisLock elsewhere = other.getLock(name);
             int before = localHolds.get();
             assertThat(elsewhere.tryLock(wait))
                     .as("the other client is not starved by the local hand-offs")
@@ -313,7 +313,7 @@ class CohortingTest {
                         .localHandOffs(handOffs, Duration.ofSeconds(10))
                         .build())) {
             // Well within the 10 s window.
-            int meanwhile = localHoldsWhileAnotherClientWaits(longWindow, Duration.ofSeconds(5));
+            int meanwhile = localHoldsWhileAnotherClientWaits(longWindow, otherInstance, Duration.ofSeconds(5));
 
             // The rest of the block in use, a block reserved before the other client was recorded, the hold
             // in flight.
@@ -321,6 +321,32 @@ class CohortingTest {
                     .as("local holds while the other client waited")
                     .isLessThanOrEqualTo(3 * (handOffs + 1));
         }
+    }
+
+    /**
+     * A client with cohorting off is recorded as waiting like any other: that too stops the refills and
+     * makes the release reserve the lock for it; before, its waiter waited for as long as the cohorting
+     * client's threads kept coming.
+     */
+    @Test
+    void aWaiterOfAClientWithoutCohortingAlsoStopsTheRefills() throws Exception {
+        int handOffs = 4;
+        try (LockClient longWindow = withHandOffs(handOffs, Duration.ofSeconds(10));
+                LockClient withoutCohorting = withHandOffs(0, Duration.ZERO)) {
+            int meanwhile = localHoldsWhileAnotherClientWaits(longWindow, withoutCohorting, Duration.ofSeconds(5));
+
+            // As above: the release reserves the lock for it, as for a client that hands locks on locally.
+            assertThat(meanwhile)
+                    .as("local holds while the client without cohorting waited")
+                    .isLessThanOrEqualTo(3 * (handOffs + 1));
+        }
+    }
+
+    /** A client of its own with these cohorting settings, the others default. */
+    private static LockClient withHandOffs(int handOffs, Duration window) {
+        return LockClient.create(
+                RedisURI.create(redis.server().uri()),
+                LockClientOptions.builder().localHandOffs(handOffs, window).build());
     }
 
     /** {@code threads} threads of {@code client} take the lock {@code perThread} times each; the tokens in grant order. */

@@ -76,6 +76,29 @@ class RedisLockWaitTest {
     }
 
     @Test
+    void aWaiterOfAClientThatHandsNothingOnLocallyIsRecordedAndTakesTheRecordBackWhenItGivesUp() throws Exception {
+        try (LockClient plain = LockClient.create(
+                RedisURI.create(redis.server().uri()),
+                LockClientOptions.builder().localHandOffs(0, Duration.ZERO).build())) {
+            String lockKey =
+                    LockKeys.of(LockClientOptions.DEFAULT_KEY_PREFIX, name).lock();
+            RedisLock held = holderClient.getLock(name);
+            held.lock();
+            OtherThread<Boolean> quitter =
+                    OtherThread.start(() -> plain.getLock(name).tryLock(Duration.ofSeconds(1)));
+            await().atMost(Duration.ofSeconds(5)).until(() -> probe.sync().hget(lockKey, "~w") != null);
+
+            assertThat(quitter.get()).as("it gave up").isFalse();
+            await().atMost(Duration.ofSeconds(5)).until(() -> probe.sync().hget(lockKey, "~w") == null);
+            held.unlock();
+
+            assertThat(probe.sync().exists(lockKey))
+                    .as("freed, not reserved for a client that no longer waits")
+                    .isZero();
+        }
+    }
+
+    @Test
     void aWaiterThatGivesUpLeavesTheOthersWakeUpInPlace() throws Exception {
         // Two other clients wait: the first is recorded as the waiting client, the second only marks the
         // lock as waited for. The first gives up; the release must still wake the second.

@@ -61,6 +61,27 @@ class RefillScriptTest extends ScriptTestSupport {
     }
 
     @Test
+    void refusedWhileAClientThatHandsNothingOnLocallyWaits() throws Exception {
+        acquireWaiting(A, 60_000, 0, "g1");
+        long counter = fenceCounter();
+        // a single token: client-b has cohorting off
+        assertThat(acquire(B, 60_000, 0, "g2", 1, 1_000).get(0)).isEqualTo(0L);
+
+        assertThat(refill(A, "g1")).containsExactly(0L, 0L);
+        assertThat(fenceCounter()).as("nothing reserved").isEqualTo(counter);
+    }
+
+    @Test
+    void refusedWhenAnotherClientWaitsBehindAWaiterOfTheHoldersOwn() throws Exception {
+        acquireWaiting(A, 60_000, 0, "g1");
+        acquireWaiting("client-a:2", 60_000, 0, "g2"); // records client-a as the waiting client first
+        acquireWaiting(B, 60_000, 0, "g3");
+        assertThat(sync.hget(keys.lock(), "~w")).isEqualTo("client-a");
+
+        assertThat(refill(A, "g1")).containsExactly(0L, 0L);
+    }
+
+    @Test
     void aWaiterOfTheHoldersOwnClientDoesNotStopIt() throws Exception {
         acquireWaiting(A, 60_000, 0, "g1");
         acquireWaiting("client-a:2", 60_000, 0, "g2"); // another thread of client-a, past its local gate

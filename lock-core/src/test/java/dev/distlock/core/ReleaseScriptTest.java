@@ -19,9 +19,13 @@ class ReleaseScriptTest extends ScriptTestSupport {
         super("release");
     }
 
-    /** {@code owner} found the lock busy and waits (its client hands nothing on locally): the lock is marked as waited for. */
+    /**
+     * Callers of {@code owner}'s client found the lock busy and wait, and the first of them gave up: the
+     * lock stays marked as waited for ('~s'), but no client is recorded for a release to reserve it for.
+     */
     private void waits(String owner) throws Exception {
         assertThat(acquire(owner, 30_000, 0, "g-" + owner, 1, 1_000).get(0)).isEqualTo(0L);
+        assertThat(leave(owner, "left")).as("its client's record taken back").isEqualTo(1L);
     }
 
     @Test

@@ -2,8 +2,9 @@
 -- client re-sends a command whose reply it lost): the hold count is written, never incremented, and
 -- a grant remembers the request that made it.
 -- KEYS[1] lock hash (owner id -> hold count; '~token' -> fencing token; '~req' -> request that granted
---         it; '~s' -> somebody found it busy and waits; '~w' -> a client that found it busy and hands
---         locks on locally; '~res' -> the client a release reserved it for)
+--         it; '~s' -> the client that found it busy and waits, '*' once callers of two clients did; '~w' ->
+--         the first client that found it busy and waits, whom a release reserves it for; '~res' -> the
+--         client a release reserved it for)
 -- KEYS[2] fencing counter <lock>:fence
 -- ARGV[1] owner id (<client id>:<thread or handle>)   ARGV[2] lease in ms   ARGV[3] TTL of the fencing counter in ms
 -- ARGV[4] holds the owner has now (0 for a new hold)   ARGV[5] grant id: the hold's grant when held, else this request's id
@@ -16,7 +17,7 @@ local lock, owner, lease, held, req = KEYS[1], ARGV[1], ARGV[2], tonumber(ARGV[4
 local reserved = false
 -- A free lock costs one look (EXISTS); only a taken one is read further.
 if redis.call('EXISTS', lock) == 1 then
-    local fields = redis.call('HMGET', lock, owner, '~req', '~res', '~token')
+    local fields = redis.call('HMGET', lock, owner, '~req', '~res', '~token', '~s')
     if fields[1] then
         if fields[2] == req then
             -- re-entry of the owner's hold, or this very grant sent again
@@ -29,13 +30,17 @@ if redis.call('EXISTS', lock) == 1 then
     elseif fields[3] ~= clientOf(owner) then
         -- busy. A caller that will wait marks the lock as waited for, so that its last release wakes
         -- the waiters; a release nobody waited for publishes nothing (in Redis Cluster a PUBLISH goes to
-        -- every node). A caller whose client hands locks on locally also records that client, so that
-        -- the holder's release reserves the lock for it. One that does not wait must not hold others up.
+        -- every node). The mark names the caller's client, or '*' once a second client waits, so that a
+        -- holder that hands the lock on locally stops reserving more tokens (refill.lua) when any other
+        -- client waits. The first waiting client is also recorded, whether or not it hands locks on
+        -- locally itself, so that a release that hands locks on locally reserves the lock for it instead
+        -- of letting its own callers take it straight back. One that does not wait must not hold others up.
         if tonumber(ARGV[7]) > 0 then
-            redis.call('HSET', lock, '~s', '1')
-            if tonumber(ARGV[6]) > 1 then
-                redis.call('HSETNX', lock, '~w', clientOf(owner))
+            local me, marked = clientOf(owner), fields[5]
+            if marked ~= me and marked ~= '*' then
+                redis.call('HSET', lock, '~s', marked and '*' or me)
             end
+            redis.call('HSETNX', lock, '~w', me)
         end
         return {0, redis.call('PTTL', lock), 0}
     else
