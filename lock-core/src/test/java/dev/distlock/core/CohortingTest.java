@@ -253,11 +253,7 @@ class CohortingTest {
     @Test
     void aClientAloneKeepsItsGrantPastOneTokenBlock() throws Exception {
         int handOffs = 4;
-        try (LockClient alone = LockClient.create(
-                RedisURI.create(redis.server().uri()),
-                LockClientOptions.builder()
-                        .localHandOffs(handOffs, Duration.ofSeconds(10))
-                        .build())) {
+        try (LockClient alone = withHandOffs(handOffs, Duration.ofSeconds(10))) {
             long acquiresBefore = probe.commandRuns("exists"); // acquire.lua's first look, once per attempt
             List<Long> tokens = churn(alone, 3, 100);
             long acquires = probe.commandRuns("exists") - acquiresBefore;
@@ -280,9 +276,7 @@ class CohortingTest {
     @Test
     void aClientAloneKeepsItsGrantPastItsHandOffWindowWhileBlocksCome() throws Exception {
         Duration window = Duration.ofMillis(30);
-        try (LockClient alone = LockClient.create(
-                RedisURI.create(redis.server().uri()),
-                LockClientOptions.builder().localHandOffs(8, window).build())) {
+        try (LockClient alone = withHandOffs(8, window)) {
             long acquiresBefore = probe.commandRuns("exists"); // acquire.lua's first look, once per attempt
             long start = System.nanoTime();
             List<Long> tokens = churn(alone, 3, 100);
@@ -307,11 +301,7 @@ class CohortingTest {
     @Test
     void anotherClientWaitingStopsTheRefillsWithinTwoBlocks() throws Exception {
         int handOffs = 4;
-        try (LockClient longWindow = LockClient.create(
-                RedisURI.create(redis.server().uri()),
-                LockClientOptions.builder()
-                        .localHandOffs(handOffs, Duration.ofSeconds(10))
-                        .build())) {
+        try (LockClient longWindow = withHandOffs(handOffs, Duration.ofSeconds(10))) {
             // Well within the 10 s window.
             int meanwhile = localHoldsWhileAnotherClientWaits(longWindow, otherInstance, Duration.ofSeconds(5));
 
@@ -407,11 +397,7 @@ class CohortingTest {
     @Test
     void aWaitingThreadOfTheSameClientGetsTheHoldWithoutARoundTrip() throws Exception {
         // a window long enough for the test to see the waiter queue (the default 20 ms would run out)
-        try (LockClient cohorting = LockClient.create(
-                RedisURI.create(redis.server().uri()),
-                LockClientOptions.builder()
-                        .localHandOffs(LockClientOptions.DEFAULT_LOCAL_HAND_OFFS, Duration.ofSeconds(10))
-                        .build())) {
+        try (LockClient cohorting = withHandOffs(LockClientOptions.DEFAULT_LOCAL_HAND_OFFS, Duration.ofSeconds(10))) {
             assertThat(scriptCallsForOneHandOff(cohorting))
                     .as("only the last release goes to Redis")
                     .isEqualTo(1);
@@ -420,9 +406,7 @@ class CohortingTest {
 
     @Test
     void turnedOffEveryReleaseGoesToRedis() throws Exception {
-        try (LockClient off = LockClient.create(
-                RedisURI.create(redis.server().uri()),
-                LockClientOptions.builder().localHandOffs(0, Duration.ZERO).build())) {
+        try (LockClient off = withHandOffs(0, Duration.ZERO)) {
             assertThat(scriptCallsForOneHandOff(off))
                     .as("release, acquire, release")
                     .isGreaterThanOrEqualTo(3);
