@@ -5,9 +5,9 @@
 -- KEYS[1] lock hash   KEYS[2] fencing counter <lock>:fence
 -- ARGV[1] owner id the grant has in Redis   ARGV[2] its grant id   ARGV[3] tokens to reserve
 -- ARGV[4] TTL of the fencing counter in ms
--- Returns {first, last} token of the block, or {0, 0} when another client waits ('~w', or '~s' for any
--- client, also one that hands nothing on locally) or the grant is no longer held (the lease ran out, or
--- it was released or forced free).
+-- Returns {first, last} token of the block, or {0, 0} when another client waits ('~w' names it, or '~s'
+-- does when a waiter of the holder's own client took '~w' first) or the grant is no longer held (the
+-- lease ran out, or it was released or forced free).
 -- (token.lua and client-of.lua, prepended at load time, define nextToken and clientOf.)
 local lock, owner = KEYS[1], ARGV[1]
 local fields = redis.call('HMGET', lock, owner, '~req', '~w', '~s')
