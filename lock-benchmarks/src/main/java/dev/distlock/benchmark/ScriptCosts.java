@@ -115,6 +115,60 @@ final class ScriptCosts {
     }
 
     /**
+     * Another layout, not distlock's, timed as a yardstick for how much of its scripts' cost a different
+     * data model could save: one hash per lock that keeps the fencing counter and the note of the last
+     * release besides the hold, with the lease as a field (microseconds of the server clock) rather than
+     * the key's TTL, so a release rewrites the hash instead of deleting it and writing a note. Taking a
+     * free lock is a read, TIME and a write; releasing it a read and a write. It grants the same
+     * guarantees on this path (tokens from the counter and the clock, a repeated release answers 1
+     * until the lock's next release), none of the waiting, re-entry or cohorting ones.
+     * KEYS[1] the hash; take: ARGV[1] owner, ARGV[2] lease in ms, ARGV[3] grant id, ARGV[4] tokens
+     * reserved, ARGV[5] TTL of the hash in ms (set when it is made); drop: ARGV[1] owner, ARGV[2] grant.
+     */
+    static final String ONE_HASH_TAKE = """
+            local f = redis.call('HMGET', KEYS[1], 'owner', 'until', 'counter')
+            local t = redis.call('TIME')
+            local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+            if f[1] and f[1] ~= '' and tonumber(f[2]) > now then return 0 end
+            local token = now
+            if f[3] and tonumber(f[3]) + 1 > now then token = tonumber(f[3]) + 1 end
+            redis.call('HSET', KEYS[1], 'owner', ARGV[1], 'req', ARGV[3], 'token', token,
+                'until', now + tonumber(ARGV[2]) * 1000, 'counter', token + tonumber(ARGV[4]) - 1)
+            if not f[3] then redis.call('PEXPIRE', KEYS[1], ARGV[5]) end
+            return 1
+            """;
+
+    /** See {@link #ONE_HASH_TAKE}: 1 released (also when this grant's release is repeated), -1 not held. */
+    static final String ONE_HASH_DROP = """
+            local f = redis.call('HMGET', KEYS[1], 'owner', 'req', 'note')
+            if f[1] == ARGV[1] and f[2] == ARGV[2] then
+                redis.call('HSET', KEYS[1], 'owner', '', 'note', ARGV[2])
+                return 1
+            end
+            if f[3] == ARGV[2] then return 1 end
+            return -1
+            """;
+
+    /** {@link #ONE_HASH_TAKE} and {@link #ONE_HASH_DROP} as a pair, with distlock's lease, block and fence TTL. */
+    static List<Subject> layout() {
+        return List.of(pair(
+                "another layout, not distlock's: one hash with the fencing counter, the release note and the lease as"
+                        + " fields (HMGET, TIME, HSET; HMGET, HSET)",
+                ONE_HASH_TAKE,
+                new String[] {KEY},
+                new String[] {
+                    OWNER,
+                    DistlockScriptCall.LEASE_MS,
+                    GRANT,
+                    DistlockScriptCall.TOKEN_BLOCK,
+                    DistlockScriptCall.FENCE_TTL_MS
+                },
+                ONE_HASH_DROP,
+                new String[] {KEY},
+                new String[] {OWNER, GRANT}));
+    }
+
+    /**
      * The commands distlock's two scripts send for a free key, each alone, in the order they send them
      * (nobody waited, so the release publishes nothing).
      */
@@ -228,6 +282,7 @@ final class ScriptCosts {
         groups.put("scripts", scripts());
         groups.put("steps", steps());
         groups.put("number", numberArgument());
+        groups.put("layout", layout());
         Map<Subject, List<Double>> nanos = new LinkedHashMap<>();
         // one EVAL runs for a second or more
         RedisClient client = RedisClient.create(RedisURI.builder()
@@ -291,6 +346,7 @@ final class ScriptCosts {
                 .append(Spread.twoDecimals(
                         (number.get(0).nanos().median() - number.get(1).nanos().median()) / 1000))
                 .append(" |\n");
+        costs.get("layout").forEach(c -> row(md, c.subject().name(), c.nanos()));
         return md.toString();
     }
 

@@ -8,6 +8,7 @@ import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -26,7 +27,7 @@ class ScriptCostsTest {
         try (RedisServer redis = RedisServer.start()) {
             Map<String, List<ScriptCosts.Cost>> costs = ScriptCosts.measure(redis.host(), redis.port(), 2, 2_000);
 
-            assertThat(costs.keySet()).containsExactly("scripts", "steps", "number");
+            assertThat(costs.keySet()).containsExactly("scripts", "steps", "number", "layout");
             assertThat(costs.get("scripts")).hasSize(2);
             assertThat(costs.get("steps")).hasSize(5);
             costs.values().stream()
@@ -43,7 +44,8 @@ class ScriptCostsTest {
                     .contains("| distlock: acquire.lua and release.lua")
                     .contains("fencing token")
                     .contains("sum of these commands alone")
-                    .contains("a fencing-token-sized Lua number passed to redis.call");
+                    .contains("a fencing-token-sized Lua number passed to redis.call")
+                    .contains("| another layout, not distlock's");
         }
     }
 
@@ -62,6 +64,52 @@ class ScriptCostsTest {
                 client.shutdown();
             }
         }
+    }
+
+    /** The other layout is timed for the same job as distlock's path, so it must do that job. */
+    @Test
+    void theOtherLayoutExcludesFencesAndAnswersARepeatedRelease() {
+        try (RedisServer redis = RedisServer.start()) {
+            RedisClient client = RedisClient.create(RedisURI.create(redis.host(), redis.port()));
+            try (StatefulRedisConnection<String, String> connection = client.connect()) {
+                RedisCommands<String, String> sync = connection.sync();
+                String[] key = {"lock:{layout}"};
+
+                assertThat(take(sync, key, "a", "1")).isEqualTo(1L);
+                long first = Long.parseLong(sync.hget(key[0], "token"));
+                assertThat(take(sync, key, "b", "2")).as("held by a").isEqualTo(0L);
+                assertThat(drop(sync, key, "b", "2")).as("b holds nothing").isEqualTo(-1L);
+                assertThat(drop(sync, key, "a", "1")).isEqualTo(1L);
+                assertThat(drop(sync, key, "a", "1"))
+                        .as("the same release again")
+                        .isEqualTo(1L);
+
+                assertThat(take(sync, key, "b", "2")).isEqualTo(1L);
+                long second = Long.parseLong(sync.hget(key[0], "token"));
+                assertThat(second)
+                        .as("past the first grant's reserved block")
+                        .isGreaterThan(first + Long.parseLong(DistlockScriptCall.TOKEN_BLOCK) - 1);
+                assertThat(sync.pttl(key[0])).as("the hash expires some day").isPositive();
+            } finally {
+                client.shutdown();
+            }
+        }
+    }
+
+    private static Long take(RedisCommands<String, String> sync, String[] key, String owner, String grant) {
+        return sync.eval(
+                ScriptCosts.ONE_HASH_TAKE,
+                ScriptOutputType.INTEGER,
+                key,
+                owner,
+                DistlockScriptCall.LEASE_MS,
+                grant,
+                DistlockScriptCall.TOKEN_BLOCK,
+                DistlockScriptCall.FENCE_TTL_MS);
+    }
+
+    private static Long drop(RedisCommands<String, String> sync, String[] key, String owner, String grant) {
+        return sync.eval(ScriptCosts.ONE_HASH_DROP, ScriptOutputType.INTEGER, key, owner, grant);
     }
 
     @Test
