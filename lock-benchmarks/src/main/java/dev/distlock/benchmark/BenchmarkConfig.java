@@ -47,13 +47,14 @@ import java.util.TreeSet;
  *        {@code -Xmx512m}; none by default, so children run as plain as this JVM
  * @param fork whether every run of an in-process scenario (all but 4 and 6) gets a JVM of its own, as
  *        JMH forks, so that no library runs with the JIT profile, threads or garbage another one left in
- *        the JVM; each forked run warms up for {@code firstWarmup} (give it 20 s). Off by default: in
- *        forked runs distlock's fair lock measured a fifth slower than in this JVM, with young GC pauses
- *        of 9 ms at the median against 3.5 ms and a few grants out of arrival order by more than the
- *        slack (the arrival stamp precedes the request, and a pause longer than the slack between
- *        them reorders two workers without Redis doing so). The longer pauses are a fresh JVM's heap
- *        sizing (G1 shrinking its first, larger heap 12-15 s after the start, inside a forked run's
- *        window); {@code childJvmOptions=-Xms256m -Xmx256m -Xmn64m -XX:+AlwaysPreTouch} removes them
+ *        the JVM; give it {@code firstWarmup=20s} or more and {@code childJvmOptions=-Xms256m -Xmx256m
+ *        -Xmn64m -XX:+AlwaysPreTouch}: a fresh JVM's own heap sizing (G1 shrinking its first, larger heap
+ *        12-15 s after the start) otherwise puts young pauses of 17-30 ms inside the window, which slow
+ *        the fair lock by a fifth and reorder its arrival stamps (the stamp precedes the request). Off by
+ *        default: on this 2-core machine forked runs were noisier, not truer. Two forked runs of the very
+ *        same raw floor differed by 0.82 (0.77-1.08 over three rounds, 40 s warm-ups) against 0.96
+ *        (0.91-0.97) in one JVM, and the ratios between libraries agreed with the in-process ones
+ *        (distlock/raw floor 0.84 forked against 0.82, fair distlock/Redisson 8.4 against 8.3)
  * @param output where the Markdown report is written
  */
 record BenchmarkConfig(
