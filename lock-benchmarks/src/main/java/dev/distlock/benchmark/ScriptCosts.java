@@ -121,7 +121,9 @@ final class ScriptCosts {
      * the key's TTL, so a release rewrites the hash instead of deleting it and writing a note. Taking a
      * free lock is a read, TIME and a write; releasing it a read and a write. It grants the same
      * guarantees on this path (tokens from the counter and the clock, a repeated release answers 1
-     * until the lock's next release), none of the waiting, re-entry or cohorting ones.
+     * until the lock's next release), none of the waiting, re-entry or cohorting ones. It sets the hash's
+     * TTL only when it makes the hash; a real one must also keep that TTL from ending under a hold, which
+     * costs more, so what it saves is an upper bound.
      * KEYS[1] the hash; take: ARGV[1] owner, ARGV[2] lease in ms, ARGV[3] grant id, ARGV[4] tokens
      * reserved, ARGV[5] TTL of the hash in ms (set when it is made); drop: ARGV[1] owner, ARGV[2] grant.
      */
