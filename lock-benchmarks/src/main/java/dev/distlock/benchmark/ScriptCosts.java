@@ -134,8 +134,9 @@ final class ScriptCosts {
             if f[1] and f[1] ~= '' and tonumber(f[2]) > now then return 0 end
             local token = now
             if f[3] and tonumber(f[3]) + 1 > now then token = tonumber(f[3]) + 1 end
-            redis.call('HSET', KEYS[1], 'owner', ARGV[1], 'req', ARGV[3], 'token', token,
-                'until', now + tonumber(ARGV[2]) * 1000, 'counter', token + tonumber(ARGV[4]) - 1)
+            local function digits(n) return string.format('%d', n) end
+            redis.call('HSET', KEYS[1], 'owner', ARGV[1], 'req', ARGV[3], 'token', digits(token),
+                'until', digits(now + tonumber(ARGV[2]) * 1000), 'counter', digits(token + tonumber(ARGV[4]) - 1))
             if not f[3] then redis.call('PEXPIRE', KEYS[1], ARGV[5]) end
             return 1
             """;
@@ -178,8 +179,8 @@ final class ScriptCosts {
         String lock = lua(KEY);
         String fence = lua(DistlockScriptCall.acquireKeys(KEY)[1]);
         String note = lua(DistlockScriptCall.releaseKeys(KEY, OWNER)[1]);
-        String hold =
-                "redis.call('HSET', " + lock + ", " + lua(OWNER) + ", 1, '~token', 1700000000000000 + i, '~req', req)";
+        String hold = "redis.call('HSET', " + lock + ", " + lua(OWNER)
+                + ", '1', '~token', string.format('%d', 1700000000000000 + i), '~req', req)";
         return List.of(
                 Subject.of("acquire: is the lock free (EXISTS)", "redis.call('EXISTS', " + lock + ")", ""),
                 new Subject(

@@ -50,7 +50,7 @@ if redis.call('EXISTS', lock) == 1 then
     end
 end
 local token = nextToken(KEYS[2], ARGV[3], tonumber(ARGV[6]))
-redis.call('HSET', lock, owner, 1, '~token', token, '~req', req)
+redis.call('HSET', lock, owner, '1', '~token', digits(token), '~req', req)
 if reserved then
     redis.call('HDEL', lock, '~res')
     if redis.call('HGET', lock, '~w') == clientOf(owner) then

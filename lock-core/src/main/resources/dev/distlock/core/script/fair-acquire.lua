@@ -48,7 +48,7 @@ if free and (not head or head == owner) then
         redis.call('HDEL', waiting, owner)
     end
     local token = nextToken(KEYS[4], ARGV[3])
-    redis.call('HSET', lock, owner, 1, '~token', token, '~req', req)
+    redis.call('HSET', lock, owner, '1', '~token', digits(token), '~req', req)
     redis.call('PEXPIRE', lock, lease)
     return {1, token, 1}
 end

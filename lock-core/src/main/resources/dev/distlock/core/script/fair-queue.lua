@@ -78,9 +78,9 @@ local function grantNext(lock, previous, queue, timeouts, waiting, fence, fenceT
     if promised > 0 then
         -- '~c': the grant may pass between this client's waiters, so its owner's own later requests must
         -- not take it for a grant nobody learnt of (see fair-acquire.lua)
-        redis.call('HSET', lock, head, 1, '~token', token, '~req', req, '~c', 1)
+        redis.call('HSET', lock, head, '1', '~token', digits(token), '~req', req, '~c', '1')
     else
-        redis.call('HSET', lock, head, 1, '~token', token, '~req', req)
+        redis.call('HSET', lock, head, '1', '~token', digits(token), '~req', req)
     end
     if isLocal then
         redis.call('PEXPIRE', lock, lease)

@@ -21,8 +21,8 @@ if redis.call('HEXISTS', lock, 'r:' .. owner) == 1 and redis.call('HGET', lock, 
     redis.call('HSET', lock, 'r:' .. owner, count)
 else
     count, token = 1, nextToken(KEYS[2], ARGV[3])
-    redis.call('HSET', lock, 'r:' .. owner, 1, 'rt:' .. owner, token, 'rq:' .. owner, req)
+    redis.call('HSET', lock, 'r:' .. owner, '1', 'rt:' .. owner, digits(token), 'rq:' .. owner, req)
 end
-redis.call('HSET', lock, 'rd:' .. owner, now + lease)
+redis.call('HSET', lock, 'rd:' .. owner, digits(now + lease))
 settle(lock, now)
 return {1, token, count}

@@ -31,7 +31,7 @@ if writerEnd == 0 then
     return {0, redis.call('PTTL', lock), 0}
 end
 local token = nextToken(KEYS[2], ARGV[3])
-redis.call('HSET', lock, 'w:' .. owner, 1, 'wt:' .. owner, token, 'wd:' .. owner, now + lease,
+redis.call('HSET', lock, 'w:' .. owner, '1', 'wt:' .. owner, digits(token), 'wd:' .. owner, digits(now + lease),
     'wq:' .. owner, req)
 settle(lock, now)
 return {1, token, 1}

@@ -7,11 +7,14 @@
 -- Every script declares the counter in its KEYS, as every key it touches: Redis Cluster refuses a
 -- script that reaches an undeclared key while the slot migrates, and a counter written on both
 -- nodes of a migrating slot would break the migration (BUSYKEY).
--- Tokens are Lua numbers (doubles, exact below 2^53, about 285 years of microseconds) and go to
--- redis.call as numbers: Redis 7.0 writes a number argument with "%.17g", which for an integer below
--- 10^17 is its plain decimal digits. (Writing the counter and the hold's token with string.format('%d')
--- instead measured 0.2-0.3 µs less per acquire+release, of about 8.3, with lock-benchmarks'
--- script-costs: too little to show in any scenario, so they stay numbers.)
+-- Tokens are Lua numbers (doubles, exact below 2^53, about 285 years of microseconds), but go to
+-- redis.call as their decimal digits, made by digits(): Redis 7.0 turns a number argument into text
+-- with snprintf("%.17g"), which for a 16-digit value cost about 1 µs per argument on one host
+-- (lock-benchmarks' script-costs), several times what string.format('%d') costs. Scripts that write
+-- a small constant count write it as a string ('1') for the same reason.
+local function digits(n)
+    return string.format('%d', n)
+end
 local function nextToken(fence, fenceTtl, block)
     block = block or 1
     local time = redis.call('TIME')
@@ -19,11 +22,11 @@ local function nextToken(fence, fenceTtl, block)
     -- The clock is ahead of the counter unless grants come less than a block of microseconds apart: so
     -- write the clock's block and read the counter in one command, and write again only when the
     -- counter was ahead after all.
-    local last = redis.call('SET', fence, clock + block - 1, 'PX', fenceTtl, 'GET')
+    local last = redis.call('SET', fence, digits(clock + block - 1), 'PX', fenceTtl, 'GET')
     if last then
         local after = tonumber(last) + 1
         if after > clock then
-            redis.call('SET', fence, after + block - 1, 'PX', fenceTtl)
+            redis.call('SET', fence, digits(after + block - 1), 'PX', fenceTtl)
             return after
         end
     end
