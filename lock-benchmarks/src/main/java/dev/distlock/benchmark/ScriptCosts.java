@@ -211,7 +211,8 @@ final class ScriptCosts {
 
     /**
      * What passing a token-sized Lua number to {@code redis.call} costs over passing its digits as a
-     * string (both loops make the string, so only the argument differs).
+     * string (both loops make the string, so only the argument differs), and what making those digits
+     * costs.
      */
     static List<Subject> numberArgument() {
         String counter = lua(KEY + ":n");
@@ -231,7 +232,10 @@ final class ScriptCosts {
                         "",
                         prepare,
                         "redis.call('SET', " + counter + ", digits)",
-                        cleanup));
+                        cleanup),
+                new Subject(
+                        "making a token's digits in Lua, as the scripts do (string.format('%d'))",
+                        "", "", "local token = 1700000000000000 + i", "local digits = string.format('%d', token)", ""));
     }
 
     /**
@@ -349,6 +353,7 @@ final class ScriptCosts {
                 .append(Spread.twoDecimals(
                         (number.get(0).nanos().median() - number.get(1).nanos().median()) / 1000))
                 .append(" |\n");
+        row(md, number.get(2).subject().name(), number.get(2).nanos());
         costs.get("layout").forEach(c -> row(md, c.subject().name(), c.nanos()));
         return md.toString();
     }

@@ -30,6 +30,7 @@ class ScriptCostsTest {
             assertThat(costs.keySet()).containsExactly("scripts", "steps", "number", "layout");
             assertThat(costs.get("scripts")).hasSize(2);
             assertThat(costs.get("steps")).hasSize(5);
+            assertThat(costs.get("number")).hasSize(3);
             costs.values().stream()
                     .flatMap(List::stream)
                     .forEach(c ->
@@ -45,6 +46,7 @@ class ScriptCostsTest {
                     .contains("fencing token")
                     .contains("sum of these commands alone")
                     .contains("a fencing-token-sized Lua number passed to redis.call")
+                    .contains("| making a token's digits in Lua")
                     .contains("| another layout, not distlock's");
         }
     }
