@@ -216,7 +216,9 @@ final class ScriptCosts {
      */
     static List<Subject> numberArgument() {
         String counter = lua(KEY + ":n");
-        String prepare = "local token = 1700000000000000 + i local digits = string.format('%d', token)";
+        String token = "local token = 1700000000000000 + i";
+        String digits = "local digits = string.format('%d', token)";
+        String prepare = token + " " + digits;
         String cleanup = "redis.call('DEL', " + counter + ")";
         return List.of(
                 new Subject(
@@ -235,7 +237,7 @@ final class ScriptCosts {
                         cleanup),
                 new Subject(
                         "making a token's digits in Lua, as the scripts do (string.format('%d'))",
-                        "", "", "local token = 1700000000000000 + i", "local digits = string.format('%d', token)", ""));
+                        "", "", token, digits, ""));
     }
 
     /**
