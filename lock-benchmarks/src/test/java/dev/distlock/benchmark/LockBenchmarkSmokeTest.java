@@ -76,12 +76,25 @@ class LockBenchmarkSmokeTest {
                 assertThat(r.threadShare()).as(which + " thread share").isBetween(0.0, 1.0);
             }
             if (r.scenario().contended()) {
-                // Several workers on one key: grants pass from one holder to a waiting other.
-                assertThat(r.handOffsPerOp()).as(which + " hand-offs per op").isPositive();
-                assertThat(r.handOffP99Nanos())
-                        .as(which + " hand-off p99")
-                        .isGreaterThanOrEqualTo(r.handOffP50Nanos())
-                        .isPositive();
+                // Several workers on one key: distlock's grants pass from one holder to a waiting other.
+                // A peer that lets the releasing thread take the lock straight back (RedisLockRegistry)
+                // may make no hand-off at all in a window this short, so for peers it is counted, not
+                // required; when there were hand-offs, their latencies must be there.
+                if (r.library() == Library.DISTLOCK) {
+                    assertThat(r.handOffsPerOp())
+                            .as(which + " hand-offs per op")
+                            .isPositive();
+                } else {
+                    assertThat(r.handOffsPerOp())
+                            .as(which + " hand-offs per op")
+                            .isBetween(0.0, 1.0);
+                }
+                if (r.handOffsPerOp() > 0) {
+                    assertThat(r.handOffP99Nanos())
+                            .as(which + " hand-off p99")
+                            .isGreaterThanOrEqualTo(r.handOffP50Nanos())
+                            .isPositive();
+                }
             } else {
                 assertThat(r.handOffsPerOp())
                         .as(which + " hand-offs on own keys")
