@@ -119,11 +119,14 @@ final class ScriptCosts {
      * data model could save: one hash per lock that keeps the fencing counter and the note of the last
      * release besides the hold, with the lease as a field (microseconds of the server clock) rather than
      * the key's TTL, so a release rewrites the hash instead of deleting it and writing a note. Taking a
-     * free lock is a read, TIME and a write; releasing it a read and a write. It grants the same
-     * guarantees on this path (tokens from the counter and the clock, a repeated release answers 1
-     * until the lock's next release), none of the waiting, re-entry or cohorting ones. It sets the hash's
-     * TTL only when it makes the hash; a real one must also keep that TTL from ending under a hold, which
-     * costs more, so what it saves is an upper bound.
+     * free lock is a read, TIME and a write; releasing it a read, TIME and a write: with the lease a
+     * field, no expiry ends the hold, so the release itself must see that the lease ran out (and answer
+     * -1, so that its holder is told) where distlock's finds the key gone. It grants the same guarantees
+     * on this path (tokens from the counter and the clock, a lease that ran out reported at release), but
+     * a weaker note (a repeated release answers 1 only until the lock's next release, distlock's until
+     * the note expires) and none of the waiting, re-entry or cohorting ones. It sets the hash's TTL only
+     * when it makes the hash; a real one must also keep that TTL from ending under a hold, and keep a
+     * note per owner, which costs more, so what it saves is an upper bound.
      * KEYS[1] the hash; take: ARGV[1] owner, ARGV[2] lease in ms, ARGV[3] grant id, ARGV[4] tokens
      * reserved, ARGV[5] TTL of the hash in ms (set when it is made); drop: ARGV[1] owner, ARGV[2] grant.
      */
@@ -141,10 +144,15 @@ final class ScriptCosts {
             return 1
             """;
 
-    /** See {@link #ONE_HASH_TAKE}: 1 released (also when this grant's release is repeated), -1 not held. */
+    /**
+     * See {@link #ONE_HASH_TAKE}: 1 released (also when this grant's release is repeated), -1 not held
+     * (or its lease ran out).
+     */
     static final String ONE_HASH_DROP = """
-            local f = redis.call('HMGET', KEYS[1], 'owner', 'req', 'note')
+            local f = redis.call('HMGET', KEYS[1], 'owner', 'req', 'note', 'until')
             if f[1] == ARGV[1] and f[2] == ARGV[2] then
+                local t = redis.call('TIME')
+                if tonumber(f[4]) <= tonumber(t[1]) * 1000000 + tonumber(t[2]) then return -1 end
                 redis.call('HSET', KEYS[1], 'owner', '', 'note', ARGV[2])
                 return 1
             end
@@ -156,7 +164,7 @@ final class ScriptCosts {
     static List<Subject> layout() {
         return List.of(pair(
                 "another layout, not distlock's: one hash with the fencing counter, the release note and the lease as"
-                        + " fields (HMGET, TIME, HSET; HMGET, HSET)",
+                        + " fields (HMGET, TIME, HSET; HMGET, TIME, HSET)",
                 ONE_HASH_TAKE,
                 new String[] {KEY},
                 new String[] {

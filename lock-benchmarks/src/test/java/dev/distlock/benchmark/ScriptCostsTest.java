@@ -70,7 +70,7 @@ class ScriptCostsTest {
 
     /** The other layout is timed for the same job as distlock's path, so it must do that job. */
     @Test
-    void theOtherLayoutExcludesFencesAndAnswersARepeatedRelease() {
+    void theOtherLayoutExcludesFencesAnswersARepeatedReleaseAndReportsARunOutLease() {
         try (RedisServer redis = RedisServer.start()) {
             RedisClient client = RedisClient.create(RedisURI.create(redis.host(), redis.port()));
             try (StatefulRedisConnection<String, String> connection = client.connect()) {
@@ -92,6 +92,12 @@ class ScriptCostsTest {
                         .as("past the first grant's reserved block")
                         .isGreaterThan(first + Long.parseLong(DistlockScriptCall.TOKEN_BLOCK) - 1);
                 assertThat(sync.pttl(key[0])).as("the hash expires some day").isPositive();
+
+                // with the lease a field, nothing expires the hold: the release must see that it ran out
+                sync.hset(key[0], "until", "1");
+                assertThat(drop(sync, key, "b", "2"))
+                        .as("a hold whose lease ran out is not released as if it had not")
+                        .isEqualTo(-1L);
             } finally {
                 client.shutdown();
             }
