@@ -82,8 +82,10 @@ public interface RedisLock extends Lock {
     /**
      * Releases one hold of the current thread, as {@link #unlock()} does, except that a last release
      * within {@code holdAtLeast} of the grant leaves the lock taken until {@code holdAtLeast} after the
-     * grant: taken by nobody, so no owner (this thread included) gets or re-enters it before then, and
-     * never longer than the lease it has left. For jobs that must not run twice when instances start
+     * grant: taken by nobody, so no owner (this thread included) gets or re-enters it before then. A
+     * fixed lease (one given to {@code lock} or {@code tryLock}) that ends sooner still ends it; a
+     * watchdog lease, which only lasted as long as the hold, does not: the lock stays taken the whole
+     * {@code holdAtLeast}, however much longer than the watchdog lease that is. For jobs that must not run twice when instances start
      * them at slightly different times: the first run keeps the others out for that long even when it
      * finishes at once. The lock expires by itself; waiters take it then.
      *

@@ -90,24 +90,25 @@ final class RedisNode {
 
     /** Releases one of {@code held} holds of grant {@code grantId}: 1 released, 0 still held, -1 not held by this grant. */
     CompletableFuture<Long> release(LockKind kind, LockKeys keys, String owner, String grantId, int held) {
-        return release(kind, keys, owner, grantId, held, 0);
+        return release(kind, keys, owner, grantId, held, 0, false, "");
     }
 
     /**
      * As {@link #release(LockKind, LockKeys, String, String, int)}; a last release leaves the lock taken
-     * by nobody for {@code keepMs} more (0: frees it), for kinds that {@link LockKind#keepsAfterRelease}.
-     */
-    CompletableFuture<Long> release(LockKind kind, LockKeys keys, String owner, String grantId, int held, long keepMs) {
-        return release(kind, keys, owner, grantId, held, keepMs, "");
-    }
-
-    /**
-     * As {@link #release(LockKind, LockKeys, String, String, int, long)}, for a fair grant that was passed
-     * down (or over) {@code served}, the waiters of this client named as {@link FairHandOffs.Cohort#served()}
-     * says.
+     * by nobody for {@code keepMs} more (0: frees it), for kinds that {@link LockKind#keepsAfterRelease}:
+     * never past the lease it has left unless {@code keepPastLease} (a watchdog lease, which has no end of
+     * its own). {@code served}: for a fair grant that was passed down (or over), the waiters of this client
+     * named as {@link FairHandOffs.Cohort#served()} says ("" for none).
      */
     CompletableFuture<Long> release(
-            LockKind kind, LockKeys keys, String owner, String grantId, int held, long keepMs, String served) {
+            LockKind kind,
+            LockKeys keys,
+            String owner,
+            String grantId,
+            int held,
+            long keepMs,
+            boolean keepPastLease,
+            String served) {
         long sentAt = System.nanoTime(); // the lease of a grant the release makes runs from no earlier than this
         return kind.release(
                 scripts,
@@ -119,6 +120,7 @@ final class RedisNode {
                         hub.message(kind.wakesAllOnRelease()),
                         releaseNoteTtlMs,
                         keepMs,
+                        keepPastLease,
                         reserveMs,
                         fenceTtlMs,
                         localOwners,
@@ -153,7 +155,7 @@ final class RedisNode {
             return; // the lease has ended: Redis has let the grant go already
         }
         calls.inBackground(
-                () -> release(kind, keys, owner, grantId, 1, 0, served)
+                () -> release(kind, keys, owner, grantId, 1, 0, false, served)
                         .whenComplete((result, error) -> wakeLocal(kind, keys)),
                 until,
                 "giving back",

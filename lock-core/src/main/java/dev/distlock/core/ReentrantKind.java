@@ -42,7 +42,8 @@ final class ReentrantKind extends LockKind {
                 r.wakeMessage(),
                 ScriptArgs.decimal(r.noteTtlMs()),
                 ScriptArgs.decimal(r.keepMs()),
-                ScriptArgs.decimal(r.reserveMs()));
+                ScriptArgs.decimal(r.reserveMs()),
+                r.keepPastLease() ? "1" : "0");
     }
 
     /**

@@ -57,12 +57,7 @@ final class Releaser {
         long result;
         try {
             // On the caller's thread (events too): the starter tells its own calls apart by thread.
-            result = calls.call(
-                    () -> node.release(
-                            hold.kind, hold.keys, hold.redisOwner, hold.grantId, held, keepMs, hold.served()),
-                    calls.operationDeadline(),
-                    "releasing",
-                    hold.keys);
+            result = calls.call(() -> send(hold, held, keepMs), calls.operationDeadline(), "releasing", hold.keys);
         } catch (LockException e) {
             throw released(hold, last, 0, e);
         }
@@ -85,12 +80,7 @@ final class Releaser {
         if (last && keepMs == 0 && (handedOn(hold) || handedDownTheLine(hold))) {
             return CompletableFuture.completedFuture(null);
         }
-        return calls.callAsync(
-                        () -> node.release(
-                                hold.kind, hold.keys, hold.redisOwner, hold.grantId, held, keepMs, hold.served()),
-                        calls.operationDeadline(),
-                        "releasing",
-                        hold.keys)
+        return calls.callAsync(() -> send(hold, held, keepMs), calls.operationDeadline(), "releasing", hold.keys)
                 .handle((result, error) -> {
                     RuntimeException failure = released(hold, last, result == null ? 0 : result, error);
                     if (failure != null) {
@@ -212,6 +202,12 @@ final class Releaser {
                 hold.validUntilNanos,
                 hold.redisGrantNanos,
                 refill);
+    }
+
+    /** Runs the release script for {@code held} holds of {@code hold}, keeping the lock {@code keepMs} after it. */
+    private CompletableFuture<Long> send(Hold hold, int held, long keepMs) {
+        return node.release(
+                hold.kind, hold.keys, hold.redisOwner, hold.grantId, held, keepMs, hold.watchdog(), hold.served());
     }
 
     /**

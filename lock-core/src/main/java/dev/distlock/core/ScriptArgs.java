@@ -66,6 +66,8 @@ final class ScriptArgs {
      * @param wakeMessage what the last release publishes
      * @param noteTtlMs how long Redis remembers a last release, so that the same release sent again still succeeds
      * @param keepMs how long a last release leaves the lock taken, by nobody (hold-at-least); 0 frees it
+     * @param keepPastLease whether {@code keepMs} may outlast the lease the lock has left: the hold's lease
+     *        is renewed by the watchdog, so it has no end of its own that the caller chose
      * @param reserveMs how long a last release reserves the lock for another client that found it busy
      * @param fenceTtlMs how long the fencing counter outlives a grant the release makes to the next waiter
      *        (fair locks)
@@ -84,6 +86,7 @@ final class ScriptArgs {
             String wakeMessage,
             long noteTtlMs,
             long keepMs,
+            boolean keepPastLease,
             long reserveMs,
             long fenceTtlMs,
             String localOwners,

@@ -425,6 +425,7 @@ class DerivedKeysScriptTest extends ScriptTestSupport {
                 "wake",
                 NOTE_TTL_MS,
                 0,
+                false,
                 50,
                 FENCE_TTL_MS,
                 "",

@@ -101,6 +101,27 @@ class HoldAtLeastTest {
     }
 
     @Test
+    void aWatchdogLeaseDoesNotCutHoldAtLeastShort() throws Exception {
+        LockClientOptions shortLease = LockClientOptions.builder()
+                .watchdogLease(Duration.ofMillis(600))
+                .build();
+        try (LockClient job = LockClient.create(RedisURI.create(redis.server().uri()), shortLease)) {
+            RedisLock lock = job.getLock(name);
+            lock.lock();
+
+            lock.unlock(Duration.ofSeconds(5));
+
+            assertThat(lock.remainingLease())
+                    .as("the whole holdAtLeast, not the 600 ms the watchdog lease had left")
+                    .isGreaterThan(Duration.ofSeconds(3));
+            Thread.sleep(1_500); // past two watchdog leases
+            assertThat(OtherThread.call(() -> otherInstance.getLock(name).tryLock()))
+                    .as("still kept out after the watchdog lease would have ended")
+                    .isFalse();
+        }
+    }
+
+    @Test
     void onlyTheLastReleaseOfAReentrantHoldKeepsTheLock() throws Exception {
         RedisLock lock = client.getLock(name);
         lock.lock();

@@ -6,10 +6,13 @@
 -- ARGV[4] wake-up channel   ARGV[5] wake-up message   ARGV[6] how long the note is kept, in ms
 -- ARGV[7] ms the lock must stay taken after a last release (hold-at-least; 0: free it now). The lock
 --         then keeps its fencing token but no owner, so nobody takes or re-enters it until it expires;
---         a lease ending sooner still wins. Nobody is woken: waiters retry when its time is up.
+--         a fixed lease ending sooner still wins. Nobody is woken: waiters retry when its time is up.
 -- ARGV[8] ms a last release reserves the lock for another client that found it busy ('~w'): only that
 --         client may take it meanwhile, so that clients take turns instead of the releasing one taking
 --         it straight back. Nobody waiting elsewhere, or 0: it is free at once.
+-- ARGV[9] '1' when the hold's lease was renewed by a watchdog: it has no end the caller chose, so the
+--         lock stays taken the whole ARGV[7] even past the lease it has left (a job with a 5 min
+--         hold-at-least and a 30 s watchdog lease keeps others out for 5 min).
 -- A last release that frees the lock or reserves it publishes ARGV[5] on ARGV[4] only when somebody
 -- waited for it ('~s', or '~w'); an uncontended release publishes nothing.
 -- Returns 1 released, 0 still held (count now ARGV[3] - 1), -1 not held by this grant.
@@ -31,7 +34,7 @@ redis.call('SET', note, req, 'PX', ARGV[6])
 local keep = tonumber(ARGV[7])
 if keep > 0 then
     redis.call('HDEL', lock, owner)
-    if keep < redis.call('PTTL', lock) then
+    if ARGV[9] == '1' or keep < redis.call('PTTL', lock) then
         redis.call('PEXPIRE', lock, keep)
     end
     return 1
