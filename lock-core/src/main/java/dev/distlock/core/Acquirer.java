@@ -79,6 +79,7 @@ final class Acquirer {
         // Joined before the first try, a channel kept open since the last wait on it misses no wake-up after it.
         WaitChannel channel = reentry ? null : hub.joinIfOpen(channelName);
         FairHandOffs.Slot slot = own ? expectOffer(request, args) : null;
+        int lateGrants = 0;
         try {
             Grant grant = attempt(request, args, deadline);
             while (true) {
@@ -88,6 +89,7 @@ final class Acquirer {
                         acquired = true;
                         return hold;
                     }
+                    requireUsableLease(request, grant, ++lateGrants);
                     if (args.held() == 0) {
                         // The next try gets a grant id of its own: the give-back names the old one, and if
                         // it is retried late it must not free a grant made by the next try.
@@ -352,6 +354,30 @@ final class Acquirer {
                 lease,
                 options.localHandOffs() + 1);
         return recorded(request, hold);
+    }
+
+    /** Grants in a row that may arrive after their lease before the lease is called too short for this network. */
+    static final int LATE_GRANTS_TOLERATED = 3;
+
+    /**
+     * Called when {@code grant} reached this client after its lease had ended ({@link #granted} gave it
+     * back), the {@code lateInARow}th time in a row: once that happened {@link #LATE_GRANTS_TOLERATED}
+     * times to a fixed lease, it is shorter than a round trip to Redis and the lock could never be used,
+     * so the caller is told instead of being made to try for ever. A pause of this JVM makes a single
+     * late grant, which is tried again.
+     *
+     * @throws IllegalArgumentException when the lease is too short to use
+     */
+    static void requireUsableLease(AcquireRequest request, Grant grant, int lateInARow) {
+        Lease lease = request.lease();
+        if (lease.watchdog() || lateInARow < LATE_GRANTS_TOLERATED) {
+            return;
+        }
+        long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - grant.sentNanos());
+        throw new IllegalArgumentException("lease of lock '" + request.info().key() + "' (" + lease.millis()
+                + " ms) had ended before Redis's grant reached this client " + lateInARow
+                + " times in a row (the last reply took " + tookMs + " ms): use a lease well above the round trip"
+                + " to Redis, or leave it out to use the watchdog");
     }
 
     /** Records a new hold of {@code request}'s owner: the hold table, the lease keeper, the acquire event. */

@@ -69,7 +69,7 @@ abstract class AcquiringLock implements RedisLock {
 
     @Override
     public void lock(Duration lease) {
-        acquireUninterruptibly(Durations.requireLease(lease, info.key()));
+        acquireUninterruptibly(Durations.requireFixedLease(lease, info.key()));
     }
 
     private void acquireUninterruptibly(@Nullable Duration lease) {

@@ -57,6 +57,8 @@ final class AsyncAcquisition {
 
     private @Nullable CompletableFuture<?> call;
     private @Nullable CompletableFuture<Boolean> sleep;
+    /** Grants in a row that reached this client after their lease ({@link Acquirer#requireUsableLease}). */
+    private int lateGrants;
 
     AsyncAcquisition(
             Acquirer acquirer,
@@ -226,6 +228,12 @@ final class AsyncAcquisition {
         if (grant.granted()) {
             Hold hold = acquirer.granted(request, grant);
             if (hold == null) {
+                try {
+                    Acquirer.requireUsableLease(request, grant, ++lateGrants);
+                } catch (IllegalArgumentException e) {
+                    result.completeExceptionally(e);
+                    return;
+                }
                 args = acquirer.afresh(request); // as in Acquirer: the give-back names the old grant id
                 slot = acquirer.renewOffer(request, args, slot);
                 attempt(); // arrived after its lease (given back): look again at once

@@ -48,14 +48,23 @@ final class Durations {
         return value;
     }
 
-    /** A lease: {@code null} means the watchdog; otherwise 1 ms to {@link #MAX_LEASE}. */
+    /**
+     * The shortest fixed lease accepted: 10 ms. A lease shorter than a round trip to Redis has ended
+     * by the time its grant reaches the client, so the lock could never be used.
+     */
+    static final Duration MIN_LEASE = Duration.ofMillis(10);
+
+    /** A lease: {@code null} means the watchdog; otherwise {@link #MIN_LEASE} to {@link #MAX_LEASE}. */
     static Duration requireLease(Duration lease, String lockName) {
         if (lease == null) {
             return null;
         }
-        if (lease.toMillis() < 1) {
-            throw new IllegalArgumentException("lease of lock '" + lockName + "' must be at least 1 ms, got " + lease
-                    + " (leave it out to use the watchdog)");
+        // compared as Durations, not as millis: toMillis() of a huge lease overflows
+        if (lease.compareTo(MIN_LEASE) < 0) {
+            throw new IllegalArgumentException("lease of lock '" + lockName + "' must be at least "
+                    + MIN_LEASE.toMillis() + " ms, got " + lease
+                    + ": a shorter lease ends before Redis's grant reaches the client (leave it out to use the"
+                    + " watchdog)");
         }
         if (lease.compareTo(MAX_LEASE) > 0) {
             throw new IllegalArgumentException(
@@ -63,6 +72,13 @@ final class Durations {
                             + " (leave it out to use the watchdog, which renews a short lease while the holder runs)");
         }
         return lease;
+    }
+
+    /** A lease the caller must give (a method that has a lease-less twin for the watchdog). */
+    static Duration requireFixedLease(Duration lease, String lockName) {
+        Objects.requireNonNull(
+                lease, () -> "lease of lock '" + lockName + "' must not be null: call lock() for the watchdog lease");
+        return requireLease(lease, lockName);
     }
 
     private static String describe(Duration d) {

@@ -46,8 +46,8 @@ public final class LockClient implements AutoCloseable {
     /** Connects to {@code uri}; the client owns (and closes) its connections. */
     public static LockClient create(RedisURI uri, LockClientOptions options) {
         Objects.requireNonNull(uri, "uri must not be null");
-        return new LockClient(
-                RedisConnections.open(RedisClient.create(uri), true), Objects.requireNonNull(options, "options"));
+        Objects.requireNonNull(options, "options must not be null: use LockClientOptions.defaults()");
+        return new LockClient(RedisConnections.open(RedisClient.create(uri), true), options);
     }
 
     /**
@@ -59,7 +59,8 @@ public final class LockClient implements AutoCloseable {
      */
     public static LockClient create(AbstractRedisClient redisClient, LockClientOptions options) {
         Objects.requireNonNull(redisClient, "redisClient must not be null");
-        return new LockClient(RedisConnections.open(redisClient, false), Objects.requireNonNull(options, "options"));
+        Objects.requireNonNull(options, "options must not be null: use LockClientOptions.defaults()");
+        return new LockClient(RedisConnections.open(redisClient, false), options);
     }
 
     /** A reentrant lock on {@code key}; cheap, no Redis call. Events and metrics call it by its key. */

@@ -43,7 +43,7 @@ final class MultiLock implements RedisMultiLock {
 
     @Override
     public void lock(Duration lease) {
-        lockAll(Durations.requireLease(lease, name));
+        lockAll(Durations.requireFixedLease(lease, name));
     }
 
     private void lockAll(@Nullable Duration lease) {

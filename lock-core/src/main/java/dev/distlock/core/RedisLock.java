@@ -37,7 +37,12 @@ public interface RedisLock extends Lock {
     /** The lock's key, as given to {@link LockClient#getLock(String)}. */
     String getKey();
 
-    /** Blocks until the lock is acquired, holding it for {@code lease} with no renewal. */
+    /**
+     * Blocks until the lock is acquired, holding it for {@code lease} with no renewal.
+     *
+     * @throws NullPointerException when {@code lease} is null ({@link #lock()} is the watchdog's)
+     * @throws IllegalArgumentException when {@code lease} is under 10 ms or over 365 days
+     */
     void lock(Duration lease);
 
     /** Acquires the lock if it is free right now, with the watchdog lease. */
@@ -56,7 +61,7 @@ public interface RedisLock extends Lock {
      * Waits up to {@code waitTime} for the lock and holds it for {@code lease} with no renewal;
      * a {@code null} lease means the watchdog lease.
      *
-     * @throws IllegalArgumentException when a duration is negative, the lease is zero, or either is over 365 days
+     * @throws IllegalArgumentException when the wait is negative, the lease under 10 ms, or either over 365 days
      * @throws LockUnavailableException when Redis did not answer within the wait time (plus at most 200 ms)
      */
     boolean tryLock(Duration waitTime, @Nullable Duration lease) throws InterruptedException;
@@ -150,7 +155,7 @@ public interface RedisLock extends Lock {
      * As {@link #tryLockAsync(Duration)}, holding the lock for {@code lease} with no renewal; a
      * {@code null} lease means the watchdog lease.
      *
-     * @throws IllegalArgumentException when a duration is negative, the lease is zero, or either is over 365 days
+     * @throws IllegalArgumentException when the wait is negative, the lease under 10 ms, or either over 365 days
      */
     CompletionStage<Optional<LockHandle>> tryLockAsync(Duration waitTime, @Nullable Duration lease);
 

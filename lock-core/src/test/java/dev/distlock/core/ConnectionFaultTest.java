@@ -294,6 +294,32 @@ class ConnectionFaultTest {
                 .hasMessageContaining("closed");
     }
 
+    @Test
+    void aFixedLeaseShorterThanTheRoundTripFailsNamingItInsteadOfTryingForEver() throws Exception {
+        LockClient client = throughRelay(LockClientOptions.builder());
+        String name = Names.fresh("lease-under-round-trip");
+        RedisLock lock = client.getLock(name);
+        RedisLock other = client.getLock(name + ":async");
+        relay.delayReplies(Duration.ofMillis(100)); // every grant of a 20 ms lease arrives after it ended
+
+        assertThatThrownBy(() -> lock.tryLock(Duration.ofSeconds(30), Duration.ofMillis(20)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("lease of lock '" + name + "' (20 ms) had ended before Redis's grant reached")
+                .hasMessageContaining("3 times in a row")
+                .hasMessageContaining("use a lease well above the round trip");
+        assertThatThrownBy(() -> other.tryLockAsync(Duration.ofSeconds(30), Duration.ofMillis(20))
+                        .toCompletableFuture()
+                        .get(30, TimeUnit.SECONDS))
+                .hasCauseInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("3 times in a row");
+
+        relay.heal();
+        assertThat(lock.tryLock(Duration.ofSeconds(5), Duration.ofSeconds(5)))
+                .as("the lease was the problem, not the lock: a usable lease takes it")
+                .isTrue();
+        lock.unlock();
+    }
+
     private long subscribers(String channel) {
         return observer.pubsubNumsub(channel).getOrDefault(channel, 0L);
     }

@@ -8,6 +8,7 @@ import dev.distlock.testsupport.RedisServer;
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisURI;
 import java.time.Duration;
+import java.time.temporal.ChronoUnit;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -83,10 +84,19 @@ class RedisLockArgumentsTest {
         assertThatThrownBy(() -> lock.tryLock(Duration.ofSeconds(1), Duration.ZERO))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("lease");
-        assertThatThrownBy(() -> lock.tryLock(Duration.ofSeconds(1), Duration.ofNanos(999_999)))
-                .as("below one millisecond")
+        assertThatThrownBy(() -> lock.tryLock(Duration.ofSeconds(1), Duration.ofMillis(9)))
+                .as("shorter than a round trip could carry the grant back")
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("1 ms");
+                .hasMessageContaining("at least 10 ms")
+                .hasMessageContaining("before Redis's grant reaches the client");
+        assertThatThrownBy(() -> lock.tryLock(Duration.ofSeconds(1), ChronoUnit.FOREVER.getDuration()))
+                .as("too long to count in milliseconds")
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("at most 365 days");
+        assertThatThrownBy(() -> lock.lock(null))
+                .as("lock(lease) has a twin for the watchdog")
+                .isInstanceOf(NullPointerException.class)
+                .hasMessageContaining("lease of lock '" + name + "' must not be null: call lock()");
         assertNothingHeld();
     }
 
@@ -144,6 +154,10 @@ class RedisLockArgumentsTest {
         assertThatThrownBy(() -> LockClient.create((AbstractRedisClient) null, LockClientOptions.defaults()))
                 .isInstanceOf(NullPointerException.class)
                 .hasMessageContaining("redisClient");
+        assertThatThrownBy(
+                        () -> LockClient.create(RedisURI.create(redis.server().uri()), null))
+                .isInstanceOf(NullPointerException.class)
+                .hasMessageContaining("options must not be null: use LockClientOptions.defaults()");
     }
 
     @Test
