@@ -60,6 +60,7 @@ final class LeaseKeeper<H extends LeaseState> implements AutoCloseable {
     private final long watchdogLeaseMs;
     private final Renewer<H> renewer;
     private final LeaseWatchdog watchdog;
+    private final Supplier<Collection<H>> holds;
 
     /**
      * @param what how logs name a lock of this kind ({@code Lock}, {@code RedLock})
@@ -78,6 +79,7 @@ final class LeaseKeeper<H extends LeaseState> implements AutoCloseable {
         this.interruptOnLoss = options.interruptOnLeaseLost();
         this.watchdogLeaseMs = options.watchdogLease().toMillis();
         this.renewer = renewer;
+        this.holds = holds;
         this.watchdog = new LeaseWatchdog(timers, options.watchdogLease(), () -> watched(holds.get()));
     }
 
@@ -289,8 +291,23 @@ final class LeaseKeeper<H extends LeaseState> implements AutoCloseable {
                 .toList();
     }
 
+    /**
+     * Stops the watchdog. Its holds still held lose their renewals, so each is reported lost now (WARN,
+     * listeners, interrupt when chosen) rather than found expired later: its lease ends within one
+     * watchdog lease while its holder may still run. A fixed lease is not renewed anyway and lasts as
+     * long as its holder was told.
+     */
     @Override
     public void close() {
         watchdog.close();
+        for (H hold : holds.get()) {
+            if (hold.watchdog() && !hold.released) {
+                lost(
+                        hold,
+                        "its client was closed while it was held: the "
+                                + hold.lease().describe()
+                                + " is no longer renewed, so another owner may take the lock once it ends");
+            }
+        }
     }
 }

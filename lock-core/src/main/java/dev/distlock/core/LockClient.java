@@ -199,7 +199,9 @@ public final class LockClient implements AutoCloseable {
 
     /**
      * Stops the watchdog and closes the connections; held locks are not released (their holders may
-     * still run) and expire within one lease. Threads waiting for a lock of this client wake at once
+     * still run) and expire within one lease. A hold on the watchdog lease is reported lost at once
+     * (listeners, WARN, interrupt when chosen), since nothing renews it any more, and its unlock throws
+     * {@link LockLeaseExpiredException}; a fixed lease lasts as long as its holder was told. Threads waiting for a lock of this client wake at once
      * with a {@link LockException}, and every later call on its locks throws a {@link LockException}
      * saying the client is closed. Calling it again does nothing.
      */

@@ -183,7 +183,9 @@ public final class RedLockClient implements AutoCloseable {
 
     /**
      * Stops the watchdog and closes the node connections this client opened; held locks are not
-     * released and expire within one lease. Calling it again does nothing.
+     * released and expire within one lease. A hold on the watchdog lease is reported lost at once
+     * (listeners, WARN, interrupt when chosen), and its unlock throws {@link LockLeaseExpiredException}.
+     * Calling it again does nothing.
      */
     @Override
     public void close() {

@@ -57,6 +57,9 @@ class RedisLockLeaseTest {
         holderClient.getLock(name).lock(lease);
 
         holderClient.close(); // the holder is gone without unlocking
+        assertThat(events.leaseLosses(name))
+                .as("a fixed lease lasts as long as its holder was told, closed client or not")
+                .isEmpty();
         RedisLock other = otherClient.getLock(name);
         boolean acquired = other.tryLock(Duration.ofSeconds(10));
         Duration sinceHolderLocked = Duration.ofNanos(System.nanoTime() - start);
@@ -70,13 +73,21 @@ class RedisLockLeaseTest {
 
     @Test
     void watchdogLeaseFreesTheLockWithinALeaseOnceItsClientIsClosed() throws Exception {
-        holderClient.getLock(name).lock();
+        RedisLock held = holderClient.getLock(name);
+        held.lock();
         // prove the watchdog is renewing before the holder goes away
         await().atMost(Duration.ofSeconds(5))
                 .until(() -> events.renewals(name, RenewalOutcome.RENEWED).size() >= 2);
 
         holderClient.close();
         long closed = System.nanoTime();
+        assertThat(events.leaseLosses(name))
+                .as("its holder is told at once that nothing renews its lease any more")
+                .singleElement()
+                .satisfies(loss -> assertThat(loss.reason()).contains("its client was closed while it was held"));
+        assertThatThrownBy(held::unlock)
+                .isInstanceOf(LockLeaseExpiredException.class)
+                .hasMessageContaining("its client was closed");
         RedisLock other = otherClient.getLock(name);
         boolean acquired = other.tryLock(Duration.ofSeconds(10));
 
