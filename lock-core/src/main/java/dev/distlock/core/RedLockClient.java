@@ -4,8 +4,12 @@ import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.jspecify.annotations.Nullable;
 
@@ -76,7 +80,8 @@ public final class RedLockClient implements AutoCloseable {
      * @throws IllegalArgumentException with fewer than {@value #MIN_NODES} nodes
      */
     public static RedLockClient of(LockClient... nodes) {
-        return of(List.of(nodes), LockClientOptions.defaults());
+        Objects.requireNonNull(nodes, "nodes must not be null");
+        return of(Arrays.asList(nodes), LockClientOptions.defaults());
     }
 
     /**
@@ -112,6 +117,7 @@ public final class RedLockClient implements AutoCloseable {
         Objects.requireNonNull(uris, "uris must not be null");
         Objects.requireNonNull(options, "options must not be null");
         requireEnoughNodes(uris.size());
+        requireDistinctServers(uris);
         List<RedisClient> redisClients = new ArrayList<>();
         List<LockClient> nodes = new ArrayList<>();
         try {
@@ -129,6 +135,35 @@ public final class RedLockClient implements AutoCloseable {
             throw e;
         }
         return new RedLockClient(nodes, options, List.copyOf(nodes), List.copyOf(redisClients));
+    }
+
+    /**
+     * Refuses a server listed twice: both entries would grant the same lock (the second grant looks like
+     * the first one sent again), so a "majority" could come from one Redis.
+     */
+    private static void requireDistinctServers(List<RedisURI> uris) {
+        Set<String> seen = new HashSet<>();
+        for (RedisURI uri : uris) {
+            String server = server(Objects.requireNonNull(uri, "uris must not contain null"));
+            if (!seen.add(server)) {
+                throw new IllegalArgumentException("RedLock nodes list " + server
+                        + " twice: RedLock needs distinct, independent Redis masters, one entry each");
+            }
+        }
+    }
+
+    /** The server (and database) {@code uri} names, without credentials: host and port, or the Sentinel master. */
+    private static String server(RedisURI uri) {
+        String where = uri.getSocket() != null
+                ? "socket " + uri.getSocket()
+                : uri.getSentinels().isEmpty()
+                        ? uri.getHost().toLowerCase(Locale.ROOT) + ":" + uri.getPort()
+                        : "Sentinel master " + uri.getSentinelMasterId() + " via "
+                                + uri.getSentinels().stream()
+                                        .map(s -> s.getHost().toLowerCase(Locale.ROOT) + ":" + s.getPort())
+                                        .sorted()
+                                        .toList();
+        return where + (uri.getDatabase() == 0 ? "" : " database " + uri.getDatabase());
     }
 
     private static void requireEnoughNodes(int count) {

@@ -246,6 +246,27 @@ class RedLockTest {
     }
 
     @Test
+    void rejectsAServerListedTwiceBeforeConnecting() {
+        List<RedisURI> three = nodes.uris(3);
+        RedisURI second = three.get(1);
+        RedisURI sameServerAgain = RedisURI.create(
+                "redis://" + second.getHost().toUpperCase(java.util.Locale.ROOT) + ":" + second.getPort());
+        List<RedisURI> repeated = List.of(three.get(0), second, three.get(2), sameServerAgain);
+
+        assertThatThrownBy(() -> RedLockClient.connect(repeated, LockClientOptions.defaults()))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining(second.getHost() + ":" + second.getPort() + " twice")
+                .hasMessageContaining("distinct, independent Redis masters");
+        assertThatThrownBy(() -> RedLockClient.of((LockClient[]) null))
+                .isInstanceOf(NullPointerException.class)
+                .hasMessageContaining("nodes must not be null");
+        List<LockClient> clients = nodes.nodeClients(3, true);
+        assertThatThrownBy(() -> RedLockClient.of(clients.get(0), null, clients.get(2)))
+                .isInstanceOf(NullPointerException.class)
+                .hasMessageContaining("nodes must not contain null");
+    }
+
+    @Test
     void conditionsAreNotSupported() {
         RedisLock lock = nodes.connect(3).getLock(Names.fresh("condition"));
 
