@@ -220,6 +220,7 @@ final class MultiLock implements RedisMultiLock {
     @Override
     public void unlock(Duration holdAtLeast) {
         HoldAtLeast.require(holdAtLeast, getKey());
+        checkHoldAtLeast(holdAtLeast);
         RuntimeException first = null;
         for (int i = locks.size() - 1; i >= 0; i--) {
             try {
@@ -234,6 +235,20 @@ final class MultiLock implements RedisMultiLock {
         }
         if (first != null) {
             throw first;
+        }
+    }
+
+    /**
+     * Refuses a positive {@code holdAtLeast} that one of the locks cannot keep before any is released, so
+     * that the caller can still release them all with {@link #unlock()}.
+     */
+    private void checkHoldAtLeast(Duration holdAtLeast) {
+        for (RedisLock lock : locks) {
+            if (lock instanceof ThreadBoundLock<?> bound) {
+                bound.checkHoldAtLeast(holdAtLeast);
+            } else if (lock instanceof MultiLock multi) {
+                multi.checkHoldAtLeast(holdAtLeast);
+            }
         }
     }
 

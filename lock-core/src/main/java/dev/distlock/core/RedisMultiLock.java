@@ -29,6 +29,7 @@ public interface RedisMultiLock extends RedisLock {
         if (locks == null || locks.isEmpty()) {
             throw new IllegalArgumentException("a multi-lock needs at least one lock");
         }
+        locks.forEach(lock -> java.util.Objects.requireNonNull(lock, "locks must not contain null"));
         List<RedisLock> sorted = locks.stream()
                 .<RedisLock>map(lock -> lock)
                 .sorted(java.util.Comparator.comparing(RedisLock::getKey))

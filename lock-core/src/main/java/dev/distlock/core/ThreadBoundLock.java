@@ -50,13 +50,18 @@ final class ThreadBoundLock<H extends LeaseState> extends AcquiringLock {
     @Override
     public void unlock(Duration holdAtLeast) {
         HoldAtLeast.require(holdAtLeast, info.key());
-        port.checkHoldAtLeast(holdAtLeast);
+        checkHoldAtLeast(holdAtLeast);
         H hold = port.hold(owner());
         if (hold == null) {
             throw new IllegalMonitorStateException(what + " '" + info.key() + "' is not held by the current thread ("
                     + Thread.currentThread().getName() + "): only the owner can unlock it");
         }
         port.release(hold, holdAtLeast);
+    }
+
+    /** Refuses a positive {@code holdAtLeast} this kind of lock cannot keep, before anything is released. */
+    void checkHoldAtLeast(Duration holdAtLeast) {
+        port.checkHoldAtLeast(holdAtLeast);
     }
 
     @Override

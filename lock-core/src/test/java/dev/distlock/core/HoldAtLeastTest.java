@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.distlock.testsupport.RedisExtension;
 import io.lettuce.core.RedisURI;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -172,6 +173,20 @@ class HoldAtLeastTest {
         assertThatThrownBy(() -> handle.unlockAsync(KEEP)).isInstanceOf(UnsupportedOperationException.class);
         assertThat(handle.isHeld()).as("the handle is not released").isTrue();
         handle.unlock();
+
+        RedisLock reentrant = client.getLock(Names.fresh("keep-a"));
+        RedisLock fairToo = client.getFairLock(Names.fresh("keep-b"));
+        RedisMultiLock mixed = RedisMultiLock.of(List.of(reentrant, fairToo));
+        mixed.lock();
+        assertThatThrownBy(() -> mixed.unlock(KEEP)).isInstanceOf(UnsupportedOperationException.class);
+        assertThat(reentrant.isHeldByCurrentThread())
+                .as("no lock of the multi-lock released before the refusal")
+                .isTrue();
+        mixed.unlock();
+        assertThat(reentrant.isLocked()).isFalse();
+        assertThatThrownBy(() -> RedisMultiLock.of(java.util.Arrays.asList(reentrant, null)))
+                .isInstanceOf(NullPointerException.class)
+                .hasMessageContaining("locks must not contain null");
     }
 
     @Test
