@@ -116,6 +116,18 @@ public final class LockClientOptions {
     }
 
     /**
+     * Checks a lock name as a client with these options does when a lock is taken, without touching
+     * Redis: for code that must refuse what Redis mode refuses, such as an in-process stand-in.
+     *
+     * @return {@code name}
+     * @throws LockNameException when {@code name} is null or blank, longer than {@link #maxKeyLength()},
+     *         starts with '}', or holds a control, invisible or bidi character or an unpaired surrogate
+     */
+    public String requireValidLockName(String name) {
+        return LockKeys.requireName(name, this);
+    }
+
+    /**
      * How many times in a row a reentrant lock held in Redis may pass between this client's threads, and
      * how many of this client's waiters queued right behind a fair lock's new holder may take it in turn
      * in-process; 0: never.

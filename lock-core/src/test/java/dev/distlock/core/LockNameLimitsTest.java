@@ -51,6 +51,15 @@ class LockNameLimitsTest {
             assertThat(client.getLock("12345678").tryLock()).isTrue();
             assertThatThrownBy(() -> client.getLock("123456789")).hasMessageContaining("over the limit of 8");
         }
+        assertThat(options.requireValidLockName("12345678"))
+                .as("the options check a name without a client, as the client does")
+                .isEqualTo("12345678");
+        assertThatThrownBy(() -> options.requireValidLockName("123456789"))
+                .isInstanceOf(LockNameException.class)
+                .hasMessageContaining("over the limit of 8");
+        assertThatThrownBy(() -> options.requireValidLockName("}x")).hasMessageContaining("must not start with '}'");
+        assertThatThrownBy(() -> options.requireValidLockName("a\u202Eb"))
+                .hasMessageContaining("invisible or bidi control character");
         assertThatThrownBy(() -> LockClientOptions.builder().maxKeyLength(0))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("maxKeyLength must be at least 1");
