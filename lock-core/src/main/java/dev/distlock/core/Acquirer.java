@@ -356,27 +356,27 @@ final class Acquirer {
         return recorded(request, hold);
     }
 
-    /** Grants in a row that may arrive after their lease before the lease is called too short for this network. */
+    /** Grants of one wait that may arrive after their lease before the lease is called too short for this network. */
     static final int LATE_GRANTS_TOLERATED = 3;
 
     /**
      * Called when {@code grant} reached this client after its lease had ended ({@link #granted} gave it
-     * back), the {@code lateInARow}th time in a row: once that happened {@link #LATE_GRANTS_TOLERATED}
+     * back), the {@code late}th time in this wait: once that happened {@link #LATE_GRANTS_TOLERATED}
      * times to a fixed lease, it is shorter than a round trip to Redis and the lock could never be used,
      * so the caller is told instead of being made to try for ever. A pause of this JVM makes a single
      * late grant, which is tried again.
      *
      * @throws IllegalArgumentException when the lease is too short to use
      */
-    static void requireUsableLease(AcquireRequest request, Grant grant, int lateInARow) {
+    static void requireUsableLease(AcquireRequest request, Grant grant, int late) {
         Lease lease = request.lease();
-        if (lease.watchdog() || lateInARow < LATE_GRANTS_TOLERATED) {
+        if (lease.watchdog() || late < LATE_GRANTS_TOLERATED) {
             return;
         }
         long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - grant.sentNanos());
         throw new IllegalArgumentException("lease of lock '" + request.info().key() + "' (" + lease.millis()
-                + " ms) had ended before Redis's grant reached this client " + lateInARow
-                + " times in a row (the last reply took " + tookMs + " ms): use a lease well above the round trip"
+                + " ms) had ended before Redis's grant reached this client " + late
+                + " times in this wait (the last reply took " + tookMs + " ms): use a lease well above the round trip"
                 + " to Redis, or leave it out to use the watchdog");
     }
 

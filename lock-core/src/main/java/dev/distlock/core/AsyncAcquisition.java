@@ -57,7 +57,7 @@ final class AsyncAcquisition {
 
     private @Nullable CompletableFuture<?> call;
     private @Nullable CompletableFuture<Boolean> sleep;
-    /** Grants in a row that reached this client after their lease ({@link Acquirer#requireUsableLease}). */
+    /** Grants of this wait that reached this client after their lease ({@link Acquirer#requireUsableLease}). */
     private int lateGrants;
 
     AsyncAcquisition(
