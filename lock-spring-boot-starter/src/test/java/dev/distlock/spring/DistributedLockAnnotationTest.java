@@ -153,7 +153,9 @@ class DistributedLockAnnotationTest {
     void reentrantCallsOnTheSameKeyDoNotDeadlock() {
         runner().withUserConfiguration(Services.class).run(context -> {
             Orders orders = context.getBean(Orders.class);
-            assertThat(orders.outer(3)).isEqualTo("inner 3");
+            // inner runs through the proxy with waitTime 0: it gets the lock only by re-entering outer's hold
+            assertThat(orders.outer(3)).isEqualTo("inner 3 at hold count 2");
+            assertThat(otherInstance.getLock("re:3").isLocked()).isFalse();
         });
     }
 
@@ -382,12 +384,12 @@ class DistributedLockAnnotationTest {
 
         @DistributedLock(key = "'re:' + #n")
         public String outer(int n) {
-            return inner(n);
+            return self.inner(n);
         }
 
         @DistributedLock(key = "'re:' + #n", waitTime = "0")
         public String inner(int n) {
-            return "inner " + n;
+            return "inner " + n + " at hold count " + client.getLock("re:" + n).getHoldCount();
         }
     }
 }
