@@ -21,8 +21,12 @@ import org.springframework.aot.hint.annotation.Reflective;
  * public void nightlyReport() { ... }
  * }</pre>
  *
- * Unsupported on methods returning {@code CompletionStage} or reactive types (rejected at start-up):
- * the lock is bound to the calling thread.
+ * A method returning {@code CompletionStage}, {@code CompletableFuture}, Reactor {@code Mono} or
+ * {@code Flux}, a Kotlin {@code suspend} function and one returning a Kotlin {@code Flow} hold the
+ * lock until the work they return completes, not just until they return (the call's lock handle owns
+ * the hold then, not a thread). Deferred results the lock cannot follow to their end (a
+ * {@code Future} that is not a {@code CompletionStage}, other reactive types) are rejected at
+ * start-up.
  */
 @Target(ElementType.METHOD)
 @Retention(RetentionPolicy.RUNTIME)
