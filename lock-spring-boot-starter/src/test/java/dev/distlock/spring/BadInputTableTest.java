@@ -32,6 +32,7 @@ import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.diagnostics.FailureAnalyzer;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.web.context.request.async.DeferredResult;
 
 /**
  * Every bad input a user can give, and the error they see: what went wrong, which method, lock or
@@ -195,6 +196,14 @@ class BadInputTableTest {
                         "returns the primitive int",
                         "Return a wrapper type or Optional",
                         startup(SkipPrimitive.class)),
+                new Case(
+                        "method returning work that runs after it returns (Spring MVC Callable, DeferredResult, SseEmitter, a Stream, ...)",
+                        STARTUP,
+                        CONFIG_ERROR,
+                        "Deferred.run()",
+                        "released when the method returns, before that work is done",
+                        "take the lock inside the deferred work",
+                        startup(Deferred.class)),
                 new Case(
                         "keys with type = FAIR (or READ/WRITE)",
                         STARTUP,
@@ -483,6 +492,13 @@ class BadInputTableTest {
         @DistributedLock(key = "k", onFailure = OnLockFailure.SKIP)
         public int count() {
             return 1;
+        }
+    }
+
+    public static class Deferred {
+        @DistributedLock(key = "k")
+        public DeferredResult<String> run() {
+            return new DeferredResult<>();
         }
     }
 

@@ -7,9 +7,12 @@ import dev.distlock.spring.annotation.LockType;
 import dev.distlock.spring.annotation.OnLockFailure;
 import dev.distlock.spring.autoconfigure.DistributedLockAutoConfiguration;
 import dev.distlock.testsupport.RedisExtension;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Flow;
 import java.util.concurrent.Future;
 import java.util.concurrent.FutureTask;
+import java.util.concurrent.SubmissionPublisher;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -19,6 +22,10 @@ import org.reactivestreams.Publisher;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.web.context.request.async.DeferredResult;
+import org.springframework.web.context.request.async.WebAsyncTask;
+import org.springframework.web.servlet.mvc.method.annotation.SseEmitter;
+import org.springframework.web.servlet.mvc.method.annotation.StreamingResponseBody;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.ParallelFlux;
 
@@ -74,7 +81,26 @@ class StartupValidationTest {
                         PublisherResult.class,
                         "PublisherResult.run()",
                         "returns org.reactivestreams.Publisher",
-                        "Return a Reactor Mono or Flux"));
+                        "Return a Reactor Mono or Flux"),
+                deferred(MvcCallable.class, Callable.class, "whoever receives it (Spring MVC, an executor) calls it"),
+                deferred(MvcDeferredResult.class, DeferredResult.class, "other code sets its result"),
+                deferred(MvcWebAsyncTask.class, WebAsyncTask.class, "Spring MVC runs it after the method returns"),
+                deferred(
+                        MvcStreamingBody.class,
+                        StreamingResponseBody.class,
+                        "Spring MVC writes the response body with it"),
+                deferred(MvcSse.class, SseEmitter.class, "it sends its data after the method returns"),
+                deferred(LazyStream.class, Stream.class, "a Stream is lazy"),
+                deferred(JdkPublisher.class, Flow.Publisher.class, "it does its work when subscribed to"));
+    }
+
+    /** A method returning a result whose work runs after it returned: start-up names the type, why, and the fixes. */
+    private static Arguments deferred(Class<?> bean, Class<?> returned, String why) {
+        return Arguments.of(
+                bean,
+                bean.getSimpleName() + ".run()",
+                "returns " + returned.getName() + ", which @DistributedLock does not support: " + why,
+                "take the lock inside the deferred work");
     }
 
     @ParameterizedTest(name = "{0}")
@@ -174,6 +200,55 @@ class StartupValidationTest {
         @DistributedLock(key = "k")
         public ParallelFlux<String> run() {
             return Flux.just("x").parallel();
+        }
+    }
+
+    public static class MvcCallable {
+        @DistributedLock(key = "k")
+        public Callable<String> run() {
+            return () -> "x";
+        }
+    }
+
+    public static class MvcDeferredResult {
+        @DistributedLock(key = "k")
+        public DeferredResult<String> run() {
+            return new DeferredResult<>();
+        }
+    }
+
+    public static class MvcWebAsyncTask {
+        @DistributedLock(key = "k")
+        public WebAsyncTask<String> run() {
+            return new WebAsyncTask<>(() -> "x");
+        }
+    }
+
+    public static class MvcStreamingBody {
+        @DistributedLock(key = "k")
+        public StreamingResponseBody run() {
+            return out -> out.write('x');
+        }
+    }
+
+    public static class MvcSse {
+        @DistributedLock(key = "k")
+        public SseEmitter run() {
+            return new SseEmitter();
+        }
+    }
+
+    public static class LazyStream {
+        @DistributedLock(key = "k")
+        public Stream<String> run() {
+            return Stream.of("x").map(String::toUpperCase);
+        }
+    }
+
+    public static class JdkPublisher {
+        @DistributedLock(key = "k")
+        public Flow.Publisher<String> run() {
+            return new SubmissionPublisher<>();
         }
     }
 

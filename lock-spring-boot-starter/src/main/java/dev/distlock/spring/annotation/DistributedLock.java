@@ -24,9 +24,11 @@ import org.springframework.aot.hint.annotation.Reflective;
  * A method returning {@code CompletionStage}, {@code CompletableFuture}, Reactor {@code Mono} or
  * {@code Flux}, a Kotlin {@code suspend} function and one returning a Kotlin {@code Flow} hold the
  * lock until the work they return completes, not just until they return (the call's lock handle owns
- * the hold then, not a thread). Deferred results the lock cannot follow to their end (a
- * {@code Future} that is not a {@code CompletionStage}, other reactive types) are rejected at
- * start-up.
+ * the hold then, not a thread). Deferred results the lock cannot follow to their end are rejected at
+ * start-up, as their work would run after the lock was released: a {@code Future} that is not a
+ * {@code CompletionStage}, other reactive types, Spring MVC's {@code Callable}, {@code WebAsyncTask},
+ * {@code DeferredResult}, {@code StreamingResponseBody} and {@code ResponseBodyEmitter}, and a
+ * (lazy) {@code Stream}.
  */
 @Target(ElementType.METHOD)
 @Retention(RetentionPolicy.RUNTIME)

@@ -313,18 +313,16 @@ final class LockAttributeParser {
                     "Return CompletableFuture or CompletionStage (e.g. CompletableFuture.supplyAsync(...) or @Async with"
                             + " CompletableFuture), or do the work synchronously");
         }
-        String name = type.getName();
-        if (name.startsWith("reactor.")
-                || name.equals("org.reactivestreams.Publisher")
-                || name.startsWith("kotlinx.coroutines.")
-                || name.startsWith("io.reactivex.")
-                || name.startsWith("rx.")
-                || name.startsWith("io.smallrye.mutiny.")) {
+        String deferred = DeferredResults.why(type);
+        if (deferred != null) {
             throw new DistributedLockConfigurationException(
-                    "@DistributedLock on " + where + " returns " + name
-                            + ", which @DistributedLock does not support: the lock would be released before the asynchronous work completes",
-                    "Return a Reactor Mono or Flux, or a CompletableFuture (adapt with Mono.from/Flux.from or the library's"
-                            + " adapters), or do the work synchronously");
+                    "@DistributedLock on " + where + " returns " + type.getName()
+                            + ", which @DistributedLock does not support: " + deferred
+                            + ", so the lock would be released when the method returns, before that work is done",
+                    "Return a Reactor Mono or Flux, or a CompletableFuture, whose end the lock waits for (Spring MVC accepts"
+                            + " them too; adapt with Mono.from, Flux.from, Flux.fromStream or the library's adapters);"
+                            + " or take the lock inside the deferred work (LockTemplate, or a @DistributedLock method it"
+                            + " calls); or do the work synchronously (e.g. collect a Stream into a List)");
         }
         return LockAttributes.Result.VALUE;
     }

@@ -1,0 +1,73 @@
+package dev.distlock.spring.aop;
+
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Results whose work goes on after the method returns, so that a lock released on return would not
+ * cover it. Known by class name, walking the result type's supertypes, so that the starter needs
+ * none of these libraries (Spring MVC, Reactor, RxJava, ...) and loads none of their classes.
+ * Start-up checks a method's declared return type with it; the interceptor checks what a method
+ * declared to return a plain value (an {@code Object}, a type variable) returned.
+ */
+final class DeferredResults {
+
+    private static final String LATER = "its work completes after the method returns";
+    private static final String SUBSCRIBED = "it does its work when subscribed to, after the method returns";
+
+    /** Supertypes by name, and why the work behind them runs after the method returned; the nearest one decides. */
+    private static final Map<String, String> TYPES = Map.ofEntries(
+            Map.entry("java.util.concurrent.CompletionStage", LATER),
+            Map.entry("java.util.concurrent.Future", LATER),
+            Map.entry("org.reactivestreams.Publisher", SUBSCRIBED),
+            Map.entry("java.util.concurrent.Flow$Publisher", SUBSCRIBED),
+            Map.entry(
+                    "java.util.concurrent.Callable",
+                    "whoever receives it (Spring MVC, an executor) calls it after the method returns"),
+            Map.entry(
+                    "org.springframework.web.context.request.async.WebAsyncTask",
+                    "Spring MVC runs it after the method returns"),
+            Map.entry(
+                    "org.springframework.web.context.request.async.DeferredResult",
+                    "other code sets its result after the method returns"),
+            Map.entry(
+                    "org.springframework.web.servlet.mvc.method.annotation.StreamingResponseBody",
+                    "Spring MVC writes the response body with it after the method returns"),
+            Map.entry(
+                    "org.springframework.web.servlet.mvc.method.annotation.ResponseBodyEmitter",
+                    "it sends its data after the method returns"),
+            Map.entry(
+                    "java.util.stream.BaseStream",
+                    "a Stream is lazy: its operations run when the caller consumes it, after the method returns"));
+
+    /** Libraries of asynchronous types, not all of them publishers (RxJava's Single, Mutiny's Uni, coroutine Jobs). */
+    private static final List<String> PACKAGES =
+            List.of("reactor.", "kotlinx.coroutines.", "io.reactivex.", "rx.", "io.smallrye.mutiny.");
+
+    private DeferredResults() {}
+
+    /** Why the work behind a result of {@code type} completes after the method returns; {@code null} for a plain value. */
+    static String why(Class<?> type) {
+        Set<String> names = new LinkedHashSet<>();
+        supertypes(type, names);
+        for (String name : names) {
+            String why = TYPES.get(name);
+            if (why != null) {
+                return why;
+            }
+        }
+        String name = type.getName();
+        return PACKAGES.stream().anyMatch(name::startsWith) ? LATER : null;
+    }
+
+    private static void supertypes(Class<?> type, Set<String> names) {
+        if (type != null && names.add(type.getName())) {
+            supertypes(type.getSuperclass(), names);
+            for (Class<?> implemented : type.getInterfaces()) {
+                supertypes(implemented, names);
+            }
+        }
+    }
+}
