@@ -205,6 +205,14 @@ class BadInputTableTest {
                         "take the lock inside the deferred work",
                         startup(Deferred.class)),
                 new Case(
+                        "method declared to return Object (or T) returning such work, or a CompletableFuture, Mono, ...",
+                        CALL,
+                        "IllegalStateException",
+                        "Keyed.later()",
+                        "is declared to return java.lang.Object but returned a java.util.concurrent.CompletableFuture",
+                        "Declare the real return type",
+                        call(Keyed::later)),
+                new Case(
                         "keys with type = FAIR (or READ/WRITE)",
                         STARTUP,
                         CONFIG_ERROR,
@@ -453,6 +461,11 @@ class BadInputTableTest {
 
         @DistributedLock(key = "'order:' + #id")
         public void order(Long id) {}
+
+        @DistributedLock(key = "later")
+        public Object later() {
+            return CompletableFuture.completedFuture("done");
+        }
 
         /** Holds "report" on a 200 ms lease and keeps working after it ran out. */
         @DistributedLock(key = "report", leaseTime = "200ms")

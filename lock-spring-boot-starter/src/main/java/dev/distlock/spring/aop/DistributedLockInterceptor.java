@@ -28,6 +28,14 @@ final class DistributedLockInterceptor implements MethodInterceptor {
     private final LockAttributeSource attributes;
     private final LockKeyResolver keys;
 
+    /** Why a result of a class is deferred work (see {@link DeferredResults}), worked out once per class. */
+    private final ClassValue<Optional<String>> deferred = new ClassValue<>() {
+        @Override
+        protected Optional<String> computeValue(Class<?> type) {
+            return Optional.ofNullable(DeferredResults.why(type));
+        }
+    };
+
     DistributedLockInterceptor(Supplier<LockExecutor> executor, LockAttributeSource attributes, LockKeyResolver keys) {
         this.executor = SingletonSupplier.of(executor);
         this.attributes = attributes;
@@ -48,7 +56,8 @@ final class DistributedLockInterceptor implements MethodInterceptor {
         }
         if (attrs.result() == LockAttributes.Result.VALUE) {
             LockRequest request = request(attrs, invocation, method, target, targetClass);
-            return executor.get().execute(request, invocation::proceed, whenBusy(attrs));
+            return executor.get()
+                    .execute(request, () -> plainValue(attrs, method, invocation.proceed()), whenBusy(attrs));
         }
         // Deferred results: a problem with the call (a key that does not evaluate) is reported the way the result
         // reports errors.
@@ -65,6 +74,25 @@ final class DistributedLockInterceptor implements MethodInterceptor {
                     .executeAsync(request, () -> (CompletionStage<Object>) invocation.proceed(), whenBusy(attrs));
         }
         return ReactiveLockCalls.call(attrs, executor.get(), request, invocation);
+    }
+
+    /**
+     * A method declared to return a plain value ({@code Object}, a type variable) may still return deferred work,
+     * which the lock, released on return, would not cover. The method has run under the lock by then: the call
+     * fails, so that the caller never takes such a result for locked work (the lock is released as for any failure).
+     */
+    private Object plainValue(LockAttributes attrs, Method method, Object returned) {
+        Optional<String> why = returned == null ? Optional.empty() : deferred.get(returned.getClass());
+        if (why.isEmpty()) {
+            return returned;
+        }
+        throw new IllegalStateException("@DistributedLock method " + attrs.method() + " is declared to return "
+                + method.getGenericReturnType().getTypeName() + " but returned a "
+                + returned.getClass().getName() + ": " + why.get()
+                + ", while the lock is released when the method returns. The method ran under the lock, but its result"
+                + " is not handed back, as its work would run unlocked (work it started already may still be running)."
+                + " Declare the real return type, so that the lock can follow it (CompletableFuture, CompletionStage,"
+                + " Mono, Flux) or start-up can say what to do instead");
     }
 
     private LockRequest request(
