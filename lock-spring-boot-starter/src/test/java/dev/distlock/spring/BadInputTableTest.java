@@ -109,6 +109,22 @@ class BadInputTableTest {
                         "pass a value",
                         call(k -> k.order(null))),
                 new Case(
+                        "SpEL key that is, or concatenates, a parameter of a class without its own toString() (or a bare array)",
+                        STARTUP,
+                        CONFIG_ERROR,
+                        "IdentityKey.pay(Order)",
+                        "which has no toString() of its own",
+                        "Use a field such as #order.id",
+                        startup(IdentityKey.class)),
+                new Case(
+                        "SpEL key whose value has no toString() of its own, or is an array (parameter declared as Object or an interface)",
+                        CALL,
+                        "IllegalArgumentException",
+                        "Keyed.byItem(Object)",
+                        "which has no toString() of its own",
+                        "Use a field such as #item.id",
+                        call(k -> k.byItem(new Order()))),
+                new Case(
                         "SpEL key naming a variable that is not a parameter (typo)",
                         STARTUP,
                         CONFIG_ERROR,
@@ -462,6 +478,9 @@ class BadInputTableTest {
         @DistributedLock(key = "'order:' + #id")
         public void order(Long id) {}
 
+        @DistributedLock(key = "#item")
+        public void byItem(Object item) {}
+
         @DistributedLock(key = "later")
         public Object later() {
             return CompletableFuture.completedFuture("done");
@@ -474,6 +493,16 @@ class BadInputTableTest {
                     .until(() ->
                             redis.server().command("EXISTS", "lock:{report}").equals(":0"));
         }
+    }
+
+    /** Keeps Object's toString(): its text is its identity. */
+    public static class Order {
+        public long id;
+    }
+
+    public static class IdentityKey {
+        @DistributedLock(key = "#order")
+        public void pay(Order order) {}
     }
 
     public static class Typo {

@@ -82,6 +82,21 @@ class StartupValidationTest {
                         "PublisherResult.run()",
                         "returns org.reactivestreams.Publisher",
                         "Return a Reactor Mono or Flux"),
+                Arguments.of(
+                        IdentityKey.class,
+                        "IdentityKey.pay(Order)",
+                        "#order is a " + Order.class.getName() + ", which has no toString() of its own",
+                        "Use a field such as #order.id, or give Order a toString()"),
+                Arguments.of(
+                        IdentityPart.class,
+                        "IdentityPart.pay(Order)",
+                        "#p0 is a " + Order.class.getName() + ", which has no toString() of its own",
+                        "Use a field such as #p0.id"),
+                Arguments.of(
+                        ArrayKey.class,
+                        "ArrayKey.run(long[])",
+                        "#ids is an array (long[]): its text is its identity",
+                        "T(java.util.Arrays).toString(#ids)"),
                 deferred(MvcCallable.class, Callable.class, "whoever receives it (Spring MVC, an executor) calls it"),
                 deferred(MvcDeferredResult.class, DeferredResult.class, "other code sets its result"),
                 deferred(MvcWebAsyncTask.class, WebAsyncTask.class, "Spring MVC runs it after the method returns"),
@@ -201,6 +216,26 @@ class StartupValidationTest {
         public ParallelFlux<String> run() {
             return Flux.just("x").parallel();
         }
+    }
+
+    /** Keeps Object's toString(): its text is its identity. */
+    public static class Order {
+        public long id;
+    }
+
+    public static class IdentityKey {
+        @DistributedLock(key = "#order")
+        public void pay(Order order) {}
+    }
+
+    public static class IdentityPart {
+        @DistributedLock(key = "'order:' + #p0")
+        public void pay(Order order) {}
+    }
+
+    public static class ArrayKey {
+        @DistributedLock(key = "#ids")
+        public void run(long[] ids) {}
     }
 
     public static class MvcCallable {

@@ -5,6 +5,7 @@ import dev.distlock.spring.annotation.DistributedLock;
 import dev.distlock.spring.annotation.LockType;
 import dev.distlock.spring.annotation.OnLockFailure;
 import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Arrays;
@@ -168,7 +169,52 @@ final class LockAttributeParser {
                     e);
         }
         checkVariables(expression, attribute, method, where);
+        checkText(expression, attribute, method, where);
         return new LockAttributes.Key(null, expression);
+    }
+
+    /**
+     * A key that is a {@code #parameter}, or concatenates one, declared as a class that keeps Object's toString()
+     * would give every call a lock of its own (so would a key that is an array parameter; concatenation joins an
+     * array's elements). Parameters declared as Object, an interface or an abstract class may hold values with a
+     * text of their own: each call checks those.
+     */
+    private static void checkText(Expression expression, String attribute, Method method, String where) {
+        if (!(expression instanceof SpelExpression spel)) {
+            return;
+        }
+        SpelNode root = spel.getAST();
+        for (SpelNode part : root instanceof VariableReference ? List.of(root) : KeyText.parts(expression)) {
+            Class<?> type = part instanceof VariableReference
+                    ? parameterType(part.toStringAST().substring(1), method)
+                    : null;
+            boolean identity = type != null
+                    && (type.isArray()
+                            ? part == root
+                            : type != Object.class
+                                    && !type.isInterface()
+                                    && !Modifier.isAbstract(type.getModifiers())
+                                    && KeyText.identity(type));
+            if (identity) {
+                throw new DistributedLockConfigurationException(
+                        "@DistributedLock on " + where + " has " + attribute + " \"" + expression.getExpressionString()
+                                + "\", where " + KeyText.identityProblem(part.toStringAST(), type),
+                        KeyText.identityFix(part.toStringAST(), type));
+            }
+        }
+    }
+
+    /** The declared type of the parameter {@code #variable} names, or null for {@code #root}, {@code #this}. */
+    private static Class<?> parameterType(String variable, Method method) {
+        if (variable.equals("root") || variable.equals("this")) {
+            return null;
+        }
+        Matcher positional = POSITIONAL.matcher(variable);
+        String[] names = PARAMETER_NAMES.getParameterNames(method);
+        int index = positional.matches()
+                ? Integer.parseInt(positional.group(1))
+                : names == null ? -1 : Arrays.asList(names).indexOf(variable);
+        return index >= 0 ? method.getParameterTypes()[index] : null;
     }
 
     /**

@@ -10,12 +10,22 @@ import org.springframework.core.DefaultParameterNameDiscoverer;
 import org.springframework.core.ParameterNameDiscoverer;
 import org.springframework.expression.EvaluationContext;
 import org.springframework.expression.EvaluationException;
+import org.springframework.expression.spel.ExpressionState;
+import org.springframework.expression.spel.SpelNode;
 
 /** Evaluates a method's lock key once per call. */
 final class LockKeyResolver {
 
     private final ParameterNameDiscoverer parameterNames = new DefaultParameterNameDiscoverer();
     private final BeanFactoryResolver beans;
+
+    /** Whether a value of a class turns into its identity (see {@link KeyText#identity}), worked out once per class. */
+    private final ClassValue<Boolean> identity = new ClassValue<>() {
+        @Override
+        protected Boolean computeValue(Class<?> type) {
+            return KeyText.identity(type);
+        }
+    };
 
     LockKeyResolver(BeanFactory beanFactory) {
         this.beans = beanFactory != null ? new BeanFactoryResolver(beanFactory) : null;
@@ -38,15 +48,15 @@ final class LockKeyResolver {
         return keys;
     }
 
-    private static String evaluate(LockAttributes attributes, LockAttributes.Key source, EvaluationContext context) {
+    private String evaluate(LockAttributes attributes, LockAttributes.Key source, EvaluationContext context) {
         Object value;
         try {
             value = source.expression().getValue(context);
         } catch (EvaluationException e) {
-            throw new IllegalArgumentException(
-                    "@DistributedLock key \"" + source.source() + "\" on " + attributes.method()
-                            + " could not be evaluated: " + e.getMessage(),
-                    e);
+            throw notEvaluated(attributes, source, e);
+        }
+        if (value != null && identity.get(value.getClass())) {
+            throw identityKey(attributes, source, source.source(), value.getClass());
         }
         String key = value == null ? null : value.toString();
         if (key == null || key.isBlank()) {
@@ -55,10 +65,48 @@ final class LockKeyResolver {
                             + " evaluated to " + (key == null ? "null" : "a blank string")
                             + ": a lock needs a key; check the arguments it uses or make the expression fall back to a value");
         }
+        if (key.indexOf('@') >= 0) {
+            rejectIdentityParts(attributes, source, context);
+        }
         if (key.contains("null")) {
             rejectNullVariables(attributes, source, context, key);
         }
         return key;
+    }
+
+    /**
+     * {@code 'order:' + #order}, with an Order that keeps Object's toString(), gives "order:com.acme.Order@6d06d69c",
+     * a lock per call. Only a key with an {@code @} can hold such text: then its parts are evaluated again, each on
+     * its own, to find the one. An array part is fine: concatenation joins its elements.
+     */
+    private void rejectIdentityParts(LockAttributes attributes, LockAttributes.Key source, EvaluationContext context) {
+        ExpressionState state = new ExpressionState(context);
+        for (SpelNode part : KeyText.parts(source.expression())) {
+            Object value;
+            try {
+                value = part.getValue(state);
+            } catch (EvaluationException e) {
+                throw notEvaluated(attributes, source, e);
+            }
+            if (value != null && !value.getClass().isArray() && identity.get(value.getClass())) {
+                throw identityKey(attributes, source, part.toStringAST(), value.getClass());
+            }
+        }
+    }
+
+    private static IllegalArgumentException identityKey(
+            LockAttributes attributes, LockAttributes.Key source, String part, Class<?> type) {
+        return new IllegalArgumentException("@DistributedLock key \"" + source.source() + "\" on "
+                + attributes.method() + ": in this call " + KeyText.identityProblem(part, type) + ". "
+                + KeyText.identityFix(part, type));
+    }
+
+    private static IllegalArgumentException notEvaluated(
+            LockAttributes attributes, LockAttributes.Key source, EvaluationException e) {
+        return new IllegalArgumentException(
+                "@DistributedLock key \"" + source.source() + "\" on " + attributes.method()
+                        + " could not be evaluated: " + e.getMessage(),
+                e);
     }
 
     /**
