@@ -109,6 +109,14 @@ class BadInputTableTest {
                         "pass a value",
                         call(k -> k.order(null))),
                 new Case(
+                        "SpEL key concatenating a null property of an argument ('order:' + #req.orderId)",
+                        CALL,
+                        "IllegalArgumentException",
+                        "Keyed.request(Request)",
+                        "uses #req.orderId, which is null in this call",
+                        "pass a value",
+                        call(k -> k.request(new Request()))),
+                new Case(
                         "SpEL key that is, or concatenates, a parameter of a class without its own toString() (or a bare array)",
                         STARTUP,
                         CONFIG_ERROR,
@@ -478,6 +486,9 @@ class BadInputTableTest {
         @DistributedLock(key = "'order:' + #id")
         public void order(Long id) {}
 
+        @DistributedLock(key = "'order:' + #req.orderId")
+        public void request(Request req) {}
+
         @DistributedLock(key = "#item")
         public void byItem(Object item) {}
 
@@ -498,6 +509,10 @@ class BadInputTableTest {
     /** Keeps Object's toString(): its text is its identity. */
     public static class Order {
         public long id;
+    }
+
+    public static class Request {
+        public Long orderId;
     }
 
     public static class IdentityKey {

@@ -150,6 +150,24 @@ class DistributedLockAnnotationTest {
     }
 
     @Test
+    void keyConcatenatingANullPropertyFailsTheCallNamingIt() {
+        runner().withUserConfiguration(Services.class).run(context -> {
+            Orders orders = context.getBean(Orders.class);
+            assertThatThrownBy(() -> orders.ship(new Shipment(null, "DE")))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("Orders.ship(Shipment)")
+                    .hasMessageContaining("uses #req.orderId, which is null in this call")
+                    .hasMessageContaining("the key would be \"ship:null:DE\"");
+            assertThatThrownBy(() -> orders.ship(new Shipment(5L, null)))
+                    .hasMessageContaining("uses #req.country, which is null in this call");
+            assertThat(orders.ship(new Shipment(5L, "null")))
+                    .as("the text null is a value")
+                    .isEqualTo("shipped");
+            assertThat(orders.calls()).containsExactly("ship 5");
+        });
+    }
+
+    @Test
     void reentrantCallsOnTheSameKeyDoNotDeadlock() {
         runner().withUserConfiguration(Services.class).run(context -> {
             Orders orders = context.getBean(Orders.class);
@@ -260,6 +278,24 @@ class DistributedLockAnnotationTest {
         @Bean
         Tenant tenant() {
             return new Tenant();
+        }
+    }
+
+    public static class Shipment {
+        private final Long orderId;
+        private final String country;
+
+        Shipment(Long orderId, String country) {
+            this.orderId = orderId;
+            this.country = country;
+        }
+
+        public Long getOrderId() {
+            return orderId;
+        }
+
+        public String getCountry() {
+            return country;
         }
     }
 
@@ -380,6 +416,12 @@ class DistributedLockAnnotationTest {
         @DistributedLock(key = "'tok-inner:' + #n")
         public long innerToken(int n) {
             return dev.distlock.spring.LockContext.currentToken();
+        }
+
+        @DistributedLock(key = "'ship:' + #req.orderId + ':' + #req.country")
+        public String ship(Shipment req) {
+            calls.add("ship " + req.getOrderId());
+            return "shipped";
         }
 
         @DistributedLock(key = "'re:' + #n")

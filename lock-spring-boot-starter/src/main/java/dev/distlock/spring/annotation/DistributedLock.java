@@ -42,9 +42,10 @@ public @interface DistributedLock {
      * evaluated once per call over the method's arguments ({@code #orderId}, {@code #p0},
      * {@code #a0}), {@code #root.methodName}, {@code #root.targetClass} and beans ({@code @tenant.id()});
      * any other key is used as written. Empty: the lock is named after {@link #name()}, so the method
-     * itself is the critical section. A key that evaluates to null or blank fails the call; so does a
-     * value (or a concatenated part) that has no {@code toString()} of its own, or a key that is an
-     * array, whose text would be its identity ({@code Order@6d06d69c}), a lock per call: use a field
+     * itself is the critical section. A key that evaluates to null or blank fails the call, as does
+     * one built from a null argument or property ({@code 'order:' + #req.orderId} would give
+     * "order:null"), or from a value without a {@code toString()} of its own, or a key that is an
+     * array: its text would be its identity ({@code Order@6d06d69c}), a lock per call; use a field
      * such as {@code #order.id}. A parameter declared as such a class fails start-up.
      */
     String key() default "";

@@ -65,8 +65,8 @@ final class LockKeyResolver {
                             + " evaluated to " + (key == null ? "null" : "a blank string")
                             + ": a lock needs a key; check the arguments it uses or make the expression fall back to a value");
         }
-        if (key.indexOf('@') >= 0) {
-            rejectIdentityParts(attributes, source, context);
+        if (key.contains("null") || key.indexOf('@') >= 0) {
+            rejectParts(attributes, source, context, key);
         }
         if (key.contains("null")) {
             rejectNullVariables(attributes, source, context, key);
@@ -75,11 +75,14 @@ final class LockKeyResolver {
     }
 
     /**
-     * {@code 'order:' + #order}, with an Order that keeps Object's toString(), gives "order:com.acme.Order@6d06d69c",
-     * a lock per call. Only a key with an {@code @} can hold such text: then its parts are evaluated again, each on
-     * its own, to find the one. An array part is fine: concatenation joins its elements.
+     * A concatenated key turns a null part into "null" ({@code 'order:' + #req.orderId} with a null orderId gives
+     * "order:null", one lock for every such call), and an Order that keeps Object's toString() into its identity
+     * ("order:com.acme.Order@6d06d69c", a lock per call). Only a key holding "null" or an {@code @} can hold such
+     * text: then its parts are evaluated again, each on its own, to find the one. An array part is fine:
+     * concatenation joins its elements.
      */
-    private void rejectIdentityParts(LockAttributes attributes, LockAttributes.Key source, EvaluationContext context) {
+    private void rejectParts(
+            LockAttributes attributes, LockAttributes.Key source, EvaluationContext context, String key) {
         ExpressionState state = new ExpressionState(context);
         for (SpelNode part : KeyText.parts(source.expression())) {
             Object value;
@@ -88,7 +91,10 @@ final class LockKeyResolver {
             } catch (EvaluationException e) {
                 throw notEvaluated(attributes, source, e);
             }
-            if (value != null && !value.getClass().isArray() && identity.get(value.getClass())) {
+            if (value == null) {
+                throw nullPart(attributes, source, part.toStringAST(), key);
+            }
+            if (!value.getClass().isArray() && identity.get(value.getClass())) {
                 throw identityKey(attributes, source, part.toStringAST(), value.getClass());
             }
         }
@@ -110,21 +116,26 @@ final class LockKeyResolver {
     }
 
     /**
-     * {@code 'order:' + #id} with a null id gives "order:null": refuse a key built from a null argument.
-     * The advice does not suggest a fallback value: one constant for every null would put all such
+     * Beyond concatenation, {@code T(String).format('order:%s', #id)} with a null id gives "order:null" too:
+     * refuse a key holding "null" that reads a null argument anywhere. The advice does not suggest a fallback value: one constant for every null would put all such
      * calls on one lock.
      */
     private static void rejectNullVariables(
             LockAttributes attributes, LockAttributes.Key source, EvaluationContext context, String key) {
         for (String name : LockAttributeParser.variables(source.expression())) {
             if (!name.equals("root") && !name.equals("this") && context.lookupVariable(name) == null) {
-                throw new IllegalArgumentException("@DistributedLock key \"" + source.source() + "\" on "
-                        + attributes.method() + " uses #" + name
-                        + ", which is null in this call, so the key would be \"" + key
-                        + "\": pass a value (a key must name what it protects); if null is a valid argument, build the key from"
-                        + " something else that identifies the resource, or check for null before calling");
+                throw nullPart(attributes, source, "#" + name, key);
             }
         }
+    }
+
+    private static IllegalArgumentException nullPart(
+            LockAttributes attributes, LockAttributes.Key source, String part, String key) {
+        return new IllegalArgumentException("@DistributedLock key \"" + source.source() + "\" on "
+                + attributes.method() + " uses " + part
+                + ", which is null in this call, so the key would be \"" + key
+                + "\": pass a value (a key must name what it protects); if null is a valid argument, build the key from"
+                + " something else that identifies the resource, or check for null before calling");
     }
 
     /**
