@@ -7,14 +7,11 @@ import java.util.function.Supplier;
 /** Argument checks for durations, with messages that name the argument and the limit. */
 final class Durations {
 
-    /**
-     * The longest lease accepted: 365 days. Longer leases are almost surely a mistake (a lock held
-     * for ever by a crashed process) and overflow the millisecond arithmetic of Redis and the JVM.
-     */
-    static final Duration MAX_LEASE = Duration.ofDays(365);
+    /** The longest lease accepted ({@link RedisLock#MAX_DURATION}). */
+    static final Duration MAX_LEASE = RedisLock.MAX_DURATION;
 
-    /** The longest wait accepted: 365 days; wait for ever with {@code lock()} instead. */
-    static final Duration MAX_WAIT = Duration.ofDays(365);
+    /** The longest wait accepted ({@link RedisLock#MAX_DURATION}); wait for ever with {@code lock()} instead. */
+    static final Duration MAX_WAIT = RedisLock.MAX_DURATION;
 
     private Durations() {}
 
@@ -48,11 +45,8 @@ final class Durations {
         return value;
     }
 
-    /**
-     * The shortest fixed lease accepted: 10 ms. A lease shorter than a round trip to Redis has ended
-     * by the time its grant reaches the client, so the lock could never be used.
-     */
-    static final Duration MIN_LEASE = Duration.ofMillis(10);
+    /** The shortest fixed lease accepted ({@link RedisLock#MIN_LEASE}). */
+    static final Duration MIN_LEASE = RedisLock.MIN_LEASE;
 
     /** A lease: {@code null} means the watchdog; otherwise {@link #MIN_LEASE} to {@link #MAX_LEASE}. */
     static Duration requireLease(Duration lease, String lockName) {

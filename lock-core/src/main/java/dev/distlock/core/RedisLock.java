@@ -34,6 +34,19 @@ import org.jspecify.annotations.Nullable;
  */
 public interface RedisLock extends Lock {
 
+    /**
+     * The shortest fixed lease a lock accepts: 10 ms. A lease shorter than a round trip to Redis ends
+     * before its grant reaches the client.
+     */
+    Duration MIN_LEASE = Duration.ofMillis(10);
+
+    /**
+     * The longest lease, wait or hold-at-least a lock accepts: 365 days. Longer is almost surely a
+     * mistake (a lock held for ever by a crashed process) and overflows the millisecond arithmetic of
+     * Redis and the JVM; wait for ever with {@link #lock()}.
+     */
+    Duration MAX_DURATION = Duration.ofDays(365);
+
     /** The lock's key, as given to {@link LockClient#getLock(String)}. */
     String getKey();
 

@@ -181,6 +181,22 @@ class BadInputTableTest {
                         "0 or more",
                         startup(NegativeWait.class)),
                 new Case(
+                        "lease under 10 ms in the annotation",
+                        STARTUP,
+                        CONFIG_ERROR,
+                        "ShortLease.run()",
+                        "under the 10 ms minimum",
+                        "well above the round trip to Redis",
+                        startup(ShortLease.class)),
+                new Case(
+                        "duration over 365 days in the annotation",
+                        STARTUP,
+                        CONFIG_ERROR,
+                        "HugeHold.run()",
+                        "over the 365 days a lock accepts",
+                        "Use at most 365 days",
+                        startup(HugeHold.class)),
+                new Case(
                         "negative duration property",
                         STARTUP,
                         CONFIG_ERROR,
@@ -542,6 +558,16 @@ class BadInputTableTest {
 
     public static class NegativeWait {
         @DistributedLock(key = "k", waitTime = "-1s")
+        public void run() {}
+    }
+
+    public static class ShortLease {
+        @DistributedLock(key = "k", leaseTime = "2ms")
+        public void run() {}
+    }
+
+    public static class HugeHold {
+        @DistributedLock(key = "k", holdAtLeast = "400d")
         public void run() {}
     }
 

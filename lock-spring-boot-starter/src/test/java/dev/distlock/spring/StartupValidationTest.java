@@ -40,7 +40,19 @@ class StartupValidationTest {
                 Arguments.of(BadSpel.class, "BadSpel.run(Long)", "not a valid SpEL expression", "'order:' + #orderId"),
                 Arguments.of(BadWait.class, "BadWait.run()", "waitTime \"soon\", which is not a duration", "500ms"),
                 Arguments.of(NegativeWait.class, "NegativeWait.run()", "negative waitTime", "0 or more"),
-                Arguments.of(ZeroLease.class, "ZeroLease.run()", "leaseTime 0", "watchdog"),
+                Arguments.of(ZeroLease.class, "ZeroLease.run()", "leaseTime PT0S, under the 10 ms minimum", "watchdog"),
+                Arguments.of(
+                        ShortLease.class,
+                        "ShortLease.run()",
+                        "leaseTime PT0.005S, under the 10 ms minimum",
+                        "well above the round trip"),
+                Arguments.of(
+                        HugeWait.class, "HugeWait.run()", "waitTime \"400d\", over the 365 days", "at most 365 days"),
+                Arguments.of(
+                        HugeHoldAtLeast.class,
+                        "HugeHoldAtLeast.run()",
+                        "holdAtLeast \"400d\", over the 365 days",
+                        "at most 365 days"),
                 Arguments.of(MissingProperty.class, "MissingProperty.run()", "${lock.wait}", "${property}"),
                 Arguments.of(
                         SkipPrimitive.class, "SkipPrimitive.count()", "returns the primitive int", "onFailure = THROW"),
@@ -160,6 +172,21 @@ class StartupValidationTest {
 
     public static class ZeroLease {
         @DistributedLock(key = "k", leaseTime = "0s")
+        public void run() {}
+    }
+
+    public static class ShortLease {
+        @DistributedLock(key = "k", leaseTime = "5ms")
+        public void run() {}
+    }
+
+    public static class HugeWait {
+        @DistributedLock(key = "k", waitTime = "400d")
+        public void run() {}
+    }
+
+    public static class HugeHoldAtLeast {
+        @DistributedLock(key = "k", holdAtLeast = "400d")
         public void run() {}
     }
 

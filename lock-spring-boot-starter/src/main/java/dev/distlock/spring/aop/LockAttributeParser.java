@@ -1,5 +1,6 @@
 package dev.distlock.spring.aop;
 
+import dev.distlock.core.RedisLock;
 import dev.distlock.spring.DistributedLockConfigurationException;
 import dev.distlock.spring.annotation.DistributedLock;
 import dev.distlock.spring.annotation.LockType;
@@ -79,10 +80,13 @@ final class LockAttributeParser {
                 : List.of(single.isEmpty() ? new LockAttributes.Key(label, null) : key(single, "key", method, where));
         Duration wait = duration(annotation.waitTime(), "waitTime", where, defaultWait);
         Duration lease = duration(annotation.leaseTime(), "leaseTime", where, defaultLease);
-        if (lease != null && lease.isZero()) {
+        if (lease != null && lease.compareTo(RedisLock.MIN_LEASE) < 0) {
             throw new DistributedLockConfigurationException(
-                    "@DistributedLock on " + where + " has leaseTime 0",
-                    "Give a positive leaseTime, or leave it empty to use the watchdog lease renewed while the method runs");
+                    "@DistributedLock on " + where + " has leaseTime " + lease + ", under the "
+                            + RedisLock.MIN_LEASE.toMillis()
+                            + " ms minimum: a shorter lease ends before Redis's grant reaches the client",
+                    "Give a leaseTime well above the round trip to Redis, or leave it empty to use the watchdog lease"
+                            + " renewed while the method runs");
         }
         Duration holdAtLeast = holdAtLeast(annotation, where, lease);
         Class<?> returnType = method.getReturnType();
@@ -302,6 +306,14 @@ final class LockAttributeParser {
             throw new DistributedLockConfigurationException(
                     "@DistributedLock on " + where + " has a negative " + attribute + " \"" + text + "\"",
                     "Use a duration of 0 or more");
+        }
+        if (value.compareTo(RedisLock.MAX_DURATION) > 0) {
+            throw new DistributedLockConfigurationException(
+                    "@DistributedLock on " + where + " has " + attribute + " \"" + text + "\", over the "
+                            + RedisLock.MAX_DURATION.toDays() + " days a lock accepts",
+                    "Use at most " + RedisLock.MAX_DURATION.toDays()
+                            + " days; for a lease, leave leaseTime empty to use"
+                            + " the watchdog lease renewed while the method runs");
         }
         return value;
     }
