@@ -1,6 +1,7 @@
 package dev.distlock.spring;
 
 import dev.distlock.core.LockAcquisitionException;
+import dev.distlock.core.RedisLock;
 import dev.distlock.spring.annotation.LockType;
 import dev.distlock.spring.execution.LockExecutor;
 import dev.distlock.spring.execution.LockRequest;
@@ -96,9 +97,11 @@ public final class LockTemplate {
      * watchdog lease, renewed while the work runs (recommended).
      */
     public LockTemplate withLeaseTime(Duration lease) {
-        if (lease != null && (lease.isNegative() || lease.isZero())) {
-            throw new IllegalArgumentException(
-                    caller() + " got lease " + lease + ": give a positive lease, or null for the watchdog lease");
+        if (lease != null
+                && (lease.compareTo(RedisLock.MIN_LEASE) < 0 || lease.compareTo(RedisLock.MAX_DURATION) > 0)) {
+            throw new IllegalArgumentException(caller() + " got lease " + lease + ": give a lease from "
+                    + RedisLock.MIN_LEASE.toMillis() + " ms (well above the round trip to Redis) to "
+                    + RedisLock.MAX_DURATION.toDays() + " days, or null for the watchdog lease");
         }
         if (lease != null && holdAtLeast.compareTo(lease) > 0) {
             throw new IllegalArgumentException(caller() + " got lease " + lease + " shorter than its holdAtLeast "
@@ -114,9 +117,10 @@ public final class LockTemplate {
      * {@link Duration#ZERO} releases when the work ends.
      */
     public LockTemplate withHoldAtLeast(Duration holdAtLeast) {
-        if (holdAtLeast == null || holdAtLeast.isNegative()) {
+        if (holdAtLeast == null || holdAtLeast.isNegative() || holdAtLeast.compareTo(RedisLock.MAX_DURATION) > 0) {
             throw new IllegalArgumentException(caller() + " got holdAtLeast " + holdAtLeast
-                    + ": give a positive duration, or Duration.ZERO to release when the work ends");
+                    + ": give a positive duration of at most " + RedisLock.MAX_DURATION.toDays()
+                    + " days, or Duration.ZERO to release when the work ends");
         }
         if (!holdAtLeast.isZero() && (type != LockType.REENTRANT || redlock)) {
             throw new IllegalArgumentException(

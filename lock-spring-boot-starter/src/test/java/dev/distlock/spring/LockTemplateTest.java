@@ -167,6 +167,15 @@ class LockTemplateTest {
                     .isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining("LockTemplate 'LockTemplate' cannot lock")
                     .hasMessageContaining("control character");
+            assertThatThrownBy(() -> template.withLeaseTime(Duration.ofMillis(5)))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("give a lease from 10 ms");
+            assertThatThrownBy(() -> template.withLeaseTime(Duration.ofDays(400)))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("to 365 days");
+            assertThatThrownBy(() -> template.withHoldAtLeast(Duration.ofDays(400)))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("at most 365 days");
             assertThatThrownBy(template::withRedLock)
                     .isInstanceOf(IllegalStateException.class)
                     .hasMessageContaining("distributed-lock.redlock.nodes is not set");
