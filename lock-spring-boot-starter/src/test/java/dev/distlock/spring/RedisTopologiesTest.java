@@ -108,6 +108,32 @@ class RedisTopologiesTest {
         }
     }
 
+    @Test
+    void replicaAcksOnClusterFailStartupAsABadPropertyWhicheverClientTheApplicationUses() {
+        try (RedisClusterSetup cluster = RedisClusterSetup.start()) {
+            ApplicationContextRunner application = runner().withPropertyValues(
+                            "spring.data.redis.cluster.nodes=" + cluster.clusterNodes(),
+                            "distributed-lock.replica-acks=1");
+            // Lettuce, then Jedis: the locks' own Lettuce client must not report it as a connection failure
+            for (String clientType : new String[] {"lettuce", "jedis"}) {
+                application
+                        .withPropertyValues("spring.data.redis.client-type=" + clientType)
+                        .run(context -> {
+                            assertThat(context).hasFailed();
+                            var analysis = AutoConfigurationTest.analyze(context.getStartupFailure());
+                            assertThat(analysis.getDescription())
+                                    .as(clientType)
+                                    .startsWith(
+                                            "Invalid distributed-lock.replica-acks: it is 1, but Redis is a Cluster");
+                            assertThat(analysis.getAction())
+                                    .as(clientType)
+                                    .startsWith("Remove distributed-lock.replica-acks (or set it to 0)")
+                                    .doesNotContain("spring.data.redis");
+                        });
+            }
+        }
+    }
+
     @Configuration(proxyBeanMethods = false)
     static class JobConfig {
         @Bean

@@ -14,7 +14,9 @@ import dev.distlock.spring.execution.LockExecutor;
 import dev.distlock.spring.execution.LockSource;
 import dev.distlock.spring.execution.RedisLockSource;
 import dev.distlock.spring.metrics.LockInstrumentation;
+import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisURI;
+import io.lettuce.core.cluster.RedisClusterClient;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -95,7 +97,7 @@ public class DistributedLockAutoConfiguration {
             lettuce.start();
         }
         try {
-            return LockClient.create(lettuce.getNativeClient(), options);
+            return connect(lettuce.getNativeClient(), options);
         } catch (LockException e) {
             throw new DistributedLockConfigurationException(
                     "Distributed locks could not connect to Redis (" + describe(lettuce) + "): " + rootMessage(e),
@@ -280,17 +282,47 @@ public class DistributedLockAutoConfiguration {
                 () -> builder.fencingCounterTtl(properties.getFencingCounterTtl()));
         apply("distributed-lock.max-key-length", () -> builder.maxKeyLength(properties.getMaxKeyLength()));
         apply("distributed-lock.operation-timeout", () -> builder.operationTimeout(properties.getOperationTimeout()));
+        // A pair is set twice, first with the core's default in place of its second value: an error names the bad one.
         apply(
                 "distributed-lock.local-hand-offs",
+                () -> builder.localHandOffs(
+                        properties.getLocalHandOffs(), LockClientOptions.DEFAULT_LOCAL_HAND_OFF_WINDOW));
+        apply(
+                "distributed-lock.local-hand-off-window",
                 () -> builder.localHandOffs(properties.getLocalHandOffs(), properties.getLocalHandOffWindow()));
         if (properties.getReplicaAcks() != 0) {
             apply(
                     "distributed-lock.replica-acks",
+                    () -> builder.replicaAcks(
+                            properties.getReplicaAcks(),
+                            LockClientOptions.defaults().replicaAckTimeout()));
+            apply(
+                    "distributed-lock.replica-ack-timeout",
                     () -> builder.replicaAcks(properties.getReplicaAcks(), properties.getReplicaAckTimeout()));
         }
         builder.interruptOnLeaseLost(properties.getOnLeaseLost() == DistributedLockProperties.OnLeaseLost.INTERRUPT);
         listeners.orderedStream().forEach(builder::listener);
         return builder.build();
+    }
+
+    /**
+     * The lock client on {@code redisClient}. lock-core refuses replica acknowledgements on Redis Cluster
+     * with an IllegalArgumentException in its own terms; to the application that is a bad property.
+     */
+    static LockClient connect(AbstractRedisClient redisClient, LockClientOptions options) {
+        try {
+            return LockClient.create(redisClient, options);
+        } catch (IllegalArgumentException e) {
+            if (options.replicaAcks() == 0 || !(redisClient instanceof RedisClusterClient)) {
+                throw e;
+            }
+            throw new DistributedLockConfigurationException(
+                    "Invalid distributed-lock.replica-acks: it is " + options.replicaAcks()
+                            + ", but Redis is a Cluster, where WAIT cannot reach the node that holds each lock",
+                    "Remove distributed-lock.replica-acks (or set it to 0) on Redis Cluster: replica"
+                            + " acknowledgements need a standalone or Sentinel Redis",
+                    e);
+        }
     }
 
     private static void apply(String property, Runnable setter) {

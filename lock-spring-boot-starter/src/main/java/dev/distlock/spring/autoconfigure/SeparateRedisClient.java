@@ -62,9 +62,12 @@ final class SeparateRedisClient implements DisposableBean {
                 case STANDALONE -> RedisClient.create(standaloneUri());
             };
             configure(client);
-            return LockClient.create(client, options);
+            return DistributedLockAutoConfiguration.connect(client, options);
         } catch (RuntimeException e) {
             destroy();
+            if (e instanceof DistributedLockConfigurationException propertyError) {
+                throw propertyError; // a distributed-lock.* property, not the connection
+            }
             throw new DistributedLockConfigurationException(
                     "Distributed locks could not open their own Lettuce connection to " + target
                             + " beside the application's "

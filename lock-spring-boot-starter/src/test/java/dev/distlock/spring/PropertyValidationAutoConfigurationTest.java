@@ -1,0 +1,76 @@
+package dev.distlock.spring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.distlock.testsupport.RedisServer;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.util.stream.Stream;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.context.annotation.ImportCandidates;
+import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.util.ClassUtils;
+
+/**
+ * Bad distributed-lock.* values fail start-up naming the property and the fix. No Redis answers here:
+ * every check must fail before a connection is tried.
+ */
+class PropertyValidationAutoConfigurationTest {
+
+    /** Every auto-configuration of the starter, as an application with a MeterRegistry gets them. */
+    private static ApplicationContextRunner runner() {
+        Class<?>[] starter = ImportCandidates.load(AutoConfiguration.class, null).getCandidates().stream()
+                .filter(name -> name.startsWith("dev.distlock."))
+                .map(name -> ClassUtils.resolveClassName(name, null))
+                .toArray(Class<?>[]::new);
+        return new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(BootLine.REDIS))
+                .withConfiguration(AutoConfigurations.of(starter))
+                .withBean(MeterRegistry.class, SimpleMeterRegistry::new)
+                .withPropertyValues("spring.data.redis.port=" + RedisServer.freePort());
+    }
+
+    private static FailureAnalysis failure(ApplicationContextRunner runner) {
+        FailureAnalysis[] analysis = new FailureAnalysis[1];
+        runner.run(context -> {
+            assertThat(context).hasFailed();
+            analysis[0] = AutoConfigurationTest.analyze(context.getStartupFailure());
+        });
+        return analysis[0];
+    }
+
+    static Stream<Arguments> badProperties() {
+        return Stream.of(
+                Arguments.of("distributed-lock.key-prefix", new String[] {"distributed-lock.key-prefix=app{x}:"}),
+                Arguments.of("distributed-lock.watchdog-lease", new String[] {"distributed-lock.watchdog-lease=5ms"}),
+                Arguments.of(
+                        "distributed-lock.fencing-counter-ttl",
+                        new String[] {"distributed-lock.fencing-counter-ttl=10s"}),
+                Arguments.of("distributed-lock.max-key-length", new String[] {"distributed-lock.max-key-length=0"}),
+                Arguments.of(
+                        "distributed-lock.operation-timeout", new String[] {"distributed-lock.operation-timeout=2h"}),
+                Arguments.of(
+                        "distributed-lock.local-hand-offs", new String[] {"distributed-lock.local-hand-offs=1001"}),
+                Arguments.of(
+                        "distributed-lock.local-hand-off-window",
+                        new String[] {"distributed-lock.local-hand-off-window=11s"}),
+                Arguments.of("distributed-lock.replica-acks", new String[] {"distributed-lock.replica-acks=-1"}),
+                Arguments.of(
+                        "distributed-lock.replica-ack-timeout",
+                        new String[] {"distributed-lock.replica-acks=1", "distributed-lock.replica-ack-timeout=0ms"}),
+                Arguments.of("distributed-lock.wait-time", new String[] {"distributed-lock.wait-time=-1s"}));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("badProperties")
+    void badPropertyFailsStartupNamingIt(String property, String[] values) {
+        FailureAnalysis analysis = failure(runner().withPropertyValues(values));
+        assertThat(analysis.getDescription()).startsWith("Invalid " + property + ": ");
+        assertThat(analysis.getAction()).contains(property);
+    }
+}
