@@ -17,8 +17,9 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.util.ClassUtils;
 
 /**
- * Bad distributed-lock.* values fail start-up naming the property and the fix. No Redis answers here:
- * every check must fail before a connection is tried.
+ * Bad distributed-lock.* values fail start-up naming the property and the fix, in Redis and local mode
+ * alike, instead of switching locks off or reaching Redis first. No Redis answers here: every check
+ * must fail before a connection is tried.
  */
 class PropertyValidationAutoConfigurationTest {
 
@@ -66,11 +67,17 @@ class PropertyValidationAutoConfigurationTest {
                 Arguments.of("distributed-lock.wait-time", new String[] {"distributed-lock.wait-time=-1s"}));
     }
 
-    @ParameterizedTest(name = "{0}")
-    @MethodSource("badProperties")
-    void badPropertyFailsStartupNamingIt(String property, String[] values) {
-        FailureAnalysis analysis = failure(runner().withPropertyValues(values));
+    @ParameterizedTest(name = "{0} in {2} mode")
+    @MethodSource("badPropertiesInEachMode")
+    void badPropertyFailsStartupNamingItInEitherMode(String property, String[] values, String mode) {
+        FailureAnalysis analysis = failure(
+                runner().withPropertyValues("distributed-lock.mode=" + mode).withPropertyValues(values));
         assertThat(analysis.getDescription()).startsWith("Invalid " + property + ": ");
         assertThat(analysis.getAction()).contains(property);
+    }
+
+    static Stream<Arguments> badPropertiesInEachMode() {
+        return badProperties()
+                .flatMap(a -> Stream.of("redis", "local").map(mode -> Arguments.of(a.get()[0], a.get()[1], mode)));
     }
 }

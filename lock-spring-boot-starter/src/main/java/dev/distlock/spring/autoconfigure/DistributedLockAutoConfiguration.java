@@ -272,8 +272,11 @@ public class DistributedLockAutoConfiguration {
         }
     }
 
-    private static LockClientOptions options(
-            DistributedLockProperties properties, ObjectProvider<LockListener> listeners) {
+    /**
+     * The lock client's options from the properties, each checked by lock-core's own rules; a bad one fails
+     * start-up naming it. Local mode builds them too, so a configuration fails the same way in either mode.
+     */
+    static LockClientOptions options(DistributedLockProperties properties, ObjectProvider<LockListener> listeners) {
         LockClientOptions.Builder builder = LockClientOptions.builder();
         apply("distributed-lock.key-prefix", () -> builder.keyPrefix(properties.getKeyPrefix()));
         apply("distributed-lock.watchdog-lease", () -> builder.watchdogLease(properties.getWatchdogLease()));

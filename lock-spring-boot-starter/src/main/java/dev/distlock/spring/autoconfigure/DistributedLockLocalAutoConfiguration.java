@@ -1,5 +1,6 @@
 package dev.distlock.spring.autoconfigure;
 
+import dev.distlock.core.LockClientOptions;
 import dev.distlock.core.LockListener;
 import dev.distlock.spring.execution.LockSource;
 import dev.distlock.spring.local.LocalLocks;
@@ -28,13 +29,12 @@ public class DistributedLockLocalAutoConfiguration {
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean(LockSource.class)
     LocalLocks distributedLockSource(DistributedLockProperties properties, ObjectProvider<LockListener> listeners) {
+        // Built and checked as for the Redis client, so a property that fails start-up in Redis mode fails it here too.
+        LockClientOptions options = DistributedLockAutoConfiguration.options(properties, listeners);
         log.warn(
                 "distributed-lock.mode=local: locks live in this JVM only and are NOT distributed; other instances of this"
                         + " application do not exclude each other. Use it for tests and single-instance development, never in a cluster");
         return new LocalLocks(
-                listeners.orderedStream().toList(),
-                properties.getWatchdogLease(),
-                properties.getOnLeaseLost() == DistributedLockProperties.OnLeaseLost.INTERRUPT,
-                properties.getMaxKeyLength());
+                options.listeners(), options.watchdogLease(), options.interruptOnLeaseLost(), options.maxKeyLength());
     }
 }

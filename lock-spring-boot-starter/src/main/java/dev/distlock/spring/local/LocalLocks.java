@@ -187,7 +187,11 @@ public final class LocalLocks implements LockSource, AutoCloseable {
         }
     }
 
-    /** The same limits as lock-core's names, so local mode fails where Redis mode would. */
+    /**
+     * Part of lock-core's limits on names (missing, too long, control characters). lock-core's own check is not
+     * public, and also refuses a leading '}', unpaired surrogates and invisible or bidi characters: such names
+     * still pass here though Redis mode refuses them.
+     */
     private static String requireName(String name, int maxKeyLength) {
         if (name == null || name.isBlank()) {
             throw new LockNameException(LockNameException.Problem.MISSING, "lock name must not be null or blank");
