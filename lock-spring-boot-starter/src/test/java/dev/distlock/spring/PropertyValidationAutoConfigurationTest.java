@@ -2,13 +2,16 @@ package dev.distlock.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.distlock.spring.execution.LockSource;
 import dev.distlock.testsupport.RedisServer;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.context.annotation.ImportCandidates;
@@ -43,6 +46,41 @@ class PropertyValidationAutoConfigurationTest {
             analysis[0] = AutoConfigurationTest.analyze(context.getStartupFailure());
         });
         return analysis[0];
+    }
+
+    @ParameterizedTest(name = "distributed-lock.enabled=''{0}''")
+    @ValueSource(strings = {"yes", "on", "1", "ture", ""})
+    void enabledOtherThanTrueOrFalseFailsStartupInsteadOfSwitchingLocksOff(String value) {
+        FailureAnalysis analysis = failure(runner().withPropertyValues("distributed-lock.enabled=" + value));
+        assertThat(analysis.getDescription())
+                .startsWith("distributed-lock.enabled is '" + value + "', which is neither true nor false")
+                .contains("run unlocked");
+        assertThat(analysis.getAction()).isEqualTo("Set distributed-lock.enabled to true or false");
+    }
+
+    static Stream<Arguments> otherSwitches() {
+        return Stream.of(
+                Arguments.of("distributed-lock.mode", "lcoal", "redis or local"),
+                // Spring Boot would bind this one to LOCAL, while the conditions match neither mode
+                Arguments.of("distributed-lock.mode", "lo-cal", "redis or local"),
+                Arguments.of("distributed-lock.metrics.enabled", "yes", "true or false"),
+                Arguments.of("distributed-lock.actuator.force-unlock.enabled", "on", "true or false"));
+    }
+
+    @ParameterizedTest(name = "{0}={1}")
+    @MethodSource("otherSwitches")
+    void otherSwitchesMatchedByConditionsFailStartupOnAnUnknownValue(String property, String value, String values) {
+        FailureAnalysis analysis = failure(runner().withPropertyValues(property + "=" + value));
+        assertThat(analysis.getDescription()).startsWith(property + " is '" + value + "'");
+        assertThat(analysis.getAction()).isEqualTo("Set " + property + " to " + values);
+    }
+
+    @Test
+    void switchValuesAreKnownInAnyCaseAsTheConditionsCompareThem() {
+        runner().withPropertyValues("distributed-lock.enabled=TRUE", "distributed-lock.mode=Local")
+                .run(context -> assertThat(context).hasNotFailed().hasSingleBean(LockSource.class));
+        runner().withPropertyValues("distributed-lock.enabled=False")
+                .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(LockSource.class));
     }
 
     static Stream<Arguments> badProperties() {
