@@ -2,10 +2,12 @@ package dev.distlock.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.distlock.spring.actuate.RecentLeaseLosses;
 import dev.distlock.spring.execution.LockSource;
 import dev.distlock.testsupport.RedisServer;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -117,5 +119,23 @@ class PropertyValidationAutoConfigurationTest {
     static Stream<Arguments> badPropertiesInEachMode() {
         return badProperties()
                 .flatMap(a -> Stream.of("redis", "local").map(mode -> Arguments.of(a.get()[0], a.get()[1], mode)));
+    }
+
+    @ParameterizedTest(name = "lease-loss-window={0}")
+    @ValueSource(strings = {"0s", "-1m"})
+    void leaseLossWindowThatWouldHideEveryLossFailsStartup(String value) {
+        FailureAnalysis analysis = failure(runner().withPropertyValues(
+                        "distributed-lock.mode=local", "distributed-lock.health.lease-loss-window=" + value));
+        assertThat(analysis.getDescription()).startsWith("Invalid distributed-lock.health.lease-loss-window: ");
+        assertThat(analysis.getAction()).contains("positive duration");
+    }
+
+    /** Spring Boot binds an empty duration as no value, so the health check never sees a null window. */
+    @Test
+    void emptyLeaseLossWindowKeepsTheDefault() {
+        runner().withPropertyValues("distributed-lock.mode=local", "distributed-lock.health.lease-loss-window=")
+                .run(context -> assertThat(
+                                context.getBean(RecentLeaseLosses.class).window())
+                        .isEqualTo(Duration.ofMinutes(15)));
     }
 }

@@ -37,7 +37,9 @@ public class DistributedLockActuatorAutoConfiguration {
 
     /** A LockListener, so the lock client reports lease losses to it; the health indicator of either Boot line shows them. */
     static RecentLeaseLosses recentLeaseLosses(DistributedLockProperties properties) {
-        return new RecentLeaseLosses(properties.getHealth().getLeaseLossWindow());
+        // Zero or less would hide every loss.
+        return new RecentLeaseLosses(DistributedLockAutoConfiguration.checked(
+                properties.getHealth().getLeaseLossWindow(), "distributed-lock.health.lease-loss-window", true));
     }
 
     @Configuration(proxyBeanMethods = false)

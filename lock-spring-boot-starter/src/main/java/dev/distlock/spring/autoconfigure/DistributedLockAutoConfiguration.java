@@ -337,7 +337,7 @@ public class DistributedLockAutoConfiguration {
         }
     }
 
-    private static Duration checked(Duration value, String property, boolean positive) {
+    static Duration checked(Duration value, String property, boolean positive) {
         if (value == null || value.isNegative() || (positive && value.isZero())) {
             throw new DistributedLockConfigurationException(
                     "Invalid " + property + ": " + value,
