@@ -137,6 +137,24 @@ class LocalModeTest {
     }
 
     @Test
+    void aLostRedLockIsCountedUnderTheRedLockTypeItWasRegisteredWith() {
+        runner().run(context -> {
+            Work work = context.getBean(Work.class);
+            assertThatThrownBy(work::outliveRedLockLease).isInstanceOf(LockLeaseExpiredException.class);
+            MeterRegistry registry = context.getBean(MeterRegistry.class);
+            assertThat(registry.find(LockMetrics.LOST)
+                            .tags("name", "Work.outliveRedLockLease")
+                            .counters())
+                    .as("one series, the one registered at start-up")
+                    .singleElement()
+                    .satisfies(lost -> {
+                        assertThat(lost.getId().getTag("type")).isEqualTo("REDLOCK");
+                        assertThat(lost.count()).isEqualTo(1);
+                    });
+        });
+    }
+
+    @Test
     void readersShareWritersExcludeAndAReaderCannotUpgrade() {
         runner().run(context -> {
             LockTemplate readers = context.getBean(LockTemplate.class).withType(LockType.READ);
@@ -344,6 +362,14 @@ class LocalModeTest {
         @DistributedLock(key = "#key", waitTime = "0", onFailure = OnLockFailure.SKIP)
         public Optional<String> skip(String key) {
             return Optional.of("ran");
+        }
+
+        @DistributedLock(key = "short-redlock", leaseTime = "200ms", redlock = true)
+        public void outliveRedLockLease() {
+            org.awaitility.Awaitility.await()
+                    .atMost(Duration.ofSeconds(10))
+                    .until(() -> !locks.lock(LockType.REENTRANT, true, "short-redlock", "probe")
+                            .isLocked());
         }
 
         @DistributedLock(key = "short", leaseTime = "200ms")

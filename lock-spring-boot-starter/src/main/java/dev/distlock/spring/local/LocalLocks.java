@@ -73,8 +73,9 @@ public final class LocalLocks implements LockSource, AutoCloseable {
 
     @Override
     public RedisLock lock(LockType type, boolean redlock, String key, String label) {
+        // A RedLock here is a reentrant lock of this JVM, reported as REDLOCK as in Redis mode (metrics, listeners).
         dev.distlock.core.LockType kind = redlock
-                ? dev.distlock.core.LockType.REENTRANT
+                ? dev.distlock.core.LockType.REDLOCK
                 : switch (type) {
                     case REENTRANT -> dev.distlock.core.LockType.REENTRANT;
                     case FAIR -> dev.distlock.core.LockType.FAIR;
