@@ -308,7 +308,7 @@ public class DistributedLockProperties {
     /** Settings of lock metrics. */
     public static class Metrics {
 
-        /** Whether lock metrics are recorded when a MeterRegistry is present. */
+        /** Whether lock metrics are recorded when a MeterRegistry is present; an application ObservationRegistry's meter handler still records the acquire/held timers (management.observations.enable.distributed.lock=false stops those). */
         private boolean enabled = true;
 
         public boolean isEnabled() {

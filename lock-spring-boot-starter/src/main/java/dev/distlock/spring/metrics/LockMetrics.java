@@ -18,7 +18,10 @@ public final class LockMetrics {
     /** Counter of holds lost while held (lease ran out, renewal failed); tags {@link #NAME}, {@link #TYPE}. */
     public static final String LOST = "distributed.lock.lost";
 
-    /** The lock's declared name (never the resolved key). */
+    /**
+     * The lock's declared name, never the resolved key, for {@code @DistributedLock} and {@code LockTemplate}; a lock
+     * taken directly through {@code LockClient} has the name it was given, else its key.
+     */
     public static final String NAME = "name";
     /** The lock type as the annotation spells it: REENTRANT, FAIR, READ, WRITE, or REDLOCK for redlock = true. */
     public static final String TYPE = "type";
@@ -26,7 +29,8 @@ public final class LockMetrics {
     public static final String OUTCOME = "outcome";
     /**
      * The exception's simple name, or {@value #NO_ERROR}; added to the acquire and held timers by
-     * Micrometer's meter observation handler, and written the same way for locks used directly.
+     * Micrometer's meter observation handler. Locks used directly report no exception to their listeners:
+     * theirs is LockUnavailableException for outcome unavailable and LockException for error.
      */
     public static final String ERROR_TAG = "error";
     /** The {@link #ERROR_TAG} of calls that ended without an exception. */

@@ -9,7 +9,8 @@ import java.time.Duration;
 import java.util.Locale;
 
 /**
- * Records lock events as Micrometer meters, tagged by the lock's label (declared name), never its key.
+ * Records lock events as Micrometer meters, tagged by the lock's name: the declared name for the
+ * starter's calls, and for locks used directly the name they were given, else their key.
  * Acquisitions and releases made by {@code @DistributedLock} and {@code LockTemplate} are left to
  * {@link LockInstrumentation}, which counts one per call; this listener counts those of locks used
  * directly through {@code LockClient}, and renewals and lost leases of all.
@@ -78,7 +79,11 @@ public final class MicrometerLockListener implements LockListener {
                 .register(registry);
     }
 
-    /** The error tag as Micrometer's meter observation handler writes it for the starter's own calls (the exception's simple name). */
+    /**
+     * The error tag for a lock used directly: the listener is not told the exception, so the type that outcome
+     * usually has stands for it (the starter's own calls get the exception's simple name from Micrometer's meter
+     * observation handler).
+     */
     private static String errorOf(AcquireOutcome outcome) {
         return switch (outcome) {
             case ACQUIRED, TIMEOUT -> LockMetrics.NO_ERROR;
