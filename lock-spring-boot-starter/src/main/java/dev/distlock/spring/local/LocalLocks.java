@@ -1,9 +1,9 @@
 package dev.distlock.spring.local;
 
+import dev.distlock.core.LockClientOptions;
 import dev.distlock.core.LockException;
 import dev.distlock.core.LockInfo;
 import dev.distlock.core.LockListener;
-import dev.distlock.core.LockNameException;
 import dev.distlock.core.RedisLock;
 import dev.distlock.core.RedisMultiLock;
 import dev.distlock.spring.annotation.LockType;
@@ -38,7 +38,8 @@ public final class LocalLocks implements LockSource, AutoCloseable {
     private final List<LockListener> listeners;
     private final Duration watchdogLease;
     private final boolean interruptOnLeaseLost;
-    private final int maxKeyLength;
+    /** Only their name rules are used: the length limit, and what lock-core refuses in a name. */
+    private final LockClientOptions names;
     /** One timer thread for every fixed lease, never one per lock. */
     private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "distlock-local-lease");
@@ -65,7 +66,7 @@ public final class LocalLocks implements LockSource, AutoCloseable {
      */
     public LocalLocks(
             List<LockListener> listeners, Duration watchdogLease, boolean interruptOnLeaseLost, int maxKeyLength) {
-        this.maxKeyLength = maxKeyLength;
+        this.names = LockClientOptions.builder().maxKeyLength(maxKeyLength).build();
         this.listeners = List.copyOf(listeners);
         this.watchdogLease = watchdogLease;
         this.interruptOnLeaseLost = interruptOnLeaseLost;
@@ -82,7 +83,7 @@ public final class LocalLocks implements LockSource, AutoCloseable {
                     case READ -> dev.distlock.core.LockType.READ;
                     case WRITE -> dev.distlock.core.LockType.WRITE;
                 };
-        return new LocalLock(this, new LockInfo(requireName(key, maxKeyLength), label == null ? key : label, kind));
+        return new LocalLock(this, new LockInfo(requireName(key), label == null ? key : label, kind));
     }
 
     @Override
@@ -90,11 +91,8 @@ public final class LocalLocks implements LockSource, AutoCloseable {
         if (keys == null || keys.isEmpty()) {
             throw new IllegalArgumentException("a multi-lock needs at least one lock name");
         }
-        List<String> sorted = keys.stream()
-                .map(k -> requireName(k, maxKeyLength))
-                .distinct()
-                .sorted()
-                .toList();
+        List<String> sorted =
+                keys.stream().map(this::requireName).distinct().sorted().toList();
         return RedisMultiLock.of(sorted.stream()
                 .map(k -> lock(LockType.REENTRANT, false, k, label))
                 .toList());
@@ -188,30 +186,9 @@ public final class LocalLocks implements LockSource, AutoCloseable {
         }
     }
 
-    /**
-     * Part of lock-core's limits on names (missing, too long, control characters). lock-core's own check is not
-     * public, and also refuses a leading '}', unpaired surrogates and invisible or bidi characters: such names
-     * still pass here though Redis mode refuses them.
-     */
-    private static String requireName(String name, int maxKeyLength) {
-        if (name == null || name.isBlank()) {
-            throw new LockNameException(LockNameException.Problem.MISSING, "lock name must not be null or blank");
-        }
-        if (name.length() > maxKeyLength) {
-            throw new LockNameException(
-                    LockNameException.Problem.TOO_LONG,
-                    "lock name is " + name.length() + " characters long, over the limit of " + maxKeyLength);
-        }
-        for (int i = 0; i < name.length(); i++) {
-            char c = name.charAt(i);
-            if (Character.isISOControl(c)) {
-                throw new LockNameException(
-                        LockNameException.Problem.NOT_ALLOWED,
-                        "lock name contains the control character U+" + String.format("%04X", (int) c)
-                                + "; strip or encode such input before using it in a key");
-            }
-        }
-        return name;
+    /** lock-core's name rules, so local mode fails where Redis mode would. */
+    private String requireName(String name) {
+        return names.requireValidLockName(name);
     }
 
     @Override

@@ -333,6 +333,15 @@ class LocalLocksTest {
         assertThatThrownBy(() -> locks.lock(LockType.REENTRANT, false, "x".repeat(1025), "x"))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("over the limit of 1024");
+        assertThatThrownBy(() -> locks.lock(LockType.REENTRANT, false, "}order:1", "x"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("must not start with '}'");
+        assertThatThrownBy(() -> locks.lock(LockType.REENTRANT, false, "order\u202E1", "x"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("invisible or bidi control character");
+        assertThatThrownBy(() -> locks.multiLock(List.of("a", "b\uD800"), "x"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("unpaired surrogate");
     }
 
     @Test
