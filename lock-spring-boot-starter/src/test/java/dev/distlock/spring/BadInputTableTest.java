@@ -213,6 +213,14 @@ class BadInputTableTest {
                         "positive duration such as 2s",
                         startup(Fine.class, "distributed-lock.lease-time=0s")),
                 new Case(
+                        "lease property under 10 ms",
+                        STARTUP,
+                        CONFIG_ERROR,
+                        "distributed-lock.lease-time",
+                        "outside the 10 ms to 365 days a lock accepts",
+                        "well above the round trip to Redis",
+                        startup(Fine.class, "distributed-lock.lease-time=5ms")),
+                new Case(
                         "unparsable duration property",
                         STARTUP,
                         "BindException",

@@ -5,6 +5,7 @@ import dev.distlock.core.LockClientOptions;
 import dev.distlock.core.LockException;
 import dev.distlock.core.LockListener;
 import dev.distlock.core.RedLockClient;
+import dev.distlock.core.RedisLock;
 import dev.distlock.spring.DistributedLockConfigurationException;
 import dev.distlock.spring.LockTemplate;
 import dev.distlock.spring.aop.DistributedLockAdvisor;
@@ -20,6 +21,7 @@ import io.lettuce.core.cluster.RedisClusterClient;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 import org.springframework.aop.config.AopConfigUtils;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -191,10 +193,8 @@ public class DistributedLockAutoConfiguration {
         // Bound here rather than injected: advisors are created before most beans, and must not pull them in early.
         DistributedLockProperties properties =
                 Binder.get(environment).bindOrCreate("distributed-lock", DistributedLockProperties.class);
-        Duration wait = checked(properties.getWaitTime(), "distributed-lock.wait-time", false);
-        Duration lease = properties.getLeaseTime() == null
-                ? null
-                : checked(properties.getLeaseTime(), "distributed-lock.lease-time", true);
+        Duration wait = checkedWait(properties.getWaitTime());
+        Duration lease = checkedLease(properties.getLeaseTime());
         // In local mode a redlock = true method is a local lock like any other: no nodes needed.
         boolean redlockAvailable = !properties.getRedlock().getNodes().isEmpty()
                 || properties.getMode() == DistributedLockProperties.Mode.LOCAL;
@@ -240,9 +240,7 @@ public class DistributedLockAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     LockTemplate distributedLockTemplate(LockExecutor executor, DistributedLockProperties properties) {
-        Duration lease = properties.getLeaseTime() == null
-                ? null
-                : checked(properties.getLeaseTime(), "distributed-lock.lease-time", true);
+        Duration lease = checkedLease(properties.getLeaseTime());
         return new LockTemplate(
                 executor,
                 lease,
@@ -337,12 +335,43 @@ public class DistributedLockAutoConfiguration {
         }
     }
 
+    /** {@code value} of {@code property} if positive ({@code positive}) or not negative; else a start-up failure. */
     static Duration checked(Duration value, String property, boolean positive) {
         if (value == null || value.isNegative() || (positive && value.isZero())) {
             throw new DistributedLockConfigurationException(
                     "Invalid " + property + ": " + value,
                     "Set " + property + " to a " + (positive ? "positive" : "non-negative")
                             + " duration such as 2s or 500ms");
+        }
+        return value;
+    }
+
+    /** The default wait of locks: not negative, at most {@link RedisLock#MAX_DURATION}, as a lock call accepts. */
+    static Duration checkedWait(Duration value) {
+        String property = "distributed-lock.wait-time";
+        checked(value, property, false);
+        if (value.compareTo(RedisLock.MAX_DURATION) > 0) {
+            throw new DistributedLockConfigurationException(
+                    "Invalid " + property + ": " + value + ", over the " + RedisLock.MAX_DURATION.toDays()
+                            + " days a lock accepts",
+                    "Set " + property + " to at most " + RedisLock.MAX_DURATION.toDays() + " days");
+        }
+        return value;
+    }
+
+    /** The default fixed lease of locks, or null: within the limits a lock call accepts. */
+    static @Nullable Duration checkedLease(@Nullable Duration value) {
+        String property = "distributed-lock.lease-time";
+        if (value == null) {
+            return null;
+        }
+        checked(value, property, true);
+        if (value.compareTo(RedisLock.MIN_LEASE) < 0 || value.compareTo(RedisLock.MAX_DURATION) > 0) {
+            throw new DistributedLockConfigurationException(
+                    "Invalid " + property + ": " + value + ", outside the " + RedisLock.MIN_LEASE.toMillis() + " ms to "
+                            + RedisLock.MAX_DURATION.toDays() + " days a lock accepts",
+                    "Set " + property + " well above the round trip to Redis and at most "
+                            + RedisLock.MAX_DURATION.toDays() + " days, or leave it unset for the watchdog lease");
         }
         return value;
     }
