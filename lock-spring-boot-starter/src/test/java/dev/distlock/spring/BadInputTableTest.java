@@ -296,6 +296,17 @@ class BadInputTableTest {
                         "3 or more",
                         startup(Fine.class, "distributed-lock.redlock.nodes=redis://127.0.0.1:1,redis://127.0.0.1:2")),
                 new Case(
+                        "RedLock node listed twice",
+                        STARTUP,
+                        CONFIG_ERROR,
+                        "distributed-lock.redlock.nodes",
+                        "127.0.0.1:1 twice",
+                        "List each Redis master once",
+                        startup(
+                                Fine.class,
+                                "distributed-lock.redlock.nodes=redis://127.0.0.1:1,redis://127.0.0.1:2,"
+                                        + "redis://127.0.0.1:1")),
+                new Case(
                         "Redis unreachable",
                         STARTUP,
                         CONFIG_ERROR,

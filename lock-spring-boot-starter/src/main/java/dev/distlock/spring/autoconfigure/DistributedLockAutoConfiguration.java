@@ -174,8 +174,14 @@ public class DistributedLockAutoConfiguration {
                         e);
             }
         }
+        LockClientOptions options = options(properties, listeners);
         try {
-            return RedLockClient.connect(uris, options(properties, listeners));
+            return RedLockClient.connect(uris, options);
+        } catch (IllegalArgumentException e) {
+            throw new DistributedLockConfigurationException(
+                    "distributed-lock.redlock.nodes " + nodes + ": " + e.getMessage(),
+                    "List each Redis master once in distributed-lock.redlock.nodes",
+                    e);
         } catch (RuntimeException e) {
             throw new DistributedLockConfigurationException(
                     "The RedLock client could not start on distributed-lock.redlock.nodes " + nodes + ": "
