@@ -63,8 +63,7 @@ class CohortingTest {
         int threads = 4;
         int perThread = 300;
         List<Long> tokens = new CopyOnWriteArrayList<>();
-        AtomicInteger inside = new AtomicInteger();
-        AtomicBoolean overlap = new AtomicBoolean();
+        Exclusion exclusion = new Exclusion();
         long callsBefore = probe.scriptRuns();
         ExecutorService pool = Executors.newFixedThreadPool(threads);
         try {
@@ -77,11 +76,8 @@ class CohortingTest {
                     for (int i = 0; i < perThread; i++) {
                         lock.lock();
                         try {
-                            if (inside.incrementAndGet() != 1) {
-                                overlap.set(true);
-                            }
                             tokens.add(lock.currentFencingToken());
-                            inside.decrementAndGet();
+                            exclusion.pass();
                         } finally {
                             lock.unlock();
                         }
@@ -99,7 +95,7 @@ class CohortingTest {
         long calls = probe.scriptRuns() - callsBefore;
         int holds = threads * perThread;
 
-        assertThat(overlap).as("one holder at a time").isFalse();
+        assertThat(exclusion.overlaps()).as("one holder at a time").isZero();
         assertThat(tokens).hasSize(holds);
         for (int i = 1; i < tokens.size(); i++) {
             assertThat(tokens.get(i)).as("token of hold %d", i).isGreaterThan(tokens.get(i - 1));

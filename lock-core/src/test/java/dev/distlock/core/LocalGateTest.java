@@ -9,7 +9,6 @@ import io.lettuce.core.RedisURI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -30,8 +29,7 @@ class LocalGateTest {
             lock.lock(); // first call loads the script; counts start after it
             lock.unlock();
             long before = scriptCalls(server);
-            AtomicInteger inside = new AtomicInteger();
-            AtomicInteger overlaps = new AtomicInteger();
+            Exclusion exclusion = new Exclusion();
             int threads = 8;
             int rounds = 50;
             List<OtherThread<Void>> workers = new ArrayList<>();
@@ -40,10 +38,7 @@ class LocalGateTest {
                     for (int i = 0; i < rounds; i++) {
                         lock.lock();
                         try {
-                            if (inside.incrementAndGet() != 1) {
-                                overlaps.incrementAndGet();
-                            }
-                            inside.decrementAndGet();
+                            exclusion.pass();
                         } finally {
                             lock.unlock();
                         }
@@ -54,7 +49,7 @@ class LocalGateTest {
             for (OtherThread<Void> worker : workers) {
                 worker.get();
             }
-            assertThat(overlaps).hasValue(0);
+            assertThat(exclusion.overlaps()).isZero();
             // one acquire and one release each: no failed attempts, no polling, no subscriptions
             assertThat(scriptCalls(server) - before).isEqualTo(2L * threads * rounds);
             assertThat(client.localGates()).isZero();

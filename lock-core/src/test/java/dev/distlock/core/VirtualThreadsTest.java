@@ -67,8 +67,7 @@ class VirtualThreadsTest {
 
     /** Each of {@code threads} virtual threads locks its name, checks it is alone inside, and unlocks. */
     private void churn(int threads, java.util.function.IntFunction<String> nameOf) throws Exception {
-        ConcurrentHashMap<String, AtomicInteger> inside = new ConcurrentHashMap<>();
-        AtomicInteger overlaps = new AtomicInteger();
+        ConcurrentHashMap<String, Exclusion> exclusions = new ConcurrentHashMap<>();
         AtomicInteger done = new AtomicInteger();
         List<Future<?>> futures = new ArrayList<>();
         ExecutorService virtual = VirtualThreads.perTaskExecutor();
@@ -81,11 +80,7 @@ class VirtualThreadsTest {
                         throw new IllegalStateException("not granted: " + name);
                     }
                     try {
-                        AtomicInteger here = inside.computeIfAbsent(name, n -> new AtomicInteger());
-                        if (here.incrementAndGet() > 1) {
-                            overlaps.incrementAndGet();
-                        }
-                        here.decrementAndGet();
+                        exclusions.computeIfAbsent(name, n -> new Exclusion()).pass();
                     } finally {
                         lock.unlock();
                     }
@@ -101,7 +96,9 @@ class VirtualThreadsTest {
             virtual.awaitTermination(60, TimeUnit.SECONDS);
         }
         assertThat(done.get()).isEqualTo(threads);
-        assertThat(overlaps.get()).as("two holders inside at once").isZero();
+        assertThat(exclusions.values().stream().mapToInt(Exclusion::overlaps).sum())
+                .as("two holders inside at once")
+                .isZero();
         assertThat(client.activeHolds()).isZero();
     }
 

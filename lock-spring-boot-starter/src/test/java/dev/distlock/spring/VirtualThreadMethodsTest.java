@@ -14,6 +14,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.IntFunction;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -101,8 +102,14 @@ class VirtualThreadMethodsTest {
         final Map<String, Long> lastToken = new ConcurrentHashMap<>();
     }
 
-    /** The locked method: counts who is inside each key and checks its token against the key's last one. */
+    /**
+     * The locked method: counts who is inside each key, staying there a while, and checks its token against
+     * the key's last one.
+     */
     public static class Keys {
+        /** About a lock round trip: long enough for an overlap of two holders to show. */
+        private static final long INSIDE_NANOS = TimeUnit.MICROSECONDS.toNanos(150);
+
         private final Tally tally;
 
         public Keys(Tally tally) {
@@ -124,6 +131,9 @@ class VirtualThreadMethodsTest {
                 tally.onVirtualThreads.incrementAndGet();
             }
             tally.calls.incrementAndGet();
+            // Stays inside a while (parked, which a virtual thread may): left empty, two callers inside at
+            // once would almost never be seen there together, and the overlap check could not fail.
+            LockSupport.parkNanos(INSIDE_NANOS);
             here.decrementAndGet();
         }
     }
