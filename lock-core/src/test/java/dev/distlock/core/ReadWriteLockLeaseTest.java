@@ -19,8 +19,11 @@ class ReadWriteLockLeaseTest {
     @RegisterExtension
     static final RedisExtension redis = new RedisExtension();
 
-    /** The watchdog ticks every third of this. */
-    private static final Duration WATCHDOG_LEASE = Duration.ofMillis(450);
+    /**
+     * The watchdog ticks every third of this. A hold is lost when no renewal is confirmed within one lease:
+     * 600 ms leaves a loaded machine room for a late tick where 450 did not.
+     */
+    private static final Duration WATCHDOG_LEASE = Duration.ofMillis(600);
 
     private final RecordingListener events = new RecordingListener();
     private LockClient client;

@@ -33,7 +33,8 @@ class RenewalConnectionTest {
         try (LockClient client = LockClient.create(
                 RedisURI.create(redis.server().uri()),
                 LockClientOptions.builder()
-                        .watchdogLease(Duration.ofMillis(300))
+                        // 600 ms: a renewal must land within one lease, which a loaded machine can miss at 300
+                        .watchdogLease(Duration.ofMillis(600))
                         .listener(events)
                         .build())) {
             RedisLock lock = client.getLock(name);

@@ -52,7 +52,7 @@ class BootMetricsAutoConfigurationTest {
         return new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(configurations.toArray(Class<?>[]::new)))
                 .withPropertyValues(
-                        "spring.data.redis.port=" + redis.server().port(), "distributed-lock.watchdog-lease=300ms")
+                        "spring.data.redis.port=" + redis.server().port(), "distributed-lock.watchdog-lease=600ms")
                 .withBean(Work.class);
     }
 
@@ -192,7 +192,7 @@ class BootMetricsAutoConfigurationTest {
 
     public static class Work {
 
-        /** Holds its lock until the watchdog (renewing every 100 ms) has renewed it once. */
+        /** Holds its lock until the watchdog (renewing every 200 ms) has renewed it once. */
         @DistributedLock(key = "'renewed'", name = "work")
         public void holdUntilRenewed(MeterRegistry registry) {
             await().atMost(Duration.ofSeconds(10))

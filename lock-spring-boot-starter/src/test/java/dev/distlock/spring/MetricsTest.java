@@ -34,7 +34,9 @@ class MetricsTest {
                 .withPropertyValues(
                         "spring.data.redis.port=" + redis.server().port(),
                         "distributed-lock.wait-time=100ms",
-                        "distributed-lock.watchdog-lease=300ms")
+                        // a hold is lost when no renewal is confirmed within one lease: 300 ms is too tight
+                        // for a loaded machine where the lock must survive
+                        "distributed-lock.watchdog-lease=600ms")
                 .withBean(MeterRegistry.class, SimpleMeterRegistry::new)
                 .withBean(Payments.class);
     }
@@ -147,7 +149,7 @@ class MetricsTest {
         runner().run(context -> {
             MeterRegistry registry = context.getBean(MeterRegistry.class);
             Payments payments = context.getBean(Payments.class);
-            payments.slowWithWatchdog(); // 300 ms lease, renewed every 100 ms while it runs 700 ms
+            payments.slowWithWatchdog(); // 600 ms lease, renewed every 200 ms while it runs 1,400 ms
             assertThat(registry.get(LockMetrics.RENEWALS)
                             .tags("outcome", "renewed")
                             .counter()
@@ -187,7 +189,7 @@ class MetricsTest {
 
         @DistributedLock(key = "slow")
         public void slowWithWatchdog() throws InterruptedException {
-            Thread.sleep(700);
+            Thread.sleep(1_400);
         }
 
         @DistributedLock(key = "short-lease", leaseTime = "100ms")
