@@ -28,7 +28,8 @@ import org.junit.jupiter.api.Test;
  * counter increments), then the master is SIGKILLed and Sentinel promotes the lagging replica.
  * Every token granted after the failover must be larger than every token granted before it, no
  * release may fail with anything but the documented {@link LockUnavailableException} (whose
- * release goes on in the background), nothing may stay locked, and grants must flow again.
+ * release goes on in the background), nothing may stay locked, and grants must flow again, to both
+ * clients. How fast they flow is a benchmark's question, not this test's: it prints the rates only.
  */
 class SentinelFailoverTokenTest {
 
@@ -39,8 +40,11 @@ class SentinelFailoverTokenTest {
     private static final Duration FAILOVER_BOUND = Duration.ofSeconds(30);
     /** The grants the replica misses: the churn goes on this long with the replica cut off. */
     private static final Duration LAG = Duration.ofSeconds(1);
-    /** Steady state before the cut, and after the failover once the stale locks have expired, for comparing throughput. */
-    private static final Duration MEASURE = Duration.ofSeconds(3);
+    /**
+     * Grants each client must be given after the failover: enough that locking flows again, not one lucky
+     * grant; a loaded machine reaches it in a second or two, and it has the failover bound to do so.
+     */
+    private static final int GRANTS_AFTER = 50;
 
     private static final int THREADS_PER_CLIENT = 4;
 
@@ -54,7 +58,7 @@ class SentinelFailoverTokenTest {
      * only a grant requested after the kill surely came from the promoted replica, and only one that
      * returned before the kill began surely came from the old master.
      */
-    private record Grant(String name, long token, long requested, long at, String thread) {}
+    private record Grant(String name, long token, long requested, long at, int client) {}
 
     /** An unlock that threw, with when its hold had been requested. */
     private record ReleaseFailure(Throwable error, long requested) {}
@@ -92,21 +96,22 @@ class SentinelFailoverTokenTest {
         ConcurrentLinkedQueue<ReleaseFailure> releaseFailures = new ConcurrentLinkedQueue<>();
         AtomicBoolean running = new AtomicBoolean(true);
         List<Thread> threads = new ArrayList<>();
-        for (LockClient client : clients) {
+        for (int c = 0; c < clients.size(); c++) {
+            int client = c;
             for (int t = 0; t < THREADS_PER_CLIENT; t++) {
                 Thread thread = new Thread(
-                        () -> churn(client, names, running, grants, acquireFailures, releaseFailures),
-                        "failover-churn-" + clients.indexOf(client) + "-" + t);
+                        () -> churn(
+                                client, clients.get(client), names, running, grants, acquireFailures, releaseFailures),
+                        "failover-churn-" + client + "-" + t);
                 thread.setDaemon(true);
                 threads.add(thread);
             }
         }
         threads.forEach(Thread::start);
 
+        long churnStart = System.nanoTime();
         await().atMost(WAIT).until(() -> grants.size() > 100 || !acquireFailures.isEmpty());
-        long measureStart = System.nanoTime();
-        Thread.sleep(MEASURE.toMillis()); // a fixed window of steady churn to measure, not a wait for a condition
-        double rateBefore = rate(grants, measureStart, System.nanoTime());
+        double rateBefore = rate(grants, churnStart, System.nanoTime());
 
         sentinel.cutReplication();
         long cutAt = System.nanoTime();
@@ -128,11 +133,17 @@ class SentinelFailoverTokenTest {
                         .allMatch(n ->
                                 grants.stream().anyMatch(g -> g.name().equals(n) && g.requested() - killedAt > 0)));
         long recoveredAt = System.nanoTime();
-        // locks whose release the replica missed free themselves within one watchdog lease; then churn runs freely
-        Thread.sleep(WATCHDOG_LEASE.toMillis());
-        long windowStart = System.nanoTime();
-        Thread.sleep(MEASURE.toMillis()); // the same fixed window as before the cut
-        double rateAfter = rate(grants, windowStart, System.nanoTime());
+        // grants flow again, to each client (a client left on the dead master would get none): locks whose
+        // release the replica missed free themselves within one watchdog lease, hence that much more time
+        await("each client granted " + GRANTS_AFTER + " locks after the failover")
+                .atMost(WATCHDOG_LEASE.plus(FAILOVER_BOUND))
+                .until(() -> {
+                    Map<Integer, Long> after = grantsAfter(grants, killedAt);
+                    return after.size() == clients.size()
+                            && after.values().stream().allMatch(n -> n >= GRANTS_AFTER);
+                });
+        long flowingAt = System.nanoTime();
+        double rateAfter = rate(grants, recoveredAt, flowingAt);
         running.set(false);
         for (Thread thread : threads) {
             thread.join(TimeUnit.SECONDS.toMillis(20));
@@ -165,15 +176,6 @@ class SentinelFailoverTokenTest {
                 .as("acquires that failed other than LockUnavailableException while Redis was down")
                 .allMatch(e -> e instanceof LockUnavailableException);
         softly.assertThat(threads).as("every churn thread ended").noneMatch(Thread::isAlive);
-        softly.assertThat(threads.stream().map(Thread::getName).collect(Collectors.toSet()))
-                .as("churn threads granted a lock in the window after the failover")
-                .isEqualTo(grants.stream()
-                        .filter(g -> g.at() - windowStart > 0)
-                        .map(Grant::thread)
-                        .collect(Collectors.toSet()));
-        softly.assertThat(rateAfter)
-                .as("grants per second after the failover (%.0f before it)", rateBefore)
-                .isGreaterThan(rateBefore / 5);
         // nothing stays locked: releases the promoted replica missed, and any given up, expire within one lease
         await().atMost(WATCHDOG_LEASE.plusSeconds(5)).untilAsserted(() -> {
             for (String name : names) {
@@ -186,20 +188,24 @@ class SentinelFailoverTokenTest {
             }
         });
         System.out.printf(
-                "Failover: %d grants (%d missed by the replica, %d bytes behind), %.0f/s before, %.0f/s after,"
-                        + " recovered %d ms after the kill; unlock failures %s; acquire failures %s%n",
+                "Failover: %d grants (%d missed by the replica, %d bytes behind), %.0f/s before, %.0f/s after"
+                        + " (not asserted), recovered %d ms after the kill, %d grants per client %d ms after;"
+                        + " unlock failures %s; acquire failures %s%n",
                 grants.size(),
                 missed,
                 lag,
                 rateBefore,
                 rateAfter,
                 TimeUnit.NANOSECONDS.toMillis(recoveredAt - killedAt),
+                GRANTS_AFTER,
+                TimeUnit.NANOSECONDS.toMillis(flowingAt - killedAt),
                 count(releaseFailures.stream().map(ReleaseFailure::error).toList()),
                 count(acquireFailures));
         softly.assertAll();
     }
 
     private static void churn(
+            int clientIndex,
             LockClient client,
             List<String> names,
             AtomicBoolean running,
@@ -222,11 +228,7 @@ class SentinelFailoverTokenTest {
             }
             try {
                 grants.add(new Grant(
-                        lock.getKey(),
-                        lock.currentFencingToken(),
-                        requested,
-                        System.nanoTime(),
-                        Thread.currentThread().getName()));
+                        lock.getKey(), lock.currentFencingToken(), requested, System.nanoTime(), clientIndex));
             } finally {
                 try {
                     lock.unlock();
@@ -235,6 +237,13 @@ class SentinelFailoverTokenTest {
                 }
             }
         }
+    }
+
+    /** Grants requested after {@code since}, by client; a client with none is absent. */
+    private static Map<Integer, Long> grantsAfter(ConcurrentLinkedQueue<Grant> grants, long since) {
+        return grants.stream()
+                .filter(g -> g.requested() - since > 0)
+                .collect(Collectors.groupingBy(Grant::client, Collectors.counting()));
     }
 
     private static double rate(ConcurrentLinkedQueue<Grant> grants, long from, long to) {
