@@ -289,9 +289,10 @@ class ConnectionFaultTest {
                 .isInstanceOf(LockException.class)
                 .hasMessageContaining("closed");
         assertThatThrownBy(() -> owning.act(() -> client.getLock(mine).unlock()))
+                .as("a hold the closed client no longer renews was reported lost, and its unlock says so")
                 .cause()
-                .isInstanceOf(LockException.class)
-                .hasMessageContaining("closed");
+                .isInstanceOf(LockLeaseExpiredException.class)
+                .hasMessageContaining("its client was closed while it was held");
     }
 
     @Test
