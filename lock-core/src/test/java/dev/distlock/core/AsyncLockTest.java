@@ -233,7 +233,8 @@ class AsyncLockTest {
         LockHandle read2 = get(rw.readLock().tryLockAsync(Duration.ZERO)).orElseThrow();
         CompletableFuture<Optional<LockHandle>> write =
                 rw.writeLock().tryLockAsync(Duration.ofSeconds(20)).toCompletableFuture();
-        Thread.sleep(200);
+        // it waits for the readers (listening for their release): only then does "not done" say anything
+        await().atMost(GENEROUS).until(() -> client.subscribedChannels() == 1);
         assertThat(write).isNotDone();
 
         read1.unlock();

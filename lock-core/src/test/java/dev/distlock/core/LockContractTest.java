@@ -130,7 +130,9 @@ class LockContractTest {
                 lock.unlock();
                 return at;
             });
-            Thread.sleep(300); // let it start waiting; the bound below does not depend on it
+            // it waits, listening for the release; without this it might find the lock already free
+            await().atMost(Duration.ofSeconds(10)).until(() -> other.subscribedChannels() > 0);
+            assertThat(waiter.result).isNotDone();
             long released = System.nanoTime();
             held.unlock();
             assertThat(Duration.ofNanos(waiter.get() - released)).isLessThan(Duration.ofSeconds(5));

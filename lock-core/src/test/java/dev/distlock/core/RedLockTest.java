@@ -115,15 +115,23 @@ class RedLockTest {
     void waiterOfTheSameClientGetsTheLockSoonAfterRelease() throws Exception {
         RedisLock lock = nodes.connect(3).getLock(Names.fresh("wake"));
         lock.lock();
-        OtherThread<Boolean> waiter = OtherThread.start(() -> {
-            boolean got = lock.tryLock(Duration.ofSeconds(10));
+        // lock returns once a majority granted: node 0's grant may land just after
+        await().atMost(Duration.ofSeconds(5)).until(() -> nodes.hasKey(0, lock.getKey()));
+        try (RedisProbe node = RedisProbe.connect(nodes.server(0))) {
+            long looksBefore = node.commandRuns("exists"); // acquire.lua's first look, once per attempt
+            OtherThread<Boolean> waiter = OtherThread.start(() -> {
+                boolean got = lock.tryLock(Duration.ofSeconds(10));
+                lock.unlock();
+                return got;
+            });
+            // it waits: an attempt of it found the lock taken, so the release below is what lets it in
+            await().atMost(Duration.ofSeconds(5)).until(() -> node.commandRuns("exists") > looksBefore);
+            assertThat(waiter.result).isNotDone();
+
             lock.unlock();
-            return got;
-        });
 
-        lock.unlock();
-
-        assertThat(waiter.get()).isTrue();
+            assertThat(waiter.get()).isTrue();
+        }
     }
 
     @ParameterizedTest(name = "{0} nodes")

@@ -4,6 +4,7 @@ import static dev.distlock.spring.HoldChecks.lockedInRedis;
 import static dev.distlock.spring.HoldChecks.nobodyElseTakesItUntilDone;
 import static dev.distlock.spring.HoldChecks.takeElsewhereSoon;
 import static dev.distlock.spring.HoldChecks.tryElsewhere;
+import static dev.distlock.spring.HoldChecks.waitedForInRedis;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
@@ -146,7 +147,9 @@ class AsyncMethodTest {
             Jobs jobs = context.getBean(Jobs.class);
             LockHandle elsewhere = tryElsewhere(otherInstance, "order:3").orElseThrow();
             CompletableFuture<String> call = jobs.patient("order:3");
-            Thread.sleep(300); // let it start waiting (a wait in Redis and on the wake-up channel)
+            // it waits: in Redis and on the wake-up channel
+            await().atMost(Duration.ofSeconds(10)).until(() -> waitedForInRedis(redis.server(), "order:3"));
+            assertThat(call).isNotDone();
             call.cancel(true);
             elsewhere.unlock();
 

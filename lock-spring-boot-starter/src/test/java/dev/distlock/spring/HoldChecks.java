@@ -17,6 +17,17 @@ final class HoldChecks {
         return redis.command("EXISTS", "lock:{" + name + "}").equals(":1");
     }
 
+    /**
+     * Whether a caller of some client waits for {@code name} in Redis: its client recorded in the lock as
+     * waiting ('~w') and listening on the lock's wake-up channel. A test that cancels or releases "while it
+     * waits" waits for this first, so that the wait it means to end has begun.
+     */
+    static boolean waitedForInRedis(RedisServer redis, String name) {
+        String lock = "lock:{" + name + "}";
+        return redis.command("HEXISTS", lock, "~w").equals(":1")
+                && !redis.query("PUBSUB", "NUMSUB", lock + ":channel").endsWith("\n:0");
+    }
+
     /** The fencing token of the hold Redis has on {@code name} now. */
     static long tokenInRedis(RedisServer redis, String name) {
         return Long.parseLong(

@@ -5,6 +5,7 @@ import static dev.distlock.spring.HoldChecks.nobodyElseTakesItUntilDone;
 import static dev.distlock.spring.HoldChecks.takeElsewhereSoon;
 import static dev.distlock.spring.HoldChecks.tokenInRedis;
 import static dev.distlock.spring.HoldChecks.tryElsewhere;
+import static dev.distlock.spring.HoldChecks.waitedForInRedis;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
@@ -166,7 +167,8 @@ class ReactiveMethodTest {
             Streams streams = context.getBean(Streams.class);
             LockHandle elsewhere = tryElsewhere(otherInstance, "r:4").orElseThrow();
             Disposable waiting = streams.patient("r:4").subscribe();
-            Thread.sleep(300); // let it start waiting (a wait in Redis and on the wake-up channel)
+            // it waits: in Redis and on the wake-up channel
+            await().atMost(Duration.ofSeconds(10)).until(() -> waitedForInRedis(redis.server(), "r:4"));
             waiting.dispose();
             elsewhere.unlock();
 

@@ -2,6 +2,7 @@ package dev.distlock.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assumptions.assumeThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.distlock.core.LockClient;
 import dev.distlock.core.RedisLock;
@@ -25,6 +26,7 @@ import org.springframework.boot.autoconfigure.ssl.SslAutoConfiguration;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ApplicationContext;
+import org.springframework.data.redis.core.StringRedisTemplate;
 
 /**
  * Locks work over the application's own secured Redis connection, configured only with the normal
@@ -221,7 +223,11 @@ class SecureRedisTest {
                 return false;
             }
         });
-        Thread.sleep(100); // let the waiter queue up behind the holder; correctness does not depend on it
+        // the waiter queued behind the holder in Redis (read over the application's own connection), so that
+        // the release below grants it the lock rather than leaving it free for the waiter's first attempt
+        StringRedisTemplate redisOfTheApplication = context.getBean(StringRedisTemplate.class);
+        await().atMost(Duration.ofSeconds(5))
+                .until(() -> redisOfTheApplication.opsForList().size("lock:{secure-fair}:queue") == 1);
         fair.unlock();
         assertThat(waiter.get(10, TimeUnit.SECONDS)).as("fair waiter woken").isTrue();
 
