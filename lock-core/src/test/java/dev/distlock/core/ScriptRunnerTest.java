@@ -2,6 +2,7 @@ package dev.distlock.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import dev.distlock.core.script.LockScript;
 import dev.distlock.core.script.ScriptRunner;
@@ -104,7 +105,8 @@ class ScriptRunnerTest extends ScriptTestSupport {
                         "g1",
                         "1",
                         "0");
-                Thread.sleep(100); // written to the socket, held by the relay
+                // written to the socket and held by the relay: what the reconnect would send again
+                await().atMost(Duration.ofSeconds(10)).until(() -> relay.pendingRequestBytes() > 0);
                 if (cancel) {
                     assertThat(call.cancel(true)).isTrue();
                 }

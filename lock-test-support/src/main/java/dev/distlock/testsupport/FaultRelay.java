@@ -180,6 +180,16 @@ public final class FaultRelay implements AutoCloseable {
         }
     }
 
+    /**
+     * Bytes from clients kept back right now (black-holed): a request the client has written to its
+     * socket and the server has not seen.
+     */
+    public long pendingRequestBytes() {
+        synchronized (lock) {
+            return links.stream().mapToLong(l -> l.toServer.pendingBytes()).sum();
+        }
+    }
+
     /** Stops listening and closes every connection (FIN). */
     @Override
     public void close() {

@@ -101,6 +101,9 @@ class FaultRelayTest {
     void blackHoleKeepsRequestsFromTheServerUntilHealed() throws IOException {
         relay.blackHole();
         send();
+        await("the request reached the relay")
+                .atMost(Duration.ofSeconds(5))
+                .until(() -> relay.pendingRequestBytes() == PING.length);
         assertNothingWithin(Duration.ofMillis(300));
         assertThat(relay.pendingReplyBytes())
                 .as("the request never reached Redis")
@@ -108,6 +111,7 @@ class FaultRelayTest {
         assertThat(relay.openConnections()).as("nothing closed").isEqualTo(1);
         relay.heal();
         assertThat(readLine()).isEqualTo("+PONG");
+        assertThat(relay.pendingRequestBytes()).as("the request delivered").isZero();
     }
 
     private void reconnectAndPing() throws IOException {
