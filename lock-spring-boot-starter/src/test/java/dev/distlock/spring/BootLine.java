@@ -1,6 +1,10 @@
 package dev.distlock.spring;
 
+import dev.distlock.spring.autoconfigure.DistributedLockAutoConfiguration;
+import dev.distlock.testsupport.RedisServer;
 import java.util.Arrays;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.util.ClassUtils;
 
 /**
@@ -37,6 +41,13 @@ final class BootLine {
             : load("org.springframework.boot.actuate.autoconfigure.observation.ObservationAutoConfiguration");
 
     private BootLine() {}
+
+    /** A context with Spring Boot's Redis and our auto-configuration, on {@code redis}: what most starter tests start from. */
+    static ApplicationContextRunner starterOn(RedisServer redis) {
+        return new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(REDIS, DistributedLockAutoConfiguration.class))
+                .withPropertyValues("spring.data.redis.port=" + redis.port());
+    }
 
     /** Redisson's starter's auto-configuration for this line (its jar has one per line), which replaces the connection factory. */
     static Class<?> redisson() {

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.distlock.core.LockInfo;
 import dev.distlock.core.LockListener;
 import dev.distlock.spring.annotation.DistributedLock;
-import dev.distlock.spring.autoconfigure.DistributedLockAutoConfiguration;
 import dev.distlock.testsupport.RedisExtension;
 import java.time.Duration;
 import java.util.List;
@@ -13,7 +12,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -33,10 +31,7 @@ class TransactionOrderingTest {
     static final RedisExtension redis = new RedisExtension();
 
     private ApplicationContextRunner runner() {
-        return new ApplicationContextRunner()
-                .withConfiguration(AutoConfigurations.of(BootLine.REDIS, DistributedLockAutoConfiguration.class))
-                .withPropertyValues("spring.data.redis.port=" + redis.server().port())
-                .withUserConfiguration(TxConfig.class);
+        return BootLine.starterOn(redis.server()).withUserConfiguration(TxConfig.class);
     }
 
     @Test

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.distlock.core.LockClient;
 import dev.distlock.spring.annotation.DistributedLock;
-import dev.distlock.spring.autoconfigure.DistributedLockAutoConfiguration;
 import dev.distlock.testsupport.RedisExtension;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -18,7 +17,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
-import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.web.context.request.async.DeferredResult;
 import reactor.core.publisher.Flux;
@@ -35,10 +33,7 @@ class UntypedResultTest {
     static final RedisExtension redis = new RedisExtension();
 
     private ApplicationContextRunner runner() {
-        return new ApplicationContextRunner()
-                .withConfiguration(AutoConfigurations.of(BootLine.REDIS, DistributedLockAutoConfiguration.class))
-                .withPropertyValues("spring.data.redis.port=" + redis.server().port())
-                .withBean(Untyped.class);
+        return BootLine.starterOn(redis.server()).withBean(Untyped.class);
     }
 
     static Stream<Arguments> deferredWork() {
