@@ -3,6 +3,7 @@ package dev.distlock.spring;
 import dev.distlock.core.LockAcquisitionException;
 import dev.distlock.core.RedisLock;
 import dev.distlock.spring.annotation.LockType;
+import dev.distlock.spring.aop.DeferredResults;
 import dev.distlock.spring.execution.LockExecutor;
 import dev.distlock.spring.execution.LockRequest;
 import java.time.Duration;
@@ -162,7 +163,7 @@ public final class LockTemplate {
      */
     public <T> T execute(String key, Duration waitTime, Supplier<T> action) {
         Objects.requireNonNull(action, "action");
-        return run(request(List.of(requireKey(key)), false, waitTime), action::get, null);
+        return run(request(List.of(requireKey(key)), false, waitTime), () -> plain(action.get()), null);
     }
 
     /** {@link #execute(String, Duration, Supplier)} for work without a result. */
@@ -186,7 +187,7 @@ public final class LockTemplate {
         Objects.requireNonNull(action, "action");
         return run(
                 request(List.of(requireKey(key)), false, waitTime),
-                () -> Optional.ofNullable(action.get()),
+                () -> Optional.ofNullable(plain(action.get())),
                 Optional::empty);
     }
 
@@ -204,7 +205,8 @@ public final class LockTemplate {
                     caller() + " locks several keys, which works with type REENTRANT only (not "
                             + (redlock ? "RedLock" : type) + ")");
         }
-        return run(request(keys.stream().map(this::requireKey).toList(), true, waitTime), action::get, null);
+        return run(
+                request(keys.stream().map(this::requireKey).toList(), true, waitTime), () -> plain(action.get()), null);
     }
 
     private LockRequest request(List<String> keys, boolean multi, Duration waitTime) {
@@ -226,6 +228,24 @@ public final class LockTemplate {
 
     private String caller() {
         return "LockTemplate '" + name + "'";
+    }
+
+    /**
+     * What the work returned, unless it is work that goes on after the lock is released (a future, a
+     * Publisher, ...): the lock would not cover it, so the call fails instead (the lock is released as for
+     * any failure).
+     */
+    private <T> T plain(T returned) {
+        String why = returned == null ? null : DeferredResults.why(returned.getClass());
+        if (why == null) {
+            return returned;
+        }
+        throw new IllegalStateException(
+                caller() + " work returned a " + returned.getClass().getName() + ": " + why
+                        + ", while the lock is released when the work returns, so that work would run unlocked (work it"
+                        + " started already may still be running). Wait for the result inside the work (join(), block()), or"
+                        + " use @DistributedLock on a method returning CompletableFuture, Mono or Flux, whose lock follows"
+                        + " the result to its end");
     }
 
     private <T> T run(LockRequest request, dev.distlock.spring.execution.LockedCall<T> work, Supplier<T> whenBusy) {

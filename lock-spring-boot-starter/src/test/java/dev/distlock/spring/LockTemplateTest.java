@@ -40,6 +40,28 @@ class LockTemplateTest {
     }
 
     @Test
+    void workThatReturnsWorkStillRunningFailsInsteadOfLeavingItUnlocked() {
+        runner().run(context -> {
+            LockTemplate template = context.getBean(LockTemplate.class).withName("async-inside");
+            java.util.concurrent.CompletableFuture<String> later = new java.util.concurrent.CompletableFuture<>();
+            assertThatThrownBy(() -> template.execute("order:9", Duration.ofSeconds(1), () -> later))
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining(
+                            "LockTemplate 'async-inside' work returned a " + "java.util.concurrent.CompletableFuture")
+                    .hasMessageContaining("Wait for the result inside the work");
+            assertThatThrownBy(() ->
+                            template.tryExecute("order:9", Duration.ZERO, () -> reactor.core.publisher.Mono.just(1)))
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("when subscribed to");
+            assertThat(redis.server().command("EXISTS", "lock:{order:9}"))
+                    .as("released as for any failure")
+                    .isEqualTo(":0");
+            assertThat(template.execute("order:9", Duration.ZERO, () -> later.getNow("plain values pass")))
+                    .isEqualTo("plain values pass");
+        });
+    }
+
+    @Test
     void runsTheWorkWhileHoldingTheKeyInRedisAndHandsOutItsFencingToken() {
         runner().run(context -> {
             LockTemplate template = context.getBean(LockTemplate.class).withName("payments");

@@ -4,15 +4,17 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Results whose work goes on after the method returns, so that a lock released on return would not
  * cover it. Known by class name, walking the result type's supertypes, so that the starter needs
  * none of these libraries (Spring MVC, Reactor, RxJava, ...) and loads none of their classes.
  * Start-up checks a method's declared return type with it; the interceptor checks what a method
- * declared to return a plain value (an {@code Object}, a type variable) returned.
+ * declared to return a plain value (an {@code Object}, a type variable) returned, and
+ * {@code LockTemplate} what its work returned.
  */
-final class DeferredResults {
+public final class DeferredResults {
 
     private static final String LATER = "its work completes after the method returns";
     private static final String SUBSCRIBED = "it does its work when subscribed to, after the method returns";
@@ -49,7 +51,7 @@ final class DeferredResults {
     private DeferredResults() {}
 
     /** Why the work behind a result of {@code type} completes after the method returns; {@code null} for a plain value. */
-    static String why(Class<?> type) {
+    public static @Nullable String why(Class<?> type) {
         Set<String> names = new LinkedHashSet<>();
         supertypes(type, names);
         for (String name : names) {
