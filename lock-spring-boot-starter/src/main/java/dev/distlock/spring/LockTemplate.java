@@ -236,7 +236,7 @@ public final class LockTemplate {
      * any failure).
      */
     private <T> T plain(T returned) {
-        String why = returned == null ? null : DeferredResults.why(returned.getClass());
+        String why = DeferredResults.of(returned);
         if (why == null) {
             return returned;
         }

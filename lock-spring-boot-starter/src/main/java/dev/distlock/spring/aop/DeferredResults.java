@@ -3,6 +3,7 @@ package dev.distlock.spring.aop;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
@@ -48,7 +49,20 @@ public final class DeferredResults {
     private static final List<String> PACKAGES =
             List.of("reactor.", "kotlinx.coroutines.", "io.reactivex.", "rx.", "io.smallrye.mutiny.");
 
+    /** {@link #why} per class, worked out once: results are checked on every call. */
+    private static final ClassValue<Optional<String>> BY_CLASS = new ClassValue<>() {
+        @Override
+        protected Optional<String> computeValue(Class<?> type) {
+            return Optional.ofNullable(why(type));
+        }
+    };
+
     private DeferredResults() {}
+
+    /** Why the work behind {@code result} completes after the method returned; {@code null} for a plain value or null. */
+    public static @Nullable String of(@Nullable Object result) {
+        return result == null ? null : BY_CLASS.get(result.getClass()).orElse(null);
+    }
 
     /** Why the work behind a result of {@code type} completes after the method returns; {@code null} for a plain value. */
     public static @Nullable String why(Class<?> type) {

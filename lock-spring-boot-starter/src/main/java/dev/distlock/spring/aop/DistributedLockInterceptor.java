@@ -28,14 +28,6 @@ final class DistributedLockInterceptor implements MethodInterceptor {
     private final LockAttributeSource attributes;
     private final LockKeyResolver keys;
 
-    /** Why a result of a class is deferred work (see {@link DeferredResults}), worked out once per class. */
-    private final ClassValue<Optional<String>> deferred = new ClassValue<>() {
-        @Override
-        protected Optional<String> computeValue(Class<?> type) {
-            return Optional.ofNullable(DeferredResults.why(type));
-        }
-    };
-
     DistributedLockInterceptor(Supplier<LockExecutor> executor, LockAttributeSource attributes, LockKeyResolver keys) {
         this.executor = SingletonSupplier.of(executor);
         this.attributes = attributes;
@@ -82,13 +74,13 @@ final class DistributedLockInterceptor implements MethodInterceptor {
      * fails, so that the caller never takes such a result for locked work (the lock is released as for any failure).
      */
     private Object plainValue(LockAttributes attrs, Method method, Object returned) {
-        Optional<String> why = returned == null ? Optional.empty() : deferred.get(returned.getClass());
-        if (why.isEmpty()) {
+        String why = DeferredResults.of(returned);
+        if (why == null) {
             return returned;
         }
         throw new IllegalStateException("@DistributedLock method " + attrs.method() + " is declared to return "
                 + method.getGenericReturnType().getTypeName() + " but returned a "
-                + returned.getClass().getName() + ": " + why.get()
+                + returned.getClass().getName() + ": " + why
                 + ", while the lock is released when the method returns. The method ran under the lock, but its result"
                 + " is not handed back, as its work would run unlocked (work it started already may still be running)."
                 + " Declare the real return type, so that the lock can follow it (CompletableFuture, CompletionStage,"
