@@ -34,7 +34,6 @@ public class DistributedLockLocalAutoConfiguration {
         log.warn(
                 "distributed-lock.mode=local: locks live in this JVM only and are NOT distributed; other instances of this"
                         + " application do not exclude each other. Use it for tests and single-instance development, never in a cluster");
-        return new LocalLocks(
-                options.listeners(), options.watchdogLease(), options.interruptOnLeaseLost(), options.maxKeyLength());
+        return new LocalLocks(options);
     }
 }

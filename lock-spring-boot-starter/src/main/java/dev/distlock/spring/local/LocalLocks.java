@@ -38,7 +38,7 @@ public final class LocalLocks implements LockSource, AutoCloseable {
     private final List<LockListener> listeners;
     private final Duration watchdogLease;
     private final boolean interruptOnLeaseLost;
-    /** Only their name rules are used: the length limit, and what lock-core refuses in a name. */
+    /** The options' name rules: the length limit, and what lock-core refuses in a name. */
     private final LockClientOptions names;
     /** One timer thread for every fixed lease, never one per lock. */
     private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -59,17 +59,15 @@ public final class LocalLocks implements LockSource, AutoCloseable {
     });
 
     /**
-     * @param listeners told of acquisitions, releases and lost leases, as the Redis client tells them
-     * @param watchdogLease what {@code remainingLease()} shows for holds without a fixed lease
-     * @param interruptOnLeaseLost whether a holder whose fixed lease ran out is interrupted
-     * @param maxKeyLength the longest key accepted, as distributed-lock.max-key-length
+     * Takes from {@code options} what the Redis client would: its listeners (told of acquisitions, releases
+     * and lost leases), its watchdog lease (what {@code remainingLease()} shows for holds without a fixed
+     * lease), whether a holder whose fixed lease ran out is interrupted, and its lock-name rules.
      */
-    public LocalLocks(
-            List<LockListener> listeners, Duration watchdogLease, boolean interruptOnLeaseLost, int maxKeyLength) {
-        this.names = LockClientOptions.builder().maxKeyLength(maxKeyLength).build();
-        this.listeners = List.copyOf(listeners);
-        this.watchdogLease = watchdogLease;
-        this.interruptOnLeaseLost = interruptOnLeaseLost;
+    public LocalLocks(LockClientOptions options) {
+        this.names = options;
+        this.listeners = options.listeners();
+        this.watchdogLease = options.watchdogLease();
+        this.interruptOnLeaseLost = options.interruptOnLeaseLost();
     }
 
     @Override

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import dev.distlock.core.LockClientOptions;
 import dev.distlock.core.LockException;
 import dev.distlock.core.LockHandle;
 import dev.distlock.core.LockInfo;
@@ -30,8 +31,8 @@ import org.junit.jupiter.api.Test;
 class LocalLocksTest {
 
     private final List<String> events = new CopyOnWriteArrayList<>();
-    private final LocalLocks locks = new LocalLocks(
-            List.of(new LockListener() {
+    private final LocalLocks locks = new LocalLocks(LockClientOptions.builder()
+            .listener(new LockListener() {
                 @Override
                 public void onAcquire(LockInfo lock, AcquireOutcome outcome, Duration waited) {
                     events.add("acquire " + lock.key() + " " + outcome);
@@ -46,10 +47,8 @@ class LocalLocksTest {
                 public void onLeaseLost(LockInfo lock, String reason) {
                     events.add("lost " + lock.key());
                 }
-            }),
-            Duration.ofSeconds(30),
-            false,
-            1024);
+            })
+            .build()); // 30 s watchdog lease, no interrupt, names up to 1024 characters
 
     /** Another thread for work done while a handle holds a lock. */
     private final ExecutorService elsewhere = Executors.newSingleThreadExecutor();
