@@ -355,29 +355,33 @@ public class DistributedLockAutoConfiguration {
     /** The default wait of locks: not negative, at most {@link RedisLock#MAX_DURATION}, as a lock call accepts. */
     static Duration checkedWait(Duration value) {
         String property = "distributed-lock.wait-time";
-        checked(value, property, false);
-        if (value.compareTo(RedisLock.MAX_DURATION) > 0) {
-            throw new DistributedLockConfigurationException(
-                    "Invalid " + property + ": " + value + ", over the " + RedisLock.MAX_DURATION.toDays()
-                            + " days a lock accepts",
-                    "Set " + property + " to at most " + RedisLock.MAX_DURATION.toDays() + " days");
-        }
-        return value;
+        return within(
+                checked(value, property, false),
+                property,
+                Duration.ZERO,
+                "Set " + property + " to at most " + RedisLock.MAX_DURATION.toDays() + " days");
     }
 
     /** The default fixed lease of locks, or null: within the limits a lock call accepts. */
     static @Nullable Duration checkedLease(@Nullable Duration value) {
         String property = "distributed-lock.lease-time";
-        if (value == null) {
-            return null;
-        }
-        checked(value, property, true);
-        if (value.compareTo(RedisLock.MIN_LEASE) < 0 || value.compareTo(RedisLock.MAX_DURATION) > 0) {
+        return value == null
+                ? null
+                : within(
+                        checked(value, property, true),
+                        property,
+                        RedisLock.MIN_LEASE,
+                        "Set " + property + " well above the round trip to Redis and at most "
+                                + RedisLock.MAX_DURATION.toDays() + " days, or leave it unset for the watchdog lease");
+    }
+
+    /** {@code value} of {@code property} if from {@code min} to {@link RedisLock#MAX_DURATION}; else a start-up failure. */
+    private static Duration within(Duration value, String property, Duration min, String fix) {
+        if (value.compareTo(min) < 0 || value.compareTo(RedisLock.MAX_DURATION) > 0) {
             throw new DistributedLockConfigurationException(
-                    "Invalid " + property + ": " + value + ", outside the " + RedisLock.MIN_LEASE.toMillis() + " ms to "
+                    "Invalid " + property + ": " + value + ", outside the " + min.toMillis() + " ms to "
                             + RedisLock.MAX_DURATION.toDays() + " days a lock accepts",
-                    "Set " + property + " well above the round trip to Redis and at most "
-                            + RedisLock.MAX_DURATION.toDays() + " days, or leave it unset for the watchdog lease");
+                    fix);
         }
         return value;
     }
