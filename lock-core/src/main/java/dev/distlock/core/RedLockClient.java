@@ -5,11 +5,17 @@ import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.jspecify.annotations.Nullable;
 
@@ -91,7 +97,8 @@ public final class RedLockClient implements AutoCloseable {
      * {@code DisconnectedBehavior.REJECT_COMMANDS} so that a down node answers at once instead of
      * after the per-node timeout (and queues nothing).
      *
-     * @throws IllegalArgumentException with fewer than {@value #MIN_NODES} nodes
+     * @throws IllegalArgumentException with fewer than {@value #MIN_NODES} nodes, or two nodes that one
+     *     Redis server answers for (compared by the run id each reports, among the nodes that answer)
      */
     public static RedLockClient of(List<LockClient> nodes, LockClientOptions options) {
         Objects.requireNonNull(nodes, "nodes must not be null");
@@ -102,6 +109,11 @@ public final class RedLockClient implements AutoCloseable {
             throw new IllegalArgumentException(
                     "RedLock nodes must be distinct clients, one per independent Redis master");
         }
+        List<String> names = new ArrayList<>();
+        for (int i = 1; i <= nodes.size(); i++) {
+            names.add("node " + i);
+        }
+        requireDistinctProcesses(nodes, names);
         return new RedLockClient(nodes, options, List.of(), List.of());
     }
 
@@ -110,7 +122,8 @@ public final class RedLockClient implements AutoCloseable {
      * connections. Every node must be reachable now; later, a minority may fail. Commands to a
      * disconnected node are rejected at once rather than queued.
      *
-     * @throws IllegalArgumentException with fewer than {@value #MIN_NODES} URIs
+     * @throws IllegalArgumentException with fewer than {@value #MIN_NODES} URIs, or a server listed twice
+     *     (by its address, or by the run id it reports when reached under another address or database)
      * @throws LockException when a node cannot be reached
      */
     public static RedLockClient connect(List<RedisURI> uris, LockClientOptions options) {
@@ -129,6 +142,8 @@ public final class RedLockClient implements AutoCloseable {
                         .build());
                 nodes.add(LockClient.create(redis, options));
             }
+            requireDistinctProcesses(
+                    nodes, uris.stream().map(RedLockClient::server).toList());
         } catch (RuntimeException e) {
             nodes.forEach(LockClient::close);
             redisClients.forEach(RedisClient::shutdown);
@@ -149,6 +164,45 @@ public final class RedLockClient implements AutoCloseable {
                 throw new IllegalArgumentException("RedLock nodes list " + server
                         + " twice: RedLock needs distinct, independent Redis masters, one entry each");
             }
+        }
+    }
+
+    /**
+     * Refuses two nodes that one Redis process serves, however each was reached (another host name or
+     * address for it, another database, another key prefix): they would fail together, so a majority could
+     * again come from one server. Compares the run id each server reports; a node that does not answer
+     * {@code INFO} within its operation timeout (down, or an ACL user without {@code INFO}) is not compared.
+     */
+    private static void requireDistinctProcesses(List<LockClient> nodes, List<String> names) {
+        List<CompletableFuture<@Nullable String>> runIds =
+                nodes.stream().map(n -> n.node().serverRunId()).toList();
+        // asked all at once, so the whole check waits one timeout at most (the longest of the nodes')
+        long deadline = System.nanoTime()
+                + nodes.stream()
+                        .mapToLong(n -> n.options().operationTimeout().toNanos())
+                        .max()
+                        .orElse(0);
+        Map<String, Integer> seen = new HashMap<>();
+        for (int i = 0; i < nodes.size(); i++) {
+            String runId = answered(runIds.get(i), deadline);
+            Integer earlier = runId == null ? null : seen.putIfAbsent(runId, i);
+            if (earlier != null) {
+                throw new IllegalArgumentException("RedLock " + names.get(earlier) + " and " + names.get(i)
+                        + " are one Redis server (both report run_id " + runId
+                        + "): RedLock needs distinct, independent Redis masters, one entry each");
+            }
+        }
+    }
+
+    /** What {@code runId} answered by {@code deadline} ({@link System#nanoTime()}), or {@code null} when it did not (or failed). */
+    private static @Nullable String answered(CompletableFuture<@Nullable String> runId, long deadline) {
+        try {
+            return runId.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new LockException("Interrupted while asking the RedLock nodes which Redis server they are", e);
+        } catch (ExecutionException | TimeoutException e) {
+            return null;
         }
     }
 

@@ -4,7 +4,7 @@ import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.api.async.BaseRedisAsyncCommands;
+import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.api.async.RedisKeyAsyncCommands;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
 import io.lettuce.core.cluster.RedisClusterClient;
@@ -24,8 +24,11 @@ final class RedisConnections implements AutoCloseable {
     final RedisScriptingAsyncCommands<String, String> renewals;
 
     final RedisKeyAsyncCommands<String, String> keys;
-    /** For WAIT; {@code null} on Redis Cluster, where WAIT would not reach the node that holds a given key. */
-    final BaseRedisAsyncCommands<String, String> base;
+    /**
+     * For WAIT and INFO; {@code null} on Redis Cluster, where WAIT would not reach the node that holds a given
+     * key and no one process is the server.
+     */
+    final RedisAsyncCommands<String, String> base;
 
     final StatefulRedisPubSubConnection<String, String> pubSub;
     private final StatefulConnection<String, String> commands;
@@ -38,7 +41,7 @@ final class RedisConnections implements AutoCloseable {
             RedisScriptingAsyncCommands<String, String> renewals,
             RedisScriptingAsyncCommands<String, String> scripting,
             RedisKeyAsyncCommands<String, String> keys,
-            BaseRedisAsyncCommands<String, String> base,
+            RedisAsyncCommands<String, String> base,
             StatefulRedisPubSubConnection<String, String> pubSub,
             AbstractRedisClient ownedClient) {
         this.base = base;

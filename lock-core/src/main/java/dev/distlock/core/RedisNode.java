@@ -6,6 +6,7 @@ import dev.distlock.core.script.ScriptRunner;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The scripts of one Redis (standalone, Sentinel or Cluster) as calls on one lock each, with the
@@ -216,6 +217,28 @@ final class RedisNode {
 
     CompletableFuture<Long> exists(LockKeys keys) {
         return redis.keys.exists(keys.lock()).toCompletableFuture();
+    }
+
+    /**
+     * The run id of the Redis process that serves this node ({@code INFO server}), which tells two nodes
+     * that are one server apart whatever address or database each was reached by; {@code null} on Cluster
+     * (several processes, none of them the node).
+     */
+    CompletableFuture<@Nullable String> serverRunId() {
+        if (redis.base == null) {
+            return CompletableFuture.completedFuture(null);
+        }
+        return redis.base.info("server").toCompletableFuture().thenApply(RedisNode::runId);
+    }
+
+    /** The {@code run_id} field of an {@code INFO} reply, or {@code null} if it has none. */
+    static @Nullable String runId(String info) {
+        for (String line : info.split("\r?\n")) {
+            if (line.startsWith("run_id:")) {
+                return line.substring("run_id:".length()).trim();
+            }
+        }
+        return null;
     }
 
     /** WAIT for {@code replicas} acknowledgements; {@code null} connection on Cluster is refused at start. */

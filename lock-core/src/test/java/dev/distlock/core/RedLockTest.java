@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.distlock.core.script.LockScript;
 import dev.distlock.testsupport.RedisExtension;
+import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
 import java.time.Duration;
@@ -278,6 +279,45 @@ class RedLockTest {
         assertThatThrownBy(() -> RedLockClient.of(clients.get(0), null, clients.get(2)))
                 .isInstanceOf(NullPointerException.class)
                 .hasMessageContaining("nodes must not contain null");
+    }
+
+    @Test
+    void rejectsOneServerReachedTwiceUnderAnotherDatabase() {
+        List<RedisURI> three = nodes.uris(3);
+        RedisURI second = three.get(1);
+        RedisURI sameServerOtherDatabase =
+                RedisURI.create("redis://" + second.getHost() + ":" + second.getPort() + "/1");
+        List<RedisURI> repeated = List.of(three.get(0), second, three.get(2), sameServerOtherDatabase);
+
+        assertThatThrownBy(() -> RedLockClient.connect(repeated, LockClientOptions.defaults()))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining(second.getHost() + ":" + second.getPort() + " and ")
+                .hasMessageContaining(second.getPort() + " database 1 are one Redis server")
+                .hasMessageContaining("distinct, independent Redis masters");
+    }
+
+    @Test
+    void rejectsTwoClientsOfOneServer() {
+        List<LockClient> clients = nodes.nodeClients(3, true);
+        RedisClient again = RedisClient.create(RedisURI.create(nodes.server(0).uri()));
+        try {
+            LockClient sameServerOtherPrefix = LockClient.create(
+                    again, LockClientOptions.builder().keyPrefix("other:").build());
+            try {
+                assertThatThrownBy(() ->
+                                RedLockClient.of(clients.get(0), clients.get(1), clients.get(2), sameServerOtherPrefix))
+                        .isInstanceOf(IllegalArgumentException.class)
+                        .hasMessageContaining("node 1 and node 4 are one Redis server")
+                        .hasMessageContaining("run_id");
+            } finally {
+                sameServerOtherPrefix.close();
+            }
+        } finally {
+            again.shutdown();
+        }
+        // three servers: accepted
+        RedLockClient distinct = nodes.closeLater(RedLockClient.of(clients, LockClientOptions.defaults()));
+        assertThat(distinct.getLock(Names.fresh("distinct")).tryLock()).isTrue();
     }
 
     @Test
