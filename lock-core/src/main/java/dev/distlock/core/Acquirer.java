@@ -4,6 +4,7 @@ import dev.distlock.core.LockListener.AcquireOutcome;
 import dev.distlock.core.pubsub.WakeupHub;
 import dev.distlock.core.pubsub.WakeupHub.WaitChannel;
 import java.util.List;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
@@ -447,7 +448,7 @@ final class Acquirer {
         if (options.replicaAcks() == 0) {
             return reply;
         }
-        return reply.thenCompose(r -> {
+        CompletableFuture<List<Object>> acknowledged = reply.thenCompose(r -> {
             if ((Long) r.get(0) != 1L || (Long) r.get(2) != 1L) {
                 return CompletableFuture.completedFuture(r);
             }
@@ -467,6 +468,15 @@ final class Acquirer {
                         return r;
                     });
         });
+        // Cancelling what the caller holds must stop the try's own retries too (Redis refusing it for now, a
+        // dropped connection): a retry landing after the caller gave its grant id back would take the lock
+        // for nobody until the lease ends.
+        acknowledged.whenComplete((r, error) -> {
+            if (error instanceof CancellationException) {
+                reply.cancel(true);
+            }
+        });
+        return acknowledged;
     }
 
     /**

@@ -52,6 +52,16 @@ final class RedisProbe implements AutoCloseable {
         return 0;
     }
 
+    /** How many replies Redis has given with error {@code code} (such as READONLY), from INFO errorstats. */
+    long errorReplies(String code) {
+        for (String line : sync().info("errorstats").split("\\r?\\n")) {
+            if (line.startsWith("errorstat_" + code + ":")) {
+                return field(line, "count=");
+            }
+        }
+        return 0;
+    }
+
     private static long field(String line, String name) {
         int at = line.indexOf(',' + name);
         int start = at >= 0 ? at + 1 + name.length() : line.indexOf(name) + name.length();

@@ -8,6 +8,7 @@ import dev.distlock.testsupport.RedisExtension;
 import dev.distlock.testsupport.RedisServer;
 import io.lettuce.core.RedisURI;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -70,6 +71,53 @@ class ReplicaAcksTest {
             assertThat(probe.commandRuns("wait") - waitsBefore)
                     .as("the waiter's grant was waited for on the replica")
                     .isEqualTo(1);
+        }
+    }
+
+    /**
+     * With replica acknowledgements the try a caller waits on is the grant followed by WAIT; cancelling it
+     * must also stop the grant's retries while Redis refuses it for now (here READONLY: the master was
+     * turned into a replica for a while, as in a failover). Before, a retry kept going after the cancel had
+     * given the grant id back, and took the lock for nobody once Redis took writes again: every other caller
+     * was shut out for a whole lease.
+     */
+    @Test
+    void cancellingAnAsyncTryWhileRedisRefusesItForNowStopsItsRetries() throws Exception {
+        RedisServer master = redis.startAnother();
+        redis.startAnother("--replicaof", "127.0.0.1", Integer.toString(master.port()));
+        RedisServer elsewhere = redis.startAnother();
+        await().atMost(Duration.ofSeconds(15))
+                .until(() -> infoReplication(master).contains("state=online"));
+        LockClientOptions options = LockClientOptions.builder()
+                .replicaAcks(1, Duration.ofSeconds(5))
+                .operationTimeout(Duration.ofSeconds(20)) // retries would go on well past the refusals
+                .build();
+        String name = Names.fresh("cancelled-while-refused");
+        try (LockClient client = LockClient.create(RedisURI.create(master.uri()), options)) {
+            RedisLock lock = client.getLock(name);
+            master.command("REPLICAOF", "127.0.0.1", Integer.toString(elsewhere.port()));
+            long refusedBefore = readOnlyErrors(master);
+
+            CompletableFuture<?> trying =
+                    lock.tryLockAsync(Duration.ofSeconds(30)).toCompletableFuture();
+            await().atMost(Duration.ofSeconds(10)).until(() -> readOnlyErrors(master) > refusedBefore);
+            trying.cancel(true);
+            master.command("REPLICAOF", "NO", "ONE");
+
+            // the retries' back-off is well under a second: any still going would have taken the lock by now
+            await().during(Duration.ofMillis(1500))
+                    .atMost(Duration.ofSeconds(5))
+                    .until(() -> master.command("EXISTS", "lock:{" + name + "}").equals(":0"));
+            assertThat(client.getLock(name).tryLock())
+                    .as("free for the next caller")
+                    .isTrue();
+        }
+    }
+
+    /** How many commands this server has refused with READONLY since it started. */
+    private static long readOnlyErrors(RedisServer server) {
+        try (RedisProbe probe = RedisProbe.connect(server)) {
+            return probe.errorReplies("READONLY");
         }
     }
 
