@@ -332,9 +332,13 @@ final class Acquirer {
                 && existing.grantId.equals(grant.grantId())
                 && !existing.released
                 && existing.lostReason() == null) {
-            existing.reentered(lease.millis(), grant.sentNanos() + lease.nanos());
-            keeper.watch(existing);
-            return existing;
+            if (!grantedAnew(existing, grant)) {
+                existing.reentered(lease.millis(), grant.sentNanos() + lease.nanos());
+                keeper.watch(existing);
+                return existing;
+            }
+            // a new grant, whatever count it carries: the old hold is superseded below and reported lost
+            grant = new Grant(true, grant.token(), 1, grant.grantId(), grant.sentNanos());
         }
         if (now - (grant.sentNanos() + lease.nanos()) >= 0) {
             node.giveBack(
@@ -355,6 +359,20 @@ final class Acquirer {
                 lease,
                 options.localHandOffs() + 1);
         return recorded(request, hold);
+    }
+
+    /**
+     * Whether a fair re-entry's {@code grant} is in truth a new grant under the hold's grant id: the hold's
+     * lease ran out in Redis unnoticed (renewals failing), its re-entry found the lock taken and queued under
+     * the grant id it carries, and a release then granted the lock to that place anew, with a new fencing
+     * token, which the re-entry took up. A re-entry proper answers the token of the grant the hold stands on.
+     * Only fair locks grant to a queued place; a fair hold passed down from another owner's grant has a token
+     * of that grant's block, so only a hold on its own grant can tell.
+     */
+    private static boolean grantedAnew(Hold existing, Grant grant) {
+        return existing.kind instanceof FairKind
+                && existing.redisOwner.equals(existing.owner)
+                && grant.token() != existing.token;
     }
 
     /** Grants of one wait that may arrive after their lease before the lease is called too short for this network. */

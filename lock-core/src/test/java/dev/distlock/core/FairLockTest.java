@@ -64,6 +64,41 @@ class FairLockTest {
         probe.close();
     }
 
+    /**
+     * A fair hold whose lease ran out in Redis without its client noticing (here its key deleted under a fixed
+     * lease, which nothing renews), re-entered while another client holds the lock: the re-entry queues, and
+     * the other client's release grants the lock to it anew, under the same grant id and with a new token. That
+     * is a new hold, not a re-entry of the old one: the old one is reported lost, and the token is the new one.
+     * Before, the client counted it as a re-entry, kept the old token and reported nothing, although the other
+     * client had held the lock in between.
+     */
+    @Test
+    void aReentryGrantedAnewAfterTheHoldRanOutReportsTheOldHoldLost() throws Exception {
+        RedisLock lock = client.getFairLock(name);
+        assertThat(lock.tryLock(Duration.ZERO, Duration.ofSeconds(60))).isTrue();
+        long first = lock.currentFencingToken();
+        probe.sync().del(keys.lock()); // its lease is over in Redis; this client does not know yet
+
+        LockHandle other =
+                otherClient.getFairLock(name).lockAsync().toCompletableFuture().get(10, TimeUnit.SECONDS);
+        long othersToken = other.fencingToken();
+        OtherThread<Void> release = OtherThread.start(() -> {
+            await().atMost(Duration.ofSeconds(10)).until(() -> probe.sync().llen(keys.queue()) == 1);
+            other.unlock();
+            return null;
+        });
+
+        assertThat(lock.tryLock(Duration.ofSeconds(20), Duration.ofSeconds(60))).isTrue();
+        release.get();
+
+        assertThat(events.leaseLosses(lock.getKey()))
+                .as("the old hold, reported lost")
+                .hasSize(1);
+        assertThat(lock.currentFencingToken()).isGreaterThan(othersToken).isGreaterThan(first);
+        lock.unlock();
+        assertThat(lock.isHeldByCurrentThread()).isFalse();
+    }
+
     @Test
     void threadsOfTwoClientsGetTheLockInTheOrderTheyQueued() throws Exception {
         RedisLock held = client.getFairLock(name);
