@@ -576,7 +576,7 @@ final class Acquirer {
         long until = System.nanoTime()
                 + (request.kind().leavesWhenGivingUp() ? request.lease().nanos() : calls.operationTimeoutNanos());
         calls.inBackground(
-                () -> node.gaveUp(request.kind(), request.keys(), request.owner(), leaveGrantId(args)),
+                () -> node.gaveUp(request.kind(), request.keys(), request.owner(), args.grantId(), leaveGrantId(args)),
                 until,
                 "leaving the queue of",
                 request.keys());
@@ -603,7 +603,8 @@ final class Acquirer {
         }
         try {
             calls.call(
-                    () -> node.gaveUp(request.kind(), request.keys(), request.owner(), leaveGrantId(args)),
+                    () -> node.gaveUp(
+                            request.kind(), request.keys(), request.owner(), args.grantId(), leaveGrantId(args)),
                     System.nanoTime() + RedisCalls.MIN_STEP_NANOS,
                     "leaving the queue of",
                     request.keys());

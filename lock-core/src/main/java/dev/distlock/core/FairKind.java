@@ -128,7 +128,8 @@ final class FairKind extends LockKind {
                 keys.waiterChannelPrefix(),
                 wakeMessage(l.owner()),
                 l.grantId(),
-                ScriptArgs.decimal(l.fenceTtlMs()));
+                ScriptArgs.decimal(l.fenceTtlMs()),
+                l.waitId());
     }
 
     /**

@@ -177,9 +177,11 @@ final class RedisNode {
      * Leaves a fair queue (whatever the kind does on giving up; see {@link LockKind#leavesWhenGivingUp()}),
      * giving back a grant made meanwhile under {@code grantId} (empty for none: a re-entry).
      */
-    CompletableFuture<?> gaveUp(LockKind kind, LockKeys keys, String owner, String grantId) {
+    CompletableFuture<?> gaveUp(LockKind kind, LockKeys keys, String owner, String waitId, String grantId) {
         return kind.gaveUp(
-                scripts, keys, new ScriptArgs.Leave(owner, grantId, hub.message(kind.wakesAllOnRelease()), fenceTtlMs));
+                scripts,
+                keys,
+                new ScriptArgs.Leave(owner, waitId, grantId, hub.message(kind.wakesAllOnRelease()), fenceTtlMs));
     }
 
     /** Raises the fencing counter of {@code keys} to at least {@code token} while {@code owner} holds it: 1, else 0. */

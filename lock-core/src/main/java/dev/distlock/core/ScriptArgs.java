@@ -108,10 +108,12 @@ final class ScriptArgs {
      * A waiter giving up.
      *
      * @param owner the owner id
-     * @param grantId the grant id its attempts carried, so that a grant a release made to it meanwhile is
-     *        given back; empty when it held the lock already (a re-entry), which must not be given back
+     * @param waitId the grant id its attempts carried: only the queue place of that wait is left, not one a
+     *        later wait of the same owner took meanwhile
+     * @param grantId the same, so that a grant a release made to it meanwhile is given back; empty when it
+     *        held the lock already (a re-entry), which must not be given back
      * @param wakeMessage what a wake-up of the next waiter publishes
      * @param fenceTtlMs how long the fencing counter outlives a grant made to the next waiter
      */
-    record Leave(String owner, String grantId, String wakeMessage, long fenceTtlMs) {}
+    record Leave(String owner, String waitId, String grantId, String wakeMessage, long fenceTtlMs) {}
 }

@@ -435,7 +435,7 @@ class DerivedKeysScriptTest extends ScriptTestSupport {
     }
 
     private static ScriptArgs.Leave leaveArgs(String owner, String grant) {
-        return new ScriptArgs.Leave(owner, grant, "m", FENCE_TTL_MS);
+        return new ScriptArgs.Leave(owner, grant, grant, "m", FENCE_TTL_MS);
     }
 
     private static long granted(List<Object> reply) {

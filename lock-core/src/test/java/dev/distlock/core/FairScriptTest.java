@@ -328,6 +328,28 @@ class FairScriptTest extends ScriptTestSupport {
     }
 
     @Test
+    void aLeaveOfAnEarlierWaitLandingLateLeavesTheOwnersNewPlaceAlone() throws Exception {
+        fair(A, 60_000, WAIT_MS);
+        fair(B, 60_000, 0, "b-first", WAIT_MS);
+        fair(C, 60_000, WAIT_MS);
+        // B gave up and its leave went unanswered (retried in the background); B waits again, at the back
+        fair(B, 60_000, 0, "b-second", WAIT_MS);
+        assertThat(sync.lrange(keys.queue(), 0, -1)).containsExactly(C, B);
+
+        assertThat(fairLeave(B, "b-first", "b-first"))
+                .as("the earlier wait's leave, landing now")
+                .isZero();
+
+        assertThat(sync.lrange(keys.queue(), 0, -1)).containsExactly(C, B);
+        assertThat(sync.hget(keys.waiting(), B)).startsWith("b-second ");
+        assertThat(sync.zscore(keys.timeouts(), B)).isNotNull();
+        assertThat(fairLeave(B, "b-second", "b-second"))
+                .as("its own wait's leave")
+                .isOne();
+        assertThat(sync.lrange(keys.queue(), 0, -1)).containsExactly(C);
+    }
+
+    @Test
     void aWaiterLeavingAfterItWasGrantedGivesTheGrantBackToTheNextWaiter() throws Exception {
         fair(A, 60_000, WAIT_MS);
         fair(B, 60_000, WAIT_MS);
@@ -668,6 +690,11 @@ class FairScriptTest extends ScriptTestSupport {
     }
 
     private long fairLeave(String owner, String grant) throws Exception {
+        return fairLeave(owner, grant, grant);
+    }
+
+    /** A leave of the wait whose attempts carried {@code waitId}, giving back a grant made under {@code grant}. */
+    private long fairLeave(String owner, String waitId, String grant) throws Exception {
         return scripts.integer(
                         LockScript.FAIR_LEAVE,
                         new String[] {keys.lock(), keys.queue(), keys.timeouts(), keys.waiting(), keys.fence()},
@@ -675,7 +702,8 @@ class FairScriptTest extends ScriptTestSupport {
                         keys.waiterChannelPrefix(),
                         WakeupHub.directed(owner),
                         grant,
-                        Long.toString(FENCE_TTL_MS))
+                        Long.toString(FENCE_TTL_MS),
+                        waitId)
                 .get(5, TimeUnit.SECONDS);
     }
 
