@@ -186,11 +186,17 @@ final class MultiLock implements RedisMultiLock {
             return;
         }
         RedisLock lock = locks.get(index);
-        CompletableFuture<Optional<LockHandle>> next = (forever
-                        ? lock.lockAsync().thenApply(Optional::of)
-                        : lock.tryLockAsync(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())), lease))
-                .toCompletableFuture();
+        // Each step is cancelled with the result, and the cancel must reach the lock's own acquisition: a stage
+        // derived with thenApply would swallow it, and the endless wait it left behind would take the lock later
+        // for nobody (the watchdog renewing it for ever). A grant made as it is cancelled is given back.
+        CompletableFuture<Optional<LockHandle>> next = forever
+                ? Futures.derive(lock.lockAsync().toCompletableFuture(), Optional::of, LockHandle::unlockAsync)
+                : lock.tryLockAsync(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())), lease)
+                        .toCompletableFuture();
         step.set(next);
+        if (result.isCancelled()) {
+            next.cancel(true); // cancelled before this step was set, so the result's cancel did not see it
+        }
         next.whenComplete((handle, error) -> {
             if (error == null && handle.isPresent()) {
                 taken.add(handle.get());

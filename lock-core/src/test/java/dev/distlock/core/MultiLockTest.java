@@ -57,6 +57,38 @@ class MultiLockTest {
         assertThat(other.getLock(b).isLocked()).isFalse();
     }
 
+    /**
+     * lockAsync() waits without a limit; cancelling it while it waits for its second name must cancel that wait
+     * too. Before, the cancel stopped at a stage mapped from the lock's future: the first name was released,
+     * but the wait for the second went on and, once its holder released it, took it for nobody, the watchdog
+     * renewing it for as long as the client lived.
+     */
+    @Test
+    void cancellingAnEndlessLockAsyncWhileItWaitsLeavesNoNameTaken() throws Exception {
+        String a = Names.fresh("a");
+        String b = Names.fresh("b");
+        LockHandle holdingB = other.getLock(b).lockAsync().toCompletableFuture().get(5, TimeUnit.SECONDS);
+
+        java.util.concurrent.CompletableFuture<LockHandle> waiting =
+                client.getMultiLock(a, b).lockAsync().toCompletableFuture();
+        org.awaitility.Awaitility.await()
+                .atMost(Duration.ofSeconds(10))
+                .until(() -> other.getLock(a).isLocked()); // took a, waits for b
+        waiting.cancel(true);
+        org.awaitility.Awaitility.await()
+                .atMost(Duration.ofSeconds(10))
+                .until(() -> !other.getLock(a).isLocked());
+        holdingB.unlock();
+
+        // a wait still going would take b within a round trip or two of its release
+        org.awaitility.Awaitility.await()
+                .during(Duration.ofSeconds(1))
+                .atMost(Duration.ofSeconds(5))
+                .until(() -> !other.getLock(b).isLocked());
+        assertThat(other.getLock(b).tryLock()).as("b is free for others").isTrue();
+        other.getLock(b).unlock();
+    }
+
     @Test
     void aHandleKeepsEveryKeysTokenInLockingOrder() throws Exception {
         String a = Names.fresh("a");
