@@ -3,6 +3,7 @@ package dev.distlock.core;
 import dev.distlock.core.LockListener.AcquireOutcome;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -29,6 +30,9 @@ final class RedLockEngine implements AutoCloseable {
     final int quorum;
     private final ScheduledThreadPoolExecutor timers;
     private volatile boolean closed;
+    /** Async acquisitions not finished yet, each with its lock: close() fails them (their next round is dropped). */
+    private final Map<CompletableFuture<@Nullable RedLockHold>, LockInfo> waiting = new ConcurrentHashMap<>();
+
     private final Events events;
     private final LeaseKeeper<RedLockHold> keeper;
     /** Numbers the acquisitions of this client; with the owner id they name a grant on every node. */
@@ -316,11 +320,16 @@ final class RedLockEngine implements AutoCloseable {
                     new LockException("The RedLockClient is closed: create a new one to take locks", null));
             return result;
         }
+        waiting.put(result, info);
         result.whenComplete((hold, error) -> {
+            waiting.remove(result);
             if (error != null) {
                 events.failed(info, RedisCalls.unwrap(error), start);
             }
         });
+        if (closed) { // closed while it was being added: close() may not have seen it
+            result.completeExceptionally(closedWhileWaiting(info));
+        }
         roundAsync(new AsyncRound(info, keys, owner, lease, start, deadline, result));
         return result;
     }
@@ -339,11 +348,7 @@ final class RedLockEngine implements AutoCloseable {
             return;
         }
         if (closed) {
-            r.result()
-                    .completeExceptionally(new LockException(
-                            "The RedLockClient was closed while waiting for lock '"
-                                    + r.info().key() + "'",
-                            null));
+            r.result().completeExceptionally(closedWhileWaiting(r.info()));
             return;
         }
         String grantId = Long.toString(requests.incrementAndGet()); // one per round, as in acquire()
@@ -389,11 +394,7 @@ final class RedLockEngine implements AutoCloseable {
                 try {
                     timers.schedule(() -> roundAsync(r), backOff, TimeUnit.NANOSECONDS);
                 } catch (RejectedExecutionException e) {
-                    r.result()
-                            .completeExceptionally(new LockException(
-                                    "The RedLockClient was closed while waiting for lock '"
-                                            + r.info().key() + "'",
-                                    null));
+                    r.result().completeExceptionally(closedWhileWaiting(r.info()));
                 }
             }
         });
@@ -438,11 +439,16 @@ final class RedLockEngine implements AutoCloseable {
         return name + '\n' + owner;
     }
 
+    private static LockException closedWhileWaiting(LockInfo info) {
+        return new LockException("The RedLockClient was closed while waiting for lock '" + info.key() + "'", null);
+    }
+
     @Override
     public void close() {
         closed = true;
         keeper.close();
-        timers.shutdownNow();
+        timers.shutdownNow(); // drops the next round of every async wait in its back-off: fail those waits
+        waiting.forEach((result, info) -> result.completeExceptionally(closedWhileWaiting(info)));
         wakeLocalWaiters();
     }
 }

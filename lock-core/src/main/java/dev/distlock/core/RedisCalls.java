@@ -4,9 +4,11 @@ import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisConnectionException;
 import io.lettuce.core.RedisException;
 import java.io.IOException;
+import java.util.Set;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -46,6 +48,8 @@ final class RedisCalls {
     private final long operationTimeoutNanos;
     private final ScheduledExecutorService timers;
     private volatile boolean closed;
+    /** Async calls not completed yet, failed by {@link #close()} (a call added after it sees {@code closed}). */
+    private final Set<CompletableFuture<?>> unfinished = ConcurrentHashMap.newKeySet();
 
     RedisCalls(long operationTimeoutNanos, ScheduledExecutorService timers) {
         this.operationTimeoutNanos = operationTimeoutNanos;
@@ -69,8 +73,15 @@ final class RedisCalls {
         return callerDeadline - latest > 0 ? latest : (callerDeadline - earliest < 0 ? earliest : callerDeadline);
     }
 
+    /**
+     * Fails every async call still going: closing the client drops the timers, and with them the next
+     * attempt of a call waiting out its back-off, which would then never complete.
+     */
     void close() {
         closed = true;
+        for (CompletableFuture<?> call : unfinished) {
+            call.completeExceptionally(closedException());
+        }
     }
 
     boolean isClosed() {
@@ -167,7 +178,9 @@ final class RedisCalls {
             Supplier<CompletableFuture<T>> call, long deadline, String doing, LockKeys keys) {
         CompletableFuture<T> result = new CompletableFuture<>();
         AtomicReference<CompletableFuture<T>> inFlight = new AtomicReference<>();
+        unfinished.add(result);
         result.whenComplete((value, error) -> {
+            unfinished.remove(result);
             CompletableFuture<T> sent = inFlight.get();
             if (sent != null && !sent.isDone()) {
                 sent.cancel(true);

@@ -74,6 +74,40 @@ class AsyncLockTest {
         return stage.toCompletableFuture().get(GENEROUS.toMillis(), TimeUnit.MILLISECONDS);
     }
 
+    /**
+     * An async wait riding out a refusal (READONLY: the master turned replica for a while, as in a failover)
+     * retries on the client's timer. Closing the client drops that timer's tasks; the wait must still end,
+     * with an error that says why. Before, its future stayed pending for ever.
+     */
+    @Test
+    void closingTheClientEndsAnAsyncWaitRidingOutARefusal() throws Exception {
+        dev.distlock.testsupport.RedisServer server = redis.startAnother();
+        dev.distlock.testsupport.RedisServer elsewhere = redis.startAnother();
+        LockClient closing = LockClient.create(
+                RedisURI.create(server.uri()),
+                LockClientOptions.builder()
+                        .operationTimeout(Duration.ofSeconds(20)) // retries would go on long after the close
+                        .build());
+        try (RedisProbe probe = RedisProbe.connect(server)) {
+            server.command("REPLICAOF", "127.0.0.1", Integer.toString(elsewhere.port()));
+            long before = probe.errorReplies("READONLY");
+            CompletableFuture<?> wait =
+                    closing.getLock(name).tryLockAsync(Duration.ofSeconds(60)).toCompletableFuture();
+            await().atMost(GENEROUS).until(() -> probe.errorReplies("READONLY") - before >= 3);
+
+            closing.close();
+
+            assertThatThrownBy(() -> wait.get(10, TimeUnit.SECONDS))
+                    .isInstanceOf(ExecutionException.class)
+                    .cause()
+                    .isInstanceOf(LockException.class)
+                    .hasMessageContaining("closed");
+        } finally {
+            closing.close();
+            server.command("REPLICAOF", "NO", "ONE");
+        }
+    }
+
     @Test
     void lockAsyncGivesAHandleThatAnotherThreadReleases() throws Exception {
         LockHandle handle = get(client.getLock(name).lockAsync());

@@ -320,6 +320,35 @@ class RedLockTest {
         assertThat(distinct.getLock(Names.fresh("distinct")).tryLock()).isTrue();
     }
 
+    /**
+     * An async RedLock wait spends most of its time in the back-off between rounds, on the client's timer.
+     * Closing the client drops that timer's tasks; the wait must still end, with an error that says why.
+     * Before, its future stayed pending for ever, past its own wait time.
+     */
+    @Test
+    void closingTheClientEndsAnAsyncWaitBetweenRounds() throws Exception {
+        String name = Names.fresh("closed-while-waiting");
+        RedisLock holder = nodes.connect(3).getLock(name);
+        holder.lock();
+        RedLockClient waiting = RedLockClient.connect(nodes.uris(3), LockClientOptions.defaults());
+        try (RedisProbe node = RedisProbe.connect(nodes.server(0))) {
+            long before = node.scriptRuns();
+            java.util.concurrent.CompletableFuture<?> wait =
+                    waiting.getLock(name).tryLockAsync(Duration.ofSeconds(60)).toCompletableFuture();
+            // a few rounds, each found busy: it now waits out a back-off most of the time
+            await().atMost(Duration.ofSeconds(10)).until(() -> node.scriptRuns() - before >= 6);
+
+            waiting.close();
+
+            assertThatThrownBy(() -> wait.get(10, java.util.concurrent.TimeUnit.SECONDS))
+                    .isInstanceOf(java.util.concurrent.ExecutionException.class)
+                    .cause()
+                    .isInstanceOf(LockException.class)
+                    .hasMessageContaining("closed");
+        }
+        holder.unlock();
+    }
+
     @Test
     void conditionsAreNotSupported() {
         RedisLock lock = nodes.connect(3).getLock(Names.fresh("condition"));
