@@ -111,6 +111,33 @@ class ReactiveMethodTest {
         });
     }
 
+    /**
+     * A subscription cancelled just as its grant arrives: the grant completed the acquire future, and Reactor,
+     * finding the subscription cancelled, discards the value instead of passing it on. A discarded grant must be
+     * released; before, nothing did, and the watchdog kept it held for as long as the application ran. The
+     * cancels land at random moments across the acquire, so some of them hit that instant.
+     */
+    @Test
+    void subscriptionsCancelledAtAnyMomentOfTheAcquireLeaveNoLockHeld() {
+        runner().run(context -> {
+            Streams streams = context.getBean(Streams.class);
+            for (int i = 0; i < 1500; i++) {
+                Disposable subscription = streams.never("race:" + i).subscribe();
+                long until = System.nanoTime()
+                        + java.util.concurrent.ThreadLocalRandom.current().nextLong(600_000);
+                while (System.nanoTime() - until < 0) {
+                    Thread.onSpinWait();
+                }
+                subscription.dispose();
+            }
+            await().atMost(Duration.ofSeconds(20))
+                    .until(() -> redis.server()
+                            .query("EVAL", "return #redis.call('KEYS', ARGV[1])", "0", "lock:{race:*}")
+                            .equals(":0"));
+            assertThat(context.getBean(ActiveHolds.class).list()).isEmpty();
+        });
+    }
+
     @Test
     void aFluxReleasesExactlyOnceWhenItCompletesFailsOrIsCancelled() {
         runner().run(context -> {

@@ -5,6 +5,7 @@ import dev.distlock.spring.annotation.OnLockFailure;
 import dev.distlock.spring.execution.AsyncHold;
 import dev.distlock.spring.execution.LockExecutor;
 import dev.distlock.spring.execution.LockRequest;
+import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import org.aopalliance.intercept.MethodInvocation;
 import org.reactivestreams.Publisher;
@@ -61,13 +62,22 @@ final class ReactiveLockCalls {
                         : Flux.error(error);
     }
 
-    /** Empty when the lock stayed busy and onFailure is SKIP (the publisher then completes empty). */
+    /**
+     * Empty when the lock stayed busy and onFailure is SKIP (the publisher then completes empty). A grant that
+     * arrives as the subscription is cancelled is discarded by Reactor instead of passed on: it is released.
+     */
     private static Mono<AsyncHold> acquire(LockAttributes attrs, LockExecutor executor, LockRequest request) {
         return Mono.fromFuture(() -> executor.acquireAsync(request), false)
+                .doOnDiscard(Optional.class, granted -> granted.ifPresent(ReactiveLockCalls::discarded))
                 .flatMap(hold -> hold.map(Mono::just)
                         .orElseGet(() -> attrs.onFailure() == OnLockFailure.SKIP
                                 ? Mono.empty()
-                                : Mono.error(executor.busy(request))));
+                                : Mono.error(executor.busy(request))))
+                .doOnDiscard(AsyncHold.class, ReactiveLockCalls::discarded);
+    }
+
+    private static void discarded(Object hold) {
+        ((AsyncHold) hold).release(new CancellationException("subscription cancelled as the lock was granted"));
     }
 
     @SuppressWarnings("unchecked")
