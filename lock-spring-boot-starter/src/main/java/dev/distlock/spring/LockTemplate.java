@@ -209,6 +209,15 @@ public final class LockTemplate {
                 request(keys.stream().map(this::requireKey).toList(), true, waitTime), () -> plain(action.get()), null);
     }
 
+    /** {@link #executeAll(Collection, Duration, Supplier)} for work without a result. */
+    public void executeAll(Collection<String> keys, Duration waitTime, Runnable action) {
+        Objects.requireNonNull(action, "action");
+        executeAll(keys, waitTime, () -> {
+            action.run();
+            return null;
+        });
+    }
+
     private LockRequest request(List<String> keys, boolean multi, Duration waitTime) {
         if (waitTime == null || waitTime.isNegative()) {
             throw new IllegalArgumentException(

@@ -157,6 +157,24 @@ class LockTemplateTest {
     }
 
     @Test
+    void executeAllTakesWorkWithoutAResult() {
+        runner().run(context -> {
+            LockTemplate template = context.getBean(LockTemplate.class).withName("transfer");
+            List<String> heldDuring = new java.util.ArrayList<>();
+            template.executeAll(
+                    List.of("account:4", "account:3"),
+                    Duration.ofSeconds(1),
+                    () -> { // work without a result: the Runnable form
+                        heldDuring.add(redis.server().command("EXISTS", "lock:{account:3}", "lock:{account:4}"));
+                    });
+            assertThat(heldDuring).containsExactly(":2");
+            assertThat(redis.server().command("EXISTS", "lock:{account:3}", "lock:{account:4}"))
+                    .as("released after")
+                    .isEqualTo(":0");
+        });
+    }
+
+    @Test
     void readAndWriteTypesShareAndExcludeAsTheAnnotationDoes() {
         runner().run(context -> {
             LockTemplate readers =
