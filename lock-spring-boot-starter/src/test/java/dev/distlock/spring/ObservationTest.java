@@ -111,6 +111,58 @@ class ObservationTest {
                 });
     }
 
+    /**
+     * An application's observation handler that fails as the hold's observation starts: the call fails with
+     * its exception, and the lock it had just been granted is given back. Before, the lock stayed taken by
+     * nobody (the watchdog renewing it), and an async call's future never completed.
+     */
+    @Test
+    void anObservationHandlerFailingAsTheHoldStartsLeavesTheLockFree() {
+        new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(
+                        ObservationAutoConfiguration.class,
+                        DataRedisAutoConfiguration.class,
+                        DistributedLockAutoConfiguration.class,
+                        DistributedLockObservationAutoConfiguration.class))
+                .withPropertyValues("spring.data.redis.port=" + redis.server().port())
+                .withBean(FailsOnHold.class)
+                .withBean(Orders.class)
+                .run(context -> {
+                    Orders orders = context.getBean(Orders.class);
+                    assertThatThrownBy(() -> orders.pay(21)).hasMessage("handler broke");
+                    assertThat(orders.payLater(22))
+                            .failsWithin(java.time.Duration.ofSeconds(10))
+                            .withThrowableThat()
+                            .havingRootCause()
+                            .withMessage("handler broke");
+                    try (LockClient otherInstance =
+                            LockClient.create(RedisURI.create(redis.server().uri()))) {
+                        for (String key : List.of("order:21", "order:22")) {
+                            org.awaitility.Awaitility.await()
+                                    .atMost(java.time.Duration.ofSeconds(10))
+                                    .pollInSameThread()
+                                    .until(() -> otherInstance.getLock(key).tryLock());
+                            otherInstance.getLock(key).unlock();
+                        }
+                    }
+                });
+    }
+
+    /** An observation handler with a bug: it fails when the lock-held observation starts. */
+    static class FailsOnHold implements io.micrometer.observation.ObservationHandler<Observation.Context> {
+        @Override
+        public void onStart(Observation.Context context) {
+            if (LockMetrics.HELD.equals(context.getName())) {
+                throw new IllegalStateException("handler broke");
+            }
+        }
+
+        @Override
+        public boolean supportsContext(Observation.Context context) {
+            return true;
+        }
+    }
+
     private static SimpleSpan span(String name) {
         List<SimpleSpan> found =
                 TRACER.getSpans().stream().filter(s -> name.equals(s.getName())).toList();
@@ -135,6 +187,11 @@ class ObservationTest {
             Observation.createNotStarted("charge", observations)
                     .contextualName("charge card")
                     .observe(() -> {});
+        }
+
+        @DistributedLock(key = "'order:' + #id", name = "orders")
+        public java.util.concurrent.CompletableFuture<String> payLater(long id) {
+            return java.util.concurrent.CompletableFuture.completedFuture("paid");
         }
     }
 }

@@ -110,7 +110,14 @@ public final class LockExecutor {
             }
             throw busy(request, key);
         }
-        LockInstrumentation.Holding holding = acquisition.acquired();
+        LockInstrumentation.Holding holding;
+        try {
+            holding = acquisition.acquired();
+        } catch (RuntimeException | Error e) {
+            // an observation handler of the application failed: the lock must not stay taken by nobody
+            giveBackAfter(e, () -> unlockRecorded(lock, Duration.ZERO));
+            throw e;
+        }
         Map<String, Long> tokens;
         try {
             tokens = lock instanceof RedisMultiLock multi
@@ -216,12 +223,22 @@ public final class LockExecutor {
                 UNMARK_LATER.execute(unmark);
                 result.complete(Optional.empty());
             } else {
+                LockInstrumentation.Holding holding;
+                try {
+                    holding = acquisition.acquiredAsync();
+                } catch (RuntimeException | Error e) {
+                    // an observation handler of the application failed: give the lock back, fail the call
+                    giveBackAfter(e, () -> handle.get().unlockAsync());
+                    UNMARK_LATER.execute(unmark);
+                    result.completeExceptionally(e);
+                    return;
+                }
                 Map<String, Long> tokens = handle.get().fencingTokens(); // every key's, for LockContext.currentTokens()
                 AsyncHold hold = new AsyncHold(
                         request,
                         handle.get(),
                         tokens,
-                        acquisition.acquiredAsync(),
+                        holding,
                         holds,
                         holds.add(request, tokens, lock, ASYNC_OWNER),
                         unmark,
@@ -346,6 +363,15 @@ public final class LockExecutor {
             failure.addSuppressed(e);
         } finally {
             holding.released(lost);
+        }
+    }
+
+    /** Runs {@code giveBack} after {@code failure}, which keeps a failure of the give-back as suppressed. */
+    private static void giveBackAfter(Throwable failure, Runnable giveBack) {
+        try {
+            giveBack.run();
+        } catch (RuntimeException e) {
+            failure.addSuppressed(e);
         }
     }
 
