@@ -99,6 +99,30 @@ class FairLockTest {
         assertThat(lock.isHeldByCurrentThread()).isFalse();
     }
 
+    /**
+     * lockAsync() waits without a limit; a caller bounds it with orTimeout. The wait must end with it: before,
+     * only a cancel stopped it, and a timed-out wait kept its place in the queue (every later caller behind a
+     * caller who had given up) until granted.
+     */
+    @Test
+    void anEndlessWaitTimedOutByTheCallerLeavesTheQueue() throws Exception {
+        RedisLock held = otherClient.getFairLock(name);
+        held.lock();
+        try {
+            CompletableFuture<LockHandle> waiting =
+                    client.getFairLock(name).lockAsync().toCompletableFuture().orTimeout(500, TimeUnit.MILLISECONDS);
+            await().atMost(Duration.ofSeconds(10)).until(() -> probe.sync().llen(keys.queue()) == 1);
+
+            assertThat(waiting).failsWithin(Duration.ofSeconds(10));
+            await().atMost(Duration.ofSeconds(10)).until(() -> probe.sync().llen(keys.queue()) == 0);
+        } finally {
+            held.unlock();
+        }
+        assertThat(probe.sync().exists(keys.lock()))
+                .as("nobody takes it after its holder")
+                .isZero();
+    }
+
     @Test
     void threadsOfTwoClientsGetTheLockInTheOrderTheyQueued() throws Exception {
         RedisLock held = client.getFairLock(name);

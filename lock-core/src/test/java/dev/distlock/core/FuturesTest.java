@@ -61,6 +61,18 @@ class FuturesTest {
     }
 
     @Test
+    void aCallerTimingItsStageOutStopsTheSourceToo() {
+        CompletableFuture<String> source = new CompletableFuture<>();
+        List<String> orphans = new CopyOnWriteArrayList<>();
+        CompletableFuture<String> derived = Futures.derive(source, String::toUpperCase, orphans::add);
+
+        derived.completeExceptionally(new java.util.concurrent.TimeoutException()); // what orTimeout does
+
+        assertThat(source).isCancelled();
+        assertThat(orphans).isEmpty();
+    }
+
+    @Test
     void aFailureReachesTheCallerAsTheCauseOfACompletionException() {
         CompletableFuture<String> source = new CompletableFuture<>();
         CompletableFuture<String> derived = Futures.derive(source, String::toUpperCase, value -> {});
