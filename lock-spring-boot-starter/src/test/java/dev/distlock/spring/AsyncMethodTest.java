@@ -121,8 +121,13 @@ class AsyncMethodTest {
         });
     }
 
+    /**
+     * Cancelling a CompletableFuture does not stop work already running. So once the method was invoked, a
+     * caller's cancel ends only its own wait: the lock stays held until the method's stage completes. Before,
+     * the cancel released the lock at once, and another instance could run beside work still going on.
+     */
     @Test
-    void cancellingTheReturnedFutureWhileTheMethodRunsCancelsItsStageAndReleases() {
+    void cancellingTheReturnedFutureWhileTheMethodRunsKeepsTheLockUntilItsStageEnds() {
         runner().run(context -> {
             Jobs jobs = context.getBean(Jobs.class);
             CompletableFuture<String> call = jobs.pending("order:2");
@@ -134,7 +139,17 @@ class AsyncMethodTest {
 
             assertThat(call.cancel(true)).isTrue();
 
-            assertThat(jobs.seen().stage.get()).as("the method's own stage").isCancelled();
+            assertThat(call).isCancelled();
+            assertThat(jobs.seen().stage.get())
+                    .as("the method's own stage goes on")
+                    .isNotDone();
+            assertThat(tryElsewhere(otherInstance, "order:2"))
+                    .as("still held for the running work")
+                    .isEmpty();
+            assertThat(lockedInRedis(redis.server(), "order:2")).isTrue();
+
+            jobs.seen().stage.get().complete("done");
+
             await().atMost(Duration.ofSeconds(5)).until(() -> !lockedInRedis(redis.server(), "order:2"));
             tryElsewhere(otherInstance, "order:2").orElseThrow().unlock();
             assertThat(context.getBean(ActiveHolds.class).size()).isZero();

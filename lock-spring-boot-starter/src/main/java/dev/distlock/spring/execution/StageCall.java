@@ -12,7 +12,10 @@ import java.util.function.Supplier;
 /**
  * One call of a method returning a {@link CompletionStage}, inside its lock: the caller gets
  * {@link #result} at once; the method is invoked once the lock is held and the lock is released once its
- * stage completes, or when the caller cancels {@link #result}.
+ * stage completes. A caller that cancels {@link #result} before the method was invoked gives the lock up
+ * (the method never runs); once it was invoked, the cancel ends only the caller's wait, and the lock stays
+ * held until the method's stage completes: cancelling a CompletableFuture does not stop work already
+ * running, so releasing at the cancel would let another instance in beside that work.
  */
 final class StageCall<T> {
 
@@ -21,7 +24,6 @@ final class StageCall<T> {
     private final boolean cancelOnLeaseLost;
     private final CompletableFuture<T> result = new CompletableFuture<>();
     private volatile AsyncHold hold;
-    private volatile CompletableFuture<T> running;
     private volatile boolean cancelledForLoss;
 
     StageCall(LockRequest request, LockedCall<? extends CompletionStage<T>> work, boolean cancelOnLeaseLost) {
@@ -36,8 +38,8 @@ final class StageCall<T> {
             Supplier<LockAcquisitionException> busy) {
         result.whenComplete((value, error) -> {
             if (result.isCancelled()) {
-                acquiring.cancel(true);
-                cancelled();
+                acquiring.cancel(
+                        true); // while it waits: gives the wait up in Redis; a grant in that instant is released
             }
         });
         // Off the Redis client's I/O thread that completed the acquisition: the method may block before it
@@ -62,10 +64,11 @@ final class StageCall<T> {
 
     private void held(AsyncHold acquired) {
         hold = acquired;
-        if (result.isDone()) { // cancelled while the grant arrived
+        if (result.isDone()) { // cancelled while the grant arrived: the method never runs
             acquired.release(new CancellationException("cancelled by the caller"));
             return;
         }
+        // From here on the method runs under the lock to the end of its stage, whatever the caller does.
         CompletableFuture<T> stage;
         try {
             CompletionStage<T> returned = acquired.invoke(work);
@@ -78,20 +81,19 @@ final class StageCall<T> {
             finish(null, t);
             return;
         }
-        running = stage;
         if (cancelOnLeaseLost) {
             acquired.leaseLost().thenAccept(reason -> {
                 cancelledForLoss = true;
                 stage.cancel(true);
             });
         }
-        if (result.isCancelled()) {
-            stage.cancel(true);
-        }
         stage.whenComplete(this::finish);
     }
 
-    /** The method's stage ended: release, then give the caller its outcome (or the lost lease). */
+    /**
+     * The method's stage ended: release, then give the caller its outcome (or the lost lease); a caller that
+     * cancelled has its outcome already.
+     */
     private void finish(T value, Throwable error) {
         Throwable failure = error == null ? null : unwrap(error);
         boolean lost = cancelledForLoss && failure instanceof CancellationException;
@@ -104,18 +106,6 @@ final class StageCall<T> {
                 result.complete(value);
             }
         });
-    }
-
-    /** The caller cancelled: stop the method's stage, and release (once, whichever comes first). */
-    private void cancelled() {
-        CompletableFuture<T> stage = running;
-        if (stage != null) {
-            stage.cancel(true);
-        }
-        AsyncHold acquired = hold;
-        if (acquired != null) {
-            acquired.release(new CancellationException("cancelled by the caller"));
-        }
     }
 
     private static <T> CompletableFuture<T> future(CompletionStage<T> stage) {
