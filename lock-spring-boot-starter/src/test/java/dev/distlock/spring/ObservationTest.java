@@ -148,6 +148,65 @@ class ObservationTest {
                 });
     }
 
+    /**
+     * An application's observation handler that fails as a lock observation stops: async callers still get
+     * their outcome. Before, the callback that should complete their future ended in the handler's exception.
+     */
+    @Test
+    void anObservationHandlerFailingAsAnObservationStopsStillCompletesAsyncCalls() {
+        new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(
+                        ObservationAutoConfiguration.class,
+                        DataRedisAutoConfiguration.class,
+                        DistributedLockAutoConfiguration.class,
+                        DistributedLockObservationAutoConfiguration.class))
+                .withPropertyValues(
+                        "spring.data.redis.port=" + redis.server().port(), "distributed-lock.wait-time=100ms")
+                .withBean(FailsOnStop.class)
+                .withBean(Orders.class)
+                .run(context -> {
+                    Orders orders = context.getBean(Orders.class);
+                    assertThat(orders.payLater(31)).succeedsWithin(java.time.Duration.ofSeconds(10));
+                    try (LockClient otherInstance =
+                            LockClient.create(RedisURI.create(redis.server().uri()))) {
+                        var busy = otherInstance.getLock("order:32");
+                        busy.lock();
+                        try {
+                            assertThat(orders.payLater(32))
+                                    .failsWithin(java.time.Duration.ofSeconds(10))
+                                    .withThrowableThat()
+                                    .withCauseInstanceOf(LockAcquisitionException.class);
+                        } finally {
+                            busy.unlock();
+                        }
+                        org.awaitility.Awaitility.await()
+                                .atMost(java.time.Duration.ofSeconds(10))
+                                .pollInSameThread()
+                                .until(() -> otherInstance.getLock("order:31").tryLock());
+                        otherInstance.getLock("order:31").unlock();
+                    }
+                });
+    }
+
+    /** An observation handler with a bug: it fails when a hold's observation stops, or a wait's that timed out. */
+    static class FailsOnStop implements io.micrometer.observation.ObservationHandler<Observation.Context> {
+        @Override
+        public void onStop(Observation.Context context) {
+            var outcome = context.getLowCardinalityKeyValue(LockMetrics.OUTCOME);
+            if (LockMetrics.HELD.equals(context.getName())
+                    || (LockMetrics.ACQUIRE.equals(context.getName())
+                            && outcome != null
+                            && LockMetrics.TIMEOUT.equals(outcome.getValue()))) {
+                throw new IllegalStateException("handler broke on stop");
+            }
+        }
+
+        @Override
+        public boolean supportsContext(Observation.Context context) {
+            return true;
+        }
+    }
+
     /** An observation handler with a bug: it fails when the lock-held observation starts. */
     static class FailsOnHold implements io.micrometer.observation.ObservationHandler<Observation.Context> {
         @Override

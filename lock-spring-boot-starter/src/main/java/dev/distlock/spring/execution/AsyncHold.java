@@ -117,8 +117,14 @@ public final class AsyncHold {
                     }
                 }
             } finally {
-                holding.released(lost);
-                unmark.run();
+                try {
+                    holding.released(lost);
+                } catch (RuntimeException | Error e) {
+                    // an observation handler of the application failed: the caller must still get its outcome
+                    log.warn("Observation of lock '{}' failed as it was released: {}", handle.key(), e.toString());
+                } finally {
+                    unmark.run();
+                }
             }
             if (outcome == null) {
                 release.complete(null);

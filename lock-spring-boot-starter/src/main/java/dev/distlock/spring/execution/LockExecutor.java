@@ -209,17 +209,19 @@ public final class LockExecutor {
                         error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
                 RuntimeException failure =
                         cause instanceof CancellationException c ? c : inContext(lock, request, cause);
-                acquisition.failed(
+                failedAsync(
+                        acquisition,
                         cause instanceof CancellationException
                                 ? LockMetrics.CANCELLED
                                 : cause instanceof LockUnavailableException
                                         ? LockMetrics.UNAVAILABLE
                                         : LockMetrics.ERROR,
-                        failure);
+                        failure,
+                        lock);
                 UNMARK_LATER.execute(unmark);
                 result.completeExceptionally(failure);
             } else if (handle.isEmpty()) {
-                acquisition.failed(LockMetrics.TIMEOUT, null);
+                failedAsync(acquisition, LockMetrics.TIMEOUT, null, lock);
                 UNMARK_LATER.execute(unmark);
                 result.complete(Optional.empty());
             } else {
@@ -363,6 +365,24 @@ public final class LockExecutor {
             failure.addSuppressed(e);
         } finally {
             holding.released(lost);
+        }
+    }
+
+    /**
+     * Records an async acquisition that ended without the lock. An observation handler of the application
+     * failing here must not keep the caller from its outcome (the callback would end without completing it):
+     * its exception goes with the call's failure, or to the log.
+     */
+    private static void failedAsync(
+            LockInstrumentation.Acquisition acquisition, String outcome, Throwable failure, RedisLock lock) {
+        try {
+            acquisition.failed(outcome, failure);
+        } catch (RuntimeException | Error e) {
+            if (failure != null) {
+                failure.addSuppressed(e);
+            } else {
+                log.warn("Observation of lock '{}' failed as its wait ended: {}", lock.getKey(), e.toString());
+            }
         }
     }
 
