@@ -118,34 +118,25 @@ class ObservationTest {
      */
     @Test
     void anObservationHandlerFailingAsTheHoldStartsLeavesTheLockFree() {
-        new ApplicationContextRunner()
-                .withConfiguration(AutoConfigurations.of(
-                        ObservationAutoConfiguration.class,
-                        DataRedisAutoConfiguration.class,
-                        DistributedLockAutoConfiguration.class,
-                        DistributedLockObservationAutoConfiguration.class))
-                .withPropertyValues("spring.data.redis.port=" + redis.server().port())
-                .withBean(FailsOnHold.class)
-                .withBean(Orders.class)
-                .run(context -> {
-                    Orders orders = context.getBean(Orders.class);
-                    assertThatThrownBy(() -> orders.pay(21)).hasMessage("handler broke");
-                    assertThat(orders.payLater(22))
-                            .failsWithin(java.time.Duration.ofSeconds(10))
-                            .withThrowableThat()
-                            .havingRootCause()
-                            .withMessage("handler broke");
-                    try (LockClient otherInstance =
-                            LockClient.create(RedisURI.create(redis.server().uri()))) {
-                        for (String key : List.of("order:21", "order:22")) {
-                            org.awaitility.Awaitility.await()
-                                    .atMost(java.time.Duration.ofSeconds(10))
-                                    .pollInSameThread()
-                                    .until(() -> otherInstance.getLock(key).tryLock());
-                            otherInstance.getLock(key).unlock();
-                        }
-                    }
-                });
+        withHandler(FailsOnHold.class).run(context -> {
+            Orders orders = context.getBean(Orders.class);
+            assertThatThrownBy(() -> orders.pay(21)).hasMessage("handler broke");
+            assertThat(orders.payLater(22))
+                    .failsWithin(java.time.Duration.ofSeconds(10))
+                    .withThrowableThat()
+                    .havingRootCause()
+                    .withMessage("handler broke");
+            try (LockClient otherInstance =
+                    LockClient.create(RedisURI.create(redis.server().uri()))) {
+                for (String key : List.of("order:21", "order:22")) {
+                    org.awaitility.Awaitility.await()
+                            .atMost(java.time.Duration.ofSeconds(10))
+                            .pollInSameThread()
+                            .until(() -> otherInstance.getLock(key).tryLock());
+                    otherInstance.getLock(key).unlock();
+                }
+            }
+        });
     }
 
     /**
@@ -154,7 +145,34 @@ class ObservationTest {
      */
     @Test
     void anObservationHandlerFailingAsAnObservationStopsStillCompletesAsyncCalls() {
-        new ApplicationContextRunner()
+        withHandler(FailsOnStop.class).run(context -> {
+            Orders orders = context.getBean(Orders.class);
+            assertThat(orders.payLater(31)).succeedsWithin(java.time.Duration.ofSeconds(10));
+            try (LockClient otherInstance =
+                    LockClient.create(RedisURI.create(redis.server().uri()))) {
+                var busy = otherInstance.getLock("order:32");
+                busy.lock();
+                try {
+                    assertThat(orders.payLater(32))
+                            .failsWithin(java.time.Duration.ofSeconds(10))
+                            .withThrowableThat()
+                            .withCauseInstanceOf(LockAcquisitionException.class);
+                } finally {
+                    busy.unlock();
+                }
+                org.awaitility.Awaitility.await()
+                        .atMost(java.time.Duration.ofSeconds(10))
+                        .pollInSameThread()
+                        .until(() -> otherInstance.getLock("order:31").tryLock());
+                otherInstance.getLock("order:31").unlock();
+            }
+        });
+    }
+
+    /** Locks observed through Spring Boot's ObservationRegistry, with {@code handler} among its handlers. */
+    private static ApplicationContextRunner withHandler(
+            Class<? extends io.micrometer.observation.ObservationHandler<?>> handler) {
+        return new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(
                         ObservationAutoConfiguration.class,
                         DataRedisAutoConfiguration.class,
@@ -162,30 +180,8 @@ class ObservationTest {
                         DistributedLockObservationAutoConfiguration.class))
                 .withPropertyValues(
                         "spring.data.redis.port=" + redis.server().port(), "distributed-lock.wait-time=100ms")
-                .withBean(FailsOnStop.class)
-                .withBean(Orders.class)
-                .run(context -> {
-                    Orders orders = context.getBean(Orders.class);
-                    assertThat(orders.payLater(31)).succeedsWithin(java.time.Duration.ofSeconds(10));
-                    try (LockClient otherInstance =
-                            LockClient.create(RedisURI.create(redis.server().uri()))) {
-                        var busy = otherInstance.getLock("order:32");
-                        busy.lock();
-                        try {
-                            assertThat(orders.payLater(32))
-                                    .failsWithin(java.time.Duration.ofSeconds(10))
-                                    .withThrowableThat()
-                                    .withCauseInstanceOf(LockAcquisitionException.class);
-                        } finally {
-                            busy.unlock();
-                        }
-                        org.awaitility.Awaitility.await()
-                                .atMost(java.time.Duration.ofSeconds(10))
-                                .pollInSameThread()
-                                .until(() -> otherInstance.getLock("order:31").tryLock());
-                        otherInstance.getLock("order:31").unlock();
-                    }
-                });
+                .withBean(handler)
+                .withBean(Orders.class);
     }
 
     /** An observation handler with a bug: it fails when a hold's observation stops, or a wait's that timed out. */
