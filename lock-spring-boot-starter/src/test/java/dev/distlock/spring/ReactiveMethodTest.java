@@ -235,6 +235,27 @@ class ReactiveMethodTest {
         });
     }
 
+    /**
+     * With on-lease-lost=interrupt the work is raced against the hold's lease-lost signal; work that ends first
+     * stops waiting for that signal. Stopping must not try to cancel the signal itself, which refuses (a
+     * read-only stage): Reactor logged each refusal at ERROR, once per call.
+     */
+    @Test
+    @org.junit.jupiter.api.extension.ExtendWith(org.springframework.boot.test.system.OutputCaptureExtension.class)
+    void workEndingFirstInInterruptModeLogsNoError(org.springframework.boot.test.system.CapturedOutput output) {
+        runner().withPropertyValues("distributed-lock.on-lease-lost=interrupt").run(context -> {
+            Streams streams = context.getBean(Streams.class);
+            assertThat(streams.items("r:8", Flux.just(1, 2)).collectList().block(Duration.ofSeconds(10)))
+                    .containsExactly(1, 2);
+            assertThat(streams.later("r:8", Duration.ZERO).block(Duration.ofSeconds(10)))
+                    .isPositive();
+            await().atMost(Duration.ofSeconds(5)).until(() -> !lockedInRedis(redis.server(), "r:8"));
+            assertThat(output.getAll())
+                    .doesNotContain("onErrorDropped")
+                    .doesNotContain("UnsupportedOperationException");
+        });
+    }
+
     @Test
     void aLostLeaseCancelsTheFluxWithInterruptAndFailsItWithLeaseExpired() {
         runner().withPropertyValues("distributed-lock.on-lease-lost=interrupt", "distributed-lock.watchdog-lease=600ms")

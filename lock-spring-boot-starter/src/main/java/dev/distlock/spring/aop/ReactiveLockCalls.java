@@ -102,7 +102,9 @@ final class ReactiveLockCalls {
             return Flux.error(new IllegalStateException("@DistributedLock method " + request.caller()
                     + " returned null instead of a " + (mono ? "Mono" : "Flux") + "; return an empty one instead"));
         }
-        Mono<String> lost = Mono.fromCompletionStage(hold.leaseLost());
+        // Work ending first cancels the wait for this signal, not the signal: a hold's lease-lost stage is
+        // read-only, and cancelling it would fail (Reactor would log that at ERROR on every call).
+        Mono<String> lost = Mono.fromFuture(hold.leaseLost().toCompletableFuture(), true);
         if (mono) {
             Mono<Object> work =
                     Mono.from(publisher).contextWrite(ctx -> ctx.put(ReactiveLockContext.TOKENS, hold.tokens()));
