@@ -327,9 +327,7 @@ final class RedLockEngine implements AutoCloseable {
                 events.failed(info, RedisCalls.unwrap(error), start);
             }
         });
-        if (closed) { // closed while it was being added: close() may not have seen it
-            result.completeExceptionally(closedWhileWaiting(info));
-        }
+        // closed while it was being added, unseen by close(): the first round finds the client closed
         roundAsync(new AsyncRound(info, keys, owner, lease, start, deadline, result));
         return result;
     }
