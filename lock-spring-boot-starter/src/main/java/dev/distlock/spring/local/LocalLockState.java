@@ -12,12 +12,14 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * The in-JVM state of one lock name: the exclusive holder (reentrant, fair or write), the read
- * holders, the fair queue and the fencing counter. Every method runs under this object's monitor;
- * waiting threads wait on it, and handles' acquisitions ({@link Waiter}) wait in a queue without a
- * thread, granted whenever the state changes and completed off the monitor. Mirrors the Redis kinds'
+ * holders, the fair queue and the fencing counter. Every method runs under its lock ({@code guard});
+ * waiting threads wait on its condition, and handles' acquisitions ({@link Waiter}) wait in a queue
+ * without a thread, granted whenever the state changes and completed outside the lock. Mirrors the Redis kinds'
  * rules: reentrant per thread, a writer may also read, a reader may not upgrade, fair grants in
  * arrival order (threads and handles alike), a fixed lease ends the hold, handles do not re-enter.
  */
@@ -68,6 +70,13 @@ final class LocalLockState {
 
     final String name;
     private final LocalLocks locks;
+    /**
+     * Guards the state; threads wait on {@link #changed}. Not a monitor: a virtual thread waiting on a
+     * monitor pins its carrier thread on JDK 21-23, and a few such waiters would stall every virtual thread.
+     */
+    private final ReentrantLock guard = new ReentrantLock();
+
+    private final Condition changed = guard.newCondition();
     private Hold exclusive;
     private final Map<Object, Hold> readers = new HashMap<>();
     /** Owners waiting for a fair lock, oldest first: threads and handles' waiters. */
@@ -85,51 +94,62 @@ final class LocalLockState {
     }
 
     /** Waits up to {@code waitNanos} (negative: for ever); returns the hold, or null when the wait ran out. */
-    synchronized Hold acquire(
-            LockInfo info, boolean read, boolean fair, long leaseMs, long waitNanos, boolean interruptible)
+    Hold acquire(LockInfo info, boolean read, boolean fair, long leaseMs, long waitNanos, boolean interruptible)
             throws InterruptedException {
-        Thread me = Thread.currentThread();
-        Hold mine = held(read);
-        if (mine != null) {
-            mine.count++;
-            startLease(mine, leaseMs);
-            return mine;
-        }
-        if (!read && readers.containsKey(me)) {
-            throw new IllegalStateException(
-                    "Lock '" + name + "': the current owner holds the read lock and cannot upgrade to the write"
-                            + " lock (it would wait for itself); release every read hold first, or take the write lock first and downgrade");
-        }
-        if (fair) {
-            fairQueue.addLast(me);
-        }
-        long deadline = System.nanoTime() + waitNanos;
+        guard.lock();
         try {
-            while (true) {
-                if (free(me, read, fair)) {
-                    return grant(me, info, read, leaseMs);
-                }
-                long left = waitNanos < 0 ? Long.MAX_VALUE : deadline - System.nanoTime();
-                if (left <= 0) {
-                    return null;
-                }
-                try {
-                    if (waitNanos < 0) {
-                        wait();
-                    } else {
-                        TimeUnit.NANOSECONDS.timedWait(this, left);
+            Thread me = Thread.currentThread();
+            Hold mine = held(read);
+            if (mine != null) {
+                mine.count++;
+                startLease(mine, leaseMs);
+                return mine;
+            }
+            if (!read && readers.containsKey(me)) {
+                throw new IllegalStateException(
+                        "Lock '" + name
+                                + "': the current owner holds the read lock and cannot upgrade to the write"
+                                + " lock (it would wait for itself); release every read hold first, or take the write lock first and downgrade");
+            }
+            if (fair) {
+                fairQueue.addLast(me);
+            }
+            long deadline = System.nanoTime() + waitNanos;
+            boolean interrupted = false;
+            try {
+                while (true) {
+                    if (free(me, read, fair)) {
+                        return grant(me, info, read, leaseMs);
                     }
-                } catch (InterruptedException e) {
-                    if (interruptible) {
-                        throw e;
+                    long left = waitNanos < 0 ? Long.MAX_VALUE : deadline - System.nanoTime();
+                    if (left <= 0) {
+                        return null;
                     }
-                    me.interrupt(); // keep the flag for later; lock() is not interruptible
+                    try {
+                        if (waitNanos < 0) {
+                            changed.await();
+                        } else {
+                            changed.awaitNanos(left);
+                        }
+                    } catch (InterruptedException e) {
+                        if (interruptible) {
+                            throw e;
+                        }
+                        // lock() is not interruptible: wait on, and give the flag back once done (setting it
+                        // now would make every further wait throw at once, a busy loop)
+                        interrupted = true;
+                    }
+                }
+            } finally {
+                if (interrupted) {
+                    me.interrupt();
+                }
+                if (fair && fairQueue.remove(me)) {
+                    signal(); // the next in line may go now
                 }
             }
         } finally {
-            if (fair && fairQueue.remove(me)) {
-                signal(); // the next in line may go now
-            }
+            guard.unlock();
         }
     }
 
@@ -156,59 +176,74 @@ final class LocalLockState {
      * to {@code waitNanos} (negative: for ever). Returns {@code waiter.granted}; cancelling it does not
      * dequeue the waiter, {@link #giveUp} does.
      */
-    synchronized CompletableFuture<Hold> acquireAsync(Waiter waiter, long waitNanos) {
-        if (waiter.fair) {
-            fairQueue.addLast(waiter);
-        }
-        if (free(waiter, waiter.read, waiter.fair)) {
-            fairQueue.remove(waiter);
-            waiter.granted.complete(grant(waiter, waiter.info, waiter.read, waiter.leaseMs));
-        } else if (waitNanos == 0) {
-            if (fairQueue.remove(waiter)) {
-                signal();
+    CompletableFuture<Hold> acquireAsync(Waiter waiter, long waitNanos) {
+        guard.lock();
+        try {
+            if (waiter.fair) {
+                fairQueue.addLast(waiter);
             }
-            waiter.granted.complete(null);
-        } else {
-            waiters.addLast(waiter);
-            if (waitNanos > 0) {
-                waiter.timeout = locks.schedule(
-                        () -> locks.with(name, state -> state.giveUp(waiter)),
-                        Math.max(1, (waitNanos + 999_999) / 1_000_000));
+            if (free(waiter, waiter.read, waiter.fair)) {
+                fairQueue.remove(waiter);
+                waiter.granted.complete(grant(waiter, waiter.info, waiter.read, waiter.leaseMs));
+            } else if (waitNanos == 0) {
+                if (fairQueue.remove(waiter)) {
+                    signal();
+                }
+                waiter.granted.complete(null);
+            } else {
+                waiters.addLast(waiter);
+                if (waitNanos > 0) {
+                    waiter.timeout = locks.schedule(
+                            () -> locks.with(name, state -> state.giveUp(waiter)),
+                            Math.max(1, (waitNanos + 999_999) / 1_000_000));
+                }
             }
+            return waiter.granted;
+        } finally {
+            guard.unlock();
         }
-        return waiter.granted;
     }
 
     /** A waiting handle's wait ran out or was cancelled: it leaves the queues; its stage completes empty unless cancelled. */
-    synchronized Void giveUp(Waiter waiter) {
-        if (waiters.remove(waiter)) {
-            if (waiter.timeout != null) {
-                waiter.timeout.cancel(false);
+    Void giveUp(Waiter waiter) {
+        guard.lock();
+        try {
+            if (waiters.remove(waiter)) {
+                if (waiter.timeout != null) {
+                    waiter.timeout.cancel(false);
+                }
+                if (fairQueue.remove(waiter)) {
+                    signal();
+                }
+                locks.deliver(() -> waiter.granted.complete(null));
             }
-            if (fairQueue.remove(waiter)) {
-                signal();
-            }
-            locks.deliver(() -> waiter.granted.complete(null));
+            return null;
+        } finally {
+            guard.unlock();
         }
-        return null;
     }
 
     /** The locks are closing: every waiting handle leaves the queues; the caller fails them. */
-    synchronized List<Waiter> drainWaiters() {
-        List<Waiter> drained = new ArrayList<>(waiters);
-        waiters.clear();
-        for (Waiter waiter : drained) {
-            fairQueue.remove(waiter);
-            if (waiter.timeout != null) {
-                waiter.timeout.cancel(false);
+    List<Waiter> drainWaiters() {
+        guard.lock();
+        try {
+            List<Waiter> drained = new ArrayList<>(waiters);
+            waiters.clear();
+            for (Waiter waiter : drained) {
+                fairQueue.remove(waiter);
+                if (waiter.timeout != null) {
+                    waiter.timeout.cancel(false);
+                }
             }
+            return drained;
+        } finally {
+            guard.unlock();
         }
-        return drained;
     }
 
     /** The state changed: waiting threads look again, and waiting handles that may go now are granted. */
     private void signal() {
-        notifyAll();
+        changed.signalAll();
         for (Iterator<Waiter> it = waiters.iterator(); it.hasNext(); ) {
             Waiter waiter = it.next();
             if (waiter.granted.isDone()) { // cancelled: its giveUp may come later
@@ -242,9 +277,14 @@ final class LocalLockState {
         }
     }
 
-    private synchronized void leaseEnded(Hold hold) {
-        if (isCurrent(hold) && hold.leaseEndNanos != 0 && System.nanoTime() - hold.leaseEndNanos >= 0) {
-            lose(hold, "its lease of the fixed length ran out while it was held");
+    private void leaseEnded(Hold hold) {
+        guard.lock();
+        try {
+            if (isCurrent(hold) && hold.leaseEndNanos != 0 && System.nanoTime() - hold.leaseEndNanos >= 0) {
+                lose(hold, "its lease of the fixed length ran out while it was held");
+            }
+        } finally {
+            guard.unlock();
         }
     }
 
@@ -253,8 +293,13 @@ final class LocalLockState {
     }
 
     /** Whether {@code hold} is still held by its owner: not released (nor kept after release), not lost. */
-    synchronized boolean isLive(Hold hold) {
-        return isCurrent(hold) && !hold.kept;
+    boolean isLive(Hold hold) {
+        guard.lock();
+        try {
+            return isCurrent(hold) && !hold.kept;
+        } finally {
+            guard.unlock();
+        }
     }
 
     private void lose(Hold hold, String reason) {
@@ -272,44 +317,57 @@ final class LocalLockState {
      * Releases one hold count of the current thread; a last exclusive release within {@code holdAtLeastNanos}
      * of the grant leaves the lock taken by nobody until then (the lease ending first still wins).
      */
-    synchronized void release(boolean read, long holdAtLeastNanos) {
-        Object me = Thread.currentThread();
-        Hold hold = held(read);
-        if (hold == null) {
-            List<Hold> gone = lost.get(me);
-            Hold lostHold = gone == null
-                    ? null
-                    : gone.stream().filter(h -> isRead(h) == read).findFirst().orElse(null);
-            if (lostHold != null) {
-                if (--lostHold.count == 0) {
-                    gone.remove(lostHold);
-                    if (gone.isEmpty()) {
-                        lost.remove(me);
+    void release(boolean read, long holdAtLeastNanos) {
+        guard.lock();
+        try {
+            Object me = Thread.currentThread();
+            Hold hold = held(read);
+            if (hold == null) {
+                List<Hold> gone = lost.get(me);
+                Hold lostHold = gone == null
+                        ? null
+                        : gone.stream()
+                                .filter(h -> isRead(h) == read)
+                                .findFirst()
+                                .orElse(null);
+                if (lostHold != null) {
+                    if (--lostHold.count == 0) {
+                        gone.remove(lostHold);
+                        if (gone.isEmpty()) {
+                            lost.remove(me);
+                        }
                     }
+                    throw leaseExpired();
                 }
-                throw leaseExpired();
+                throw new IllegalMonitorStateException("Lock '" + name + "' is not held by the current thread ("
+                        + Thread.currentThread().getName() + "): only the owner can unlock it");
             }
-            throw new IllegalMonitorStateException("Lock '" + name + "' is not held by the current thread ("
-                    + Thread.currentThread().getName() + "): only the owner can unlock it");
+            if (--hold.count > 0) {
+                return;
+            }
+            releaseLast(hold, read, holdAtLeastNanos);
+        } finally {
+            guard.unlock();
         }
-        if (--hold.count > 0) {
-            return;
-        }
-        releaseLast(hold, read, holdAtLeastNanos);
     }
 
     /** Releases a handle's hold (one count: handles do not re-enter), as {@link #release} releases a thread's. */
-    synchronized void releaseHandle(Hold hold, long holdAtLeastNanos) {
-        if (isLive(hold)) {
-            releaseLast(hold, isRead(hold), holdAtLeastNanos);
-            return;
+    void releaseHandle(Hold hold, long holdAtLeastNanos) {
+        guard.lock();
+        try {
+            if (isLive(hold)) {
+                releaseLast(hold, isRead(hold), holdAtLeastNanos);
+                return;
+            }
+            List<Hold> gone = lost.get(hold.owner);
+            if (gone != null && gone.remove(hold)) {
+                lost.remove(hold.owner);
+                throw leaseExpired();
+            }
+            throw new IllegalStateException("Lock '" + name + "': the handle's hold was released already");
+        } finally {
+            guard.unlock();
         }
-        List<Hold> gone = lost.get(hold.owner);
-        if (gone != null && gone.remove(hold)) {
-            lost.remove(hold.owner);
-            throw leaseExpired();
-        }
-        throw new IllegalStateException("Lock '" + name + "': the handle's hold was released already");
     }
 
     private LockLeaseExpiredException leaseExpired() {
@@ -343,10 +401,15 @@ final class LocalLockState {
                 .forEach(l -> l.onRelease(hold.info, Duration.ofNanos(System.nanoTime() - hold.acquiredNanos)));
     }
 
-    private synchronized void keepEnded(Hold hold) {
-        if (exclusive == hold) {
-            exclusive = null;
-            signal();
+    private void keepEnded(Hold hold) {
+        guard.lock();
+        try {
+            if (exclusive == hold) {
+                exclusive = null;
+                signal();
+            }
+        } finally {
+            guard.unlock();
         }
     }
 
@@ -355,60 +418,96 @@ final class LocalLockState {
     }
 
     /** The current thread's live hold (a kept one belongs to nobody), or null. */
-    synchronized Hold held(boolean read) {
-        Object me = Thread.currentThread();
-        return read
-                ? readers.get(me)
-                : exclusive != null && exclusive.owner == me && !exclusive.kept ? exclusive : null;
+    Hold held(boolean read) {
+        guard.lock();
+        try {
+            Object me = Thread.currentThread();
+            return read
+                    ? readers.get(me)
+                    : exclusive != null && exclusive.owner == me && !exclusive.kept ? exclusive : null;
+        } finally {
+            guard.unlock();
+        }
     }
 
-    synchronized boolean isLocked() {
-        return exclusive != null || !readers.isEmpty();
+    boolean isLocked() {
+        guard.lock();
+        try {
+            return exclusive != null || !readers.isEmpty();
+        } finally {
+            guard.unlock();
+        }
     }
 
     /** The shortest fixed lease left among the holders; the watchdog lease for watchdog holds; zero when free. */
-    synchronized Duration remainingLease(Duration watchdogLease) {
-        List<Hold> all = new ArrayList<>(readers.values());
-        if (exclusive != null) {
-            all.add(exclusive);
+    Duration remainingLease(Duration watchdogLease) {
+        guard.lock();
+        try {
+            List<Hold> all = new ArrayList<>(readers.values());
+            if (exclusive != null) {
+                all.add(exclusive);
+            }
+            long now = System.nanoTime();
+            return all.stream()
+                    .map(h ->
+                            h.leaseEndNanos == 0 ? watchdogLease : Duration.ofNanos(Math.max(0, h.leaseEndNanos - now)))
+                    .min(Duration::compareTo)
+                    .orElse(Duration.ZERO);
+        } finally {
+            guard.unlock();
         }
-        long now = System.nanoTime();
-        return all.stream()
-                .map(h -> h.leaseEndNanos == 0 ? watchdogLease : Duration.ofNanos(Math.max(0, h.leaseEndNanos - now)))
-                .min(Duration::compareTo)
-                .orElse(Duration.ZERO);
     }
 
     /** Takes the lock from every holder; they learn it at their unlock. */
-    synchronized boolean forceUnlock() {
-        List<Hold> all = new ArrayList<>(readers.values());
-        if (exclusive != null) {
-            all.add(exclusive);
+    boolean forceUnlock() {
+        guard.lock();
+        try {
+            List<Hold> all = new ArrayList<>(readers.values());
+            if (exclusive != null) {
+                all.add(exclusive);
+            }
+            all.forEach(h -> {
+                if (h.leaseTimer != null) {
+                    h.leaseTimer.cancel(false);
+                }
+                if (h.kept) {
+                    exclusive = null; // released already: nobody to tell
+                    signal();
+                } else {
+                    lose(h, "it was force-unlocked");
+                }
+            });
+            return !all.isEmpty();
+        } finally {
+            guard.unlock();
         }
-        all.forEach(h -> {
-            if (h.leaseTimer != null) {
-                h.leaseTimer.cancel(false);
-            }
-            if (h.kept) {
-                exclusive = null; // released already: nobody to tell
-                signal();
-            } else {
-                lose(h, "it was force-unlocked");
-            }
-        });
-        return !all.isEmpty();
     }
 
     /** Threads and handles waiting in the fair queue; for tests. */
-    synchronized int queued() {
-        return fairQueue.size();
+    int queued() {
+        guard.lock();
+        try {
+            return fairQueue.size();
+        } finally {
+            guard.unlock();
+        }
     }
 
-    synchronized int activeHolds() {
-        return readers.size() + (exclusive != null ? 1 : 0);
+    int activeHolds() {
+        guard.lock();
+        try {
+            return readers.size() + (exclusive != null ? 1 : 0);
+        } finally {
+            guard.unlock();
+        }
     }
 
-    synchronized boolean idle() {
-        return exclusive == null && readers.isEmpty() && fairQueue.isEmpty() && waiters.isEmpty() && lost.isEmpty();
+    boolean idle() {
+        guard.lock();
+        try {
+            return exclusive == null && readers.isEmpty() && fairQueue.isEmpty() && waiters.isEmpty() && lost.isEmpty();
+        } finally {
+            guard.unlock();
+        }
     }
 }

@@ -13,6 +13,8 @@ import dev.distlock.core.LockListener;
 import dev.distlock.core.RedisLock;
 import dev.distlock.core.RedisMultiLock;
 import dev.distlock.spring.annotation.LockType;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -105,6 +107,42 @@ class LocalLocksTest {
         }
         order.add(who);
         lock.unlock();
+    }
+
+    /**
+     * lock() is not interruptible: an interrupted waiter waits on without burning CPU, is granted, and has its
+     * flag back. (Re-setting the flag inside the wait made every further wait throw at once: the waiter spun
+     * holding the state's monitor, so the holder could not even release. On that failure this test leaves
+     * its own locks and the spinning daemon thread behind rather than hang on them.)
+     */
+    @Test
+    void anInterruptedLockCallWaitsOnWithoutSpinningAndKeepsItsFlag() throws Exception {
+        LocalLocks own = new LocalLocks(LockClientOptions.builder().build());
+        RedisLock holder = own.lock(LockType.REENTRANT, false, "patient", "p");
+        holder.lock();
+        AtomicInteger flagAfterGrant = new AtomicInteger(-1);
+        Thread waiter = new Thread(() -> {
+            RedisLock lock = own.lock(LockType.REENTRANT, false, "patient", "p");
+            lock.lock();
+            flagAfterGrant.set(Thread.currentThread().isInterrupted() ? 1 : 0);
+            lock.unlock();
+        });
+        waiter.setDaemon(true);
+        waiter.start();
+        await().atMost(Duration.ofSeconds(10)).until(() -> waiter.getState() == Thread.State.WAITING);
+        waiter.interrupt();
+        ThreadMXBean cpu = ManagementFactory.getThreadMXBean();
+        long before = cpu.getThreadCpuTime(waiter.getId());
+        Thread.sleep(500);
+        long spent = cpu.getThreadCpuTime(waiter.getId()) - before;
+        assertThat(Duration.ofNanos(spent))
+                .as("CPU the waiter used in 500 ms after its interrupt")
+                .isLessThan(Duration.ofMillis(100));
+        assertThat(waiter.isAlive()).as("still waiting").isTrue();
+        holder.unlock();
+        waiter.join(10_000);
+        assertThat(flagAfterGrant).hasValue(1);
+        own.close();
     }
 
     @Test
