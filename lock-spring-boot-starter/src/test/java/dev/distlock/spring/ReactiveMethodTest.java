@@ -36,6 +36,8 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import reactor.core.Disposable;
@@ -256,9 +258,17 @@ class ReactiveMethodTest {
         });
     }
 
-    @Test
-    void aLostLeaseCancelsTheFluxWithInterruptAndFailsItWithLeaseExpired() {
-        runner().withPropertyValues("distributed-lock.on-lease-lost=interrupt", "distributed-lock.watchdog-lease=600ms")
+    /**
+     * A publisher cancelled for the loss has no result: it fails with LockLeaseExpiredException even with
+     * throw-on-lease-lost=false; completing empty would pass the stopped work off as done.
+     */
+    @ParameterizedTest(name = "throw-on-lease-lost={0}")
+    @ValueSource(booleans = {true, false})
+    void aLostLeaseCancelsTheFluxWithInterruptAndFailsItWithLeaseExpired(boolean throwOnLeaseLost) {
+        runner().withPropertyValues(
+                        "distributed-lock.on-lease-lost=interrupt",
+                        "distributed-lock.watchdog-lease=600ms",
+                        "distributed-lock.throw-on-lease-lost=" + throwOnLeaseLost)
                 .run(context -> {
                     Streams streams = context.getBean(Streams.class);
                     CompletableFuture<List<Integer>> result = streams.items(

@@ -104,7 +104,10 @@ final class ReactiveLockCalls {
         }
         // Work ending first cancels the wait for this signal, not the signal: a hold's lease-lost stage is
         // read-only, and cancelling it would fail (Reactor would log that at ERROR on every call).
-        Mono<String> lost = Mono.fromFuture(hold.leaseLost().toCompletableFuture(), true);
+        // Work stopped for the loss completes without its result: the release then fails the subscriber with
+        // LockLeaseExpiredException, whatever throw-on-lease-lost says.
+        Mono<String> lost =
+                Mono.fromFuture(hold.leaseLost().toCompletableFuture(), true).doOnNext(hold::cutShort);
         if (mono) {
             Mono<Object> work =
                     Mono.from(publisher).contextWrite(ctx -> ctx.put(ReactiveLockContext.TOKENS, hold.tokens()));

@@ -32,6 +32,8 @@ public final class AsyncHold {
     private final boolean throwOnLeaseLost;
     private final AtomicBoolean released = new AtomicBoolean();
     private final CompletableFuture<Void> release = new CompletableFuture<>();
+    /** Why the work was stopped for a lost lease (on-lease-lost=interrupt), or null while it was not. */
+    private volatile String cutShort;
 
     AsyncHold(
             LockRequest request,
@@ -63,6 +65,15 @@ public final class AsyncHold {
     }
 
     /**
+     * Records that the work was stopped because the lease was lost ({@code reason}): it has no result to
+     * give, so its release fails with {@link LockLeaseExpiredException} even when
+     * distributed-lock.throw-on-lease-lost=false, instead of passing the stopped work off as a success.
+     */
+    public void cutShort(String reason) {
+        cutShort = reason;
+    }
+
+    /**
      * Invokes {@code call} with this hold's tokens in {@link LockContext} and its observation in scope,
      * both on this thread and only while {@code call} runs.
      */
@@ -78,7 +89,8 @@ public final class AsyncHold {
     /**
      * Releases the hold, the first time only; later calls get the same stage. The stage fails only
      * when the call itself succeeded ({@code failure} is {@code null}) and the lease turned out lost,
-     * with {@link LockLeaseExpiredException} (unless distributed-lock.throw-on-lease-lost=false), or
+     * with {@link LockLeaseExpiredException} (unless distributed-lock.throw-on-lease-lost=false and the work
+     * was not {@linkplain #cutShort cut short}), or
      * when the release failed otherwise; with a {@code failure}, problems of the release are added
      * to it as suppressed exceptions and the stage completes normally. A release Redis did not confirm
      * is logged: the core retries it, and the lease frees the lock at the latest.
@@ -112,9 +124,12 @@ public final class AsyncHold {
                 } else if (cause != null) {
                     if (failure != null) {
                         failure.addSuppressed(cause);
-                    } else if (lost == null || throwOnLeaseLost) {
+                    } else if (lost == null || throwOnLeaseLost || cutShort != null) {
                         outcome = cause;
                     }
+                }
+                if (outcome == null && failure == null && cutShort != null) {
+                    outcome = new LockLeaseExpiredException(handle.key(), cutShort);
                 }
             } finally {
                 try {
