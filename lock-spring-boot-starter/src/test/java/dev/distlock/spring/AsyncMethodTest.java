@@ -40,6 +40,8 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
@@ -87,7 +89,8 @@ class AsyncMethodTest {
             await().atMost(Duration.ofSeconds(10))
                     .until(() -> jobs.seen().invocations.get() == 1);
             assertThat(jobs.seen().invokedOn.get())
-                    .isNotEqualTo(Thread.currentThread().getName());
+                    .as("invoked on the starter's threads (not the caller's, the Redis client's or the common pool)")
+                    .startsWith("distlock-invoke-");
 
             // Another instance cannot take the lock while the future is pending, at 0.5 s, 1 s, 1.5 s...
             nobodyElseTakesItUntilDone(otherInstance, "order:1", call);
@@ -256,9 +259,17 @@ class AsyncMethodTest {
         });
     }
 
-    @Test
-    void aLostLeaseCancelsTheMethodsStageWithInterruptAndFailsTheCallerWithLeaseExpired() {
-        runner().withPropertyValues("distributed-lock.on-lease-lost=interrupt", "distributed-lock.watchdog-lease=600ms")
+    /**
+     * A stage cancelled for the loss has no result: the caller fails with LockLeaseExpiredException even with
+     * throw-on-lease-lost=false (which passes on the results of work that ran to its end).
+     */
+    @ParameterizedTest(name = "throw-on-lease-lost={0}")
+    @ValueSource(booleans = {true, false})
+    void aLostLeaseCancelsTheMethodsStageWithInterruptAndFailsTheCallerWithLeaseExpired(boolean throwOnLeaseLost) {
+        runner().withPropertyValues(
+                        "distributed-lock.on-lease-lost=interrupt",
+                        "distributed-lock.watchdog-lease=600ms",
+                        "distributed-lock.throw-on-lease-lost=" + throwOnLeaseLost)
                 .run(context -> {
                     Jobs jobs = context.getBean(Jobs.class);
                     CompletableFuture<String> call = jobs.pending("order:7");

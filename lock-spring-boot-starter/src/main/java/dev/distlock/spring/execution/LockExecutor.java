@@ -144,8 +144,8 @@ public final class LockExecutor {
 
     /**
      * Runs {@code work} once the request's lock is held, without blocking the calling thread: waits with
-     * the lock's async methods, invokes {@code work} on the thread that completes the wait (with
-     * {@link LockContext} set around the invocation), holds the lock until the stage it returns
+     * the lock's async methods, invokes {@code work} on a thread of the starter's once the lock is held
+     * (with {@link LockContext} set around the invocation), holds the lock until the stage it returns
      * completes, then releases it through the hold's handle, once. Cancelling the returned future gives
      * the wait up, or cancels the work's stage and releases. With distributed-lock.on-lease-lost=interrupt
      * a lost lease cancels the work's stage.

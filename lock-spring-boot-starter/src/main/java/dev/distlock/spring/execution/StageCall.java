@@ -6,7 +6,9 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
 /**
@@ -19,12 +21,27 @@ import java.util.function.Supplier;
  */
 final class StageCall<T> {
 
+    private static final AtomicInteger INVOKERS = new AtomicInteger();
+
+    /**
+     * Where methods are invoked once their lock is held: daemon threads made as calls need them, kept a
+     * minute when idle. Not the common pool: on machines of up to 2 CPUs CompletableFuture starts a new
+     * thread per task for it. Nor the application's task executor: a full pool of {@code @Async} methods
+     * waiting for locked calls queued behind them would wait for ever.
+     */
+    private static final ExecutorService INVOKER = Executors.newCachedThreadPool(task -> {
+        Thread thread = new Thread(task, "distlock-invoke-" + INVOKERS.incrementAndGet());
+        thread.setDaemon(true);
+        return thread;
+    });
+
     private final LockRequest request;
     private final LockedCall<? extends CompletionStage<T>> work;
     private final boolean cancelOnLeaseLost;
     private final CompletableFuture<T> result = new CompletableFuture<>();
     private volatile AsyncHold hold;
-    private volatile boolean cancelledForLoss;
+    /** The lost lease's reason once the method's stage was cancelled for it (on-lease-lost=interrupt). */
+    private volatile String cancelledForLoss;
 
     StageCall(LockRequest request, LockedCall<? extends CompletionStage<T>> work, boolean cancelOnLeaseLost) {
         this.request = request;
@@ -58,7 +75,7 @@ final class StageCall<T> {
                         held(acquired.get());
                     }
                 },
-                ForkJoinPool.commonPool());
+                INVOKER);
         return result;
     }
 
@@ -83,7 +100,7 @@ final class StageCall<T> {
         }
         if (cancelOnLeaseLost) {
             acquired.leaseLost().thenAccept(reason -> {
-                cancelledForLoss = true;
+                cancelledForLoss = reason;
                 stage.cancel(true);
             });
         }
@@ -96,7 +113,12 @@ final class StageCall<T> {
      */
     private void finish(T value, Throwable error) {
         Throwable failure = error == null ? null : unwrap(error);
-        boolean lost = cancelledForLoss && failure instanceof CancellationException;
+        String lossReason = cancelledForLoss;
+        boolean lost = lossReason != null && failure instanceof CancellationException;
+        if (lost) {
+            hold.cutShort(
+                    lossReason); // no result to give: the caller learns of the loss whatever throw-on-lease-lost says
+        }
         hold.release(lost ? null : failure).whenComplete((ok, releaseError) -> {
             if (releaseError != null) {
                 result.completeExceptionally(unwrap(releaseError));
