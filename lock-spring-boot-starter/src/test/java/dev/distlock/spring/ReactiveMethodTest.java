@@ -25,13 +25,17 @@ import io.lettuce.core.RedisURI;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -40,6 +44,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.data.redis.core.StringRedisTemplate;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -238,6 +243,29 @@ class ReactiveMethodTest {
     }
 
     /**
+     * The method runs off the Redis client's I/O thread that granted the lock: there a method calling Redis
+     * synchronously (as a Kotlin suspend function may before it first suspends) would stall every reply of
+     * the application's client, or wait for a reply only that thread could read.
+     */
+    @Test
+    void theMethodRunsOffTheRedisClientsIoThreadSoItMayCallRedisSynchronously() {
+        runner().run(context -> {
+            Streams streams = context.getBean(Streams.class);
+            StringRedisTemplate template = context.getBean(StringRedisTemplate.class);
+            template.opsForValue().set("greeting", "hello");
+            List<Mono<String>> calls = new ArrayList<>();
+            for (int i = 0; i < 16; i++) {
+                calls.add(
+                        streams.blocking("b:" + i, () -> template.opsForValue().get("greeting")));
+            }
+            assertThat(Flux.merge(calls).collectList().block(Duration.ofSeconds(30)))
+                    .hasSize(16)
+                    .containsOnly("hello");
+            assertThat(streams.seen().threads).allMatch(t -> t.startsWith("distlock-invoke-"));
+        });
+    }
+
+    /**
      * With on-lease-lost=interrupt the work is raced against the hold's lease-lost signal; work that ends first
      * stops waiting for that signal. Stopping must not try to cancel the signal itself, which refuses (a
      * read-only stage): Reactor logged each refusal at ERROR, once per call.
@@ -315,6 +343,7 @@ class ReactiveMethodTest {
         final AtomicInteger subscribed = new AtomicInteger();
         final AtomicInteger cancelled = new AtomicInteger();
         final AtomicLong bodyToken = new AtomicLong();
+        final Set<String> threads = ConcurrentHashMap.newKeySet();
     }
 
     public static class Streams {
@@ -338,6 +367,13 @@ class ReactiveMethodTest {
             seen.invocations.incrementAndGet();
             seen.bodyToken.set(LockContext.currentToken());
             return Mono.delay(after).then(ReactiveLockContext.currentToken());
+        }
+
+        /** Calls {@code inBody} (blocking) while the method builds its publisher. */
+        @DistributedLock(key = "#key")
+        public Mono<String> blocking(String key, Supplier<String> inBody) {
+            seen.threads.add(Thread.currentThread().getName());
+            return Mono.just(inBody.get());
         }
 
         @DistributedLock(key = "#key")

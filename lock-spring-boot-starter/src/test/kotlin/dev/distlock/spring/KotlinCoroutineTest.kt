@@ -82,10 +82,17 @@ class KotlinCoroutineTest {
     fun aSuspendFunctionHoldsTheLockUntilItsBodyFinishesNotWhenItFirstSuspends() {
         runner().run { context ->
             val coroutines = context.getBean(Coroutines::class.java)
-            val call = CompletableFuture.supplyAsync { runBlocking { coroutines.later("k:1", 2000) } }
+            val caller = java.util.concurrent.atomic.AtomicReference<String>()
+            val call = CompletableFuture.supplyAsync {
+                caller.set(Thread.currentThread().name)
+                runBlocking { coroutines.later("k:1", 2000) }
+            }
             await().atMost(Duration.ofSeconds(10)).until { coroutines.invocations.get() == 1 }
             HoldChecks.nobodyElseTakesItUntilDone(otherInstance, "k:1", call)
             assertThat(call.get()).`as`("the fencing token, read from the coroutine's ReactorContext").isPositive()
+            assertThat(coroutines.startedOn.get())
+                .`as`("the body runs in its caller's coroutine context (runBlocking's thread), not on a Redis I/O thread")
+                .startsWith(caller.get())
             await().atMost(Duration.ofSeconds(5)).until { !lockedInRedis(redis.server(), "k:1") }
             val registry = context.getBean(MeterRegistry::class.java)
             assertThat(registry.get(LockMetrics.HELD).tags("name", "Coroutines.later").timer().count()).isEqualTo(1)
@@ -187,10 +194,12 @@ class KotlinCoroutineTest {
     /** Open, with open members: the bean is a class proxy, and only open members reach the instance. */
     open class Coroutines {
         open val invocations = AtomicInteger()
+        open val startedOn = java.util.concurrent.atomic.AtomicReference<String>()
 
         /** Suspends for [millis], then returns the fencing token found in its coroutine's ReactorContext. */
         @DistributedLock(key = "#key")
         open suspend fun later(key: String, millis: Long): Long {
+            startedOn.set(Thread.currentThread().name)
             invocations.incrementAndGet()
             delay(millis)
             return ReactiveLockContext.currentToken().awaitSingle()

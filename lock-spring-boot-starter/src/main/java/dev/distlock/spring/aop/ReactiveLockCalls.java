@@ -3,6 +3,7 @@ package dev.distlock.spring.aop;
 import dev.distlock.spring.ReactiveLockContext;
 import dev.distlock.spring.annotation.OnLockFailure;
 import dev.distlock.spring.execution.AsyncHold;
+import dev.distlock.spring.execution.Invoker;
 import dev.distlock.spring.execution.LockExecutor;
 import dev.distlock.spring.execution.LockRequest;
 import java.util.Optional;
@@ -12,6 +13,8 @@ import org.reactivestreams.Publisher;
 import org.springframework.aop.ProxyMethodInvocation;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
 
 /**
  * {@code @DistributedLock} on methods returning {@code Mono} or {@code Flux}: each subscription
@@ -22,6 +25,8 @@ import reactor.core.publisher.Mono;
  */
 final class ReactiveLockCalls {
 
+    private static final Scheduler INVOKER = Schedulers.fromExecutor(Invoker.executor());
+
     private ReactiveLockCalls() {}
 
     static Object call(LockAttributes attrs, LockExecutor executor, LockRequest request, MethodInvocation invocation) {
@@ -29,7 +34,12 @@ final class ReactiveLockCalls {
         boolean mono = attrs.result().single();
         Flux<Object> locked = Flux.usingWhen(
                 acquire,
-                hold -> Flux.concat(run(hold, executor, request, invocation, mono), released(hold)),
+                // The method runs off the Redis client's I/O thread that granted the lock (see Invoker). The hop
+                // is inside the hold's scope: a cancel before it runs still releases the hold.
+                hold -> Flux.concat(
+                        Flux.defer(() -> run(hold, executor, request, invocation, mono))
+                                .subscribeOn(INVOKER),
+                        released(hold)),
                 hold -> release(hold, null),
                 (hold, error) -> release(hold, error),
                 hold -> release(hold, new CancellationException("subscription cancelled")));

@@ -6,9 +6,6 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
 /**
@@ -20,20 +17,6 @@ import java.util.function.Supplier;
  * running, so releasing at the cancel would let another instance in beside that work.
  */
 final class StageCall<T> {
-
-    private static final AtomicInteger INVOKERS = new AtomicInteger();
-
-    /**
-     * Where methods are invoked once their lock is held: daemon threads made as calls need them, kept a
-     * minute when idle. Not the common pool: on machines of up to 2 CPUs CompletableFuture starts a new
-     * thread per task for it. Nor the application's task executor: a full pool of {@code @Async} methods
-     * waiting for locked calls queued behind them would wait for ever.
-     */
-    private static final ExecutorService INVOKER = Executors.newCachedThreadPool(task -> {
-        Thread thread = new Thread(task, "distlock-invoke-" + INVOKERS.incrementAndGet());
-        thread.setDaemon(true);
-        return thread;
-    });
 
     private final LockRequest request;
     private final LockedCall<? extends CompletionStage<T>> work;
@@ -59,8 +42,7 @@ final class StageCall<T> {
                         true); // while it waits: gives the wait up in Redis; a grant in that instant is released
             }
         });
-        // Off the Redis client's I/O thread that completed the acquisition: the method may block before it
-        // returns its stage (even call Redis synchronously), which on that thread would stall every Redis reply.
+        // Off the Redis client's I/O thread that completed the acquisition (see Invoker)
         acquiring.whenCompleteAsync(
                 (acquired, error) -> {
                     if (error != null) {
@@ -75,7 +57,7 @@ final class StageCall<T> {
                         held(acquired.get());
                     }
                 },
-                INVOKER);
+                Invoker.executor());
         return result;
     }
 
