@@ -98,8 +98,8 @@ final class StageCall<T> {
         String lossReason = cancelledForLoss;
         boolean lost = lossReason != null && failure instanceof CancellationException;
         if (lost) {
-            hold.cutShort(
-                    lossReason); // no result to give: the caller learns of the loss whatever throw-on-lease-lost says
+            // no result to give: the caller learns of the loss whatever throw-on-lease-lost says
+            hold.cutShort(lossReason);
         }
         hold.release(lost ? null : failure).whenComplete((ok, releaseError) -> {
             if (releaseError != null) {
