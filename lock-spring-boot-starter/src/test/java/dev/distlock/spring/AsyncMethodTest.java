@@ -23,6 +23,8 @@ import dev.distlock.testsupport.RedisExtension;
 import io.lettuce.core.RedisURI;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -210,6 +212,34 @@ class AsyncMethodTest {
                     .hasRootCauseMessage("no stock");
             await().atMost(Duration.ofSeconds(5)).until(() -> !lockedInRedis(redis.server(), "order:5"));
             assertThat(context.getBean(ActiveHolds.class).size()).isZero();
+        });
+    }
+
+    /**
+     * Calls that find the lock busy start no thread each. The bookkeeping after such a call ran on
+     * CompletableFuture's default delayed executor, which on machines of up to 2 CPUs (like CI's) starts a
+     * thread per task; on larger machines this test cannot tell.
+     */
+    @Test
+    void busyCallsStartNoThreadEach() {
+        runner().withPropertyValues("distributed-lock.wait-time=0s").run(context -> {
+            Jobs jobs = context.getBean(Jobs.class);
+            LockHandle elsewhere = tryElsewhere(otherInstance, "order:busy").orElseThrow();
+            ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+            try {
+                jobs.skipping("order:busy").get(10, TimeUnit.SECONDS); // warm: the invoking thread exists
+                long before = threads.getTotalStartedThreadCount();
+                for (int i = 0; i < 200; i++) {
+                    assertThat(jobs.skipping("order:busy").get(10, TimeUnit.SECONDS))
+                            .isNull();
+                }
+                Thread.sleep(1500); // the bookkeeping runs 1 s after each call
+                assertThat(threads.getTotalStartedThreadCount() - before)
+                        .as("threads started by 200 busy calls")
+                        .isLessThan(50);
+            } finally {
+                elsewhere.unlock();
+            }
         });
     }
 

@@ -368,8 +368,8 @@ final class LockAttributeParser {
                     "@DistributedLock on " + where + " returns " + type.getSimpleName()
                             + ", a Future that is not a CompletionStage: nothing says when its work completes without blocking a thread,"
                             + " so the lock would be released before the work is done",
-                    "Return CompletableFuture or CompletionStage (e.g. CompletableFuture.supplyAsync(...) or @Async with"
-                            + " CompletableFuture), or do the work synchronously");
+                    "Return CompletableFuture or CompletionStage (e.g. from CompletableFuture.supplyAsync(...); the call"
+                            + " returns at once without @Async), or do the work synchronously");
         }
         String deferred = DeferredResults.why(type);
         if (deferred != null) {
