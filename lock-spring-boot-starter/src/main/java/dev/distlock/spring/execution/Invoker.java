@@ -17,10 +17,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 public final class Invoker {
 
-    private static final AtomicInteger THREADS = new AtomicInteger();
+    private static final AtomicInteger STARTED = new AtomicInteger();
 
-    private static final ExecutorService THREADS_POOL = Executors.newCachedThreadPool(task -> {
-        Thread thread = new Thread(task, "distlock-invoke-" + THREADS.incrementAndGet());
+    private static final ExecutorService POOL = Executors.newCachedThreadPool(task -> {
+        Thread thread = new Thread(task, "distlock-invoke-" + STARTED.incrementAndGet());
         thread.setDaemon(true);
         return thread;
     });
@@ -29,6 +29,6 @@ public final class Invoker {
 
     /** The invoking threads. */
     public static Executor executor() {
-        return THREADS_POOL;
+        return POOL;
     }
 }

@@ -35,15 +35,15 @@ import org.springframework.util.function.SingletonSupplier;
 public final class LockExecutor {
 
     private static final Logger log = LoggerFactory.getLogger(LockExecutor.class);
+    /** How the Actuator endpoint shows the owner of an async call's hold, which no thread owns. */
+    private static final String ASYNC_OWNER = "(async call: owned by its lock handle)";
+
     /**
      * The core reports an async wait that ended without the lock (timeout, failure, cancellation) just
      * after completing its stage, so the call stays marked a little longer for the listener to see it.
      * Run by the Invoker's threads: without an executor CompletableFuture would start a thread per call on
      * machines of up to 2 CPUs.
      */
-    /** How the Actuator endpoint shows the owner of an async call's hold, which no thread owns. */
-    private static final String ASYNC_OWNER = "(async call: owned by its lock handle)";
-
     private static final Executor UNMARK_LATER =
             CompletableFuture.delayedExecutor(1, TimeUnit.SECONDS, Invoker.executor());
 
