@@ -31,7 +31,7 @@ public final class RedisServer implements AutoCloseable {
 
     static {
         Runtime.getRuntime()
-                .addShutdownHook(new Thread(() -> RUNNING.forEach(RedisServer::kill), "redis-test-cleanup"));
+                .addShutdownHook(new Thread(() -> RUNNING.forEach(RedisServer::close), "redis-test-cleanup"));
     }
 
     private final int port;
