@@ -233,9 +233,31 @@ class FairScriptTest extends ScriptTestSupport {
         assertThat(shared.poll(5, TimeUnit.SECONDS)).isEqualTo("flush");
         assertThat(toB).as("the releasing client hands it over itself").isEmpty();
         assertThat(fairRelease(A, grantOf(A), 1, NOTE_TTL_MS, "client-b:"))
-                .as("sent again: released, nothing granted twice")
+                .as("sent again while the grant stands: the same answer, for a client that lost the first")
+                .isEqualTo(reply);
+        assertThat(sync.hget(keys.lock(), "~token")).as("nothing granted twice").isEqualTo(token);
+        assertThat(sync.get(keys.fence())).isEqualTo(token);
+        assertThat(toB).isEmpty();
+        assertThat(fairRelease(B)).isOne();
+        assertThat(fairRelease(A, grantOf(A), 1, NOTE_TTL_MS, "client-b:"))
+                .as("sent again once B's hold ended: released, nothing left to hand over")
                 .containsExactly(1L);
-        assertThat(sync.hget(keys.lock(), "~token")).isEqualTo(token);
+        assertThat(sync.exists(keys.lock())).isZero();
+    }
+
+    @Test
+    void aRepeatedReleaseHandsNothingOnceTheLocalGrantWasGivenBackAndTheNextWaiterHoldsIt() throws Exception {
+        fair(A, 60_000, WAIT_MS);
+        fair(B, 60_000, WAIT_MS);
+        fair(C, 60_000, WAIT_MS);
+        List<Object> reply = fairRelease(A, grantOf(A), 1, NOTE_TTL_MS, "client-b:");
+        assertThat(reply).hasSize(5).contains(B);
+        assertThat(fairLeave(B)).as("B stopped waiting: its grant goes to C").isOne();
+        assertGrantedTo(C);
+
+        assertThat(fairRelease(A, grantOf(A), 1, NOTE_TTL_MS, "client-b:")).containsExactly(1L);
+
+        assertGrantedTo(C);
     }
 
     @Test
@@ -262,7 +284,9 @@ class FairScriptTest extends ScriptTestSupport {
                 .as("the line stays queued until it is served")
                 .containsExactly(b2, C, b3);
         assertThat(fairRelease(A, grantOf(A), 1, NOTE_TTL_MS, "client-b:", 1, ""))
-                .containsExactly(1L);
+                .as("sent again: the first run's answer, line included")
+                .isEqualTo(reply);
+        assertThat(sync.get(keys.fence())).isEqualTo(Long.toString(token + 1));
     }
 
     @Test

@@ -157,6 +157,51 @@ class LostReplyKindsTest {
     }
 
     /**
+     * The last release of a fair lock grants it in Redis to the next waiter in the queue, here another
+     * thread of the same client, which the client then hands the grant to in-process; the release's reply
+     * is lost with the connection it went over (the subscriptions stay, so no re-subscription wakes the
+     * waiter). The waiter re-checks only every 60 s on its own, so it gets the lock within its 30 s wait
+     * only if the release sent again still tells the client of the grant it made.
+     */
+    @Test
+    void fairReleaseWhoseReplyIsLostStillHandsTheLockToTheNextWaiterOfItsClient() throws Exception {
+        FairKind sleepy = new FairKind(Duration.ofSeconds(60), Duration.ofSeconds(60));
+        for (Drop how : Drop.values()) {
+            String name = Names.fresh("lost-hand-over");
+            warmedUp(Kind.FAIR, name); // the fair scripts loaded: the reply lost is the release's, not NOSCRIPT
+            RedisLock lock = client.getLock(sleepy, name, name);
+            owner.act(() -> lock.lock());
+            OtherThread<Long> waiter = OtherThread.start(() -> {
+                RedisLock mine = client.getLock(sleepy, name, name);
+                if (!mine.tryLock(Duration.ofSeconds(30))) {
+                    return -1L;
+                }
+                long at = System.nanoTime();
+                mine.unlock();
+                return at;
+            });
+            String queue =
+                    LockKeys.of(LockClientOptions.DEFAULT_KEY_PREFIX, name).queue();
+            await("the waiter is queued and listens")
+                    .atMost(Duration.ofSeconds(10))
+                    .until(() -> redis.server().query("LLEN", queue).equals(":1") && client.subscribedChannels() > 0);
+
+            loss.onlyItsConnection().lose(how, () -> lock.unlock()).get(30, TimeUnit.SECONDS);
+            long released = System.nanoTime();
+
+            long got = waiter.get();
+            assertThat(got).as(how + ": the waiter got the lock").isPositive();
+            assertThat(Duration.ofNanos(got - released))
+                    .as(how + ": handed over, not found by the waiter's last attempt at the end of its wait")
+                    .isLessThan(Duration.ofSeconds(15));
+            assertThat(lockKeys(redis.server(), name))
+                    .as(how + ": nothing left")
+                    .isEmpty();
+            assertThat(events.leaseLosses(name)).isEmpty();
+        }
+    }
+
+    /**
      * Renewals every 300 ms (900 ms watchdog lease); the reply of one is lost with the connection.
      * The hold must survive: renewals are idempotent, and a lost reply is no loss.
      */

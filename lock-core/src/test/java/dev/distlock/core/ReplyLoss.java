@@ -17,10 +17,24 @@ final class ReplyLoss {
 
     private final FaultRelay relay;
     private final LockOwner owner;
+    private final boolean onlyItsConnection;
 
     ReplyLoss(FaultRelay relay, LockOwner owner) {
+        this(relay, owner, false);
+    }
+
+    private ReplyLoss(FaultRelay relay, LockOwner owner, boolean onlyItsConnection) {
         this.relay = relay;
         this.owner = owner;
+        this.onlyItsConnection = onlyItsConnection;
+    }
+
+    /**
+     * The same, dropping only the connection the reply was held on: the client's subscriptions stay,
+     * so no re-subscription makes its waiters look again.
+     */
+    ReplyLoss onlyItsConnection() {
+        return new ReplyLoss(relay, owner, true);
     }
 
     /** Takes and releases a lock of {@code client} once on {@code owner}, so that a held reply later is a script's answer, not NOSCRIPT. */
@@ -40,7 +54,11 @@ final class ReplyLoss {
                 .atMost(Duration.ofSeconds(10))
                 .pollInterval(Duration.ofMillis(5))
                 .until(() -> ranInRedis.call() && relay.pendingReplyBytes() > 0);
-        relay.drop(how);
+        if (onlyItsConnection) {
+            relay.dropHolding(how);
+        } else {
+            relay.drop(how);
+        }
         return running;
     }
 

@@ -10,6 +10,7 @@ import java.net.Socket;
 import java.net.SocketException;
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -164,6 +165,32 @@ public final class FaultRelay implements AutoCloseable {
             lock.notifyAll();
         }
         for (Link link : links) {
+            link.closeSockets(how);
+        }
+    }
+
+    /**
+     * As {@link #drop(Drop)}, but closes only the connections with replies kept back right now; the
+     * others deliver what was kept back and carry on (a client's subscriptions stay, say, while the
+     * connection its commands went over is lost).
+     */
+    public void dropHolding(Drop how) {
+        List<Link> dropped = new ArrayList<>();
+        synchronized (lock) {
+            for (Link link : links) {
+                if (link.toClient.pendingBytes() > 0) {
+                    link.down = true;
+                    link.toClient.discard();
+                    link.toServer.discard();
+                    dropped.add(link);
+                }
+            }
+            holdingReplies = false;
+            blackHoled = false;
+            replyDelayNanos = 0;
+            lock.notifyAll();
+        }
+        for (Link link : dropped) {
             link.closeSockets(how);
         }
     }

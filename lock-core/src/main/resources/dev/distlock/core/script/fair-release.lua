@@ -1,5 +1,9 @@
 -- Release one hold of a fair lock; the last release grants the lock to the next live waiter at once.
--- Safe to run twice, as release.lua: a second last release finds the note and grants nothing.
+-- Safe to run twice, as release.lua: a second last release finds the note and grants nothing. A last
+-- release that granted the lock to a waiter of its own client notes that grant too, and a second run
+-- answers as the first did while the grant stands unchanged: the reply of the first may have been lost,
+-- and that client, which never learnt of the grant, must still hand it to its waiter (else the waiter
+-- would sit out its recheck interval, up to 1 s, while the lock stays granted to it).
 -- KEYS[1] lock hash   KEYS[2] queue of waiting owners   KEYS[3] timeouts (owner -> deadline, server ms)
 -- KEYS[4] the note of a last release, <lock>:released:<owner>   KEYS[5] waiters' requests   KEYS[6] fencing counter
 -- ARGV[1] owner id   ARGV[2] grant id of the hold   ARGV[3] holds the owner has before this release
@@ -16,7 +20,24 @@ local lock, owner, req, held = KEYS[1], ARGV[1], ARGV[2], tonumber(ARGV[3])
 local note = KEYS[4]
 local fields = redis.call('HMGET', lock, owner, '~req')
 if not fields[1] or fields[2] ~= req then
-    if redis.call('GET', note) == req then
+    local noted = redis.call('GET', note)
+    if noted == req then
+        return {1}
+    end
+    if noted and string.sub(noted, 1, #req + 1) == req .. ' ' then
+        -- "<grant id> <waiter> <token> <waiter's grant id> <lease ms> <promised...>": the first run
+        -- granted the lock to a waiter of this client. Answer the same while that grant stands (the
+        -- waiter's field, under the same grant id); once it is taken, given back or expired, the client
+        -- learnt of it or has nothing to hand.
+        local handed = {}
+        for word in string.gmatch(noted, '%S+') do
+            handed[#handed + 1] = word
+        end
+        local grant = redis.call('HMGET', lock, handed[2], '~req')
+        if grant[1] and grant[2] == handed[4] then
+            handed[1], handed[3], handed[5] = 1, tonumber(handed[3]), tonumber(handed[5])
+            return handed
+        end
         return {1}
     end
     return {-1}
@@ -25,11 +46,12 @@ if held > 1 then
     redis.call('HSET', lock, owner, held - 1)
     return {0}
 end
-redis.call('SET', note, req, 'PX', ARGV[6])
 dropServed(KEYS[2], KEYS[3], KEYS[5], ARGV[10])
 local handed = grantNext(lock, owner, KEYS[2], KEYS[3], KEYS[5], KEYS[6], ARGV[7], ARGV[4], ARGV[5], ARGV[8], tonumber(ARGV[9]))
 if handed then
+    redis.call('SET', note, req .. ' ' .. handed[1] .. ' ' .. digits(handed[2]) .. ' ' .. table.concat(handed, ' ', 3), 'PX', ARGV[6])
     table.insert(handed, 1, 1)
     return handed
 end
+redis.call('SET', note, req, 'PX', ARGV[6])
 return {1}
