@@ -300,8 +300,9 @@ final class Acquirer {
                 "waiting for replicas of",
                 keys);
         if (acked < options.replicaAcks()) {
+            RedisNode.ReleaseCall call = node.releaseCall();
             calls.call(
-                    () -> node.release(request.kind(), keys, args.owner(), args.grantId(), 1),
+                    () -> node.release(request.kind(), keys, args.owner(), args.grantId(), 1, 0, false, "", call),
                     calls.operationDeadline(),
                     "giving back",
                     keys);

@@ -78,7 +78,8 @@ final class FairKind extends LockKind {
                         ScriptArgs.decimal(r.fenceTtlMs()),
                         r.localOwners(),
                         ScriptArgs.decimal(r.cohortMax()),
-                        r.served())
+                        r.served(),
+                        r.callId())
                 .thenApply(reply -> {
                     // {1, waiter, token, grant id, lease ms, (owner, grant id) of the waiters behind it...}
                     if (reply.size() >= 5) {

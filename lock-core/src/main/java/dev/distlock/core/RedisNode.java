@@ -91,7 +91,18 @@ final class RedisNode {
 
     /** Releases one of {@code held} holds of grant {@code grantId}: 1 released, 0 still held, -1 not held by this grant. */
     CompletableFuture<Long> release(LockKind kind, LockKeys keys, String owner, String grantId, int held) {
-        return release(kind, keys, owner, grantId, held, 0, false, "");
+        return release(kind, keys, owner, grantId, held, 0, false, "", releaseCall());
+    }
+
+    /**
+     * One release call, however often it is sent (Lettuce after a reconnect, or our retries): its id, and
+     * when it began, before its first sending, from when the lease of a grant it makes runs at the earliest.
+     */
+    record ReleaseCall(String id, long startedNanos) {}
+
+    /** A new {@link ReleaseCall}, beginning now. */
+    ReleaseCall releaseCall() {
+        return new ReleaseCall(Long.toString(requests.incrementAndGet()), System.nanoTime());
     }
 
     /**
@@ -99,7 +110,8 @@ final class RedisNode {
      * by nobody for {@code keepMs} more (0: frees it), for kinds that {@link LockKind#keepsAfterRelease}:
      * never past the lease it has left unless {@code keepPastLease} (a watchdog lease, which has no end of
      * its own). {@code served}: for a fair grant that was passed down (or over), the waiters of this client
-     * named as {@link FairHandOffs.Cohort#served()} says ("" for none).
+     * named as {@link FairHandOffs.Cohort#served()} says ("" for none). {@code call}: the same for every
+     * time this release is sent, so that a fair grant made by a run whose reply was lost is still handed on.
      */
     CompletableFuture<Long> release(
             LockKind kind,
@@ -109,8 +121,9 @@ final class RedisNode {
             int held,
             long keepMs,
             boolean keepPastLease,
-            String served) {
-        long sentAt = System.nanoTime(); // the lease of a grant the release makes runs from no earlier than this
+            String served,
+            ReleaseCall call) {
+        long sentAt = call.startedNanos(); // the lease of a grant the release makes runs from no earlier than this
         return kind.release(
                 scripts,
                 keys,
@@ -127,6 +140,7 @@ final class RedisNode {
                         localOwners,
                         fairCohortMax,
                         served,
+                        call.id(),
                         (waiter, token, waiterGrant, leaseMs, cohort) -> {
                             if (!fair.granted(kind, keys, waiter, waiterGrant, token, sentAt, cohort)) {
                                 // That request stopped waiting meanwhile; its leave gives the grant back too,
@@ -155,8 +169,9 @@ final class RedisNode {
         if (until - System.nanoTime() <= 0) {
             return; // the lease has ended: Redis has let the grant go already
         }
+        ReleaseCall call = releaseCall();
         calls.inBackground(
-                () -> release(kind, keys, owner, grantId, 1, 0, false, served)
+                () -> release(kind, keys, owner, grantId, 1, 0, false, served, call)
                         .whenComplete((result, error) -> wakeLocal(kind, keys)),
                 until,
                 "giving back",

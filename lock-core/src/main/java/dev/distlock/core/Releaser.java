@@ -57,7 +57,9 @@ final class Releaser {
         long result;
         try {
             // On the caller's thread (events too): the starter tells its own calls apart by thread.
-            result = calls.call(() -> send(hold, held, keepMs), calls.operationDeadline(), "releasing", hold.keys);
+            RedisNode.ReleaseCall call = node.releaseCall();
+            result =
+                    calls.call(() -> send(hold, held, keepMs, call), calls.operationDeadline(), "releasing", hold.keys);
         } catch (LockException e) {
             throw released(hold, last, 0, e);
         }
@@ -80,7 +82,8 @@ final class Releaser {
         if (last && keepMs == 0 && (handedOn(hold) || handedDownTheLine(hold))) {
             return CompletableFuture.completedFuture(null);
         }
-        return calls.callAsync(() -> send(hold, held, keepMs), calls.operationDeadline(), "releasing", hold.keys)
+        RedisNode.ReleaseCall call = node.releaseCall();
+        return calls.callAsync(() -> send(hold, held, keepMs, call), calls.operationDeadline(), "releasing", hold.keys)
                 .handle((result, error) -> {
                     RuntimeException failure = released(hold, last, result == null ? 0 : result, error);
                     if (failure != null) {
@@ -205,9 +208,17 @@ final class Releaser {
     }
 
     /** Runs the release script for {@code held} holds of {@code hold}, keeping the lock {@code keepMs} after it. */
-    private CompletableFuture<Long> send(Hold hold, int held, long keepMs) {
+    private CompletableFuture<Long> send(Hold hold, int held, long keepMs, RedisNode.ReleaseCall call) {
         return node.release(
-                hold.kind, hold.keys, hold.redisOwner, hold.grantId, held, keepMs, hold.watchdog(), hold.served());
+                hold.kind,
+                hold.keys,
+                hold.redisOwner,
+                hold.grantId,
+                held,
+                keepMs,
+                hold.watchdog(),
+                hold.served(),
+                call);
     }
 
     /**

@@ -77,6 +77,9 @@ final class ScriptArgs {
      *        grant on to in-process (fair locks)
      * @param served the waiters a grant was passed down to or over in-process, "owner grant-id ..." (fair
      *        locks; "" for none): they leave the queue
+     * @param callId names this release call, the same each time it is sent: a fair release that granted the
+     *        lock to one of the client's waiters, run again under the same id (its reply lost), answers with
+     *        that grant again; under another id (a second give-back of the same grant) it only says "released"
      * @param handOver takes a grant the release made to one of the client's waiters
      */
     record Release(
@@ -92,6 +95,7 @@ final class ScriptArgs {
             String localOwners,
             int cohortMax,
             String served,
+            String callId,
             HandOver handOver) {}
 
     /**

@@ -238,6 +238,9 @@ class FairScriptTest extends ScriptTestSupport {
         assertThat(sync.hget(keys.lock(), "~token")).as("nothing granted twice").isEqualTo(token);
         assertThat(sync.get(keys.fence())).isEqualTo(token);
         assertThat(toB).isEmpty();
+        assertThat(fairRelease(A, grantOf(A), 1, NOTE_TTL_MS, "client-b:", 0, "", "call-2"))
+                .as("another call for the same grant (a second give-back, a retry): the grant is not handed twice")
+                .containsExactly(1L);
         assertThat(fairRelease(B)).isOne();
         assertThat(fairRelease(A, grantOf(A), 1, NOTE_TTL_MS, "client-b:"))
                 .as("sent again once B's hold ended: released, nothing left to hand over")
@@ -691,6 +694,20 @@ class FairScriptTest extends ScriptTestSupport {
     private List<Object> fairRelease(
             String owner, String grant, int held, long noteTtlMs, String localOwners, int cohortMax, String served)
             throws Exception {
+        return fairRelease(owner, grant, held, noteTtlMs, localOwners, cohortMax, served, "call-1");
+    }
+
+    /** The same, as release call {@code callId}: a command sent again has the same id, another call another. */
+    private List<Object> fairRelease(
+            String owner,
+            String grant,
+            int held,
+            long noteTtlMs,
+            String localOwners,
+            int cohortMax,
+            String served,
+            String callId)
+            throws Exception {
         return scripts.array(
                         LockScript.FAIR_RELEASE,
                         new String[] {
@@ -705,7 +722,8 @@ class FairScriptTest extends ScriptTestSupport {
                         Long.toString(FENCE_TTL_MS),
                         localOwners,
                         Integer.toString(cohortMax),
-                        served)
+                        served,
+                        callId)
                 .get(5, TimeUnit.SECONDS);
     }
 
