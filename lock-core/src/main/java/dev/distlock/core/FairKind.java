@@ -81,7 +81,9 @@ final class FairKind extends LockKind {
                         r.served(),
                         r.callId())
                 .thenApply(reply -> {
-                    // {1, waiter, token, grant id, lease ms, (owner, grant id) of the waiters behind it...}
+                    // {1, waiter, token, grant id, lease ms, (owner, grant id) of the waiters behind it...}, or
+                    // {2, ...} for a grant an earlier sending of this call made (its reply was lost)
+                    long result = (Long) reply.get(0);
                     if (reply.size() >= 5) {
                         r.handOver()
                                 .granted(
@@ -89,9 +91,10 @@ final class FairKind extends LockKind {
                                         (Long) reply.get(2),
                                         (String) reply.get(3),
                                         (Long) reply.get(4),
-                                        FairHandOffs.Cohort.of(reply, 5));
+                                        FairHandOffs.Cohort.of(reply, 5),
+                                        result == 2);
                     }
-                    return (Long) reply.get(0);
+                    return result == 2 ? 1L : result;
                 });
     }
 

@@ -96,7 +96,7 @@ final class RedisNode {
 
     /**
      * One release call, however often it is sent (Lettuce after a reconnect, or our retries): its id, and
-     * when it began, before its first sending, from when the lease of a grant it makes runs at the earliest.
+     * when it began, before its first sending: the lease of a grant an earlier sending made runs from there.
      */
     record ReleaseCall(String id, long startedNanos) {}
 
@@ -123,7 +123,7 @@ final class RedisNode {
             boolean keepPastLease,
             String served,
             ReleaseCall call) {
-        long sentAt = call.startedNanos(); // the lease of a grant the release makes runs from no earlier than this
+        long sentAt = System.nanoTime(); // the lease of a grant this sending makes runs from no earlier than this
         return kind.release(
                 scripts,
                 keys,
@@ -141,11 +141,12 @@ final class RedisNode {
                         fairCohortMax,
                         served,
                         call.id(),
-                        (waiter, token, waiterGrant, leaseMs, cohort) -> {
-                            if (!fair.granted(kind, keys, waiter, waiterGrant, token, sentAt, cohort)) {
+                        (waiter, token, waiterGrant, leaseMs, cohort, earlier) -> {
+                            long from = earlier ? call.startedNanos() : sentAt;
+                            if (!fair.granted(kind, keys, waiter, waiterGrant, token, from, cohort)) {
                                 // That request stopped waiting meanwhile; its leave gives the grant back too,
                                 // whichever lands first (both name the grant).
-                                giveBack(kind, keys, waiter, waiterGrant, sentAt + leaseMs * 1_000_000);
+                                giveBack(kind, keys, waiter, waiterGrant, from + leaseMs * 1_000_000);
                             }
                         }));
     }

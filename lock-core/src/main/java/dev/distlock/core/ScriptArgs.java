@@ -100,12 +100,14 @@ final class ScriptArgs {
 
     /**
      * Where a release delivers a grant it made to a waiter of the releasing client (fair locks): that
-     * waiter's request {@code grantId}, sent with the release at {@code sentNanos}, then holds the lock
-     * without asking again, and may pass it down {@code cohort}.
+     * waiter's request {@code grantId} then holds the lock without asking again, and may pass it down
+     * {@code cohort}. {@code earlier}: an earlier sending of the same release call made the grant (its
+     * reply was lost), so its lease runs from that call's first sending rather than this one.
      */
     @FunctionalInterface
     interface HandOver {
-        void granted(String owner, long token, String grantId, long leaseMs, FairHandOffs.Cohort cohort);
+        void granted(
+                String owner, long token, String grantId, long leaseMs, FairHandOffs.Cohort cohort, boolean earlier);
     }
 
     /**

@@ -432,7 +432,7 @@ class DerivedKeysScriptTest extends ScriptTestSupport {
                 0,
                 "",
                 "call-1",
-                (o, token, g, lease, line) -> {});
+                (o, token, g, lease, line, earlier) -> {});
     }
 
     private static ScriptArgs.Leave leaveArgs(String owner, String grant) {

@@ -17,7 +17,8 @@
 -- ARGV[11] id of this release call, the same whenever this very command is sent again
 -- Returns {1} released, {0} still held, {-1} not held by this grant; {1, owner, token, grant id, lease ms,
 -- promised...} when released and granted to a waiter of the releasing client, which that client must
--- now hand it (see grantNext).
+-- now hand it (see grantNext); {2, owner, ...} the same for a grant an earlier sending of this call made
+-- (its lease runs from that sending, not this one's).
 -- (token.lua and fair-queue.lua, prepended at load time, define nextToken, grantNext and dropServed.)
 local lock, owner, req, held = KEYS[1], ARGV[1], ARGV[2], tonumber(ARGV[3])
 local note = KEYS[4]
@@ -40,7 +41,7 @@ if not fields[1] or fields[2] ~= req then
         local grant = redis.call('HMGET', lock, handed[1], '~req')
         if grant[1] and grant[2] == handed[3] then
             handed[2], handed[4] = tonumber(handed[2]), tonumber(handed[4])
-            table.insert(handed, 1, 1)
+            table.insert(handed, 1, 2)
             return handed
         end
         return {1}
