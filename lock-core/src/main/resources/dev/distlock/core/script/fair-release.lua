@@ -1,10 +1,10 @@
 -- Release one hold of a fair lock; the last release grants the lock to the next live waiter at once.
 -- Safe to run twice, as release.lua: a second last release finds the note and grants nothing. A last
 -- release that granted the lock to a waiter of its own client notes that grant too, and the same call
--- run again (ARGV[11]: sent again after a lost reply, by Lettuce or the client's retry) answers as the
--- first run did while the grant stands unchanged: the client never learnt of the grant and must still
--- hand it to its waiter (else the waiter would sit out its recheck interval, up to 1 s, with the lock
--- granted to it). Another call for the same grant (a second give-back) gets "released" only: the client
+-- run again (ARGV[11]: sent again after a lost reply, by Lettuce or the client's retry) answers with
+-- that grant again while it stands unchanged: the client never learnt of it and must still hand it to
+-- its waiter (else the waiter would sit out its recheck interval, up to 1 s, with the lock granted to
+-- it). Another call for the same grant (a second give-back) gets "released" only: the client
 -- had that first answer, and a grant is never handed twice.
 -- KEYS[1] lock hash   KEYS[2] queue of waiting owners   KEYS[3] timeouts (owner -> deadline, server ms)
 -- KEYS[4] the note of a last release, <lock>:released:<owner>   KEYS[5] waiters' requests   KEYS[6] fencing counter
