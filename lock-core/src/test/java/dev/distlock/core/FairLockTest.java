@@ -16,6 +16,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -406,8 +407,8 @@ class FairLockTest {
             RedisLock lock = (i % 2 == 0 ? client : otherClient).getFairLock(name);
             workers.add(OtherThread.start(() -> {
                 while (!stop.get()) {
-                    if (lock.tryLock(
-                            Duration.ofMillis(ThreadLocalRandom.current().nextInt(1, 15)))) {
+                    if (tryLockUnlessRedisIsSlow(
+                            lock, Duration.ofMillis(ThreadLocalRandom.current().nextInt(1, 15)))) {
                         try {
                             exclusion.pass();
                         } finally {
@@ -428,7 +429,15 @@ class FairLockTest {
                     if (taking.cancel(false)) {
                         continue;
                     }
-                    Optional<LockHandle> handle = taking.get(10, TimeUnit.SECONDS);
+                    Optional<LockHandle> handle;
+                    try {
+                        handle = taking.get(10, TimeUnit.SECONDS);
+                    } catch (ExecutionException e) {
+                        if (e.getCause() instanceof LockUnavailableException) {
+                            continue; // as below: Redis slower than the wait on a loaded machine
+                        }
+                        throw e;
+                    }
                     if (handle.isPresent()) {
                         try {
                             exclusion.pass();
@@ -637,5 +646,19 @@ class FairLockTest {
         assertThat(probe.sync().exists(keys.queue(), keys.timeouts()))
                 .as("queue and timeouts keys")
                 .isZero();
+    }
+
+    /**
+     * {@code lock.tryLock(wait)}, false when Redis did not answer within the wait and its 200 ms grace
+     * ({@link LockUnavailableException}, as documented): on a loaded two-core machine a wait of a few ms
+     * can end that way. The give-up test is about what giving up leaves behind, and a call Redis was too
+     * slow for is one more way of giving up.
+     */
+    private static boolean tryLockUnlessRedisIsSlow(RedisLock lock, Duration wait) throws InterruptedException {
+        try {
+            return lock.tryLock(wait);
+        } catch (LockUnavailableException e) {
+            return false;
+        }
     }
 }
