@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Predicate;
 
 /**
  * A TCP relay on a free loopback port that forwards every byte to a target (usually a
@@ -152,21 +153,7 @@ public final class FaultRelay implements AutoCloseable {
      * FIN or an RST. Bytes still kept back are lost. Connections opened afterwards pass normally.
      */
     public void drop(Drop how) {
-        synchronized (lock) {
-            holdingReplies = false;
-            blackHoled = false;
-            replyDelayNanos = 0;
-            for (Link link : links) {
-                // down before any writer runs again: nothing kept back can slip out between here and the close
-                link.down = true;
-                link.toClient.discard();
-                link.toServer.discard();
-            }
-            lock.notifyAll();
-        }
-        for (Link link : links) {
-            link.closeSockets(how);
-        }
+        drop(how, link -> true);
     }
 
     /**
@@ -175,19 +162,25 @@ public final class FaultRelay implements AutoCloseable {
      * connection its commands went over is lost).
      */
     public void dropHolding(Drop how) {
+        drop(how, link -> link.toClient.pendingBytes() > 0);
+    }
+
+    /** Clears every fault and closes the connections {@code which} picks (under {@code lock}). */
+    private void drop(Drop how, Predicate<Link> which) {
         List<Link> dropped = new ArrayList<>();
         synchronized (lock) {
+            holdingReplies = false;
+            blackHoled = false;
+            replyDelayNanos = 0;
             for (Link link : links) {
-                if (link.toClient.pendingBytes() > 0) {
+                if (which.test(link)) {
+                    // down before any writer runs again: nothing kept back can slip out between here and the close
                     link.down = true;
                     link.toClient.discard();
                     link.toServer.discard();
                     dropped.add(link);
                 }
             }
-            holdingReplies = false;
-            blackHoled = false;
-            replyDelayNanos = 0;
             lock.notifyAll();
         }
         for (Link link : dropped) {
