@@ -79,7 +79,7 @@ final class FairKind extends LockKind {
                         r.localOwners(),
                         ScriptArgs.decimal(r.cohortMax()),
                         r.served(),
-                        r.callId())
+                        ScriptArgs.decimal(r.callId()))
                 .thenApply(reply -> {
                     // {1, waiter, token, grant id, lease ms, (owner, grant id) of the waiters behind it...}, or
                     // {2, ...} for a grant an earlier sending of this call made (its reply was lost)

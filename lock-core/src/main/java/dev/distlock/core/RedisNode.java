@@ -98,11 +98,11 @@ final class RedisNode {
      * One release call, however often it is sent (Lettuce after a reconnect, or our retries): its id, and
      * when it began, before its first sending: the lease of a grant an earlier sending made runs from there.
      */
-    record ReleaseCall(String id, long startedNanos) {}
+    record ReleaseCall(long id, long startedNanos) {}
 
     /** A new {@link ReleaseCall}, beginning now. */
     ReleaseCall releaseCall() {
-        return new ReleaseCall(Long.toString(requests.incrementAndGet()), System.nanoTime());
+        return new ReleaseCall(requests.incrementAndGet(), System.nanoTime());
     }
 
     /**

@@ -95,7 +95,7 @@ final class ScriptArgs {
             String localOwners,
             int cohortMax,
             String served,
-            String callId,
+            long callId,
             HandOver handOver) {}
 
     /**

@@ -431,7 +431,7 @@ class DerivedKeysScriptTest extends ScriptTestSupport {
                 "",
                 0,
                 "",
-                "call-1",
+                1,
                 (o, token, g, lease, line, earlier) -> {});
     }
 
