@@ -99,9 +99,12 @@ final class FairHandOffs {
     private final ConcurrentHashMap<String, Slot> slots = new ConcurrentHashMap<>();
 
     private final WakeupHub hub;
+    /** This client's holds: a request may have taken up its grant by its own attempt (see {@link #granted}). */
+    private final HoldTable holds;
 
-    FairHandOffs(WakeupHub hub) {
+    FairHandOffs(WakeupHub hub, HoldTable holds) {
         this.hub = hub;
+        this.holds = holds;
     }
 
     /** Makes the slot of a request about to try a fair lock, replacing an earlier one of the same owner. */
@@ -136,14 +139,17 @@ final class FairHandOffs {
 
     /**
      * Offers the grant a release by this client made in Redis to {@code owner}'s request {@code grantId}
-     * (sent at {@code sentNanos}, from when its lease runs). False when that request no longer waits:
-     * the caller gives the grant back.
+     * (sent at {@code sentNanos}, from when its lease runs). True too when that request took the grant up
+     * itself: its own attempt, run after the release, found it, and this client read that reply first.
+     * That happens when the releasing thread is held up between sending the release and registering for
+     * its reply, so that the reply's handling runs on that thread, late. False when the request no longer
+     * waits and does not hold the grant: the caller gives it back.
      */
     boolean granted(
             LockKind kind, LockKeys keys, String owner, String grantId, long token, long sentNanos, Cohort cohort) {
         Slot slot = slots.get(kind.waitChannel(keys, owner));
         if (slot == null || !slot.grantId.equals(grantId)) {
-            return false;
+            return tookUp(kind, keys, owner, grantId);
         }
         LocalGates.Baton baton = new LocalGates.Baton(
                 kind,
@@ -156,7 +162,17 @@ final class FairHandOffs {
                 sentNanos + slot.lease.nanos(),
                 sentNanos,
                 null);
-        return offer(slot, new Offer(baton, cohort, true));
+        return offer(slot, new Offer(baton, cohort, true)) || tookUp(kind, keys, owner, grantId);
+    }
+
+    /**
+     * Whether {@code owner} holds grant {@code grantId} here. A request records the hold its own attempt
+     * got before it leaves its slot, so a request that took up its grant is always found in one place or
+     * the other; once it released the hold, that release let the grant go.
+     */
+    private boolean tookUp(LockKind kind, LockKeys keys, String owner, String grantId) {
+        Hold hold = holds.get(kind, keys, owner);
+        return hold != null && hold.grantId.equals(grantId);
     }
 
     /**

@@ -53,7 +53,7 @@ final class LockEngine implements AutoCloseable {
         timers.setRemoveOnCancelPolicy(true);
         this.hub = new WakeupHub(redis.pubSub, clientId, timers);
         this.calls = new RedisCalls(options.operationTimeout().toNanos(), timers);
-        this.node = new RedisNode(redis, calls, hub, options);
+        this.node = new RedisNode(redis, calls, hub, holds, options);
         this.events = new Events(options.listeners());
         this.keeper = new LeaseKeeper<>("Lock", timers, options, events, holds::all, this::renew);
         // Threads made as hand-offs to handles need them, kept 30 s: no thread made per hand-off.

@@ -51,7 +51,7 @@ final class RedisNode {
      */
     static final long RESERVE_MS = 50;
 
-    RedisNode(RedisConnections redis, RedisCalls calls, WakeupHub hub, LockClientOptions options) {
+    RedisNode(RedisConnections redis, RedisCalls calls, WakeupHub hub, HoldTable holds, LockClientOptions options) {
         this.redis = redis;
         this.scripts = new ScriptRunner(redis.scripting);
         this.renewals = new ScriptRunner(redis.renewals);
@@ -65,7 +65,7 @@ final class RedisNode {
         boolean handsOver = options.replicaAcks() == 0;
         this.localOwners = handsOver ? hub.message(false) + ':' : "";
         this.fairCohortMax = handsOver ? options.localHandOffs() : 0;
-        this.fair = new FairHandOffs(hub);
+        this.fair = new FairHandOffs(hub, holds);
     }
 
     LockKeys keys(String name) {
@@ -141,14 +141,36 @@ final class RedisNode {
                         fairCohortMax,
                         served,
                         call.id(),
-                        (waiter, token, waiterGrant, leaseMs, cohort, earlier) -> {
-                            long from = earlier ? call.startedNanos() : sentAt;
-                            if (!fair.granted(kind, keys, waiter, waiterGrant, token, from, cohort)) {
-                                // That request stopped waiting meanwhile; its leave gives the grant back too,
-                                // whichever lands first (both name the grant).
-                                giveBack(kind, keys, waiter, waiterGrant, from + leaseMs * 1_000_000);
-                            }
-                        }));
+                        (waiter, token, waiterGrant, leaseMs, cohort, earlier) -> handOver(
+                                kind,
+                                keys,
+                                waiter,
+                                waiterGrant,
+                                token,
+                                earlier ? call.startedNanos() : sentAt,
+                                leaseMs,
+                                cohort)));
+    }
+
+    /**
+     * Hands the grant a fair release made in Redis to {@code waiter}'s request {@code waiterGrant}, a
+     * request of this client, to that request (its lease runs from {@code fromNanos}); gives it back
+     * when that request neither waits for it nor took it up itself.
+     */
+    void handOver(
+            LockKind kind,
+            LockKeys keys,
+            String waiter,
+            String waiterGrant,
+            long token,
+            long fromNanos,
+            long leaseMs,
+            FairHandOffs.Cohort cohort) {
+        if (!fair.granted(kind, keys, waiter, waiterGrant, token, fromNanos, cohort)) {
+            // That request stopped waiting meanwhile; its leave gives the grant back too, whichever lands first
+            // (both name the grant).
+            giveBack(kind, keys, waiter, waiterGrant, fromNanos + leaseMs * 1_000_000);
+        }
     }
 
     /**

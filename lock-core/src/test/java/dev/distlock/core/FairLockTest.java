@@ -394,6 +394,62 @@ class FairLockTest {
     }
 
     /**
+     * A release's reply handled only after its waiter's own attempt took up the grant it made. The
+     * releasing thread registers for the reply after sending the release; held up in between, it handles
+     * the reply itself, late, while the client's I/O thread has already read the waiter's later reply. By
+     * then the grant is the waiter's hold, and giving it back freed the lock under that holder: the rare
+     * overlap of {@link #waitersGivingUpAsTheLockIsGrantedToThemNeverStrandIt}. Here the late handling is
+     * run directly, once the waiter holds the grant the release made.
+     */
+    @Test
+    void aGrantItsWaiterHoldsIsNotGivenBackWhenTheReleaseReplyIsHandledLate() throws Exception {
+        RedisLock held = client.getFairLock(name);
+        held.lock();
+        CountDownLatch holding = new CountDownLatch(1);
+        CountDownLatch done = new CountDownLatch(1);
+        OtherThread<Void> waiter = OtherThread.start(() -> {
+            RedisLock lock = client.getFairLock(name);
+            lock.lock();
+            try {
+                holding.countDown();
+                assertThat(done.await(20, TimeUnit.SECONDS)).isTrue();
+                assertThat(lock.isHeldByCurrentThread()).isTrue();
+            } finally {
+                lock.unlock();
+            }
+            return null;
+        });
+        await().atMost(Duration.ofSeconds(10)).until(() -> queue().size() == 1);
+        held.unlock();
+        assertThat(holding.await(10, TimeUnit.SECONDS)).isTrue();
+        Map<String, String> grant = probe.sync().hgetall(keys.lock());
+        String owner = grant.keySet().stream()
+                .filter(field -> !field.startsWith("~"))
+                .findFirst()
+                .orElseThrow();
+
+        client.node()
+                .handOver(
+                        FairKind.INSTANCE,
+                        keys,
+                        owner,
+                        grant.get("~req"),
+                        Long.parseLong(grant.get("~token")),
+                        System.nanoTime(),
+                        30_000,
+                        FairHandOffs.Cohort.NONE);
+
+        assertThat(otherClient.getFairLock(name).tryLock(Duration.ofMillis(500)))
+                .as("another client gets a lock its holder still holds")
+                .isFalse();
+        assertThat(probe.sync().hgetall(keys.lock())).containsEntry(owner, "1");
+        done.countDown();
+        waiter.get();
+        assertThat(events.leaseLosses(held.getKey())).isEmpty();
+        assertThat(client.getFairLock(name).isLocked()).isFalse();
+    }
+
+    /**
      * Waiters of two clients, threads and handles, giving up at every moment (short waits, handles
      * cancelled) while the lock is granted to the next waiter on every release: a grant made to a waiter
      * that just left is given back, so the lock is never stranded for the 30 s watchdog lease.
