@@ -452,7 +452,9 @@ class FairLockTest {
     /**
      * Waiters of two clients, threads and handles, giving up at every moment (short waits, handles
      * cancelled) while the lock is granted to the next waiter on every release: a grant made to a waiter
-     * that just left is given back, so the lock is never stranded for the 30 s watchdog lease.
+     * that just left is given back, so the lock is never stranded for the 30 s watchdog lease. One holder
+     * at a time, each with a larger fencing token than the one before; a failure lists the holders around
+     * the fault, by thread or handle and token.
      */
     @Test
     void waitersGivingUpAsTheLockIsGrantedToThemNeverStrandIt() throws Exception {
@@ -461,12 +463,13 @@ class FairLockTest {
         List<OtherThread<Void>> workers = new ArrayList<>();
         for (int i = 0; i < 6; i++) {
             RedisLock lock = (i % 2 == 0 ? client : otherClient).getFairLock(name);
+            String who = "thread " + i + " of client " + (i % 2 == 0 ? "A" : "B");
             workers.add(OtherThread.start(() -> {
                 while (!stop.get()) {
                     if (tryLockUnlessRedisIsSlow(
                             lock, Duration.ofMillis(ThreadLocalRandom.current().nextInt(1, 15)))) {
                         try {
-                            exclusion.pass();
+                            exclusion.pass(who, lock.currentFencingToken());
                         } finally {
                             lock.unlock();
                         }
@@ -477,6 +480,7 @@ class FairLockTest {
         }
         for (int i = 0; i < 2; i++) {
             RedisLock lock = (i == 0 ? client : otherClient).getFairLock(name);
+            String who = "handles of client " + (i == 0 ? "A" : "B");
             workers.add(OtherThread.start(() -> {
                 while (!stop.get()) {
                     CompletableFuture<Optional<LockHandle>> taking =
@@ -496,7 +500,7 @@ class FairLockTest {
                     }
                     if (handle.isPresent()) {
                         try {
-                            exclusion.pass();
+                            exclusion.pass(who, handle.get().fencingToken());
                         } finally {
                             handle.get().unlock();
                         }
@@ -511,7 +515,10 @@ class FairLockTest {
             worker.get();
         }
 
-        assertThat(exclusion.overlaps()).isZero();
+        assertThat(exclusion.overlaps()).as(exclusion::report).isZero();
+        assertThat(exclusion.tokenBreaks())
+                .as(() -> "every holder a larger fencing token than the one before" + exclusion.report())
+                .isZero();
         assertThat(exclusion.entries()).as("the lock was taken at all").isPositive();
         // Default 30 s watchdog lease: a grant stranded with a waiter that left would keep the lock that long.
         await().atMost(Duration.ofSeconds(3))
