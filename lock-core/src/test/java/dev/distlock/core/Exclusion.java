@@ -59,16 +59,18 @@ final class Exclusion {
     }
 
     /**
-     * The recorded entries around each overlap or token break (who, token, in and out in µs from the
-     * first entry): what a failure needs to tell which holders met.
+     * The recorded entries around the first overlaps or token breaks (who, token, in and out in µs from
+     * the first entry): what a failure needs to tell which holders met.
      */
     String report() {
         List<Entry> sorted = sorted();
         StringBuilder out = new StringBuilder();
-        for (int i = 1; i < sorted.size(); i++) {
+        int faults = 0;
+        for (int i = 1; i < sorted.size() && faults < 5; i++) {
             Entry before = sorted.get(i - 1);
             Entry entry = sorted.get(i);
             if (entry.in() < before.out() || entry.token() <= before.token()) {
+                faults++;
                 out.append("\naround entry ").append(i).append(':');
                 for (int j = Math.max(0, i - 4); j < Math.min(sorted.size(), i + 4); j++) {
                     Entry e = sorted.get(j);
