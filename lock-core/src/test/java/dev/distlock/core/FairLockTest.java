@@ -422,6 +422,38 @@ class FairLockTest {
         await().atMost(Duration.ofSeconds(10)).until(() -> queue().size() == 1);
         held.unlock();
         assertThat(holding.await(10, TimeUnit.SECONDS)).isTrue();
+        handOverTheGrantLateAndCheckItStands();
+
+        done.countDown();
+        waiter.get();
+        assertThat(events.leaseLosses(held.getKey())).isEmpty();
+        assertThat(client.getFairLock(name).isLocked()).isFalse();
+    }
+
+    /** As above, for an async caller: its handle holds the grant the release made. */
+    @Test
+    void aGrantItsHandleHoldsIsNotGivenBackWhenTheReleaseReplyIsHandledLate() throws Exception {
+        RedisLock held = client.getFairLock(name);
+        held.lock();
+        CompletableFuture<LockHandle> waiting =
+                client.getFairLock(name).lockAsync().toCompletableFuture();
+        await().atMost(Duration.ofSeconds(10)).until(() -> queue().size() == 1);
+        held.unlock();
+        LockHandle handle = waiting.get(10, TimeUnit.SECONDS);
+
+        handOverTheGrantLateAndCheckItStands();
+
+        assertThat(handle.isHeld()).isTrue();
+        handle.unlock();
+        assertThat(events.leaseLosses(held.getKey())).isEmpty();
+        assertThat(client.getFairLock(name).isLocked()).isFalse();
+    }
+
+    /**
+     * Runs the hand-over of the grant the lock stands on now (a release's reply handled late), then checks
+     * that its holder still has it: another client cannot take the lock, and the holder's field stays.
+     */
+    private void handOverTheGrantLateAndCheckItStands() throws InterruptedException {
         Map<String, String> grant = probe.sync().hgetall(keys.lock());
         String owner = grant.keySet().stream()
                 .filter(field -> !field.startsWith("~"))
@@ -443,10 +475,6 @@ class FairLockTest {
                 .as("another client gets a lock its holder still holds")
                 .isFalse();
         assertThat(probe.sync().hgetall(keys.lock())).containsEntry(owner, "1");
-        done.countDown();
-        waiter.get();
-        assertThat(events.leaseLosses(held.getKey())).isEmpty();
-        assertThat(client.getFairLock(name).isLocked()).isFalse();
     }
 
     /**
