@@ -16,10 +16,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -486,62 +483,8 @@ class FairLockTest {
      */
     @Test
     void waitersGivingUpAsTheLockIsGrantedToThemNeverStrandIt() throws Exception {
-        Exclusion exclusion = new Exclusion();
-        AtomicBoolean stop = new AtomicBoolean();
-        List<OtherThread<Void>> workers = new ArrayList<>();
-        for (int i = 0; i < 6; i++) {
-            RedisLock lock = (i % 2 == 0 ? client : otherClient).getFairLock(name);
-            String who = "thread " + i + " of client " + (i % 2 == 0 ? "A" : "B");
-            workers.add(OtherThread.start(() -> {
-                while (!stop.get()) {
-                    if (tryLockUnlessRedisIsSlow(
-                            lock, Duration.ofMillis(ThreadLocalRandom.current().nextInt(1, 15)))) {
-                        try {
-                            exclusion.pass(who, lock.currentFencingToken());
-                        } finally {
-                            lock.unlock();
-                        }
-                    }
-                }
-                return null;
-            }));
-        }
-        for (int i = 0; i < 2; i++) {
-            RedisLock lock = (i == 0 ? client : otherClient).getFairLock(name);
-            String who = "handles of client " + (i == 0 ? "A" : "B");
-            workers.add(OtherThread.start(() -> {
-                while (!stop.get()) {
-                    CompletableFuture<Optional<LockHandle>> taking =
-                            lock.tryLockAsync(Duration.ofSeconds(1)).toCompletableFuture();
-                    Thread.sleep(ThreadLocalRandom.current().nextInt(0, 5));
-                    if (taking.cancel(false)) {
-                        continue;
-                    }
-                    Optional<LockHandle> handle;
-                    try {
-                        handle = taking.get(10, TimeUnit.SECONDS);
-                    } catch (ExecutionException e) {
-                        if (e.getCause() instanceof LockUnavailableException) {
-                            continue; // as below: Redis slower than the wait on a loaded machine
-                        }
-                        throw e;
-                    }
-                    if (handle.isPresent()) {
-                        try {
-                            exclusion.pass(who, handle.get().fencingToken());
-                        } finally {
-                            handle.get().unlock();
-                        }
-                    }
-                }
-                return null;
-            }));
-        }
-        Thread.sleep(4_000);
-        stop.set(true);
-        for (OtherThread<Void> worker : workers) {
-            worker.get();
-        }
+        GiveUpStorm storm = new GiveUpStorm(List.of(client.getFairLock(name), otherClient.getFairLock(name)), false);
+        Exclusion exclusion = storm.run(Duration.ofSeconds(4));
 
         assertThat(exclusion.overlaps()).as(exclusion::report).isZero();
         assertThat(exclusion.tokenBreaks())
@@ -737,19 +680,5 @@ class FairLockTest {
         assertThat(probe.sync().exists(keys.queue(), keys.timeouts()))
                 .as("queue and timeouts keys")
                 .isZero();
-    }
-
-    /**
-     * {@code lock.tryLock(wait)}, false when Redis did not answer within the wait and its 200 ms grace
-     * ({@link LockUnavailableException}, as documented): on a loaded two-core machine a wait of a few ms
-     * can end that way. The give-up test is about what giving up leaves behind, and a call Redis was too
-     * slow for is one more way of giving up.
-     */
-    private static boolean tryLockUnlessRedisIsSlow(RedisLock lock, Duration wait) throws InterruptedException {
-        try {
-            return lock.tryLock(wait);
-        } catch (LockUnavailableException e) {
-            return false;
-        }
     }
 }

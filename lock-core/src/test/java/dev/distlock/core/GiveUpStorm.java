@@ -1,0 +1,138 @@
+package dev.distlock.core;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * Callers of several clients taking one lock and giving up at every moment: per client, three threads
+ * whose waits of 1-15 ms run out, and one caller of async handles cancelled 0-5 ms after it asked.
+ * Every holder passes the {@link Exclusion} with its fencing token. A call Redis was too slow for
+ * ({@link LockUnavailableException}: a loaded machine, or a connection the test breaks) counts as one
+ * more way of giving up; any other error, an unlock's included, fails the run.
+ */
+final class GiveUpStorm {
+
+    /** What the test does while the callers run, until {@code until} (System.nanoTime). */
+    interface Meanwhile {
+        void run(long until) throws Exception;
+    }
+
+    private final Exclusion exclusion = new Exclusion();
+
+    /** One lock per client, all of the same name. */
+    private final List<RedisLock> locks;
+
+    private final boolean reenter;
+
+    /**
+     * @param locks the lock of each client, all of one name
+     * @param reenter whether the first thread of each client also re-enters its hold (waiting up to
+     *     5 ms) and checks that the re-entry keeps the hold's fencing token
+     */
+    GiveUpStorm(List<RedisLock> locks, boolean reenter) {
+        this.locks = List.copyOf(locks);
+        this.reenter = reenter;
+    }
+
+    /** Runs the callers for {@code length}; then their record. */
+    Exclusion run(Duration length) throws Exception {
+        return run(length, until -> TimeUnit.NANOSECONDS.sleep(until - System.nanoTime()));
+    }
+
+    /** Runs the callers for {@code length}, the test's {@code meanwhile} beside them; then their record. */
+    Exclusion run(Duration length, Meanwhile meanwhile) throws Exception {
+        AtomicBoolean stop = new AtomicBoolean();
+        List<OtherThread<Void>> callers = new ArrayList<>();
+        for (int c = 0; c < locks.size(); c++) {
+            RedisLock lock = locks.get(c);
+            for (int t = 0; t < 3; t++) {
+                String who = "thread " + t + " of client " + c;
+                boolean reenters = reenter && t == 0;
+                callers.add(OtherThread.start(() -> threadCalls(lock, who, reenters, stop)));
+            }
+            String who = "handles of client " + c;
+            callers.add(OtherThread.start(() -> handleCalls(lock, who, stop)));
+        }
+        try {
+            meanwhile.run(System.nanoTime() + length.toNanos());
+        } finally {
+            stop.set(true);
+        }
+        for (OtherThread<Void> caller : callers) {
+            caller.get();
+        }
+        return exclusion;
+    }
+
+    private Void threadCalls(RedisLock lock, String who, boolean reenters, AtomicBoolean stop) throws Exception {
+        while (!stop.get()) {
+            if (tryLockUnlessRedisIsSlow(
+                    lock, Duration.ofMillis(ThreadLocalRandom.current().nextInt(1, 15)))) {
+                try {
+                    long token = lock.currentFencingToken();
+                    if (reenters && tryLockUnlessRedisIsSlow(lock, Duration.ofMillis(5))) {
+                        try {
+                            if (lock.currentFencingToken() != token) {
+                                throw new AssertionError(who + ": a re-entry changed the hold's fencing token from "
+                                        + token + " to " + lock.currentFencingToken());
+                            }
+                        } finally {
+                            lock.unlock();
+                        }
+                    }
+                    exclusion.pass(who, token);
+                } finally {
+                    lock.unlock();
+                }
+            }
+        }
+        return null;
+    }
+
+    private Void handleCalls(RedisLock lock, String who, AtomicBoolean stop) throws Exception {
+        while (!stop.get()) {
+            CompletableFuture<Optional<LockHandle>> taking =
+                    lock.tryLockAsync(Duration.ofSeconds(1)).toCompletableFuture();
+            Thread.sleep(ThreadLocalRandom.current().nextInt(0, 5));
+            if (taking.cancel(false)) {
+                continue;
+            }
+            Optional<LockHandle> handle;
+            try {
+                handle = taking.get(10, TimeUnit.SECONDS);
+            } catch (ExecutionException e) {
+                if (e.getCause() instanceof LockUnavailableException) {
+                    continue; // as for the threads: Redis slower than the wait
+                }
+                throw e;
+            }
+            if (handle.isPresent()) {
+                try {
+                    exclusion.pass(who, handle.get().fencingToken());
+                } finally {
+                    handle.get().unlock();
+                }
+            }
+        }
+        return null;
+    }
+
+    /**
+     * A tryLock that counts "Redis did not answer within the wait" as giving up: on a loaded machine a
+     * short wait can end that way, and so can one whose connection the test breaks.
+     */
+    static boolean tryLockUnlessRedisIsSlow(RedisLock lock, Duration wait) throws InterruptedException {
+        try {
+            return lock.tryLock(wait);
+        } catch (LockUnavailableException e) {
+            return false;
+        }
+    }
+}
