@@ -1,0 +1,119 @@
+package dev.distlock.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.distlock.testsupport.FaultRelay;
+import dev.distlock.testsupport.RedisExtension;
+import io.lettuce.core.RedisURI;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BiFunction;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * The at-least-once client under contention: two clients, each through its own relay, take one lock
+ * with threads and async handles that give up at every moment ({@link GiveUpStorm}), while the relays
+ * keep replies back for a few ms now and then and drop connections with replies still kept back. Lettuce
+ * then writes those commands again on the new connection, so acquires, re-entries, releases, local
+ * hand-offs, refills and fair grants run twice or have their replies lost, in every order the callers
+ * make. Still one holder at a time, every holder a larger fencing token than the one before, no hold
+ * reported lost (the 30 s watchdog lease outlasts every fault), and nothing left held when the callers
+ * stop.
+ */
+class ContentionUnderConnectionFaultsTest {
+
+    @RegisterExtension
+    static final RedisExtension redis = new RedisExtension();
+
+    enum Kind {
+        REENTRANT(LockClient::getLock),
+        FAIR(LockClient::getFairLock);
+
+        final BiFunction<LockClient, String, RedisLock> lock;
+
+        Kind(BiFunction<LockClient, String, RedisLock> lock) {
+            this.lock = lock;
+        }
+    }
+
+    private final RecordingListener events = new RecordingListener();
+    private FaultRelay relay;
+    private FaultRelay otherRelay;
+    private LockClient client;
+    private LockClient otherClient;
+    private RedisProbe probe;
+    private String name;
+
+    @BeforeEach
+    void setUp() {
+        relay = FaultRelay.to(redis.server());
+        otherRelay = FaultRelay.to(redis.server());
+        LockClientOptions options = LockClientOptions.builder().listener(events).build();
+        client = LockClient.create(RedisURI.create(relay.uri()), options);
+        otherClient = LockClient.create(RedisURI.create(otherRelay.uri()), options);
+        probe = RedisProbe.connect(redis.server());
+        name = Names.fresh("faults");
+    }
+
+    @AfterEach
+    void tearDown() {
+        client.close();
+        otherClient.close();
+        relay.close();
+        otherRelay.close();
+        probe.close();
+    }
+
+    @ParameterizedTest
+    @EnumSource(Kind.class)
+    void oneHolderAtATimeWithGrowingTokensWhileConnectionsDropWithRepliesInFlight(Kind kind) throws Exception {
+        GiveUpStorm storm = new GiveUpStorm(
+                List.of(kind.lock.apply(client, name), kind.lock.apply(otherClient, name)), kind == Kind.REENTRANT);
+        int[] dropsWithRepliesKeptBack = {0};
+        Exclusion exclusion = storm.run(Duration.ofSeconds(4), until -> {
+            ThreadLocalRandom random = ThreadLocalRandom.current();
+            while (System.nanoTime() < until) {
+                TimeUnit.MILLISECONDS.sleep(random.nextInt(50, 250));
+                FaultRelay faulty = random.nextBoolean() ? relay : otherRelay;
+                faulty.holdReplies();
+                TimeUnit.MILLISECONDS.sleep(random.nextInt(1, 15));
+                switch (random.nextInt(3)) {
+                    case 0 -> faulty.releaseReplies(); // late replies, nothing lost
+                    default -> {
+                        if (faulty.pendingReplyBytes() > 0) {
+                            dropsWithRepliesKeptBack[0]++;
+                        }
+                        faulty.drop(random.nextBoolean() ? FaultRelay.Drop.RST : FaultRelay.Drop.FIN);
+                    }
+                }
+            }
+            relay.heal();
+            otherRelay.heal();
+        });
+
+        assertThat(dropsWithRepliesKeptBack[0])
+                .as("connections dropped with replies kept back (commands Lettuce wrote again)")
+                .isPositive();
+        assertThat(exclusion.overlaps()).as(exclusion::report).isZero();
+        assertThat(exclusion.tokenBreaks())
+                .as(() -> "every holder a larger fencing token than the one before" + exclusion.report())
+                .isZero();
+        assertThat(exclusion.entries()).as("the lock was taken at all").isPositive();
+        assertThat(events.leaseLosses).as("holds reported lost").isEmpty();
+        // A hold or fair grant stranded by a lost reply would keep the lock for the 30 s watchdog lease.
+        await().atMost(Duration.ofSeconds(3))
+                .until(() -> !kind.lock.apply(client, name).isLocked());
+        LockKeys keys = LockKeys.of(LockClientOptions.DEFAULT_KEY_PREFIX, name);
+        await("no fair queue left")
+                .atMost(Duration.ofSeconds(10))
+                .until(() -> probe.sync().exists(keys.queue(), keys.timeouts(), keys.waiting()) == 0);
+        assertThat(client.activeHolds() + otherClient.activeHolds()).isZero();
+    }
+}
