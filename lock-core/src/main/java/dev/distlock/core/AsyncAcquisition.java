@@ -200,10 +200,15 @@ final class AsyncAcquisition {
         CompletableFuture<List<Object>> reply = acquirer.tryAsync(request, args, deadline); // sent outside the monitor
         synchronized (this) {
             if (finished) {
-                // finished() ran meanwhile and could not see this call: stop it, and give back a grant it may
-                // still make (sent after it on the same connection, so it lands after it).
+                // finished() ran meanwhile and could not see this call: stop it, and undo what it may still do
+                // (sent after it on the same connection, so it lands after it).
                 reply.cancel(true);
-                if (args.held() == 0) {
+                if (request.kind().leavesWhenGivingUp()) {
+                    // The leave finished() sent may have landed before this try, which then queued the waiter
+                    // again: a place nobody comes back to, which a release would grant the lock to. Leave
+                    // once more; the leave also gives back a grant made under this grant id.
+                    acquirer.gaveUpAsync(request, args, true);
+                } else if (args.held() == 0) {
                     acquirer.giveBack(request, args.grantId());
                 }
                 return;
