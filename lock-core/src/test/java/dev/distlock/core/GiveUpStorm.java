@@ -128,7 +128,7 @@ final class GiveUpStorm {
      * A tryLock that counts "Redis did not answer within the wait" as giving up: on a loaded machine a
      * short wait can end that way, and so can one whose connection the test breaks.
      */
-    static boolean tryLockUnlessRedisIsSlow(RedisLock lock, Duration wait) throws InterruptedException {
+    private static boolean tryLockUnlessRedisIsSlow(RedisLock lock, Duration wait) throws InterruptedException {
         try {
             return lock.tryLock(wait);
         } catch (LockUnavailableException e) {
