@@ -29,21 +29,28 @@ final class ReadWriteKind extends LockKind {
 
     @Override
     CompletableFuture<List<Object>> acquire(ScriptRunner scripts, LockKeys keys, ScriptArgs.Acquire a) {
-        return scripts.array(
-                        acquireScript,
-                        new String[] {keys.lock(), keys.fence()},
-                        a.owner(),
-                        ScriptArgs.decimal(a.leaseMs()),
-                        ScriptArgs.decimal(a.fenceTtlMs()),
-                        ScriptArgs.decimal(a.held()),
-                        a.grantId())
-                .thenApply(reply -> {
-                    if ((Long) reply.get(0) == -1L) {
+        CompletableFuture<List<Object>> reply = scripts.array(
+                acquireScript,
+                new String[] {keys.lock(), keys.fence()},
+                a.owner(),
+                ScriptArgs.decimal(a.leaseMs()),
+                ScriptArgs.decimal(a.fenceTtlMs()),
+                ScriptArgs.decimal(a.held()),
+                a.grantId());
+        // Derived so that a cancel reaches the command (a stage made with thenApply would swallow it): an
+        // acquire given up on must not be sent again after a reconnect, where it could land after the
+        // give-back that followed it and leave a grant nobody holds for its whole lease. A grant made as it
+        // is cancelled needs nothing here: whoever gave up gives it back by its grant id.
+        return Futures.derive(
+                reply,
+                r -> {
+                    if ((Long) r.get(0) == -1L) {
                         // Redis knows of a read hold this client had forgotten: refuse rather than wait for ever.
                         throw new LockUpgradeException(keys.lock());
                     }
-                    return reply;
-                });
+                    return r;
+                },
+                orphan -> {});
     }
 
     @Override

@@ -18,8 +18,12 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
@@ -88,14 +92,9 @@ class ScriptRunnerTest extends ScriptTestSupport {
     @ParameterizedTest(name = "cancelled: {0}")
     @ValueSource(booleans = {true, false})
     void aCallCancelledWhileUnansweredIsNotSentAgainAfterAReconnect(boolean cancel) throws Exception {
-        try (FaultRelay relay = FaultRelay.to(redis.server())) {
-            RedisClient client = RedisClient.create(relay.uri());
-            try (StatefulRedisConnection<String, String> connection = client.connect()) {
-                ScriptRunner runner = new ScriptRunner(connection.async());
-                connection.sync().scriptLoad(LockScript.ACQUIRE.body());
-                relay.blackHole(); // the call reaches neither Redis nor an answer
-
-                CompletableFuture<List<Object>> call = runner.array(
+        sentAgainAfterAReconnect(
+                cancel,
+                runner -> runner.array(
                         LockScript.ACQUIRE,
                         new String[] {keys.lock(), keys.fence()},
                         A,
@@ -104,26 +103,72 @@ class ScriptRunnerTest extends ScriptTestSupport {
                         "0",
                         "g1",
                         "1",
-                        "0");
+                        "0"));
+    }
+
+    /**
+     * As above, through each kind's acquire, which may map the reply: the cancel must still reach the
+     * command. A read/write acquire once mapped it with thenApply, which kept the cancel from it: under
+     * connection faults, an async read cancelled as it was sent was sent again after its give-back and
+     * held the lock for its whole lease, for nobody.
+     */
+    @ParameterizedTest(name = "{0}, cancelled: {1}")
+    @MethodSource("kindsCancelledOrNot")
+    void anAcquireOfEveryKindCancelledWhileUnansweredIsNotSentAgainAfterAReconnect(String kind, boolean cancel)
+            throws Exception {
+        LockKind lockKind = switch (kind) {
+            case "reentrant" -> ReentrantKind.INSTANCE;
+            case "fair" -> FairKind.INSTANCE;
+            case "read" -> ReadWriteKind.READ;
+            case "write" -> ReadWriteKind.WRITE;
+            default -> throw new IllegalArgumentException(kind);
+        };
+        sentAgainAfterAReconnect(
+                cancel,
+                runner -> lockKind.acquire(
+                        runner, keys, new ScriptArgs.Acquire(A, 10_000, FENCE_TTL_MS, 0, "g1", 1_000, 1)));
+    }
+
+    static Stream<Arguments> kindsCancelledOrNot() {
+        return Stream.of("reentrant", "fair", "read", "write")
+                .flatMap(kind -> Stream.of(Arguments.of(kind, true), Arguments.of(kind, false)));
+    }
+
+    /**
+     * Makes {@code call} through a relay that holds it, cancels it or not, drops the connection, and checks
+     * that the grant it asks for is made once Lettuce reconnected if and only if it was not cancelled.
+     */
+    private void sentAgainAfterAReconnect(boolean cancel, Function<ScriptRunner, CompletableFuture<List<Object>>> call)
+            throws Exception {
+        try (FaultRelay relay = FaultRelay.to(redis.server())) {
+            RedisClient client = RedisClient.create(relay.uri());
+            try (StatefulRedisConnection<String, String> connection = client.connect()) {
+                ScriptRunner runner = new ScriptRunner(connection.async());
+                for (LockScript script : allScripts()) {
+                    connection.sync().scriptLoad(script.body());
+                }
+                relay.blackHole(); // the call reaches neither Redis nor an answer
+
+                CompletableFuture<List<Object>> sent = call.apply(runner);
                 // written to the socket and held by the relay: what the reconnect would send again
                 await().atMost(Duration.ofSeconds(10)).until(() -> relay.pendingRequestBytes() > 0);
                 if (cancel) {
-                    assertThat(call.cancel(true)).isTrue();
+                    assertThat(sent.cancel(true)).isTrue();
                 }
                 relay.drop(FaultRelay.Drop.FIN); // what the relay held is lost; Lettuce reconnects
 
                 // a command sent after the reconnect, and answered, comes after any command sent again
                 assertThat(connection.async().ping().get(10, TimeUnit.SECONDS)).isEqualTo("PONG");
                 if (cancel) {
-                    assertThat(call).isCancelled();
+                    assertThat(sent).isCancelled();
                     assertThat(sync.exists(keys.lock()))
                             .as("the cancelled grant in Redis")
                             .isZero();
                 } else {
-                    assertThat(call.get(10, TimeUnit.SECONDS).get(0)).isEqualTo(1L);
-                    assertThat(sync.hget(keys.lock(), A))
+                    assertThat(sent.get(10, TimeUnit.SECONDS).get(0)).isEqualTo(1L);
+                    assertThat(sync.exists(keys.lock()))
                             .as("the grant sent again")
-                            .isEqualTo("1");
+                            .isOne();
                 }
             } finally {
                 client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
