@@ -6,9 +6,9 @@ import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.api.async.RedisKeyAsyncCommands;
-import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 
 /**
@@ -19,9 +19,9 @@ import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
  */
 final class RedisConnections implements AutoCloseable {
 
-    final RedisScriptingAsyncCommands<String, String> scripting;
+    final RedisClusterAsyncCommands<String, String> scripting;
     /** Watchdog renewals only (the renew scripts are safe in any order with the other commands). */
-    final RedisScriptingAsyncCommands<String, String> renewals;
+    final RedisClusterAsyncCommands<String, String> renewals;
 
     final RedisKeyAsyncCommands<String, String> keys;
     /**
@@ -38,8 +38,8 @@ final class RedisConnections implements AutoCloseable {
     private RedisConnections(
             StatefulConnection<String, String> commands,
             StatefulConnection<String, String> renewing,
-            RedisScriptingAsyncCommands<String, String> renewals,
-            RedisScriptingAsyncCommands<String, String> scripting,
+            RedisClusterAsyncCommands<String, String> renewals,
+            RedisClusterAsyncCommands<String, String> scripting,
             RedisKeyAsyncCommands<String, String> keys,
             RedisAsyncCommands<String, String> base,
             StatefulRedisPubSubConnection<String, String> pubSub,

@@ -53,8 +53,8 @@ final class RedisNode {
 
     RedisNode(RedisConnections redis, RedisCalls calls, WakeupHub hub, HoldTable holds, LockClientOptions options) {
         this.redis = redis;
-        this.scripts = new ScriptRunner(redis.scripting);
-        this.renewals = new ScriptRunner(redis.renewals);
+        this.scripts = new ScriptRunner(redis.scripting, ExactUtf8Codec.INSTANCE);
+        this.renewals = new ScriptRunner(redis.renewals, ExactUtf8Codec.INSTANCE);
         this.calls = calls;
         this.hub = hub;
         this.keyPrefix = options.keyPrefix();

@@ -9,6 +9,7 @@ import dev.distlock.core.script.ScriptRunner;
 import dev.distlock.testsupport.FaultRelay;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulRedisConnection;
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
@@ -23,6 +24,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -169,6 +171,51 @@ class ScriptRunnerTest extends ScriptTestSupport {
                     assertThat(sync.exists(keys.lock()))
                             .as("the grant sent again")
                             .isOne();
+                }
+            } finally {
+                client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+            }
+        }
+    }
+
+    /**
+     * A connection closed inside a reply: Lettuce sends the call again after the reconnect, into the output
+     * it had begun to fill from the lost reply. The array a script answers is read afresh from the new
+     * reply. The control, Lettuce's own array output for EVALSHA, shows the fault happened: it puts the new
+     * reply inside what it kept of the old one.
+     */
+    @ParameterizedTest(name = "cut after {0} bytes, Lettuce's own output: {1}")
+    @CsvSource({"4, false", "8, false", "12, false", "27, false", "8, true"})
+    void anArrayReplyCutByAClosedConnectionIsReadAfreshWhenLettuceSendsTheCallAgain(int cut, boolean lettuceOutput)
+            throws Exception {
+        try (FaultRelay relay = FaultRelay.to(redis.server())) {
+            RedisClient client = RedisClient.create(relay.uri());
+            try (StatefulRedisConnection<String, String> connection = client.connect()) {
+                ScriptRunner runner = new ScriptRunner(connection.async());
+                connection.sync().scriptLoad(LockScript.ACQUIRE.body());
+                String[] keys = {this.keys.lock(), this.keys.fence()};
+                String[] args = {A, "10000", Long.toString(FENCE_TTL_MS), "0", "g1", "1", "0"};
+                relay.holdReplies();
+
+                CompletableFuture<List<Object>> call = lettuceOutput
+                        ? connection
+                                .async()
+                                .<List<Object>>evalsha(LockScript.ACQUIRE.sha1(), ScriptOutputType.MULTI, keys, args)
+                                .toCompletableFuture()
+                        : runner.array(LockScript.ACQUIRE, keys, args);
+                // the reply, {1, token, 1} (about 30 bytes), is kept back whole
+                await().atMost(Duration.ofSeconds(10)).until(() -> relay.pendingReplyBytes() > cut);
+                relay.releaseReplyBytes(cut);
+                relay.drop(FaultRelay.Drop.FIN); // the rest is lost; Lettuce reconnects and sends the call again
+
+                List<Object> reply = call.get(10, TimeUnit.SECONDS);
+                long token = Long.parseLong(sync.hget(this.keys.lock(), "~token"));
+                if (lettuceOutput) {
+                    assertThat(reply)
+                            .as("Lettuce's output, the new reply inside the old one's first element")
+                            .containsExactly(1L, List.of(1L), token, 1L);
+                } else {
+                    assertThat(reply).containsExactly(1L, token, 1L);
                 }
             } finally {
                 client.shutdown(Duration.ZERO, Duration.ofSeconds(2));

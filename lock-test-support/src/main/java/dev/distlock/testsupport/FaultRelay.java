@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 
 /**
@@ -25,7 +26,8 @@ import java.util.function.Predicate;
  * <p>Faults, each usable at any time and applying to every connection, open or opened later:
  * <ul>
  *   <li>{@link #holdReplies()}: bytes from the server are kept back (the requests still reach it), until
- *       {@link #releaseReplies()} delivers them in order, or {@link #drop} discards them with the connections;</li>
+ *       {@link #releaseReplies()} delivers them in order, or {@link #drop} discards them with the connections;
+ *       {@link #releaseReplyBytes(int)} delivers only the first bytes kept back (a reply cut part-way);</li>
  *   <li>{@link #delayReplies(Duration)}: every chunk from the server is delivered that long after it arrived;</li>
  *   <li>{@link #blackHole()}: nothing passes either way and nothing is closed, like a partition; what was
  *       sent meanwhile is delivered by {@link #heal()}, as TCP would retransmit it;</li>
@@ -119,6 +121,41 @@ public final class FaultRelay implements AutoCloseable {
         synchronized (lock) {
             holdingReplies = false;
             lock.notifyAll();
+        }
+    }
+
+    /**
+     * While replies are held, delivers the first {@code bytes} bytes each connection keeps back from the
+     * server and keeps the rest back: a reply cut part-way, as when a connection drops inside one (drop
+     * it next). Returns once those bytes were written to the client's socket.
+     *
+     * @throws IllegalStateException when replies are not held, or the bytes were not written within 10 s
+     */
+    public void releaseReplyBytes(int bytes) throws InterruptedException {
+        synchronized (lock) {
+            if (!holdingReplies) {
+                throw new IllegalStateException("releaseReplyBytes cuts replies held back: call holdReplies() first");
+            }
+            List<Pipe> cut = new ArrayList<>();
+            for (Link link : links) {
+                if (link.toClient.pendingBytes() > 0) {
+                    link.toClient.allowance = bytes;
+                    cut.add(link.toClient);
+                }
+            }
+            lock.notifyAll();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (cut.stream().anyMatch(Pipe::delivering)) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    throw new IllegalStateException(
+                            "the first " + bytes + " bytes kept back were not written within 10 s");
+                }
+                lock.wait(Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
+            }
+            for (Pipe pipe : cut) {
+                pipe.allowance = 0;
+            }
         }
     }
 
@@ -310,6 +347,10 @@ public final class FaultRelay implements AutoCloseable {
         private final boolean reply;
         /** Chunks read and not yet written, with when they arrived; {@link #END} marks end of stream. Guarded by lock. */
         private final ArrayDeque<Object[]> queue = new ArrayDeque<>();
+        /** Bytes this pipe may still deliver while replies are held ({@link #releaseReplyBytes}). Guarded by lock. */
+        long allowance;
+        /** Whether a chunk taken from the queue is being written. Guarded by lock. */
+        private boolean writing;
 
         Pipe(Link link, Socket from, Socket to, boolean reply) {
             this.link = link;
@@ -335,6 +376,11 @@ public final class FaultRelay implements AutoCloseable {
 
         long pendingBytes() {
             return queue.stream().mapToLong(c -> ((byte[]) c[0]).length).sum();
+        }
+
+        /** Whether bytes {@link #releaseReplyBytes} let through are still to be written (under lock). */
+        boolean delivering() {
+            return !link.down && (writing || (allowance > 0 && pendingBytes() > 0));
         }
 
         private void read() {
@@ -373,6 +419,10 @@ public final class FaultRelay implements AutoCloseable {
                     }
                     out.write(chunk);
                     out.flush();
+                    synchronized (lock) {
+                        writing = false;
+                        lock.notifyAll();
+                    }
                 }
             } catch (IOException e) {
                 link.close();
@@ -390,6 +440,18 @@ public final class FaultRelay implements AutoCloseable {
                     }
                     Object[] head = queue.peek();
                     boolean kept = blackHoled || (reply && holdingReplies);
+                    if (head != null && kept && !blackHoled && allowance > 0 && head[0] != END) {
+                        byte[] chunk = (byte[]) head[0];
+                        int n = (int) Math.min(allowance, chunk.length);
+                        allowance -= n;
+                        if (n == chunk.length) {
+                            queue.poll();
+                        } else {
+                            head[0] = Arrays.copyOfRange(chunk, n, chunk.length);
+                        }
+                        writing = true;
+                        return Arrays.copyOf(chunk, n);
+                    }
                     if (head == null || kept) {
                         lock.wait();
                         continue;
@@ -401,6 +463,7 @@ public final class FaultRelay implements AutoCloseable {
                         continue;
                     }
                     queue.poll();
+                    writing = true;
                     return (byte[]) head[0];
                 }
             }

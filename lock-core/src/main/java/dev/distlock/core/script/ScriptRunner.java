@@ -1,11 +1,17 @@
 package dev.distlock.core.script;
 
 import io.lettuce.core.RedisNoScriptException;
-import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import io.lettuce.core.codec.RedisCodec;
+import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.output.CommandOutput;
+import io.lettuce.core.output.IntegerOutput;
+import io.lettuce.core.protocol.CommandArgs;
+import io.lettuce.core.protocol.CommandType;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.function.Function;
 
 /**
  * Runs {@link LockScript}s with EVALSHA. When Redis answers NOSCRIPT (restarted, failed over or
@@ -15,29 +21,41 @@ import java.util.concurrent.CompletionException;
  */
 public final class ScriptRunner {
 
-    private final RedisScriptingAsyncCommands<String, String> commands;
+    private final RedisClusterAsyncCommands<String, String> commands;
+    private final RedisCodec<String, String> codec;
 
-    public ScriptRunner(RedisScriptingAsyncCommands<String, String> commands) {
+    /** Runs scripts on {@code commands}, encoding keys and arguments with {@code codec}. */
+    public ScriptRunner(RedisClusterAsyncCommands<String, String> commands, RedisCodec<String, String> codec) {
         this.commands = commands;
+        this.codec = codec;
+    }
+
+    /** Runs scripts on {@code commands}, keys and arguments in UTF-8. */
+    public ScriptRunner(RedisClusterAsyncCommands<String, String> commands) {
+        this(commands, StringCodec.UTF8);
     }
 
     /** Runs a script whose reply is an integer. */
     public CompletableFuture<Long> integer(LockScript script, String[] keys, String... args) {
-        return run(script, ScriptOutputType.INTEGER, keys, args);
+        return run(script, IntegerOutput::new, keys, args);
     }
 
-    /** Runs a script whose reply is an array. */
+    /** Runs a script whose reply is a flat array (see {@link FlatArrayOutput}). */
     public CompletableFuture<List<Object>> array(LockScript script, String[] keys, String... args) {
-        return run(script, ScriptOutputType.MULTI, keys, args);
+        return run(script, FlatArrayOutput::new, keys, args);
     }
 
     /**
      * Cancelling the returned future cancels the Lettuce command behind it, so that a command given up
      * on (its caller's bound ran out) is not sent again by Lettuce after a reconnect.
      */
-    private <T> CompletableFuture<T> run(LockScript script, ScriptOutputType type, String[] keys, String... args) {
-        ScriptCall<T> call = new ScriptCall<>(script, type, keys, args);
-        call.send(commands.<T>evalsha(script.sha1(), type, keys, args).toCompletableFuture(), true);
+    private <T> CompletableFuture<T> run(
+            LockScript script,
+            Function<RedisCodec<String, String>, CommandOutput<String, String, T>> output,
+            String[] keys,
+            String... args) {
+        ScriptCall<T> call = new ScriptCall<>(script, output, keys, args);
+        call.send(call.dispatch(CommandType.EVALSHA, script.sha1()), true);
         return call;
     }
 
@@ -49,16 +67,33 @@ public final class ScriptRunner {
     private final class ScriptCall<T> extends CompletableFuture<T> {
 
         private final LockScript script;
-        private final ScriptOutputType type;
+        private final Function<RedisCodec<String, String>, CommandOutput<String, String, T>> output;
         private final String[] keys;
         private final String[] args;
         private volatile CompletableFuture<T> inFlight;
 
-        ScriptCall(LockScript script, ScriptOutputType type, String[] keys, String[] args) {
+        ScriptCall(
+                LockScript script,
+                Function<RedisCodec<String, String>, CommandOutput<String, String, T>> output,
+                String[] keys,
+                String[] args) {
             this.script = script;
-            this.type = type;
+            this.output = output;
             this.keys = keys;
             this.args = args;
+        }
+
+        /**
+         * EVALSHA or EVAL as Lettuce's own methods send it (the keys marked as keys, for Redis Cluster's
+         * routing), but with an output of its own.
+         */
+        CompletableFuture<T> dispatch(CommandType type, String shaOrBody) {
+            CommandArgs<String, String> commandArgs = new CommandArgs<>(codec)
+                    .add(shaOrBody)
+                    .add(keys.length)
+                    .addKeys(keys)
+                    .addValues(args);
+            return commands.dispatch(type, output.apply(codec), commandArgs).toCompletableFuture();
         }
 
         void send(CompletableFuture<T> command, boolean firstTry) {
@@ -69,7 +104,7 @@ public final class ScriptRunner {
                 } else if (firstTry && unwrap(error) instanceof RedisNoScriptException) {
                     // Sent with its text once: Redis caches it again, and later calls go back to EVALSHA.
                     try {
-                        send(commands.<T>eval(script.body(), type, keys, args).toCompletableFuture(), false);
+                        send(dispatch(CommandType.EVAL, script.body()), false);
                     } catch (RuntimeException refused) { // a client that refuses at once (closed, disconnected)
                         completeExceptionally(refused);
                     }
