@@ -10,7 +10,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BiFunction;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -23,7 +22,8 @@ import org.junit.jupiter.params.provider.EnumSource;
  * keep replies back for a few ms now and then and drop connections with replies still kept back. Lettuce
  * then writes those commands again on the new connection, so acquires, re-entries, releases, local
  * hand-offs, refills and fair grants run twice or have their replies lost, in every order the callers
- * make. Still one holder at a time, every holder a larger fencing token than the one before, no hold
+ * make. Still one holder at a time (of a read/write lock: one writer, or readers together), every
+ * holder a larger fencing token than the one before (a reader: than the writer before), no hold
  * reported lost (the 30 s watchdog lease outlasts every fault), and nothing left held when the callers
  * stop.
  */
@@ -33,14 +33,30 @@ class ContentionUnderConnectionFaultsTest {
     static final RedisExtension redis = new RedisExtension();
 
     enum Kind {
-        REENTRANT(LockClient::getLock),
-        FAIR(LockClient::getFairLock);
+        REENTRANT {
+            @Override
+            GiveUpStorm storm(List<LockClient> clients, String name) {
+                return new GiveUpStorm(
+                        clients.stream().map(c -> c.getLock(name)).toList(), true);
+            }
+        },
+        FAIR {
+            @Override
+            GiveUpStorm storm(List<LockClient> clients, String name) {
+                return new GiveUpStorm(
+                        clients.stream().map(c -> c.getFairLock(name)).toList(), false);
+            }
+        },
+        /** Readers share, writers exclude (Exclusion.passShared), reads re-entered. */
+        READ_WRITE {
+            @Override
+            GiveUpStorm storm(List<LockClient> clients, String name) {
+                return GiveUpStorm.readWrite(
+                        clients.stream().map(c -> c.getReadWriteLock(name)).toList());
+            }
+        };
 
-        final BiFunction<LockClient, String, RedisLock> lock;
-
-        Kind(BiFunction<LockClient, String, RedisLock> lock) {
-            this.lock = lock;
-        }
+        abstract GiveUpStorm storm(List<LockClient> clients, String name);
     }
 
     private final RecordingListener events = new RecordingListener();
@@ -74,8 +90,7 @@ class ContentionUnderConnectionFaultsTest {
     @ParameterizedTest
     @EnumSource(Kind.class)
     void oneHolderAtATimeWithGrowingTokensWhileConnectionsDropWithRepliesInFlight(Kind kind) throws Exception {
-        GiveUpStorm storm = new GiveUpStorm(
-                List.of(kind.lock.apply(client, name), kind.lock.apply(otherClient, name)), kind == Kind.REENTRANT);
+        GiveUpStorm storm = kind.storm(List.of(client, otherClient), name);
         int[] dropsWithRepliesKeptBack = {0};
         Exclusion exclusion = storm.run(Duration.ofSeconds(4), until -> {
             ThreadLocalRandom random = ThreadLocalRandom.current();
@@ -106,6 +121,14 @@ class ContentionUnderConnectionFaultsTest {
                 .as(() -> "every holder a larger fencing token than the one before" + exclusion.report())
                 .isZero();
         assertThat(exclusion.entries()).as("the lock was taken at all").isPositive();
+        if (kind == Kind.READ_WRITE) {
+            assertThat(exclusion.sharedAtOnce())
+                    .as("readers held the lock together")
+                    .isPositive();
+            assertThat(exclusion.entries() - exclusion.sharedEntries())
+                    .as("the lock was written")
+                    .isPositive();
+        }
         assertThat(events.leaseLosses).as("holds reported lost").isEmpty();
         LockKeys keys = LockKeys.of(LockClientOptions.DEFAULT_KEY_PREFIX, name);
         // A hold or grant stranded by a lost reply would keep the lock for the 30 s watchdog lease. A fair

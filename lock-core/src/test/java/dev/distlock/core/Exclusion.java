@@ -11,9 +11,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * Counts callers inside a critical section at once: any second one is an overlap. The section lasts a
- * real span ({@link #SPAN_NANOS}, or a round trip between {@link #enter} and {@link #exit}): left empty,
- * two holders at once would almost never be inside at the same instant, and the check could not fail.
+ * Counts callers inside a critical section at once: any second one is an overlap, unless both entered
+ * shared (the read side of a read/write lock, {@link #passShared}). The section lasts a real span
+ * ({@link #SPAN_NANOS}, or a round trip between {@link #enter} and {@link #exit}): left empty, two
+ * holders at once would almost never be inside at the same instant, and the check could not fail.
  */
 final class Exclusion {
 
@@ -21,13 +22,20 @@ final class Exclusion {
     static final long SPAN_NANOS = TimeUnit.MICROSECONDS.toNanos(150);
 
     private final AtomicInteger inside = new AtomicInteger();
+    /** Callers inside shared (readers); {@link #inside} counts the exclusive ones. */
+    private final AtomicInteger sharing = new AtomicInteger();
+
     private final AtomicInteger overlaps = new AtomicInteger();
+    /** Shared entries that found another shared caller inside: readers did share. */
+    private final AtomicInteger sharedAtOnce = new AtomicInteger();
+
+    private final AtomicInteger sharedEntries = new AtomicInteger();
     private final AtomicInteger entries = new AtomicInteger();
     /** Entries made through {@link #pass(String, long)}, for {@link #tokenBreaks} and {@link #report}. */
     private final ConcurrentLinkedQueue<Entry> log = new ConcurrentLinkedQueue<>();
 
-    /** Who entered with which fencing token, when it entered and left (System.nanoTime). */
-    private record Entry(String who, long token, long in, long out) {}
+    /** Who entered, shared or not, with which fencing token, when it entered and left (System.nanoTime). */
+    private record Entry(String who, boolean shared, long token, long in, long out) {}
 
     /** Enters, stays {@link #SPAN_NANOS} (parked: fine on a virtual thread, never on an event loop), leaves. */
     void pass() {
@@ -43,16 +51,44 @@ final class Exclusion {
     void pass(String who, long token) {
         long in = System.nanoTime();
         pass();
-        log.add(new Entry(who, token, in, System.nanoTime()));
+        log.add(new Entry(who, false, token, in, System.nanoTime()));
     }
 
-    /** Entries (of {@link #pass(String, long)}) whose token is not above the one entering before them. */
+    /**
+     * As {@link #pass(String, long)} for a shared hold (a reader): it overlaps only a caller inside
+     * exclusively, and its token need only be above those of the exclusive entries before it (readers
+     * granted together enter in any order).
+     */
+    void passShared(String who, long token) {
+        long in = System.nanoTime();
+        if (sharing.incrementAndGet() > 1) {
+            sharedAtOnce.incrementAndGet();
+        }
+        if (inside.get() != 0) {
+            overlaps.incrementAndGet();
+        }
+        entries.incrementAndGet();
+        sharedEntries.incrementAndGet();
+        LockSupport.parkNanos(SPAN_NANOS);
+        sharing.decrementAndGet();
+        log.add(new Entry(who, true, token, in, System.nanoTime()));
+    }
+
+    /**
+     * Entries (of {@link #pass(String, long)} and {@link #passShared}) whose token is not above every one
+     * that entered before them (a shared entry: every exclusive one).
+     */
     int tokenBreaks() {
-        List<Entry> sorted = sorted();
         int breaks = 0;
-        for (int i = 1; i < sorted.size(); i++) {
-            if (sorted.get(i).token() <= sorted.get(i - 1).token()) {
+        long highest = Long.MIN_VALUE;
+        long highestExclusive = Long.MIN_VALUE;
+        for (Entry entry : sorted()) {
+            if (entry.token() <= (entry.shared() ? highestExclusive : highest)) {
                 breaks++;
+            }
+            highest = Math.max(highest, entry.token());
+            if (!entry.shared()) {
+                highestExclusive = Math.max(highestExclusive, entry.token());
             }
         }
         return breaks;
@@ -66,18 +102,34 @@ final class Exclusion {
         List<Entry> sorted = sorted();
         StringBuilder out = new StringBuilder();
         int faults = 0;
-        for (int i = 1; i < sorted.size() && faults < 5; i++) {
-            Entry before = sorted.get(i - 1);
+        long highest = Long.MIN_VALUE;
+        long highestExclusive = Long.MIN_VALUE;
+        long lastOut = Long.MIN_VALUE;
+        long lastExclusiveOut = Long.MIN_VALUE;
+        for (int i = 0; i < sorted.size() && faults < 5; i++) {
             Entry entry = sorted.get(i);
-            if (entry.in() < before.out() || entry.token() <= before.token()) {
+            boolean fault = entry.shared()
+                    ? entry.in() < lastExclusiveOut || entry.token() <= highestExclusive
+                    : entry.in() < lastOut || entry.token() <= highest;
+            highest = Math.max(highest, entry.token());
+            lastOut = Math.max(lastOut, entry.out());
+            if (!entry.shared()) {
+                highestExclusive = Math.max(highestExclusive, entry.token());
+                lastExclusiveOut = Math.max(lastExclusiveOut, entry.out());
+            }
+            if (fault) {
                 faults++;
                 out.append("\naround entry ").append(i).append(':');
                 for (int j = Math.max(0, i - 4); j < Math.min(sorted.size(), i + 4); j++) {
                     Entry e = sorted.get(j);
                     long start = sorted.get(0).in();
                     out.append(String.format(
-                            "%n  %s token %d in %d µs out %d µs",
-                            e.who(), e.token(), (e.in() - start) / 1000, (e.out() - start) / 1000));
+                            "%n  %s%s token %d in %d µs out %d µs",
+                            e.who(),
+                            e.shared() ? " (shared)" : "",
+                            e.token(),
+                            (e.in() - start) / 1000,
+                            (e.out() - start) / 1000));
                 }
             }
         }
@@ -92,7 +144,7 @@ final class Exclusion {
 
     /** Enters the section, recording an overlap if another caller is inside; {@link #exit} leaves it. */
     void enter() {
-        if (inside.incrementAndGet() != 1) {
+        if (inside.incrementAndGet() != 1 || sharing.get() != 0) {
             overlaps.incrementAndGet();
         }
         entries.incrementAndGet();
@@ -108,6 +160,16 @@ final class Exclusion {
 
     int entries() {
         return entries.get();
+    }
+
+    /** Entries made shared ({@link #passShared}). */
+    int sharedEntries() {
+        return sharedEntries.get();
+    }
+
+    /** Shared entries made while another shared caller was inside. */
+    int sharedAtOnce() {
+        return sharedAtOnce.get();
     }
 
     /** A worker that locks {@code lock}, {@link #pass passes}, and unlocks, until {@code stop}. */

@@ -16,6 +16,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * Every holder passes the {@link Exclusion} with its fencing token. A call Redis was too slow for
  * ({@link LockUnavailableException}: a loaded machine, or a connection the test breaks) counts as one
  * more way of giving up; any other error, an unlock's included, fails the run.
+ *
+ * <p>Of a read/write lock ({@link #readWrite}), threads 0 and 1 of each client read (passing shared),
+ * thread 2 writes, and the handles read or write at random.
  */
 final class GiveUpStorm {
 
@@ -26,8 +29,19 @@ final class GiveUpStorm {
 
     private final Exclusion exclusion = new Exclusion();
 
-    /** One lock per client, all of the same name. */
-    private final List<RedisLock> locks;
+    /**
+     * One lock per client, all of the same name: its exclusive side, and its shared side (the read lock
+     * of a read/write lock), or null.
+     */
+    private record Sides(RedisLock exclusive, RedisLock shared) {
+
+        /** The side thread {@code t} takes: of a read/write lock, threads 0 and 1 read, 2 writes. */
+        RedisLock of(int t) {
+            return shared != null && t < 2 ? shared : exclusive;
+        }
+    }
+
+    private final List<Sides> locks;
 
     private final boolean reenter;
 
@@ -37,8 +51,24 @@ final class GiveUpStorm {
      *     5 ms) and checks that the re-entry keeps the hold's fencing token
      */
     GiveUpStorm(List<RedisLock> locks, boolean reenter) {
+        this(reenter, locks.stream().map(lock -> new Sides(lock, null)).toList());
+    }
+
+    private GiveUpStorm(boolean reenter, List<Sides> locks) {
         this.locks = List.copyOf(locks);
         this.reenter = reenter;
+    }
+
+    /**
+     * Readers and writers of each client's read/write lock, all of one name; the first thread of each
+     * client re-enters its read hold and checks that the re-entry keeps the hold's fencing token.
+     */
+    static GiveUpStorm readWrite(List<RedisReadWriteLock> locks) {
+        return new GiveUpStorm(
+                true,
+                locks.stream()
+                        .map(rw -> new Sides(rw.writeLock(), rw.readLock()))
+                        .toList());
     }
 
     /** Runs the callers for {@code length}; then their record. */
@@ -51,14 +81,16 @@ final class GiveUpStorm {
         AtomicBoolean stop = new AtomicBoolean();
         List<OtherThread<Void>> callers = new ArrayList<>();
         for (int c = 0; c < locks.size(); c++) {
-            RedisLock lock = locks.get(c);
+            Sides sides = locks.get(c);
             for (int t = 0; t < 3; t++) {
-                String who = "thread " + t + " of client " + c;
+                RedisLock lock = sides.of(t);
+                boolean shared = lock == sides.shared();
+                String who = "thread " + t + " of client " + c + (shared ? ", reading" : "");
                 boolean reenters = reenter && t == 0;
-                callers.add(OtherThread.start(() -> threadCalls(lock, who, reenters, stop)));
+                callers.add(OtherThread.start(() -> threadCalls(lock, shared, who, reenters, stop)));
             }
             String who = "handles of client " + c;
-            callers.add(OtherThread.start(() -> handleCalls(lock, who, stop)));
+            callers.add(OtherThread.start(() -> handleCalls(sides, who, stop)));
         }
         try {
             meanwhile.run(System.nanoTime() + length.toNanos());
@@ -71,8 +103,14 @@ final class GiveUpStorm {
         return exclusion;
     }
 
-    private Void threadCalls(RedisLock lock, String who, boolean reenters, AtomicBoolean stop) throws Exception {
+    private Void threadCalls(RedisLock lock, boolean shared, String who, boolean reenters, AtomicBoolean stop)
+            throws Exception {
         while (!stop.get()) {
+            if (shared) {
+                // readers pause between holds: two clients' readers would otherwise keep the lock read
+                // all along, and a writer would rarely get in (readers are not held back for writers)
+                TimeUnit.MICROSECONDS.sleep(ThreadLocalRandom.current().nextInt(0, 4000));
+            }
             if (tryLockUnlessRedisIsSlow(
                     lock, Duration.ofMillis(ThreadLocalRandom.current().nextInt(1, 15)))) {
                 try {
@@ -87,7 +125,7 @@ final class GiveUpStorm {
                             lock.unlock();
                         }
                     }
-                    exclusion.pass(who, token);
+                    pass(shared, who, token);
                 } finally {
                     lock.unlock();
                 }
@@ -96,8 +134,19 @@ final class GiveUpStorm {
         return null;
     }
 
-    private Void handleCalls(RedisLock lock, String who, AtomicBoolean stop) throws Exception {
+    private void pass(boolean shared, String who, long token) {
+        if (shared) {
+            exclusion.passShared(who, token);
+        } else {
+            exclusion.pass(who, token);
+        }
+    }
+
+    private Void handleCalls(Sides sides, String who, AtomicBoolean stop) throws Exception {
         while (!stop.get()) {
+            boolean shared =
+                    sides.shared() != null && ThreadLocalRandom.current().nextBoolean();
+            RedisLock lock = shared ? sides.shared() : sides.exclusive();
             CompletableFuture<Optional<LockHandle>> taking =
                     lock.tryLockAsync(Duration.ofSeconds(1)).toCompletableFuture();
             Thread.sleep(ThreadLocalRandom.current().nextInt(0, 5));
@@ -115,7 +164,7 @@ final class GiveUpStorm {
             }
             if (handle.isPresent()) {
                 try {
-                    exclusion.pass(who, handle.get().fencingToken());
+                    pass(shared, who + (shared ? ", reading" : ""), handle.get().fencingToken());
                 } finally {
                     handle.get().unlock();
                 }
