@@ -12,11 +12,11 @@ import java.util.List;
  * started afresh whenever an array begins.
  *
  * <p>Lettuce sends a command again after a reconnect with the output it had already begun to fill from
- * the reply the connection lost half-way (seen with Lettuce 7.5, the connection closed with a FIN inside
- * a reply; ScriptRunnerTest keeps a control). Lettuce's own array output then puts the new reply inside what it kept of the old one: a
- * reply {@code [1, token, 1]} cut after its first element came back as {@code [1, [1], token, 1]}. In a
- * flat reply an array can only begin where a reply begins, so whatever came before it is the lost
- * reply's, and is dropped.
+ * the reply the connection lost half-way (seen with Lettuce 6.6 and 7.5, the connection closed with a
+ * FIN inside a reply; ScriptRunnerTest keeps a control). Lettuce's own array output then puts the new
+ * reply inside what it kept of the old one: a reply {@code [1, token, 1]} cut after its first element
+ * came back as {@code [1, [1], token, 1]}. In a flat reply an array can only begin where a reply
+ * begins, so whatever came before it is the lost reply's, and is dropped.
  */
 final class FlatArrayOutput extends CommandOutput<String, String, List<Object>> {
 
