@@ -79,19 +79,7 @@ final class Exclusion {
      * that entered before them (a shared entry: every exclusive one).
      */
     int tokenBreaks() {
-        int breaks = 0;
-        long highest = Long.MIN_VALUE;
-        long highestExclusive = Long.MIN_VALUE;
-        for (Entry entry : sorted()) {
-            if (entry.token() <= (entry.shared() ? highestExclusive : highest)) {
-                breaks++;
-            }
-            highest = Math.max(highest, entry.token());
-            if (!entry.shared()) {
-                highestExclusive = Math.max(highestExclusive, entry.token());
-            }
-        }
-        return breaks;
+        return faults(sorted(), false).size();
     }
 
     /**
@@ -101,39 +89,49 @@ final class Exclusion {
     String report() {
         List<Entry> sorted = sorted();
         StringBuilder out = new StringBuilder();
-        int faults = 0;
+        for (int i : faults(sorted, true).stream().limit(5).toList()) {
+            out.append("\naround entry ").append(i).append(':');
+            for (int j = Math.max(0, i - 4); j < Math.min(sorted.size(), i + 4); j++) {
+                Entry e = sorted.get(j);
+                long start = sorted.get(0).in();
+                out.append(String.format(
+                        "%n  %s%s token %d in %d µs out %d µs",
+                        e.who(),
+                        e.shared() ? " (shared)" : "",
+                        e.token(),
+                        (e.in() - start) / 1000,
+                        (e.out() - start) / 1000));
+            }
+        }
+        return out.length() == 0 ? "no overlap or token break among " + sorted.size() + " entries" : out.toString();
+    }
+
+    /**
+     * The indexes in {@code sorted} of the entries whose token is not above every one before them (a
+     * shared entry: every exclusive one), and with {@code spans}, also of those that entered before such
+     * an entry left.
+     */
+    private static List<Integer> faults(List<Entry> sorted, boolean spans) {
+        List<Integer> faults = new ArrayList<>();
         long highest = Long.MIN_VALUE;
         long highestExclusive = Long.MIN_VALUE;
         long lastOut = Long.MIN_VALUE;
         long lastExclusiveOut = Long.MIN_VALUE;
-        for (int i = 0; i < sorted.size() && faults < 5; i++) {
+        for (int i = 0; i < sorted.size(); i++) {
             Entry entry = sorted.get(i);
-            boolean fault = entry.shared()
-                    ? entry.in() < lastExclusiveOut || entry.token() <= highestExclusive
-                    : entry.in() < lastOut || entry.token() <= highest;
+            boolean tokenBreak = entry.token() <= (entry.shared() ? highestExclusive : highest);
+            boolean met = entry.in() < (entry.shared() ? lastExclusiveOut : lastOut);
+            if (tokenBreak || (spans && met)) {
+                faults.add(i);
+            }
             highest = Math.max(highest, entry.token());
             lastOut = Math.max(lastOut, entry.out());
             if (!entry.shared()) {
                 highestExclusive = Math.max(highestExclusive, entry.token());
                 lastExclusiveOut = Math.max(lastExclusiveOut, entry.out());
             }
-            if (fault) {
-                faults++;
-                out.append("\naround entry ").append(i).append(':');
-                for (int j = Math.max(0, i - 4); j < Math.min(sorted.size(), i + 4); j++) {
-                    Entry e = sorted.get(j);
-                    long start = sorted.get(0).in();
-                    out.append(String.format(
-                            "%n  %s%s token %d in %d µs out %d µs",
-                            e.who(),
-                            e.shared() ? " (shared)" : "",
-                            e.token(),
-                            (e.in() - start) / 1000,
-                            (e.out() - start) / 1000));
-                }
-            }
         }
-        return out.length() == 0 ? "no overlap or token break among " + sorted.size() + " entries" : out.toString();
+        return faults;
     }
 
     private List<Entry> sorted() {

@@ -114,6 +114,29 @@ class FaultRelayTest {
         assertThat(relay.pendingRequestBytes()).as("the request delivered").isZero();
     }
 
+    @Test
+    void releaseReplyBytesDeliversTheFirstBytesAndKeepsTheRestBack() throws Exception {
+        relay.holdReplies();
+        send();
+        awaitHeld();
+        relay.releaseReplyBytes(3);
+        byte[] first = socket.getInputStream().readNBytes(3);
+        assertThat(new String(first, StandardCharsets.US_ASCII)).isEqualTo("+PO");
+        assertThat(relay.pendingReplyBytes())
+                .as("the rest of \"+PONG\\r\\n\" kept back")
+                .isEqualTo(4);
+        assertNothingWithin(Duration.ofMillis(300));
+        relay.releaseReplies();
+        assertThat(readLine()).isEqualTo("NG");
+    }
+
+    @Test
+    void releaseReplyBytesWithoutHeldRepliesSaysToHoldThemFirst() {
+        assertThatThrownBy(() -> relay.releaseReplyBytes(3))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("call holdReplies() first");
+    }
+
     private void reconnectAndPing() throws IOException {
         socket.close();
         socket = new Socket(relay.host(), relay.port());
