@@ -19,9 +19,10 @@ import org.junit.jupiter.params.provider.EnumSource;
 /**
  * The at-least-once client under contention: two clients, each through its own relay, take one lock
  * with threads and async handles that give up at every moment ({@link GiveUpStorm}), while the relays
- * keep replies back for a few ms now and then and drop connections with replies still kept back. Lettuce
- * then writes those commands again on the new connection, so acquires, re-entries, releases, local
- * hand-offs, refills and fair grants run twice or have their replies lost, in every order the callers
+ * keep replies back for a few ms now and then and drop connections with replies still kept back, or
+ * close them after letting part of those replies through (a reply cut inside). Lettuce then writes those
+ * commands again on the new connection, so acquires, re-entries, releases, local
+ * hand-offs, refills and fair grants run twice or have their replies lost or cut, in every order the callers
  * make. Still one holder at a time (of a read/write lock: one writer, or readers together), every
  * holder a larger fencing token than the one before (a reader: than the writer before), no hold
  * reported lost (the 30 s watchdog lease outlasts every fault), and nothing left held when the callers
@@ -92,6 +93,7 @@ class ContentionUnderConnectionFaultsTest {
     void oneHolderAtATimeWithGrowingTokensWhileConnectionsDropWithRepliesInFlight(Kind kind) throws Exception {
         GiveUpStorm storm = kind.storm(List.of(client, otherClient), name);
         int[] dropsWithRepliesKeptBack = {0};
+        int[] dropsInsideReplies = {0};
         Exclusion exclusion = storm.run(Duration.ofSeconds(4), until -> {
             ThreadLocalRandom random = ThreadLocalRandom.current();
             while (System.nanoTime() < until) {
@@ -99,10 +101,20 @@ class ContentionUnderConnectionFaultsTest {
                 FaultRelay faulty = random.nextBoolean() ? relay : otherRelay;
                 faulty.holdReplies();
                 TimeUnit.MILLISECONDS.sleep(random.nextInt(1, 15));
-                switch (random.nextInt(3)) {
+                long pending = faulty.pendingReplyBytes();
+                switch (random.nextInt(4)) {
                     case 0 -> faulty.releaseReplies(); // late replies, nothing lost
+                    case 1 -> {
+                        // the first bytes kept back get through, most likely ending inside a reply, then FIN:
+                        // Lettuce sends that command again and reads its new reply after the part it had
+                        if (pending > 1) {
+                            faulty.releaseReplyBytes((int) random.nextLong(1, Math.min(pending, 4_000)));
+                            dropsInsideReplies[0]++;
+                        }
+                        faulty.drop(FaultRelay.Drop.FIN);
+                    }
                     default -> {
-                        if (faulty.pendingReplyBytes() > 0) {
+                        if (pending > 0) {
                             dropsWithRepliesKeptBack[0]++;
                         }
                         faulty.drop(random.nextBoolean() ? FaultRelay.Drop.RST : FaultRelay.Drop.FIN);
@@ -115,6 +127,9 @@ class ContentionUnderConnectionFaultsTest {
 
         assertThat(dropsWithRepliesKeptBack[0])
                 .as("connections dropped with replies kept back (commands Lettuce wrote again)")
+                .isPositive();
+        assertThat(dropsInsideReplies[0])
+                .as("connections closed after part of the replies kept back")
                 .isPositive();
         assertThat(exclusion.overlaps()).as(exclusion::report).isZero();
         assertThat(exclusion.tokenBreaks())
