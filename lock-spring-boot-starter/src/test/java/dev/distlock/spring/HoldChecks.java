@@ -5,7 +5,10 @@ import dev.distlock.core.LockHandle;
 import dev.distlock.testsupport.RedisServer;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /** Looks at a lock from outside the application under test: in Redis, and from another instance's client. */
 final class HoldChecks {
@@ -65,7 +68,11 @@ final class HoldChecks {
 
     /**
      * Tries every half second, until {@code call} is done, to take {@code name} from {@code otherInstance};
-     * fails when it ever succeeds while the call is still running.
+     * fails when it ever succeeds while the call is still running. The lock is released before the caller
+     * sees the result, as an unlock in a finally block runs before the method returns, so a try that
+     * succeeds just before the call is done is let pass if the call is done within {@link #RESULT_AFTER_RELEASE}:
+     * a lock released early (when the method returned its publisher or future, say) is still caught, as the
+     * call then goes on for its whole length.
      */
     static void nobodyElseTakesItUntilDone(LockClient otherInstance, String name, Future<?> call)
             throws InterruptedException {
@@ -73,10 +80,24 @@ final class HoldChecks {
             Optional<LockHandle> stolen = tryElsewhere(otherInstance, name);
             boolean running = !call.isDone();
             stolen.ifPresent(LockHandle::unlock);
-            if (stolen.isPresent() && running) {
+            if (stolen.isPresent() && running && !doneWithin(call, RESULT_AFTER_RELEASE)) {
                 throw new AssertionError("another instance took " + name + " while the call was still running");
             }
             Thread.sleep(500); // sampling the lock from outside, not waiting for a condition
+        }
+    }
+
+    /** How long after its release a call's caller may see its result, on a loaded machine. */
+    static final Duration RESULT_AFTER_RELEASE = Duration.ofMillis(250);
+
+    private static boolean doneWithin(Future<?> call, Duration bound) throws InterruptedException {
+        try {
+            call.get(bound.toMillis(), TimeUnit.MILLISECONDS);
+            return true;
+        } catch (ExecutionException e) {
+            return true;
+        } catch (TimeoutException e) {
+            return false;
         }
     }
 }
