@@ -94,6 +94,7 @@ class ContentionUnderConnectionFaultsTest {
         GiveUpStorm storm = kind.storm(List.of(client, otherClient), name);
         int[] dropsWithRepliesKeptBack = {0};
         int[] dropsInsideReplies = {0};
+        int[] faults = {0};
         Exclusion exclusion = storm.run(Duration.ofSeconds(4), until -> {
             ThreadLocalRandom random = ThreadLocalRandom.current();
             while (System.nanoTime() < until) {
@@ -102,7 +103,8 @@ class ContentionUnderConnectionFaultsTest {
                 faulty.holdReplies();
                 TimeUnit.MILLISECONDS.sleep(random.nextInt(1, 15));
                 long pending = faulty.pendingReplyBytes();
-                switch (random.nextInt(4)) {
+                // the kinds of fault in turn, so that a 4 s run has several of each (about 25 faults in all)
+                switch (faults[0]++ % 4) {
                     case 0 -> faulty.releaseReplies(); // late replies, nothing lost
                     case 1 -> {
                         // the first bytes kept back get through, most likely ending inside a reply, then FIN:
