@@ -61,7 +61,7 @@ public final class ThreadDump {
                 List<Object> monitors = (List<Object>) thread.getOrDefault("monitorsOwned", List.of());
                 threads.add(new DumpedThread(
                         String.valueOf(thread.get("name")),
-                        Boolean.TRUE.equals(thread.get("virtual")) || "true".equals(thread.get("virtual")),
+                        "true".equals(thread.get("virtual")),
                         String.valueOf(thread.get("state")),
                         stack,
                         !monitors.isEmpty()));
