@@ -456,14 +456,16 @@ final class Acquirer {
     }
 
     /** One try without waiting for it; replica acknowledgements, when asked for, are waited for in the same future. */
-    CompletableFuture<List<Object>> tryAsync(AcquireRequest request, ScriptArgs.Acquire args, long deadline) {
+    CompletableFuture<List<Object>> tryAsync(
+            AcquireRequest request, ScriptArgs.Acquire args, long deadline, Runnable sentLate) {
         ScriptArgs.Acquire call =
                 args.withWaitMs(Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
         CompletableFuture<List<Object>> reply = calls.callAsync(
                 () -> node.acquire(request.kind(), request.keys(), call),
                 calls.stepDeadline(deadline),
                 "acquiring",
-                request.keys());
+                request.keys(),
+                sentLate);
         if (options.replicaAcks() == 0) {
             return reply;
         }

@@ -197,20 +197,15 @@ final class AsyncAcquisition {
                 return;
             }
         }
-        CompletableFuture<List<Object>> reply = acquirer.tryAsync(request, args, deadline); // sent outside the monitor
+        ScriptArgs.Acquire sent = args;
+        // Sent outside the monitor. A retry of it (a dropped connection) may also go out as finished() runs:
+        // the call then undoes it once more itself.
+        CompletableFuture<List<Object>> reply = acquirer.tryAsync(request, sent, deadline, () -> undoLateTry(sent));
         synchronized (this) {
             if (finished) {
-                // finished() ran meanwhile and could not see this call: stop it, and undo what it may still do
-                // (sent after it on the same connection, so it lands after it).
+                // finished() ran meanwhile and could not see this call: stop it, and undo what it may still do.
                 reply.cancel(true);
-                if (request.kind().leavesWhenGivingUp()) {
-                    // The leave finished() sent may have landed before this try, which then queued the waiter
-                    // again: a place nobody comes back to, which a release would grant the lock to. Leave
-                    // once more; the leave also gives back a grant made under this grant id.
-                    acquirer.gaveUpAsync(request, args, true);
-                } else if (args.held() == 0) {
-                    acquirer.giveBack(request, args.grantId());
-                }
+                undoLateTry(sent);
                 return;
             }
             call = reply;
@@ -227,6 +222,22 @@ final class AsyncAcquisition {
                 answered(Grant.of(r, args.grantId(), sentAt));
             }
         });
+    }
+
+    /**
+     * Undoes a try that may have reached Redis after the undo finished() sent, sent after that try on the
+     * same connection so that it lands after it. Of a fair lock, the leave finished() sent may have landed
+     * before the try, which then queued the waiter again: a place nobody comes back to, which a release
+     * would grant the lock to until the place's deadline. So it leaves once more, which also gives back a
+     * grant made under the try's grant id. Of other kinds, the try may have taken the lock after its
+     * give-back, for nobody until the lease ends: given back again.
+     */
+    private void undoLateTry(ScriptArgs.Acquire sent) {
+        if (request.kind().leavesWhenGivingUp()) {
+            acquirer.gaveUpAsync(request, sent, true);
+        } else if (sent.held() == 0) {
+            acquirer.giveBack(request, sent.grantId());
+        }
     }
 
     private void answered(Grant grant) {

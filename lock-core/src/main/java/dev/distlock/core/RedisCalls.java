@@ -176,6 +176,23 @@ final class RedisCalls {
      */
     <T> CompletableFuture<T> callAsync(
             Supplier<CompletableFuture<T>> call, long deadline, String doing, LockKeys keys) {
+        return callAsync(call, deadline, doing, keys, null);
+    }
+
+    /**
+     * {@link #callAsync(Supplier, long, String, LockKeys)} for a call whose effect in Redis its caller undoes
+     * when it stops early (an acquire: its grant given back, its fair-queue place left). A retry may send the
+     * command in the very instant the caller stops, so that it reaches Redis after the undo: such a command
+     * is left to go out, and {@code sentLate} runs after it, to undo it once more, after it on the same
+     * connection. (Cancelling it instead would leave to chance whether it goes out: Lettuce drops a
+     * command cancelled before its I/O thread wrote it, and only then.)
+     */
+    <T> CompletableFuture<T> callAsync(
+            Supplier<CompletableFuture<T>> call,
+            long deadline,
+            String doing,
+            LockKeys keys,
+            @Nullable Runnable sentLate) {
         CompletableFuture<T> result = new CompletableFuture<>();
         AtomicReference<CompletableFuture<T>> inFlight = new AtomicReference<>();
         unfinished.add(result);
@@ -186,7 +203,7 @@ final class RedisCalls {
                 sent.cancel(true);
             }
         });
-        attempt(new Attempt<>(call, deadline, doing, keys, result, inFlight), FIRST_BACK_OFF_NANOS, null);
+        attempt(new Attempt<>(call, deadline, doing, keys, result, inFlight, sentLate), FIRST_BACK_OFF_NANOS, null);
         return result;
     }
 
@@ -197,7 +214,8 @@ final class RedisCalls {
             String doing,
             LockKeys keys,
             CompletableFuture<T> result,
-            AtomicReference<CompletableFuture<T>> inFlight) {}
+            AtomicReference<CompletableFuture<T>> inFlight,
+            @Nullable Runnable sentLate) {}
 
     private <T> void attempt(Attempt<T> a, long backOff, @Nullable Throwable last) {
         if (a.result().isDone()) {
@@ -215,7 +233,13 @@ final class RedisCalls {
         CompletableFuture<T> future = send(a.call());
         a.inFlight().set(future);
         if (a.result().isDone()) {
-            future.cancel(true);
+            // Completed after the check above: its caller may have undone the call before this command went
+            // out (the cancel saw the previous attempt in flight, not this one), so it lands after the undo.
+            if (a.sentLate() == null) {
+                future.cancel(true);
+            } else {
+                a.sentLate().run();
+            }
             return;
         }
         AtomicBoolean timedOut = new AtomicBoolean();
@@ -238,6 +262,9 @@ final class RedisCalls {
             if (error == null) {
                 a.result().complete(value);
                 return;
+            }
+            if (a.result().isDone()) {
+                return; // cancelled by its caller (which cancels the command too): nothing to retry
             }
             Throwable cause = unwrap(error);
             RuntimeException fatal =

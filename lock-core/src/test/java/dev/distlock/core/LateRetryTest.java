@@ -1,0 +1,221 @@
+package dev.distlock.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.distlock.core.script.LockScript;
+import dev.distlock.testsupport.FaultRelay;
+import dev.distlock.testsupport.RedisExtension;
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.TimeoutOptions;
+import io.lettuce.core.event.command.CommandListener;
+import io.lettuce.core.event.command.CommandStartedEvent;
+import io.lettuce.core.protocol.CommandType;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * An async acquisition stopped in the very instant a retry of its try goes out. Its first try's reply
+ * is late, so Lettuce times it out (50 ms) and the engine sends the try again; the caller cancels as
+ * that retry is being sent. The cancel's undo (a fair waiter's leave, a grant given back) then reaches
+ * Redis before the retry: unless undone once more after it, the retry queues the waiter again (a place
+ * nobody comes back to, granted the lock at the next release until the place's deadline, about 4 s) or
+ * takes the lock for nobody until its 30 s watchdog lease ends. A Lettuce {@link CommandListener}, which
+ * runs on the sending thread just before Lettuce writes the command, cancels at that instant every time.
+ */
+class LateRetryTest {
+
+    @RegisterExtension
+    static final RedisExtension redis = new RedisExtension();
+
+    /**
+     * Rounds per test: each cancels at a retry once. With the undo after the retry left out (a no-op in
+     * its place), each test failed in its first round in 5 of 6 runs, in its second in the other (27 Nov
+     * 2026).
+     */
+    private static final int ROUNDS = 5;
+
+    private FaultRelay relay;
+    private RedisClient lettuce;
+    private final CancelAtRetry cancelAtRetry = new CancelAtRetry();
+    /** Through the relay, with a 50 ms Lettuce command time-out. */
+    private LockClient client;
+    /** Straight to Redis. */
+    private LockClient otherClient;
+
+    private RedisProbe probe;
+    private String name;
+    private LockKeys keys;
+
+    @BeforeEach
+    void setUp() throws Exception {
+        relay = FaultRelay.to(redis.server());
+        lettuce = RedisClient.create(RedisURI.create(relay.uri()));
+        // Commands time out after 50 ms (connecting keeps the URI's 60 s)
+        lettuce.setOptions(ClientOptions.builder()
+                .timeoutOptions(TimeoutOptions.enabled(Duration.ofMillis(50)))
+                .build());
+        lettuce.addListener(cancelAtRetry);
+        client = LockClient.create(lettuce, LockClientOptions.defaults());
+        otherClient = LockClient.create(RedisURI.create(redis.server().uri()));
+        probe = RedisProbe.connect(redis.server());
+        // Every script cached, so that each call is one EVALSHA: an undo sent again with EVAL after NOSCRIPT
+        // would land after the retry by itself.
+        for (LockScript script : ScriptRunnerTest.allScripts()) {
+            probe.sync().scriptLoad(script.body());
+        }
+        name = Names.fresh("late-retry");
+        keys = LockKeys.of(LockClientOptions.DEFAULT_KEY_PREFIX, name);
+    }
+
+    @AfterEach
+    void tearDown() {
+        client.close();
+        otherClient.close();
+        lettuce.shutdown();
+        relay.close();
+        probe.close();
+    }
+
+    @Test
+    void aFairWaiterCancelledAsItsTryIsSentAgainLeavesNoPlaceInTheQueue() throws Exception {
+        RedisLock held = otherClient.getFairLock(name);
+        held.lock();
+
+        for (int round = 1; round <= ROUNDS; round++) {
+            CompletableFuture<Optional<LockHandle>> waiting =
+                    cancelledAsItsTryIsSentAgain(client.getFairLock(name), LockScript.FAIR_ACQUIRE, true);
+            assertThat(waiting).isCancelled();
+            await("round " + round + ": no place of the cancelled waiter in the queue")
+                    .during(Duration.ofMillis(200))
+                    .atMost(Duration.ofSeconds(2))
+                    .until(() -> probe.sync().lrange(keys.queue(), 0, -1).stream()
+                            .noneMatch(owner -> owner.startsWith(client.clientId() + ":")));
+        }
+        held.unlock();
+        // A place left behind would be granted the lock now, until its deadline (recheck 1 s + margin 3 s).
+        await("the lock free after its holder's release")
+                .atMost(Duration.ofSeconds(1))
+                .until(() -> probe.sync().exists(keys.lock()) == 0);
+        assertThat(otherClient.getFairLock(name).tryLock(Duration.ZERO)).isTrue();
+    }
+
+    @Test
+    void anAcquisitionCancelledAsItsTryIsSentAgainLeavesTheLockFree() throws Exception {
+        for (int round = 1; round <= ROUNDS; round++) {
+            CompletableFuture<Optional<LockHandle>> trying =
+                    cancelledAsItsTryIsSentAgain(client.getLock(name), LockScript.ACQUIRE, true);
+            assertThat(trying).isCancelled();
+            // The retry granted the lock to the cancelled grant id: given back, or held for nobody for 30 s.
+            await("round " + round + ": the lock free again")
+                    .during(Duration.ofMillis(200))
+                    .atMost(Duration.ofSeconds(2))
+                    .until(() -> probe.sync().exists(keys.lock()) == 0);
+        }
+        assertThat(otherClient.getLock(name).tryLock(Duration.ZERO)).isTrue();
+        assertThat(client.activeHolds()).isZero();
+    }
+
+    /** The control: a retry whose caller did not stop keeps the grant it got. */
+    @Test
+    void aTrySentAgainWithoutACancelKeepsItsGrant() throws Exception {
+        CompletableFuture<Optional<LockHandle>> trying =
+                cancelledAsItsTryIsSentAgain(client.getLock(name), LockScript.ACQUIRE, false);
+
+        LockHandle handle = trying.get(10, TimeUnit.SECONDS).orElseThrow();
+        await("still held by it")
+                .during(Duration.ofMillis(300))
+                .atMost(Duration.ofSeconds(3))
+                .until(() -> handle.isHeld() && probe.sync().exists(keys.lock()) == 1);
+        assertThat(otherClient.getLock(name).tryLock(Duration.ZERO)).isFalse();
+        handle.unlock();
+        assertThat(probe.sync().exists(keys.lock())).isZero();
+    }
+
+    /**
+     * Starts {@code lock.tryLockAsync(10 s)} with the relay holding replies, so that its try times out in
+     * Lettuce and is sent again; cancels it (when {@code cancel}) as that retry is being sent; then lets
+     * the replies through.
+     */
+    private CompletableFuture<Optional<LockHandle>> cancelledAsItsTryIsSentAgain(
+            RedisLock lock, LockScript acquire, boolean cancel) throws InterruptedException {
+        relay.holdReplies();
+        CountDownLatch retried = cancelAtRetry.arm(acquire);
+        CompletableFuture<Optional<LockHandle>> future =
+                lock.tryLockAsync(Duration.ofSeconds(10)).toCompletableFuture();
+        cancelAtRetry.stop(cancel ? future : null);
+        assertThat(retried.await(10, TimeUnit.SECONDS))
+                .as("the try was sent again")
+                .isTrue();
+        relay.releaseReplies();
+        assertThat(cancelAtRetry.sameCommandAgain)
+                .as("the second send was the same try")
+                .isTrue();
+        return future;
+    }
+
+    /**
+     * Counts the EVALSHAs of one acquire script from arming on; at the second (the try sent again), cancels the target, if any,
+     * on the sending thread before Lettuce writes it.
+     */
+    private static final class CancelAtRetry implements CommandListener {
+        private final AtomicInteger sent = new AtomicInteger(-1);
+        private volatile String first;
+        private volatile boolean hasTarget;
+        private volatile CompletableFuture<?> target;
+        private volatile CountDownLatch fired;
+        private volatile String script;
+        volatile boolean sameCommandAgain;
+
+        /** Counts from now; the latch opens at the second send. */
+        CountDownLatch arm(LockScript acquire) {
+            script = acquire.sha1();
+            hasTarget = false;
+            sameCommandAgain = false;
+            fired = new CountDownLatch(1);
+            sent.set(0);
+            return fired;
+        }
+
+        /** What to cancel at the second send: {@code null} for nothing (the control). */
+        void stop(CompletableFuture<?> future) {
+            target = future;
+            hasTarget = true;
+        }
+
+        @Override
+        public void commandStarted(CommandStartedEvent event) {
+            if (event.getCommand().getType() != CommandType.EVALSHA || sent.get() < 0) {
+                return;
+            }
+            String command = event.getCommand().getArgs().toCommandString();
+            if (!command.startsWith(script)) {
+                return; // another script (a leave, a give-back)
+            }
+            int n = sent.incrementAndGet();
+            if (n == 1) {
+                first = command;
+            } else if (n == 2) {
+                sameCommandAgain = command.equals(first);
+                while (!hasTarget) {
+                    Thread.onSpinWait(); // set right after tryLockAsync returned, long before the 200 ms time-out
+                }
+                CompletableFuture<?> future = target;
+                if (future != null) {
+                    future.cancel(true);
+                }
+                fired.countDown();
+            }
+        }
+    }
+}
