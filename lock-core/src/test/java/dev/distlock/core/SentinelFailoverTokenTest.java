@@ -60,8 +60,8 @@ class SentinelFailoverTokenTest {
      */
     private record Grant(String name, long token, long requested, long at, int client) {}
 
-    /** An unlock that threw, with when its hold had been requested. */
-    private record ReleaseFailure(Throwable error, long requested) {}
+    /** An unlock that threw, with when its hold had been requested and its fencing token. */
+    private record ReleaseFailure(Throwable error, long requested, long token) {}
 
     @BeforeEach
     void start() {
@@ -120,6 +120,7 @@ class SentinelFailoverTokenTest {
         long killStart = System.nanoTime();
         int oldMaster = sentinel.killMaster();
         long killedAt = System.nanoTime();
+        long killedAtMicros = TimeUnit.MILLISECONDS.toMicros(System.currentTimeMillis());
         long missed = grants.stream()
                 .filter(g -> g.requested() - cutAt > 0 && g.at() - killStart < 0)
                 .count();
@@ -166,12 +167,17 @@ class SentinelFailoverTokenTest {
                     .isNotEmpty()
                     .allSatisfy(g -> assertThat(g.token()).isGreaterThan(before));
         }
-        // an unlock may say Redis did not answer (the release then goes on in the background), or that a hold granted
-        // by the old master was lost with it; nothing else, and no hold granted after the failover may be lost
+        // An unlock may say Redis did not answer (the release then goes on in the background), or that a hold granted
+        // by the old master was lost with it; nothing else, and no hold granted after the failover may be lost. A
+        // hold requested after the kill may still stand on an old master's grant: one its client's holder passed
+        // on in-process (lock cohorting, no round trip), with the next token of that grant's block. Tokens follow
+        // the server's clock in microseconds (same host here), so the old master's all lie before the kill, and
+        // the promoted one's after it: the 1 ms margin covers a block reserved just before the kill.
         softly.assertThat(releaseFailures)
                 .as("unlocks that threw other than LockUnavailableException, or lost a hold the failover did not")
                 .allMatch(f -> f.error() instanceof LockUnavailableException
-                        || f.error() instanceof LockLeaseExpiredException && f.requested() - killedAt < 0);
+                        || f.error() instanceof LockLeaseExpiredException
+                                && (f.requested() - killedAt < 0 || f.token() < killedAtMicros + 1_000));
         softly.assertThat(acquireFailures)
                 .as("acquires that failed other than LockUnavailableException while Redis was down")
                 .allMatch(e -> e instanceof LockUnavailableException);
@@ -190,7 +196,8 @@ class SentinelFailoverTokenTest {
         System.out.printf(
                 "Failover: %d grants (%d missed by the replica, %d bytes behind), %.0f/s before, %.0f/s after"
                         + " (not asserted), recovered %d ms after the kill, %d grants per client %d ms after;"
-                        + " unlock failures %s; acquire failures %s%n",
+                        + " unlock failures %s (%d of holds requested after the kill, on an old master's grant);"
+                        + " acquire failures %s%n",
                 grants.size(),
                 missed,
                 lag,
@@ -200,6 +207,9 @@ class SentinelFailoverTokenTest {
                 GRANTS_AFTER,
                 TimeUnit.NANOSECONDS.toMillis(flowingAt - killedAt),
                 count(releaseFailures.stream().map(ReleaseFailure::error).toList()),
+                releaseFailures.stream()
+                        .filter(f -> f.requested() - killedAt > 0 && f.token() < killedAtMicros + 1_000)
+                        .count(),
                 count(acquireFailures));
         softly.assertAll();
     }
@@ -226,14 +236,14 @@ class SentinelFailoverTokenTest {
                 acquireFailures.add(e);
                 continue;
             }
+            long token = lock.currentFencingToken();
             try {
-                grants.add(new Grant(
-                        lock.getKey(), lock.currentFencingToken(), requested, System.nanoTime(), clientIndex));
+                grants.add(new Grant(lock.getKey(), token, requested, System.nanoTime(), clientIndex));
             } finally {
                 try {
                     lock.unlock();
                 } catch (RuntimeException e) {
-                    releaseFailures.add(new ReleaseFailure(e, requested));
+                    releaseFailures.add(new ReleaseFailure(e, requested, token));
                 }
             }
         }
