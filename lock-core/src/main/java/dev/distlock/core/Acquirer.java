@@ -13,6 +13,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -457,7 +458,10 @@ final class Acquirer {
 
     /** One try without waiting for it; replica acknowledgements, when asked for, are waited for in the same future. */
     CompletableFuture<List<Object>> tryAsync(
-            AcquireRequest request, ScriptArgs.Acquire args, long deadline, Runnable sentLate) {
+            AcquireRequest request,
+            ScriptArgs.Acquire args,
+            long deadline,
+            Consumer<CompletableFuture<List<Object>>> sentLate) {
         ScriptArgs.Acquire call =
                 args.withWaitMs(Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
         CompletableFuture<List<Object>> reply = calls.callAsync(

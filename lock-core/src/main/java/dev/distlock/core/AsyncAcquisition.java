@@ -3,6 +3,7 @@ package dev.distlock.core;
 import dev.distlock.core.pubsub.WakeupHub.WaitChannel;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
@@ -200,12 +201,13 @@ final class AsyncAcquisition {
         ScriptArgs.Acquire sent = args;
         // Sent outside the monitor. A retry of it (a dropped connection) may also go out as finished() runs:
         // the call then undoes it once more itself.
-        CompletableFuture<List<Object>> reply = acquirer.tryAsync(request, sent, deadline, () -> undoLateTry(sent));
+        CompletableFuture<List<Object>> reply =
+                acquirer.tryAsync(request, sent, deadline, late -> undoLateTry(sent, late));
         synchronized (this) {
             if (finished) {
                 // finished() ran meanwhile and could not see this call: stop it, and undo what it may still do.
                 reply.cancel(true);
-                undoLateTry(sent);
+                undoLateTry(sent, null);
                 return;
             }
             call = reply;
@@ -231,12 +233,25 @@ final class AsyncAcquisition {
      * would grant the lock to until the place's deadline. So it leaves once more, which also gives back a
      * grant made under the try's grant id. Of other kinds, the try may have taken the lock after its
      * give-back, for nobody until the lease ends: given back again.
+     *
+     * <p>{@code late}, a try still on its way, is cancelled half a lease later, before the undo stops
+     * trying (after the lease), so that Lettuce cannot send it again after a reconnect with no undo behind
+     * it. Cancelling it is safe at any time, the undo being on its way after it; not at once only so that
+     * it surely reaches Redis before its undo, instead of Lettuce dropping it or not depending on whether
+     * its I/O thread wrote it yet.
      */
-    private void undoLateTry(ScriptArgs.Acquire sent) {
+    private void undoLateTry(ScriptArgs.Acquire sent, @Nullable CompletableFuture<?> late) {
         if (request.kind().leavesWhenGivingUp()) {
             acquirer.gaveUpAsync(request, sent, true);
         } else if (sent.held() == 0) {
             acquirer.giveBack(request, sent.grantId());
+        }
+        if (late != null && !late.isDone()) {
+            try {
+                timers.schedule(() -> late.cancel(true), request.lease().nanos() / 2, TimeUnit.NANOSECONDS);
+            } catch (RejectedExecutionException closing) {
+                late.cancel(true);
+            }
         }
     }
 

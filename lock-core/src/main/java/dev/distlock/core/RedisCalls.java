@@ -18,6 +18,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -183,16 +184,17 @@ final class RedisCalls {
      * {@link #callAsync(Supplier, long, String, LockKeys)} for a call whose effect in Redis its caller undoes
      * when it stops early (an acquire: its grant given back, its fair-queue place left). A retry may send the
      * command in the very instant the caller stops, so that it reaches Redis after the undo: such a command
-     * is left to go out, and {@code sentLate} runs after it, to undo it once more, after it on the same
-     * connection. (Cancelling it instead would leave to chance whether it goes out: Lettuce drops a
-     * command cancelled before its I/O thread wrote it, and only then.)
+     * is left to go out, and {@code sentLate} is given it, to undo it once more, after it on the same
+     * connection. (Cancelling it at once would leave to chance whether it goes out: Lettuce drops a
+     * command cancelled before its I/O thread wrote it, and only then.) {@code sentLate} must cancel it no
+     * later than it stops trying to undo it, so that Lettuce cannot send it again, alone, after a reconnect.
      */
     <T> CompletableFuture<T> callAsync(
             Supplier<CompletableFuture<T>> call,
             long deadline,
             String doing,
             LockKeys keys,
-            @Nullable Runnable sentLate) {
+            @Nullable Consumer<CompletableFuture<T>> sentLate) {
         CompletableFuture<T> result = new CompletableFuture<>();
         AtomicReference<CompletableFuture<T>> inFlight = new AtomicReference<>();
         unfinished.add(result);
@@ -215,7 +217,7 @@ final class RedisCalls {
             LockKeys keys,
             CompletableFuture<T> result,
             AtomicReference<CompletableFuture<T>> inFlight,
-            @Nullable Runnable sentLate) {}
+            @Nullable Consumer<CompletableFuture<T>> sentLate) {}
 
     private <T> void attempt(Attempt<T> a, long backOff, @Nullable Throwable last) {
         if (a.result().isDone()) {
@@ -238,7 +240,7 @@ final class RedisCalls {
             if (a.sentLate() == null) {
                 future.cancel(true);
             } else {
-                a.sentLate().run();
+                a.sentLate().accept(future);
             }
             return;
         }

@@ -41,6 +41,8 @@ class RedisCallsLateSendTest {
     private final LockKeys keys = LockKeys.of(LockClientOptions.DEFAULT_KEY_PREFIX, Names.fresh("late-send"));
     private final String counter = keys.lock();
     private final AtomicInteger undos = new AtomicInteger();
+    /** The command the call handed its undo as sent late. */
+    private final AtomicReference<CompletableFuture<?>> late = new AtomicReference<>();
 
     @BeforeEach
     void setUp() {
@@ -75,6 +77,7 @@ class RedisCallsLateSendTest {
                 .as("the INCR sent after the caller's undo, undone again after it")
                 .isEqualTo("0");
         assertThat(undos).as("the caller's undo, then the call's").hasValue(2);
+        assertThat(late.get()).as("the late command, handed to the undo").isNotNull();
     }
 
     @Test
@@ -85,6 +88,7 @@ class RedisCallsLateSendTest {
         afterEveryAttempt();
         assertThat(commands.get(counter).get(5, TimeUnit.SECONDS)).isEqualTo("1");
         assertThat(undos).as("nothing undone").hasValue(0);
+        assertThat(late.get()).isNull();
     }
 
     @Test
@@ -98,7 +102,7 @@ class RedisCallsLateSendTest {
                 System.nanoTime() + TimeUnit.SECONDS.toNanos(5),
                 "testing",
                 keys,
-                this::undo);
+                this::undoLate);
         await().atMost(Duration.ofSeconds(5)).until(() -> sends.get() >= 2);
         call.cancel(true);
         int sentBefore = sends.get();
@@ -124,7 +128,12 @@ class RedisCallsLateSendTest {
             // wrote): the test sees the order of the undo, whatever Lettuce would do with a cancelled command.
             return commands.incr(counter).toCompletableFuture().thenApply(n -> n);
         };
-        return calls.callAsync(incr, System.nanoTime() + TimeUnit.SECONDS.toNanos(5), "testing", keys, this::undo);
+        return calls.callAsync(incr, System.nanoTime() + TimeUnit.SECONDS.toNanos(5), "testing", keys, this::undoLate);
+    }
+
+    private void undoLate(CompletableFuture<?> command) {
+        late.set(command);
+        undo();
     }
 
     private void undo() {
