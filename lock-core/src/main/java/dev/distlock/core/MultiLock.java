@@ -153,8 +153,9 @@ final class MultiLock implements RedisMultiLock {
 
     /**
      * Takes the names one after the other, in sorted order, within one wait; all or nothing: when one
-     * cannot be had, those taken are released. Cancelling the result cancels the name being waited for
-     * and releases the others.
+     * cannot be had, those taken are released. Ending the result before it is done (a cancel, or the
+     * caller's {@code orTimeout} or {@code complete}) cancels the name being waited for and releases the
+     * others.
      */
     private CompletableFuture<Optional<LockHandle>> acquireAllAsync(@Nullable Duration wait, @Nullable Duration lease) {
         long deadline = wait == null ? 0 : System.nanoTime() + Math.min(wait.toNanos(), Long.MAX_VALUE / 4);
@@ -163,8 +164,8 @@ final class MultiLock implements RedisMultiLock {
         AtomicReference<CompletableFuture<?>> step = new AtomicReference<>();
         result.whenComplete((handle, error) -> {
             CompletableFuture<?> current = step.get();
-            if (result.isCancelled() && current != null) {
-                current.cancel(true);
+            if (current != null && !current.isDone()) {
+                current.cancel(true); // ended by the caller: its step fails, which releases what was taken
             }
         });
         takeNext(0, deadline, wait == null, lease, taken, step, result);
@@ -194,8 +195,8 @@ final class MultiLock implements RedisMultiLock {
                 : lock.tryLockAsync(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())), lease)
                         .toCompletableFuture();
         step.set(next);
-        if (result.isCancelled()) {
-            next.cancel(true); // cancelled before this step was set, so the result's cancel did not see it
+        if (result.isDone()) {
+            next.cancel(true); // ended before this step was set, so the result's completion did not see it
         }
         next.whenComplete((handle, error) -> {
             if (error == null && handle.isPresent()) {

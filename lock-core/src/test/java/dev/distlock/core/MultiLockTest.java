@@ -89,6 +89,35 @@ class MultiLockTest {
         other.getLock(b).unlock();
     }
 
+    /**
+     * A tryLockAsync ended by the caller's orTimeout (not a cancel) while it waits for its second name: the
+     * first is given back and the wait for the second stops. It used to stop only on a cancel, keeping the
+     * first name, watchdog-renewed for nobody, and waiting on for the second for its whole 20 s.
+     */
+    @Test
+    void aTryLockAsyncEndedByOrTimeoutGivesBackWhatItTookAndStopsWaiting() throws Exception {
+        String a = Names.fresh("a");
+        String b = Names.fresh("b");
+        LockHandle holdingB = other.getLock(b).lockAsync().toCompletableFuture().get(5, TimeUnit.SECONDS);
+
+        java.util.concurrent.CompletableFuture<?> trying = client.getMultiLock(a, b)
+                .tryLockAsync(Duration.ofSeconds(20))
+                .toCompletableFuture()
+                .orTimeout(500, TimeUnit.MILLISECONDS);
+        assertThat(trying).failsWithin(Duration.ofSeconds(5));
+        org.awaitility.Awaitility.await("a given back")
+                .atMost(Duration.ofSeconds(3))
+                .until(() -> !other.getLock(a).isLocked());
+        holdingB.unlock();
+
+        // a wait still going would take b within a round trip or two of its release
+        org.awaitility.Awaitility.await("b left free")
+                .during(Duration.ofSeconds(1))
+                .atMost(Duration.ofSeconds(5))
+                .until(() -> !other.getLock(b).isLocked());
+        assertThat(client.activeHolds()).isZero();
+    }
+
     @Test
     void aHandleKeepsEveryKeysTokenInLockingOrder() throws Exception {
         String a = Names.fresh("a");
