@@ -227,31 +227,38 @@ final class AsyncAcquisition {
     }
 
     /**
-     * Undoes a try that may have reached Redis after the undo finished() sent, sent after that try on the
-     * same connection so that it lands after it. Of a fair lock, the leave finished() sent may have landed
-     * before the try, which then queued the waiter again: a place nobody comes back to, which a release
-     * would grant the lock to until the place's deadline. So it leaves once more, which also gives back a
-     * grant made under the try's grant id. Of other kinds, the try may have taken the lock after its
-     * give-back, for nobody until the lease ends: given back again.
+     * Undoes a try that may have reached Redis after the undo finished() sent. Of a fair lock, the leave
+     * finished() sent may have landed before the try, which then queued the waiter again: a place nobody
+     * comes back to, which a release would grant the lock to until the place's deadline. So it leaves once
+     * more, which also gives back a grant made under the try's grant id. Of other kinds, the try may have
+     * taken the lock after its give-back, for nobody until the lease ends, or marked its client as waiting
+     * ('~w', which a release then reserves the lock for): given back, and left, again.
      *
-     * <p>{@code late}, a try still on its way, is cancelled half a lease later, before the undo stops
-     * trying (after the lease), so that Lettuce cannot send it again after a reconnect with no undo behind
-     * it. Cancelling it is safe at any time, the undo being on its way after it; not at once only so that
-     * it surely reaches Redis before its undo, instead of Lettuce dropping it or not depending on whether
-     * its I/O thread wrote it yet.
+     * <p>{@code late}, a try on its way when its caller stopped: undone once it has ended, whatever its end,
+     * so that the undo lands after it even when Redis refused its EVALSHA (NOSCRIPT, after a restart or
+     * failover) and it went out again as EVAL a round trip later. It is cancelled half a lease on, before
+     * the undo would stop trying (after the lease), so that a try still on a dead connection then is
+     * dropped, or never sent again by Lettuce after a reconnect; its end then sends the undo.
      */
     private void undoLateTry(ScriptArgs.Acquire sent, @Nullable CompletableFuture<?> late) {
-        if (request.kind().leavesWhenGivingUp()) {
-            acquirer.gaveUpAsync(request, sent, true);
-        } else if (sent.held() == 0) {
-            acquirer.giveBack(request, sent.grantId());
+        if (late == null) {
+            undo(sent);
+            return;
         }
-        if (late != null && !late.isDone()) {
+        late.whenComplete((reply, error) -> undo(sent));
+        if (!late.isDone()) {
             try {
                 timers.schedule(() -> late.cancel(true), request.lease().nanos() / 2, TimeUnit.NANOSECONDS);
             } catch (RejectedExecutionException closing) {
                 late.cancel(true);
             }
+        }
+    }
+
+    private void undo(ScriptArgs.Acquire sent) {
+        acquirer.gaveUpAsync(request, sent, true);
+        if (!request.kind().leavesWhenGivingUp() && sent.held() == 0) {
+            acquirer.giveBack(request, sent.grantId());
         }
     }
 
@@ -364,6 +371,9 @@ final class AsyncAcquisition {
         if (stood == AtGate.QUEUED || stood == AtGate.PERMIT || stood == AtGate.PASSED) {
             acquirer.leave(request, gate);
         }
+        // A try still in flight may have found the lock busy and marked its client as waiting ('~w'), as a
+        // wait does: leave then too.
+        boolean waited = joined != null || (pendingCall != null && !pendingCall.isDone());
         if (pendingCall != null && !pendingCall.isDone()) {
             pendingCall.cancel(true); // cancels the command too, so that Lettuce does not send it again
         }
@@ -375,7 +385,7 @@ final class AsyncAcquisition {
             acquirer.leave(joined);
         }
         if (hold == null) {
-            acquirer.gaveUpAsync(request, args, joined != null);
+            acquirer.gaveUpAsync(request, args, waited);
             if (error != null) {
                 if (args.held() == 0) {
                     // A try may have been granted with its reply lost or cancelled: give that grant back.

@@ -23,6 +23,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * An async acquisition stopped in the very instant a retry of its try goes out. Its first try's reply
@@ -69,11 +71,7 @@ class LateRetryTest {
         client = LockClient.create(lettuce, LockClientOptions.defaults());
         otherClient = LockClient.create(RedisURI.create(redis.server().uri()));
         probe = RedisProbe.connect(redis.server());
-        // Every script cached, so that each call is one EVALSHA: an undo sent again with EVAL after NOSCRIPT
-        // would land after the retry by itself.
-        for (LockScript script : ScriptRunnerTest.allScripts()) {
-            probe.sync().scriptLoad(script.body());
-        }
+        cacheScripts(true);
         name = Names.fresh("late-retry");
         keys = LockKeys.of(LockClientOptions.DEFAULT_KEY_PREFIX, name);
     }
@@ -87,12 +85,19 @@ class LateRetryTest {
         probe.close();
     }
 
-    @Test
-    void aFairWaiterCancelledAsItsTryIsSentAgainLeavesNoPlaceInTheQueue() throws Exception {
+    /**
+     * With {@code acquireCached} false, Redis's script cache holds every script but the acquires, as after a
+     * restart or failover once some scripts ran again: the try's EVALSHA is refused (NOSCRIPT) and the
+     * try goes out a second time as EVAL, a round trip later, which must still land before the undo.
+     */
+    @ParameterizedTest(name = "acquire script cached: {0}")
+    @ValueSource(booleans = {true, false})
+    void aFairWaiterCancelledAsItsTryIsSentAgainLeavesNoPlaceInTheQueue(boolean acquireCached) throws Exception {
         RedisLock held = otherClient.getFairLock(name);
         held.lock();
 
         for (int round = 1; round <= ROUNDS; round++) {
+            cacheScripts(acquireCached);
             CompletableFuture<Optional<LockHandle>> waiting =
                     cancelledAsItsTryIsSentAgain(client.getFairLock(name), LockScript.FAIR_ACQUIRE, true);
             assertThat(waiting).isCancelled();
@@ -110,9 +115,11 @@ class LateRetryTest {
         assertThat(otherClient.getFairLock(name).tryLock(Duration.ZERO)).isTrue();
     }
 
-    @Test
-    void anAcquisitionCancelledAsItsTryIsSentAgainLeavesTheLockFree() throws Exception {
+    @ParameterizedTest(name = "acquire script cached: {0}")
+    @ValueSource(booleans = {true, false})
+    void anAcquisitionCancelledAsItsTryIsSentAgainLeavesTheLockFree(boolean acquireCached) throws Exception {
         for (int round = 1; round <= ROUNDS; round++) {
+            cacheScripts(acquireCached);
             CompletableFuture<Optional<LockHandle>> trying =
                     cancelledAsItsTryIsSentAgain(client.getLock(name), LockScript.ACQUIRE, true);
             assertThat(trying).isCancelled();
@@ -124,6 +131,45 @@ class LateRetryTest {
         }
         assertThat(otherClient.getLock(name).tryLock(Duration.ZERO)).isTrue();
         assertThat(client.activeHolds()).isZero();
+    }
+
+    /**
+     * A try in flight when its caller cancels, one that found the lock busy: it marked its client as
+     * waiting ('~w'), which a release then reserves the lock for (50 ms, with nobody of that client
+     * coming). The cancel must leave, as a wait that slept does.
+     */
+    @Test
+    void aTryCancelledInFlightLeavesNoMarkThatItsClientWaits() throws Exception {
+        RedisLock held = otherClient.getLock(name);
+        held.lock();
+        relay.holdReplies();
+        CompletableFuture<Optional<LockHandle>> trying =
+                client.getLock(name).tryLockAsync(Duration.ofSeconds(10)).toCompletableFuture();
+        await("its try ran in Redis and marked its client as waiting")
+                .atMost(Duration.ofSeconds(5))
+                .until(() -> client.clientId().equals(probe.sync().hget(keys.lock(), "~w")));
+
+        trying.cancel(true);
+        relay.releaseReplies();
+
+        await("the mark gone")
+                .during(Duration.ofMillis(200))
+                .atMost(Duration.ofSeconds(3))
+                .until(() -> probe.sync().hget(keys.lock(), "~w") == null);
+        held.unlock();
+        assertThat(probe.sync().exists(keys.lock()))
+                .as("freed, not reserved for the client that gave up")
+                .isZero();
+    }
+
+    /** Every script in Redis's cache, or (not {@code acquireCached}) all but the two acquire scripts. */
+    private void cacheScripts(boolean acquireCached) throws IllegalAccessException {
+        probe.sync().scriptFlush();
+        for (LockScript script : ScriptRunnerTest.allScripts()) {
+            if (acquireCached || (script != LockScript.ACQUIRE && script != LockScript.FAIR_ACQUIRE)) {
+                probe.sync().scriptLoad(script.body());
+            }
+        }
     }
 
     /** The control: a retry whose caller did not stop keeps the grant it got. */
