@@ -35,7 +35,11 @@ final class NodeCalls {
     /**
      * Like {@link #all}, but completes as soon as {@code needed} replies satisfy {@code enough}: a
      * down node must not cost every call its timeout once a majority has decided. Nodes still
-     * pending then appear as not answered; their commands still run, in order, on their connection.
+     * pending then appear as not answered; their commands still run, in order, on their connection,
+     * until their own timeout cancels them. Cancelled, a command whose script Redis no longer had
+     * (NOSCRIPT) is not sent again as EVAL, which would land after whatever the caller sent next to that
+     * node (the release of a round that failed, leaving the node locked for nobody for the lease), and
+     * Lettuce does not send it again after a reconnect.
      */
     static <T> CompletableFuture<List<Reply<T>>> until(
             int count,
@@ -47,14 +51,22 @@ final class NodeCalls {
         CompletableFuture<List<Reply<T>>> result = new CompletableFuture<>();
         AtomicInteger satisfied = new AtomicInteger();
         for (int i = 0; i < count; i++) {
-            CompletableFuture<T> future;
+            CompletableFuture<T> command;
             try {
-                future = call.apply(i).copy();
+                command = call.apply(i);
             } catch (RuntimeException e) { // a client that rejects the command at once (closed, disconnected)
-                future = CompletableFuture.failedFuture(e);
+                command = CompletableFuture.failedFuture(e);
             }
-            CompletableFuture<Reply<T>> reply = future.orTimeout(timeoutNanos, TimeUnit.NANOSECONDS)
-                    .handle((value, error) -> new Reply<>(error == null ? value : null, unwrap(error)));
+            CompletableFuture<T> sent = command;
+            CompletableFuture<Reply<T>> reply = command.copy()
+                    .orTimeout(timeoutNanos, TimeUnit.NANOSECONDS)
+                    .handle((value, error) -> {
+                        Throwable cause = unwrap(error);
+                        if (cause instanceof TimeoutException) {
+                            sent.cancel(true);
+                        }
+                        return new Reply<>(error == null ? value : null, cause);
+                    });
             replies.add(reply);
         }
         // Callbacks only once the list is complete: they may run at once, on this or a Netty thread.

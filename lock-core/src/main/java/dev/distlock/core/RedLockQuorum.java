@@ -45,12 +45,18 @@ final class RedLockQuorum {
         long timeout = nodeTimeoutNanos(leaseMs);
         return NodeCalls.until(
                         nodes.size(),
-                        i -> nodes.get(i)
-                                .acquire(
-                                        ReentrantKind.INSTANCE,
-                                        keys.get(i),
-                                        nodes.get(i).acquireArgs(owner, leaseMs, 0, grantId))
-                                .thenApply(reply -> Grant.of(reply, grantId, start)),
+                        // Derived so that the per-node timeout's cancel reaches the command (see NodeCalls.until). A
+                        // grant
+                        // the node made before the cancel bears this round's owner and grant id, like the others: the
+                        // round's release (or, granted, the hold's) covers it on every node.
+                        i -> Futures.derive(
+                                nodes.get(i)
+                                        .acquire(
+                                                ReentrantKind.INSTANCE,
+                                                keys.get(i),
+                                                nodes.get(i).acquireArgs(owner, leaseMs, 0, grantId)),
+                                reply -> Grant.of(reply, grantId, start),
+                                late -> {}),
                         timeout,
                         RedLockQuorum::grant,
                         majority)
