@@ -274,6 +274,16 @@ final class AsyncAcquisition {
                 }
                 args = acquirer.afresh(request); // as in Acquirer: the give-back names the old grant id
                 slot = acquirer.renewOffer(request, args, slot);
+                boolean stopped;
+                synchronized (this) {
+                    stopped = finished;
+                }
+                if (stopped) {
+                    // finished() may have withdrawn the slot this one replaced: withdraw this one too, or it
+                    // would stay among the client's slots for good.
+                    acquirer.withdrawOffer(slot);
+                    return;
+                }
                 attempt(); // arrived after its lease (given back): look again at once
             } else {
                 deliver(hold);
