@@ -335,7 +335,7 @@ final class Acquirer {
                 && !existing.released
                 && existing.lostReason() == null) {
             if (!grantedAnew(existing, grant)) {
-                existing.reentered(lease.millis(), grant.sentNanos() + lease.nanos());
+                existing.reentered(lease.millis(), grant.sentNanos());
                 keeper.watch(existing);
                 return existing;
             }

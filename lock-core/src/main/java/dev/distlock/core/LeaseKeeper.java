@@ -170,7 +170,9 @@ final class LeaseKeeper<H extends LeaseState> implements AutoCloseable {
         if (hold.released) {
             return; // the reply raced with unlock: the renew scripts never revive a released lock
         }
-        if (renewal.outcome() == RenewalOutcome.RENEWED) {
+        // Not one sent before a re-entry set a lease of its own: Redis may have run that first, so the TTL it
+        // set is no longer the lock's (see LeaseState.leaseSetNanos).
+        if (renewal.outcome() == RenewalOutcome.RENEWED && sentAt - hold.leaseSetNanos >= 0) {
             hold.validUntilNanos = sentAt + renewal.validNanos();
         }
         events.renewal(hold.info, renewal.outcome());

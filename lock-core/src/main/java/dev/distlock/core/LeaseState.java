@@ -3,6 +3,7 @@ package dev.distlock.core;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
@@ -34,6 +35,12 @@ abstract class LeaseState {
      * sent (never from the reply, so a late reply cannot make a hold look longer than Redis keeps it).
      */
     volatile long validUntilNanos;
+    /**
+     * When the request that last set the lock's TTL to this hold's lease was sent: the grant, or a
+     * re-entry with a lease of its own. A renewal sent before it must not move {@link #validUntilNanos}:
+     * Redis may have run that renewal first and the re-entry's shorter TTL after it.
+     */
+    volatile long leaseSetNanos;
 
     volatile boolean released;
     /** When a renewal was last sent (or the grant asked for): the watchdog renews a period after it. */
@@ -60,6 +67,7 @@ abstract class LeaseState {
         this.lease = lease;
         this.acquiredNanos = sentNanos;
         this.validUntilNanos = validUntilNanos;
+        this.leaseSetNanos = sentNanos;
         this.renewalSentNanos = sentNanos;
     }
 
@@ -79,10 +87,11 @@ abstract class LeaseState {
      * One more hold. The script set the lock's TTL to the lease the re-entry asked for, so that is
      * now the lease's length and end; who keeps it (watchdog or not) stays as the first hold chose.
      */
-    void reentered(long leaseMs, long validUntil) {
+    void reentered(long leaseMs, long sentNanos) {
         reenter();
         lease = new Lease(leaseMs, lease.watchdog());
-        validUntilNanos = validUntil;
+        leaseSetNanos = sentNanos;
+        validUntilNanos = sentNanos + TimeUnit.MILLISECONDS.toNanos(leaseMs);
     }
 
     /** One more hold on the same lease (RedLock re-entry, which does not touch the nodes). */

@@ -112,6 +112,20 @@ public final class FaultRelay implements AutoCloseable {
     public void holdReplies() {
         synchronized (lock) {
             holdingReplies = true;
+            links.forEach(link -> link.passReplies = false);
+            lock.notifyAll();
+        }
+    }
+
+    /**
+     * While replies are held, delivers what one connection kept back and lets its replies pass, the others
+     * staying held: {@code n} counts the connections open now, oldest first. A client opens its
+     * connections in a known order (a LockClient: commands, renewals, pub/sub), so a test can choose which
+     * of two replies it reads first.
+     */
+    public void releaseRepliesOf(int n) {
+        synchronized (lock) {
+            links.get(n).passReplies = true;
             lock.notifyAll();
         }
     }
@@ -301,6 +315,8 @@ public final class FaultRelay implements AutoCloseable {
         final Pipe toClient;
         /** Set under {@code lock}; a writer delivers nothing once it is set. */
         volatile boolean down;
+        /** Set under {@code lock}: replies pass while the others are held ({@link #releaseRepliesOf}). */
+        boolean passReplies;
 
         Link(Socket client, Socket server) {
             this.client = client;
@@ -439,7 +455,7 @@ public final class FaultRelay implements AutoCloseable {
                         return null;
                     }
                     Object[] head = queue.peek();
-                    boolean kept = blackHoled || (reply && holdingReplies);
+                    boolean kept = blackHoled || (reply && holdingReplies && !link.passReplies);
                     if (head != null && kept && !blackHoled && allowance > 0 && head[0] != END) {
                         byte[] chunk = (byte[]) head[0];
                         int n = (int) Math.min(allowance, chunk.length);
