@@ -7,7 +7,6 @@ import dev.distlock.core.script.LockScript;
 import dev.distlock.testsupport.FaultRelay;
 import dev.distlock.testsupport.RedisExtension;
 import io.lettuce.core.ClientOptions;
-import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.event.command.CommandListener;
@@ -47,8 +46,8 @@ class LateRetryTest {
      */
     private static final int ROUNDS = 5;
 
+    private RelayedLockClient relayed;
     private FaultRelay relay;
-    private RedisClient lettuce;
     private final CancelAtRetry cancelAtRetry = new CancelAtRetry();
     /** Through the relay, with a 50 ms Lettuce command time-out. */
     private LockClient client;
@@ -61,14 +60,18 @@ class LateRetryTest {
 
     @BeforeEach
     void setUp() throws Exception {
-        relay = FaultRelay.to(redis.server());
-        lettuce = RedisClient.create(RedisURI.create(relay.uri()));
-        // Commands time out after 50 ms (connecting keeps the URI's 60 s)
-        lettuce.setOptions(ClientOptions.builder()
-                .timeoutOptions(TimeoutOptions.enabled(Duration.ofMillis(50)))
-                .build());
-        lettuce.addListener(cancelAtRetry);
-        client = LockClient.create(lettuce, LockClientOptions.defaults());
+        relayed = new RelayedLockClient(
+                redis.server(),
+                lettuce -> {
+                    // Commands time out after 50 ms (connecting keeps the URI's 60 s)
+                    lettuce.setOptions(ClientOptions.builder()
+                            .timeoutOptions(TimeoutOptions.enabled(Duration.ofMillis(50)))
+                            .build());
+                    lettuce.addListener(cancelAtRetry);
+                },
+                LockClientOptions.defaults());
+        relay = relayed.relay;
+        client = relayed.client;
         otherClient = LockClient.create(RedisURI.create(redis.server().uri()));
         probe = RedisProbe.connect(redis.server());
         cacheScripts(true);
@@ -78,10 +81,8 @@ class LateRetryTest {
 
     @AfterEach
     void tearDown() {
-        client.close();
+        relayed.close();
         otherClient.close();
-        lettuce.shutdown();
-        relay.close();
         probe.close();
     }
 
@@ -165,11 +166,9 @@ class LateRetryTest {
     /** Every script in Redis's cache, or (not {@code acquireCached}) all but the two acquire scripts. */
     private void cacheScripts(boolean acquireCached) throws IllegalAccessException {
         probe.sync().scriptFlush();
-        for (LockScript script : ScriptRunnerTest.allScripts()) {
-            if (acquireCached || (script != LockScript.ACQUIRE && script != LockScript.FAIR_ACQUIRE)) {
-                probe.sync().scriptLoad(script.body());
-            }
-        }
+        ScriptRunnerTest.cacheScripts(
+                probe.sync(),
+                script -> acquireCached || (script != LockScript.ACQUIRE && script != LockScript.FAIR_ACQUIRE));
     }
 
     /** The control: a retry whose caller did not stop keeps the grant it got. */

@@ -64,11 +64,7 @@ class RedLockLateReplyTest {
         try (RedisClient probeClient = RedisClient.create(servers.get(2).uri());
                 StatefulRedisConnection<String, String> probe = probeClient.connect()) {
             probe.sync().scriptFlush();
-            for (LockScript script : ScriptRunnerTest.allScripts()) {
-                if (script != LockScript.ACQUIRE) {
-                    probe.sync().scriptLoad(script.body());
-                }
-            }
+            ScriptRunnerTest.cacheScripts(probe.sync(), script -> script != LockScript.ACQUIRE);
             // Two of three nodes answer nothing in time: the round fails and releases everywhere.
             relays.forEach(FaultRelay::holdReplies);
 

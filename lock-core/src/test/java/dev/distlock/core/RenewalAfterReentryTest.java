@@ -7,8 +7,6 @@ import dev.distlock.core.LockListener.RenewalOutcome;
 import dev.distlock.core.script.LockScript;
 import dev.distlock.testsupport.FaultRelay;
 import dev.distlock.testsupport.RedisExtension;
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.RedisURI;
 import io.lettuce.core.event.command.CommandListener;
 import io.lettuce.core.event.command.CommandStartedEvent;
 import io.lettuce.core.protocol.CommandType;
@@ -41,35 +39,31 @@ class RenewalAfterReentryTest {
     private final RecordingListener events = new RecordingListener();
     private final HoldAtRenewal holdAtRenewal = new HoldAtRenewal();
     private final LockOwner owner = new LockOwner("reentering-owner");
+    private RelayedLockClient relayed;
     private FaultRelay relay;
-    private RedisClient lettuce;
     private LockClient client;
     private RedisProbe probe;
 
     @BeforeEach
     void setUp() throws Exception {
-        relay = FaultRelay.to(redis.server());
-        lettuce = RedisClient.create(RedisURI.create(relay.uri()));
-        lettuce.addListener(holdAtRenewal);
         // Connections open in order: commands (0), renewals (1), pub/sub (2).
-        client = LockClient.create(
-                lettuce,
+        relayed = new RelayedLockClient(
+                redis.server(),
+                lettuce -> lettuce.addListener(holdAtRenewal),
                 LockClientOptions.builder()
                         .watchdogLease(WATCHDOG_LEASE)
                         .listener(events)
                         .build());
+        relay = relayed.relay;
+        client = relayed.client;
         probe = RedisProbe.connect(redis.server());
-        for (LockScript script : ScriptRunnerTest.allScripts()) {
-            probe.sync().scriptLoad(script.body());
-        }
+        ScriptRunnerTest.cacheScripts(probe.sync(), script -> true);
     }
 
     @AfterEach
     void tearDown() {
         owner.close();
-        client.close();
-        lettuce.shutdown();
-        relay.close();
+        relayed.close();
         probe.close();
     }
 

@@ -224,6 +224,18 @@ class ScriptRunnerTest extends ScriptTestSupport {
     }
 
     /** Every script LockScript declares, so a new one cannot be left out. */
+    /** SCRIPT LOADs every script {@code which} picks (all: every later call is one EVALSHA). */
+    static void cacheScripts(
+            io.lettuce.core.api.sync.RedisCommands<String, String> redis,
+            java.util.function.Predicate<LockScript> which)
+            throws IllegalAccessException {
+        for (LockScript script : allScripts()) {
+            if (which.test(script)) {
+                redis.scriptLoad(script.body());
+            }
+        }
+    }
+
     static List<LockScript> allScripts() throws IllegalAccessException {
         List<LockScript> all = new ArrayList<>();
         for (Field field : LockScript.class.getFields()) {
