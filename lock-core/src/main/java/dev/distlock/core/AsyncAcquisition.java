@@ -383,8 +383,9 @@ final class AsyncAcquisition {
         }
         // A try still in flight may have found the lock busy and marked its client as waiting ('~w'), as a
         // wait does: leave then too.
-        boolean waited = joined != null || (pendingCall != null && !pendingCall.isDone());
-        if (pendingCall != null && !pendingCall.isDone()) {
+        boolean tryInFlight = pendingCall != null && !pendingCall.isDone();
+        boolean waited = joined != null || tryInFlight;
+        if (tryInFlight) {
             pendingCall.cancel(true); // cancels the command too, so that Lettuce does not send it again
         }
         acquirer.withdrawOffer(slot);
