@@ -18,6 +18,14 @@ record LockKeys(String lock) {
         return lock + ":fence";
     }
 
+    /**
+     * A read/write lock's writers that wait for it, {@code <lock>:writers}: a hash of owner id -> server
+     * time in ms until which the mark holds new readers back (see {@code rw-write-acquire.lua}).
+     */
+    String writers() {
+        return lock + ":writers";
+    }
+
     /** The wake-up channel, {@code <lock>:channel}. */
     String channel() {
         return lock + ":channel";

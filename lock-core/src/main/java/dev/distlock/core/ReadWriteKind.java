@@ -9,12 +9,22 @@ import java.util.concurrent.CompletableFuture;
  * The two kinds of a read/write lock, sharing one hash per name: a {@code mode} field plus, per
  * hold, a count, a fencing token and its own lease end, so one crashed reader cannot keep the lock
  * (see the rw-*.lua scripts). Readers share and never queue locally; a writer excludes everyone but
- * may take read holds itself (downgrade); a reader cannot upgrade.
+ * may take read holds itself (downgrade); a reader cannot upgrade. A writer that waits holds new
+ * read holds back until it gets in or gives up, so overlapping readers cannot keep it out.
  */
 final class ReadWriteKind extends LockKind {
 
     static final ReadWriteKind READ = new ReadWriteKind(LockType.READ, "r", LockScript.RW_READ_ACQUIRE);
     static final ReadWriteKind WRITE = new ReadWriteKind(LockType.WRITE, "w", LockScript.RW_WRITE_ACQUIRE);
+
+    /**
+     * How long a waiting writer's mark holds new readers back unless the writer renews it, in ms. A
+     * waiting writer looks again at least every half of it (which renews the mark), so a writer that
+     * vanished while it waited holds readers back at most this long.
+     */
+    static final long WRITER_MARK_MS = 2000;
+
+    private static final String WRITER_MARK_ARG = Long.toString(WRITER_MARK_MS);
 
     /** The hold's field prefix in the hash ({@code r} or {@code w}). */
     private final String field;
@@ -29,14 +39,18 @@ final class ReadWriteKind extends LockKind {
 
     @Override
     CompletableFuture<List<Object>> acquire(ScriptRunner scripts, LockKeys keys, ScriptArgs.Acquire a) {
-        CompletableFuture<List<Object>> reply = scripts.array(
-                acquireScript,
-                new String[] {keys.lock(), keys.fence()},
-                a.owner(),
-                ScriptArgs.decimal(a.leaseMs()),
-                ScriptArgs.decimal(a.fenceTtlMs()),
-                ScriptArgs.decimal(a.held()),
-                a.grantId());
+        String owner = a.owner();
+        String lease = ScriptArgs.decimal(a.leaseMs());
+        String fenceTtl = ScriptArgs.decimal(a.fenceTtlMs());
+        String held = ScriptArgs.decimal(a.held());
+        String[] args = this == WRITE
+                // a writer that waits holds new readers back meanwhile
+                ? new String[] {
+                    owner, lease, fenceTtl, held, a.grantId(), ScriptArgs.decimal(a.waitMs()), WRITER_MARK_ARG
+                }
+                : new String[] {owner, lease, fenceTtl, held, a.grantId()};
+        CompletableFuture<List<Object>> reply =
+                scripts.array(acquireScript, new String[] {keys.lock(), keys.fence(), keys.writers()}, args);
         // Derived so that a cancel reaches the command (a stage made with thenApply would swallow it): an
         // acquire given up on must not be sent again after a reconnect, where it could land after the
         // give-back that followed it and leave a grant nobody holds for its whole lease. A grant made as it
@@ -76,6 +90,21 @@ final class ReadWriteKind extends LockKind {
     @Override
     boolean localQueue() {
         return this == WRITE;
+    }
+
+    /** A writer that waited is marked in Redis as waiting (it holds new readers back) until it gives up. */
+    @Override
+    boolean recordsWaiters() {
+        return this == WRITE;
+    }
+
+    @Override
+    CompletableFuture<?> gaveUp(ScriptRunner scripts, LockKeys keys, ScriptArgs.Leave args) {
+        if (this != WRITE) {
+            return CompletableFuture.completedFuture(null);
+        }
+        return scripts.integer(
+                LockScript.RW_LEAVE, new String[] {keys.writers()}, args.owner(), keys.channel(), args.wakeMessage());
     }
 
     @Override

@@ -10,6 +10,13 @@ import java.util.concurrent.locks.ReadWriteLock;
  * lock (downgrade); a read holder asking for the write lock gets an {@link IllegalStateException}
  * at once, since it would wait for itself.
  *
+ * <p>Writers come first: while a writer waits, new read holds wait too, so that readers whose holds
+ * overlap cannot keep it out; readers already inside still re-enter, and the write holder still takes
+ * read holds. A writer that vanishes while it waits holds new readers back for two seconds at most. As
+ * with {@link java.util.concurrent.locks.ReentrantReadWriteLock}, an owner holding a read hold that
+ * waits for a new read hold of another owner (another thread, an async handle) while a writer waits
+ * waits until one of the waits ends.
+ *
  * <pre>{@code
  * RedisReadWriteLock prices = client.getReadWriteLock("prices");
  * prices.readLock().lock();

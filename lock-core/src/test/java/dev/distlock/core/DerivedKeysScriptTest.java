@@ -78,6 +78,7 @@ class DerivedKeysScriptTest extends ScriptTestSupport {
                         fair.lock() + ":released:" + B,
                         rw.lock(),
                         rw.fence(),
+                        rw.writers(),
                         rw.lock() + ":released:w:" + A,
                         rw.lock() + ":released:r:" + A);
     }
@@ -161,6 +162,15 @@ class DerivedKeysScriptTest extends ScriptTestSupport {
             RedisReadWriteLock rw = client.getReadWriteLock(rwName);
             rw.writeLock().lock();
             rw.readLock().lock();
+            assertThat(otherInstance
+                            .getReadWriteLock(rwName)
+                            .writeLock()
+                            .tryLockAsync(Duration.ofMillis(200))
+                            .toCompletableFuture()
+                            .get(10, java.util.concurrent.TimeUnit.SECONDS))
+                    .as("a writer waited in Redis, then gave up (and left)")
+                    .isEmpty();
+            commands.addAll(monitor.commandsUntil(LockScript.RW_LEAVE.sha1()));
             commands.addAll(monitor.commandsUntil(LockScript.RW_RENEW.sha1()));
             rw.readLock().unlock();
             rw.writeLock().unlock();
@@ -298,6 +308,7 @@ class DerivedKeysScriptTest extends ScriptTestSupport {
                 || key.equals(lock.queue())
                 || key.equals(lock.timeouts())
                 || key.equals(lock.waiting())
+                || key.equals(lock.writers())
                 || key.startsWith(lock.lock() + ":released:");
     }
 
@@ -393,6 +404,15 @@ class DerivedKeysScriptTest extends ScriptTestSupport {
                         .get(5, TimeUnit.SECONDS)
                         .get(0))
                 .isEqualTo(0L);
+        assertThat(write.acquire(scripts, rw, acquireArgs(C, 0, "w3", 10_000))
+                        .get(5, TimeUnit.SECONDS)
+                        .get(0))
+                .as("a writer that waits, marked as such")
+                .isEqualTo(0L);
+        assertThat(write.gaveUp(scripts, rw, new ScriptArgs.Leave(C, "", "w3", "wake", FENCE_TTL_MS))
+                        .get(5, TimeUnit.SECONDS))
+                .as("and gives up")
+                .isEqualTo(1L);
         assertThat(write.renew(scripts, rw, A, "w1", 30_000).get(5, TimeUnit.SECONDS))
                 .isOne();
         assertThat(read.renew(scripts, rw, A, "r1", 30_000).get(5, TimeUnit.SECONDS))

@@ -107,8 +107,8 @@ final class GiveUpStorm {
             throws Exception {
         while (!stop.get()) {
             if (shared) {
-                // readers pause between holds: two clients' readers would otherwise keep the lock read
-                // all along, and a writer would rarely get in (readers are not held back for writers)
+                // readers pause between holds, so that the lock is also free now and then: besides writers
+                // that wait and hold new readers back, the storm has readers and writers race for a free lock
                 TimeUnit.MICROSECONDS.sleep(ThreadLocalRandom.current().nextInt(0, 4000));
             }
             if (tryLockUnlessRedisIsSlow(

@@ -177,7 +177,7 @@ class ReadWriteLockTest {
             probe.scripts()
                     .array(
                             LockScript.RW_READ_ACQUIRE,
-                            new String[] {keys.lock(), keys.fence()},
+                            new String[] {keys.lock(), keys.fence(), keys.writers()},
                             owner,
                             "10000",
                             "60000",

@@ -92,6 +92,84 @@ class ReadWriteScriptTest extends ScriptTestSupport {
         assertThat(sync.hget(keys.lock(), "mode")).isEqualTo("read");
     }
 
+    private static final long MARK_MS = 2_000;
+
+    @Test
+    void aWriterThatWaitsHoldsNewReadersBackButNotTheReadersInside() throws Exception {
+        read(A, LEASE);
+
+        List<Object> writer = write(C, LEASE, 0, grantOf("w", C), 60_000);
+
+        assertThat(writer.get(0)).isEqualTo(0L);
+        assertThat((Long) writer.get(1)).as("looks again within half its mark").isBetween(1L, MARK_MS / 2);
+        assertThat(Long.parseLong(sync.hget(keys.writers(), C))).isGreaterThan(0L);
+        assertThat(sync.pttl(keys.writers())).isBetween(1L, MARK_MS);
+        List<Object> newReader = read(B, LEASE);
+        assertThat(newReader.get(0)).isEqualTo(0L);
+        assertThat((Long) newReader.get(1)).as("until the mark ends").isBetween(1L, MARK_MS);
+        assertThat(sync.hexists(keys.lock(), "r:" + B)).isFalse();
+        assertThat(read(A, LEASE, 1, grantOf("r", A))).as("re-entry").startsWith(1L);
+
+        assertThat(release("r", A, grantOf("r", A), 2, "m", NOTE_TTL_MS)).isEqualTo(0L);
+        assertThat(release("r", A, "m")).isEqualTo(1L);
+        assertThat(write(C, LEASE, 0, grantOf("w", C), 60_000).get(0)).isEqualTo(1L);
+        assertThat(sync.exists(keys.writers())).as("the grant ends the mark").isZero();
+    }
+
+    @Test
+    void aSingleWriteAttemptMarksNothing() throws Exception {
+        read(A, LEASE);
+
+        assertThat(write(C, LEASE).get(0)).isEqualTo(0L);
+
+        assertThat(sync.exists(keys.writers())).isZero();
+        assertThat(read(B, LEASE).get(0)).isEqualTo(1L);
+    }
+
+    @Test
+    void aMarkThatRanOutHoldsNobodyBackAndIsDropped() throws Exception {
+        read(A, LEASE);
+        write(C, LEASE, 0, grantOf("w", C), 150); // a wait shorter than the mark bounds it
+        assertThat(read(B, LEASE).get(0)).isEqualTo(0L);
+
+        await().atMost(Duration.ofSeconds(2)).until(() -> read(B, LEASE).get(0).equals(1L));
+
+        assertThat(sync.hexists(keys.writers(), C)).isFalse();
+    }
+
+    @Test
+    void aWriterThatGivesUpLetsReadersInAndWakesThemOnce() throws Exception {
+        BlockingQueue<String> messages = probe.subscribe(keys.channel());
+        read(A, LEASE);
+        write(C, LEASE, 0, grantOf("w", C), 60_000);
+        write(D, LEASE, 0, grantOf("w", D), 60_000);
+
+        assertThat(writerLeaves(C, "left")).isEqualTo(1L);
+        assertThat(messages.poll(5, TimeUnit.SECONDS)).isEqualTo("left");
+        assertThat(read(B, LEASE).get(0)).as("another writer still waits").isEqualTo(0L);
+        assertThat(writerLeaves(D, "left")).isEqualTo(1L);
+        assertThat(writerLeaves(D, "again")).as("the same give-up run twice").isZero();
+
+        assertThat(read(B, LEASE).get(0)).isEqualTo(1L);
+        assertThat(messages.poll(5, TimeUnit.SECONDS)).isEqualTo("left");
+        assertThat(messages.poll(200, TimeUnit.MILLISECONDS)).isNull();
+    }
+
+    @Test
+    void aWriteAttemptSentTwiceMarksOnce() throws Exception {
+        read(A, LEASE);
+        write(C, LEASE, 0, grantOf("w", C), 60_000);
+        write(C, LEASE, 0, grantOf("w", C), 60_000);
+
+        assertThat(sync.hlen(keys.writers())).isOne();
+        assertThat(release("r", A, "m")).isEqualTo(1L);
+        assertThat(write(C, LEASE, 0, grantOf("w", C), 60_000).get(0)).isEqualTo(1L);
+        assertThat(write(C, LEASE, 0, grantOf("w", C), 60_000))
+                .as("the grant sent again")
+                .startsWith(1L);
+        assertThat(sync.exists(keys.writers())).isZero();
+    }
+
     @Test
     void releasingTheWriteHoldWithReadHoldsLeftTurnsToReadModeAndPublishes() throws Exception {
         BlockingQueue<String> messages = probe.subscribe(keys.channel());
@@ -463,7 +541,7 @@ class ReadWriteScriptTest extends ScriptTestSupport {
     private List<Object> read(String owner, long leaseMs, int held, String grant) throws Exception {
         return scripts.array(
                         LockScript.RW_READ_ACQUIRE,
-                        new String[] {keys.lock(), keys.fence()},
+                        new String[] {keys.lock(), keys.fence(), keys.writers()},
                         owner,
                         Long.toString(leaseMs),
                         Long.toString(FENCE_TTL_MS),
@@ -477,14 +555,26 @@ class ReadWriteScriptTest extends ScriptTestSupport {
     }
 
     private List<Object> write(String owner, long leaseMs, int held, String grant) throws Exception {
+        return write(owner, leaseMs, held, grant, 0);
+    }
+
+    /** A write attempt of a caller that still waits {@code waitMs} (0: a single attempt). */
+    private List<Object> write(String owner, long leaseMs, int held, String grant, long waitMs) throws Exception {
         return scripts.array(
                         LockScript.RW_WRITE_ACQUIRE,
-                        new String[] {keys.lock(), keys.fence()},
+                        new String[] {keys.lock(), keys.fence(), keys.writers()},
                         owner,
                         Long.toString(leaseMs),
                         Long.toString(FENCE_TTL_MS),
                         Integer.toString(held),
-                        grant)
+                        grant,
+                        Long.toString(waitMs),
+                        Long.toString(MARK_MS))
+                .get(5, TimeUnit.SECONDS);
+    }
+
+    private long writerLeaves(String owner, String message) throws Exception {
+        return scripts.integer(LockScript.RW_LEAVE, new String[] {keys.writers()}, owner, keys.channel(), message)
                 .get(5, TimeUnit.SECONDS);
     }
 

@@ -69,7 +69,7 @@ class ScriptRunnerTest extends ScriptTestSupport {
     void shaMatchesTheOneRedisComputesForTheBodyOfEveryScript() throws Exception {
         List<LockScript> all = allScripts();
 
-        assertThat(all).hasSize(14);
+        assertThat(all).hasSize(15);
         for (LockScript script : all) {
             assertThat(sync.scriptLoad(script.body())).as(script.name()).isEqualTo(script.sha1());
         }

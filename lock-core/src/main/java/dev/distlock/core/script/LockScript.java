@@ -30,6 +30,8 @@ public final class LockScript {
     public static final LockScript RW_WRITE_ACQUIRE = load("token.lua", "rw-settle.lua", "rw-write-acquire.lua");
     /** Release one read or write hold; a release that lets waiters in publishes a wake-up. */
     public static final LockScript RW_RELEASE = load("rw-settle.lua", "rw-release.lua");
+    /** A writer of a read/write lock that waited gives up: it no longer holds new readers back. */
+    public static final LockScript RW_LEAVE = load("rw-leave.lua");
     /** Extend one read or write hold's own lease and the hash TTL. */
     public static final LockScript RW_RENEW = load("rw-settle.lua", "rw-renew.lua");
     /** Delete a lock whoever holds it. */

@@ -30,5 +30,24 @@ local function settle(lock, now)
     redis.call('PEXPIRE', lock, last - now)
     return writerEnd
 end
+-- Waiting writers ('<lock>:writers': owner -> server ms until which the mark holds) keep new readers
+-- out, so that readers whose holds overlap cannot keep a writer out for ever. waitingWriter() drops the
+-- marks that ran out and returns when the last of the others' ends, 0 when no other writer waits.
+local function waitingWriter(writers, owner, now)
+    if redis.call('EXISTS', writers) == 0 then
+        return 0
+    end
+    local marks = redis.call('HGETALL', writers)
+    local last = 0
+    for i = 1, #marks, 2 do
+        local ends = tonumber(marks[i + 1])
+        if ends <= now then
+            redis.call('HDEL', writers, marks[i])
+        elseif marks[i] ~= owner and ends > last then
+            last = ends
+        end
+    end
+    return last
+end
 local clock = redis.call('TIME')
 local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)

@@ -6,9 +6,11 @@ import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -20,8 +22,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * holders, the fair queue and the fencing counter. Every method runs under its lock ({@code guard});
  * waiting threads wait on its condition, and handles' acquisitions ({@link Waiter}) wait in a queue
  * without a thread, granted whenever the state changes and completed outside the lock. Mirrors the Redis kinds'
- * rules: reentrant per thread, a writer may also read, a reader may not upgrade, fair grants in
- * arrival order (threads and handles alike), a fixed lease ends the hold, handles do not re-enter.
+ * rules: reentrant per thread, a writer may also read, a reader may not upgrade, a waiting writer holds
+ * new readers back, fair grants in arrival order (threads and handles alike), a fixed lease ends the
+ * hold, handles do not re-enter.
  */
 final class LocalLockState {
 
@@ -79,6 +82,8 @@ final class LocalLockState {
     private final Condition changed = guard.newCondition();
     private Hold exclusive;
     private final Map<Object, Hold> readers = new HashMap<>();
+    /** Owners waiting for the write lock (threads and handles' waiters): new read holds wait for them. */
+    private final Set<Object> writersWaiting = new HashSet<>();
     /** Owners waiting for a fair lock, oldest first: threads and handles' waiters. */
     private final ArrayDeque<Object> fairQueue = new ArrayDeque<>();
     /** Handles' acquisitions waiting, oldest first. */
@@ -121,6 +126,9 @@ final class LocalLockState {
                     if (free(me, read, fair)) {
                         return grant(me, info, read, leaseMs);
                     }
+                    if (!read) {
+                        writersWaiting.add(me);
+                    }
                     long left = waitNanos < 0 ? Long.MAX_VALUE : deadline - System.nanoTime();
                     if (left <= 0) {
                         return null;
@@ -144,8 +152,9 @@ final class LocalLockState {
                 if (interrupted) {
                     me.interrupt();
                 }
-                if (fair && fairQueue.remove(me)) {
-                    signal(); // the next in line may go now
+                boolean wasWaitingWriter = !read && writersWaiting.remove(me);
+                if ((fair && fairQueue.remove(me)) || wasWaitingWriter) {
+                    signal(); // the next in line, or the readers this writer held back, may go now
                 }
             }
         } finally {
@@ -155,9 +164,11 @@ final class LocalLockState {
 
     /** Whether {@code owner} may take the lock now. */
     private boolean free(Object owner, boolean read, boolean fair) {
-        return read
-                ? exclusive == null || exclusive.owner == owner
-                : exclusive == null && readers.isEmpty() && (!fair || fairQueue.peekFirst() == owner);
+        if (read) {
+            // a new read hold (re-entry never gets here): the write holder may read, others wait for writers
+            return exclusive == null ? writersWaiting.isEmpty() : exclusive.owner == owner;
+        }
+        return exclusive == null && readers.isEmpty() && (!fair || fairQueue.peekFirst() == owner);
     }
 
     private Hold grant(Object owner, LockInfo info, boolean read, long leaseMs) {
@@ -192,6 +203,9 @@ final class LocalLockState {
                 waiter.granted.complete(null);
             } else {
                 waiters.addLast(waiter);
+                if (!waiter.read) {
+                    writersWaiting.add(waiter);
+                }
                 if (waitNanos > 0) {
                     waiter.timeout = locks.schedule(
                             () -> locks.with(name, state -> state.giveUp(waiter)),
@@ -212,7 +226,8 @@ final class LocalLockState {
                 if (waiter.timeout != null) {
                     waiter.timeout.cancel(false);
                 }
-                if (fairQueue.remove(waiter)) {
+                boolean wasWaitingWriter = writersWaiting.remove(waiter);
+                if (fairQueue.remove(waiter) || wasWaitingWriter) {
                     signal();
                 }
                 locks.deliver(() -> waiter.granted.complete(null));
@@ -231,6 +246,7 @@ final class LocalLockState {
             waiters.clear();
             for (Waiter waiter : drained) {
                 fairQueue.remove(waiter);
+                writersWaiting.remove(waiter);
                 if (waiter.timeout != null) {
                     waiter.timeout.cancel(false);
                 }
@@ -249,9 +265,11 @@ final class LocalLockState {
             if (waiter.granted.isDone()) { // cancelled: its giveUp may come later
                 it.remove();
                 fairQueue.remove(waiter);
+                writersWaiting.remove(waiter);
             } else if (free(waiter, waiter.read, waiter.fair)) {
                 it.remove();
                 fairQueue.remove(waiter);
+                writersWaiting.remove(waiter);
                 if (waiter.timeout != null) {
                     waiter.timeout.cancel(false);
                 }
@@ -505,7 +523,12 @@ final class LocalLockState {
     boolean idle() {
         guard.lock();
         try {
-            return exclusive == null && readers.isEmpty() && fairQueue.isEmpty() && waiters.isEmpty() && lost.isEmpty();
+            return exclusive == null
+                    && readers.isEmpty()
+                    && fairQueue.isEmpty()
+                    && waiters.isEmpty()
+                    && writersWaiting.isEmpty()
+                    && lost.isEmpty();
         } finally {
             guard.unlock();
         }

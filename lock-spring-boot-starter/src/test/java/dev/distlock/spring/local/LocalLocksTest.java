@@ -333,6 +333,57 @@ class LocalLocksTest {
         assertThat(locks.activeHolds()).isZero();
     }
 
+    @Test
+    void aWaitingWriterHoldsNewReadersBackAsInRedisMode() throws Exception {
+        RedisReadWriteLockView doc = new RedisReadWriteLockView(locks, "doc");
+        doc.read.lock();
+        CompletableFuture<Boolean> writer =
+                CompletableFuture.supplyAsync(() -> tryLockAndUnlock(doc.write, Duration.ofSeconds(30)), elsewhere);
+        await().atMost(Duration.ofSeconds(5))
+                .until(() -> !CompletableFuture.supplyAsync(() -> tryLockAndUnlock(doc.read, Duration.ZERO))
+                        .get());
+
+        assertThat(get(doc.read.tryLockAsync(Duration.ZERO)))
+                .as("a new read handle")
+                .isEmpty();
+        assertThat(doc.read.tryLock()).as("the reader inside re-enters").isTrue();
+        doc.read.unlock();
+        assertThat(writer).isNotDone();
+        doc.read.unlock();
+        assertThat(writer.get(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(CompletableFuture.supplyAsync(() -> tryLockAndUnlock(doc.read, Duration.ZERO))
+                        .get())
+                .as("readers once the writer is done")
+                .isTrue();
+    }
+
+    @Test
+    void aWriterThatGivesUpLetsTheReadersItHeldBackIn() throws Exception {
+        RedisReadWriteLockView doc = new RedisReadWriteLockView(locks, "doc");
+        doc.read.lock();
+        CompletableFuture<Optional<LockHandle>> writer =
+                doc.write.tryLockAsync(Duration.ofMillis(300)).toCompletableFuture();
+        CompletableFuture<Boolean> reader =
+                CompletableFuture.supplyAsync(() -> tryLockAndUnlock(doc.read, Duration.ofSeconds(30)), elsewhere);
+
+        assertThat(get(writer)).as("the writer's wait ran out").isEmpty();
+        assertThat(reader.get(5, TimeUnit.SECONDS)).isTrue();
+        doc.read.unlock();
+    }
+
+    private static boolean tryLockAndUnlock(RedisLock lock, Duration wait) {
+        try {
+            boolean got = lock.tryLock(wait);
+            if (got) {
+                lock.unlock();
+            }
+            return got;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
     /** The two sides of a local read/write lock. */
     private record RedisReadWriteLockView(RedisLock read, RedisLock write) {
         RedisReadWriteLockView(LocalLocks locks, String key) {
