@@ -89,12 +89,16 @@ class LocalLocksTest {
         RedisLock holder = locks.lock(LockType.FAIR, false, "queue", "q");
         holder.lock();
         List<String> order = new CopyOnWriteArrayList<>();
-        CompletableFuture<Void> first = CompletableFuture.runAsync(() -> takeAndRecord("first", order));
+        // threads of their own: both block at once, which the common pool need not allow (it has one thread on
+        // two cores, and on Java 25 CompletableFuture's default executor then runs the second after the first)
+        ExecutorService waiters = Executors.newFixedThreadPool(2);
+        CompletableFuture<Void> first = CompletableFuture.runAsync(() -> takeAndRecord("first", order), waiters);
         await().atMost(Duration.ofSeconds(10)).until(() -> locks.queued("queue") == 1);
-        CompletableFuture<Void> second = CompletableFuture.runAsync(() -> takeAndRecord("second", order));
+        CompletableFuture<Void> second = CompletableFuture.runAsync(() -> takeAndRecord("second", order), waiters);
         await().atMost(Duration.ofSeconds(10)).until(() -> locks.queued("queue") == 2);
         holder.unlock();
         CompletableFuture.allOf(first, second).join();
+        waiters.shutdown();
         assertThat(order).containsExactly("first", "second");
     }
 
