@@ -11,6 +11,8 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -48,10 +50,15 @@ class ActuatorEndpointTest extends RunningApplication {
     @Test
     void listsTheHoldsOfThisInstanceWithKindOwnerTokenAndLease() throws Exception {
         CountDownLatch release = new CountDownLatch(1);
-        CompletableFuture<Void> annotated = CompletableFuture.runAsync(() -> jobs.hold("order:42", release));
-        CompletableFuture<Void> programmatic = CompletableFuture.runAsync(() -> template.withName("exports")
-                .withLeaseTime(Duration.ofMinutes(5))
-                .execute("export:7", Duration.ofSeconds(5), () -> awaitRelease(release)));
+        // threads of their own: both hold at once, which the common pool need not allow (on Java 25 with two
+        // cores its one worker runs the second only after the first)
+        ExecutorService holders = Executors.newFixedThreadPool(2);
+        CompletableFuture<Void> annotated = CompletableFuture.runAsync(() -> jobs.hold("order:42", release), holders);
+        CompletableFuture<Void> programmatic = CompletableFuture.runAsync(
+                () -> template.withName("exports")
+                        .withLeaseTime(Duration.ofMinutes(5))
+                        .execute("export:7", Duration.ofSeconds(5), () -> awaitRelease(release)),
+                holders);
         try {
             await().atMost(Duration.ofSeconds(20))
                     .until(() -> get("/actuator/distributedlocks").body().contains("export:7")
@@ -76,6 +83,7 @@ class ActuatorEndpointTest extends RunningApplication {
             release.countDown();
             annotated.get(20, TimeUnit.SECONDS);
             programmatic.get(20, TimeUnit.SECONDS);
+            holders.shutdown();
         }
         assertThat(get("/actuator/distributedlocks").body()).contains("\"holds\":[]");
     }
