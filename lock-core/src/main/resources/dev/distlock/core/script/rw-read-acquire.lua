@@ -23,7 +23,7 @@ if redis.call('HEXISTS', lock, 'r:' .. owner) == 1 and redis.call('HGET', lock, 
     token = tonumber(redis.call('HGET', lock, 'rt:' .. owner))
     redis.call('HSET', lock, 'r:' .. owner, count)
 else
-    if writerEnd <= 0 then
+    if writerEnd <= 0 then -- (the write holder reads without waiting for writers: downgrade)
         local writerWaits = waitingWriter(KEYS[3], owner, now)
         if writerWaits > 0 then
             return {0, writerWaits - now, 0}

@@ -260,13 +260,19 @@ final class LocalLockState {
     /** The state changed: waiting threads look again, and waiting handles that may go now are granted. */
     private void signal() {
         changed.signalAll();
+        // The cancelled ones first (their giveUp may come later, and then finds them gone): a cancelled writer
+        // queued behind a reader must not hold that reader back.
         for (Iterator<Waiter> it = waiters.iterator(); it.hasNext(); ) {
             Waiter waiter = it.next();
-            if (waiter.granted.isDone()) { // cancelled: its giveUp may come later
+            if (waiter.granted.isDone()) {
                 it.remove();
                 fairQueue.remove(waiter);
                 writersWaiting.remove(waiter);
-            } else if (free(waiter, waiter.read, waiter.fair)) {
+            }
+        }
+        for (Iterator<Waiter> it = waiters.iterator(); it.hasNext(); ) {
+            Waiter waiter = it.next();
+            if (free(waiter, waiter.read, waiter.fair)) {
                 it.remove();
                 fairQueue.remove(waiter);
                 writersWaiting.remove(waiter);
