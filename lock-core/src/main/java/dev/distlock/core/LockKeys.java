@@ -39,6 +39,14 @@ record LockKeys(String lock) {
         return lock + ":released:" + suffix;
     }
 
+    /**
+     * The short-lived note of a waiter's last give-up, so that the same give-up run again changes
+     * nothing: {@code <lock>:released:~left:<suffix>} (a note as a release's, named apart from them).
+     */
+    String leaveNote(String suffix) {
+        return note("~left:" + suffix);
+    }
+
     /** The fair lock's list of waiting owners, oldest first. */
     String queue() {
         return lock + ":queue";

@@ -104,7 +104,13 @@ final class ReadWriteKind extends LockKind {
             return CompletableFuture.completedFuture(null);
         }
         return scripts.integer(
-                LockScript.RW_LEAVE, new String[] {keys.writers()}, args.owner(), keys.channel(), args.wakeMessage());
+                LockScript.RW_LEAVE,
+                new String[] {keys.writers(), keys.leaveNote(field + ':' + args.owner())},
+                args.owner(),
+                keys.channel(),
+                args.wakeMessage(),
+                args.waitId(),
+                ScriptArgs.decimal(args.noteTtlMs()));
     }
 
     @Override

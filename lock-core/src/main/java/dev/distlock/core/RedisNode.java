@@ -219,7 +219,8 @@ final class RedisNode {
         return kind.gaveUp(
                 scripts,
                 keys,
-                new ScriptArgs.Leave(owner, waitId, grantId, hub.message(kind.wakesAllOnRelease()), fenceTtlMs));
+                new ScriptArgs.Leave(
+                        owner, waitId, grantId, hub.message(kind.wakesAllOnRelease()), fenceTtlMs, releaseNoteTtlMs));
     }
 
     /** Raises the fencing counter of {@code keys} to at least {@code token} while {@code owner} holds it: 1, else 0. */

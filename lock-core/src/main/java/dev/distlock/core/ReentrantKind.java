@@ -79,7 +79,13 @@ final class ReentrantKind extends LockKind {
     @Override
     CompletableFuture<?> gaveUp(ScriptRunner scripts, LockKeys keys, ScriptArgs.Leave args) {
         return scripts.integer(
-                LockScript.LEAVE, new String[] {keys.lock()}, args.owner(), keys.channel(), args.wakeMessage());
+                LockScript.LEAVE,
+                new String[] {keys.lock(), keys.leaveNote(args.owner())},
+                args.owner(),
+                keys.channel(),
+                args.wakeMessage(),
+                args.waitId(),
+                ScriptArgs.decimal(args.noteTtlMs()));
     }
 
     @Override

@@ -120,6 +120,7 @@ final class ScriptArgs {
      *        held the lock already (a re-entry), which must not be given back
      * @param wakeMessage what a wake-up of the next waiter publishes
      * @param fenceTtlMs how long the fencing counter outlives a grant made to the next waiter
+     * @param noteTtlMs how long Redis remembers the give-up, so that the same give-up sent again changes nothing
      */
-    record Leave(String owner, String waitId, String grantId, String wakeMessage, long fenceTtlMs) {}
+    record Leave(String owner, String waitId, String grantId, String wakeMessage, long fenceTtlMs, long noteTtlMs) {}
 }

@@ -375,16 +375,47 @@ class AcquireScriptTest extends ScriptTestSupport {
     void aWaiterThatGivesUpIsForgottenAndHandsBackAReservationForItsClient() throws Exception {
         grant(A, 10_000, "g1");
         acquireWaiting(B, 10_000, 0, "g2");
-        assertThat(leave(B, "m")).isEqualTo(1L);
+        assertThat(leave(B, "g2", "m")).isEqualTo(1L);
         assertThat(sync.hexists(keys.lock(), "~w")).isFalse();
-        assertThat(leave(B, "m")).as("nothing left to leave").isZero();
+        assertThat(leave(B, "g2-later", "m")).as("nothing left to leave").isZero();
 
         acquireWaiting(C, 10_000, 0, "g3");
         BlockingQueue<String> wakeups = probe.subscribe(keys.channel());
         release(A, "g1", 1, "released");
         assertThat(wakeups.poll(2, TimeUnit.SECONDS)).isEqualTo("released");
-        assertThat(leave(C, "handed back")).isEqualTo(2L);
+        assertThat(leave(C, "g3", "handed back")).isEqualTo(2L);
         assertThat(sync.exists(keys.lock())).isZero();
         assertThat(wakeups.poll(2, TimeUnit.SECONDS)).as("others are woken").isEqualTo("handed back");
+    }
+
+    /**
+     * A give-up sent again after its reply was lost (Lettuce re-sends it on the next connection) runs after
+     * another caller of the same client started waiting: it must take back neither that caller's record nor
+     * the reservation a release then made for their client.
+     */
+    @Test
+    void aGiveUpSentAgainLeavesALaterWaiterOfItsClientItsRecordAndReservation() throws Exception {
+        String sameClient = "client-b:2";
+        grant(A, 10_000, "g1");
+        acquireWaiting(B, 10_000, 0, "g2");
+        assertThat(leave(B, "g2", "m")).isEqualTo(1L);
+
+        acquireWaiting(sameClient, 10_000, 0, "g3");
+        assertThat(leave(B, "g2", "m")).as("the same give-up, sent again").isZero();
+        assertThat(sync.hget(keys.lock(), "~w"))
+                .as("the later waiter's client is still recorded")
+                .isEqualTo("client-b");
+
+        release(A, "g1", 1, "released");
+        assertThat(sync.hget(keys.lock(), "~res"))
+                .as("reserved for that client")
+                .isEqualTo("client-b");
+        assertThat(leave(B, "g2", "m")).as("the same give-up, sent once more").isZero();
+        assertThat(sync.hget(keys.lock(), "~res"))
+                .as("the reservation is not handed back")
+                .isEqualTo("client-b");
+        assertThat(acquireWaiting(sameClient, 10_000, 0, "g3").get(0))
+                .as("the later waiter takes it")
+                .isEqualTo(1L);
     }
 }

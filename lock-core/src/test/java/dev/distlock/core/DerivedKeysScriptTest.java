@@ -70,6 +70,7 @@ class DerivedKeysScriptTest extends ScriptTestSupport {
                         keys.lock(),
                         keys.fence(),
                         keys.lock() + ":released:" + A,
+                        keys.lock() + ":released:~left:" + D,
                         fair.lock(),
                         fair.fence(),
                         fair.queue(),
@@ -80,7 +81,8 @@ class DerivedKeysScriptTest extends ScriptTestSupport {
                         rw.fence(),
                         rw.writers(),
                         rw.lock() + ":released:w:" + A,
-                        rw.lock() + ":released:r:" + A);
+                        rw.lock() + ":released:r:" + A,
+                        rw.lock() + ":released:~left:w:" + C);
     }
 
     /**
@@ -409,7 +411,7 @@ class DerivedKeysScriptTest extends ScriptTestSupport {
                         .get(0))
                 .as("a writer that waits, marked as such")
                 .isEqualTo(0L);
-        assertThat(write.gaveUp(scripts, rw, new ScriptArgs.Leave(C, "", "w3", "wake", FENCE_TTL_MS))
+        assertThat(write.gaveUp(scripts, rw, new ScriptArgs.Leave(C, "w3", "w3", "wake", FENCE_TTL_MS, NOTE_TTL_MS))
                         .get(5, TimeUnit.SECONDS))
                 .as("and gives up")
                 .isEqualTo(1L);
@@ -456,7 +458,7 @@ class DerivedKeysScriptTest extends ScriptTestSupport {
     }
 
     private static ScriptArgs.Leave leaveArgs(String owner, String grant) {
-        return new ScriptArgs.Leave(owner, grant, grant, "m", FENCE_TTL_MS);
+        return new ScriptArgs.Leave(owner, grant, grant, "m", FENCE_TTL_MS, NOTE_TTL_MS);
     }
 
     private static long granted(List<Object> reply) {

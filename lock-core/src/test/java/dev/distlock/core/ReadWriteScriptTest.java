@@ -144,15 +144,40 @@ class ReadWriteScriptTest extends ScriptTestSupport {
         write(C, LEASE, 0, grantOf("w", C), 60_000);
         write(D, LEASE, 0, grantOf("w", D), 60_000);
 
-        assertThat(writerLeaves(C, "left")).isEqualTo(1L);
+        assertThat(writerLeaves(C, grantOf("w", C), "left")).isEqualTo(1L);
         assertThat(messages.poll(5, TimeUnit.SECONDS)).isEqualTo("left");
         assertThat(read(B, LEASE).get(0)).as("another writer still waits").isEqualTo(0L);
-        assertThat(writerLeaves(D, "left")).isEqualTo(1L);
-        assertThat(writerLeaves(D, "again")).as("the same give-up run twice").isZero();
+        assertThat(writerLeaves(D, grantOf("w", D), "left")).isEqualTo(1L);
+        assertThat(writerLeaves(D, grantOf("w", D), "again"))
+                .as("the same give-up run twice")
+                .isZero();
 
         assertThat(read(B, LEASE).get(0)).isEqualTo(1L);
         assertThat(messages.poll(5, TimeUnit.SECONDS)).isEqualTo("left");
         assertThat(messages.poll(200, TimeUnit.MILLISECONDS)).isNull();
+    }
+
+    /**
+     * A writer's give-up sent again after its reply was lost runs after the same writer started a new wait: the
+     * new wait's mark stays and keeps holding new readers back.
+     */
+    @Test
+    void aGiveUpSentAgainLeavesTheMarkOfTheWritersNextWait() throws Exception {
+        read(A, LEASE);
+        write(C, LEASE, 0, "w-first-wait", 60_000);
+        assertThat(writerLeaves(C, "w-first-wait", "left")).isEqualTo(1L);
+
+        write(C, LEASE, 0, "w-next-wait", 60_000);
+        assertThat(writerLeaves(C, "w-first-wait", "left"))
+                .as("the first give-up, sent again")
+                .isZero();
+
+        assertThat(sync.hexists(keys.writers(), C)).as("the next wait's mark").isTrue();
+        assertThat(read(B, LEASE).get(0)).as("a new reader is still held back").isEqualTo(0L);
+        assertThat(writerLeaves(C, "w-next-wait", "left"))
+                .as("the next wait's own give-up")
+                .isEqualTo(1L);
+        assertThat(read(B, LEASE).get(0)).isEqualTo(1L);
     }
 
     @Test
@@ -573,8 +598,15 @@ class ReadWriteScriptTest extends ScriptTestSupport {
                 .get(5, TimeUnit.SECONDS);
     }
 
-    private long writerLeaves(String owner, String message) throws Exception {
-        return scripts.integer(LockScript.RW_LEAVE, new String[] {keys.writers()}, owner, keys.channel(), message)
+    private long writerLeaves(String owner, String waitId, String message) throws Exception {
+        return scripts.integer(
+                        LockScript.RW_LEAVE,
+                        new String[] {keys.writers(), keys.leaveNote("w:" + owner)},
+                        owner,
+                        keys.channel(),
+                        message,
+                        waitId,
+                        Long.toString(NOTE_TTL_MS))
                 .get(5, TimeUnit.SECONDS);
     }
 

@@ -25,7 +25,9 @@ class ReleaseScriptTest extends ScriptTestSupport {
      */
     private void waits(String owner) throws Exception {
         assertThat(acquire(owner, 30_000, 0, "g-" + owner, 1, 1_000).get(0)).isEqualTo(0L);
-        assertThat(leave(owner, "left")).as("its client's record taken back").isEqualTo(1L);
+        assertThat(leave(owner, "g-" + owner, "left"))
+                .as("its client's record taken back")
+                .isEqualTo(1L);
     }
 
     @Test

@@ -120,9 +120,19 @@ abstract class ScriptTestSupport {
                 .get(5, TimeUnit.SECONDS);
     }
 
-    /** leave.lua: 1 the owner's client was recorded as waiting, 2 a reservation for it was handed back, else 0. */
-    long leave(String owner, String message) throws Exception {
-        return scripts.integer(LockScript.LEAVE, new String[] {keys.lock()}, owner, keys.channel(), message)
+    /**
+     * leave.lua ending the wait {@code waitId}: 1 the owner's client was recorded as waiting, 2 a reservation for
+     * it was handed back, else 0.
+     */
+    long leave(String owner, String waitId, String message) throws Exception {
+        return scripts.integer(
+                        LockScript.LEAVE,
+                        new String[] {keys.lock(), keys.leaveNote(owner)},
+                        owner,
+                        keys.channel(),
+                        message,
+                        waitId,
+                        Long.toString(NOTE_TTL_MS))
                 .get(5, TimeUnit.SECONDS);
     }
 

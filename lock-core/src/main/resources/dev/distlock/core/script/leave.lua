@@ -3,11 +3,18 @@
 -- that client takes is handed back at once (others are woken) instead of expiring by itself. Another
 -- thread of the same client that still waits records itself again at its next attempt. The mark that
 -- somebody waits ('~s') stays: others may still wait, and at worst a release wakes nobody.
--- KEYS[1] lock hash
+-- Safe to run twice: every run leaves a short-lived note of its wait id, and a run that finds its own id
+-- there changes nothing. Without it, the same give-up sent again after a lost reply could take back the
+-- record or the reservation of a caller of the same client that started waiting in between.
+-- KEYS[1] lock hash   KEYS[2] the note of the owner's last give-up, <lock>:released:~left:<owner>
 -- ARGV[1] owner id   ARGV[2] wake-up channel   ARGV[3] wake-up message
+-- ARGV[4] wait id (the grant id the attempts of the wait carried)   ARGV[5] how long the note is kept, in ms
 -- Returns 1 when the client was recorded as waiting, 2 when a reservation for it was handed back, else 0.
 -- (client-of.lua, prepended at load time, defines clientOf.)
 local lock, me = KEYS[1], clientOf(ARGV[1])
+if redis.call('SET', KEYS[2], ARGV[4], 'PX', ARGV[5], 'GET') == ARGV[4] then
+    return 0
+end
 if redis.call('HGET', lock, '~w') == me then
     redis.call('HDEL', lock, '~w')
     return 1
