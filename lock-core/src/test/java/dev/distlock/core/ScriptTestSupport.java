@@ -31,7 +31,7 @@ abstract class ScriptTestSupport {
     static final int TOKEN_BLOCK = 17;
 
     /** How long a last release reserves a reentrant lock for another client that waits. */
-    static final long RESERVE_MS = 500;
+    static final long RESERVE_MS = 2_000;
     /** About eleven days in microseconds: a counter this far ahead of the server clock decides the next token. */
     static final long FAR_AHEAD_MICROS = 1_000_000_000_000L;
 
