@@ -47,6 +47,8 @@ final class AsyncAcquisition {
     final CompletableFuture<@Nullable Hold> result = new CompletableFuture<>();
 
     private boolean finished;
+    /** Its wait ran out and its listeners were told so, before its result completes. */
+    private boolean timedOut;
     /** Its turn at the gate while it waits there. */
     private @Nullable CompletableFuture<LocalGates.Entry> entering;
     /** Where it stands at the gate; says who passes the permit on and leaves the gate when it stops. */
@@ -123,12 +125,7 @@ final class AsyncAcquisition {
                 // Off the thread that handed on or timed out: that thread may be inside another caller's unlock
                 // (whose events the starter attributes by thread) or be the client's timer; the caller's own
                 // code runs when the result completes.
-                case TIMEOUT ->
-                    acquirer.offThread(() -> {
-                        if (result.complete(null)) {
-                            acquirer.timedOut(request);
-                        }
-                    });
+                case TIMEOUT -> acquirer.offThread(this::timeOut);
                 case HANDED_ON -> acquirer.offThread(() -> takeHandedOn(gate, entry));
                 default -> attempt();
             }
@@ -295,9 +292,7 @@ final class AsyncAcquisition {
         }
         long remaining = deadline - System.nanoTime();
         if (remaining <= 0) {
-            if (result.complete(null)) {
-                acquirer.timedOut(request);
-            }
+            timeOut();
             return;
         }
         CompletableFuture<?> next;
@@ -357,14 +352,32 @@ final class AsyncAcquisition {
         return true;
     }
 
+    /**
+     * Ends the wait empty: the listeners hear of the timeout before the caller does, as they hear of a grant
+     * before it is delivered, so the caller's code that follows sees it counted. A caller that stopped
+     * first keeps its own outcome, and one that stops meanwhile adds no second one (see {@link #finished}).
+     */
+    private void timeOut() {
+        synchronized (this) {
+            if (finished || timedOut) {
+                return;
+            }
+            timedOut = true;
+        }
+        acquirer.timedOut(request);
+        result.complete(null);
+    }
+
     private void finished(@Nullable Hold hold, @Nullable Throwable error) {
         WaitChannel joined;
         CompletableFuture<?> pendingCall;
         CompletableFuture<Boolean> pendingSleep;
         CompletableFuture<LocalGates.Entry> pendingEntry;
         AtGate stood;
+        boolean told;
         synchronized (this) {
             finished = true;
+            told = timedOut;
             joined = channel;
             pendingCall = call;
             pendingSleep = sleep;
@@ -402,7 +415,9 @@ final class AsyncAcquisition {
                     // A try may have been granted with its reply lost or cancelled: give that grant back.
                     acquirer.giveBack(request, args.grantId());
                 }
-                acquirer.failed(request, error);
+                if (!told) { // stopped by its caller as it timed out: the timeout was its outcome
+                    acquirer.failed(request, error);
+                }
             }
         }
     }

@@ -175,4 +175,37 @@ class LockListenerEventsTest {
             assertThat(after.releases(name)).hasSize(1);
         }
     }
+
+    @Test
+    void anAsyncTimeoutIsReportedBeforeItsCallerLearnsOfIt() throws Exception {
+        RedisLock held = holderClient.getLock(name);
+        held.lock();
+        // A listener that takes its time over the timeout: the caller's result must wait for it.
+        java.util.List<AcquireOutcome> heard = new java.util.concurrent.CopyOnWriteArrayList<>();
+        LockListener slow = new LockListener() {
+            @Override
+            public void onAcquire(LockInfo lock, AcquireOutcome outcome, Duration waited) {
+                try {
+                    Thread.sleep(300);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                heard.add(outcome);
+            }
+        };
+        try (LockClient slowClient = LockClient.create(
+                RedisURI.create(redis.server().uri()),
+                LockClientOptions.builder().listener(slow).build())) {
+            RedisLock lock = slowClient.getLock(name);
+            for (Duration wait : new Duration[] {Duration.ZERO, Duration.ofMillis(100)}) {
+                heard.clear();
+                assertThat(lock.tryLockAsync(wait).toCompletableFuture().get(5, java.util.concurrent.TimeUnit.SECONDS))
+                        .as("busy for a wait of %s", wait)
+                        .isEmpty();
+                assertThat(heard).as("told before the caller, wait %s", wait).containsExactly(AcquireOutcome.TIMEOUT);
+            }
+        } finally {
+            held.unlock();
+        }
+    }
 }
