@@ -189,8 +189,10 @@ final class BenchmarkRunner implements AutoCloseable {
                 Function<String, Lock> lock = fair ? provider::fairLock : provider::lock;
                 Workload.prime(lock.apply("bench-prime"));
                 List<Lock> locks = keys.stream().map(lock).toList();
-                ArrivalOrder order = fair ? new ArrivalOrder(workers, config.fairSlack()) : null;
-                o = Workload.threads(locks, slots, order, warmup, config.measure(), redisCounters);
+                try (Stalls stalls = fair ? new Stalls() : null) {
+                    ArrivalOrder order = fair ? new ArrivalOrder(workers, config.fairSlack(), stalls) : null;
+                    o = Workload.threads(locks, slots, order, warmup, config.measure(), redisCounters);
+                }
             }
             return new Measured(o, redisCounters.before, redisCounters.after);
         }

@@ -10,6 +10,8 @@ import java.util.stream.Collectors;
  * @param totalOps operations including warm-up (to turn Redis command counts into per-op figures)
  * @param measuredOps operations started inside the measured window
  * @param orderViolations grants out of arrival order, or -1 when not checked
+ * @param orderUndecided grants the arrival-order check could not judge: they passed an earlier worker
+ *        by about as long as the JVM stood still meanwhile (see {@link ArrivalOrder}); -1 when not checked
  * @param windowNanos actual length of the measured window
  * @param cpuNanos CPU time the JVM(s) used during the measured window (all threads: callers, I/O
  *        event loops, schedulers, JIT), or -1 when the JVM cannot tell
@@ -23,6 +25,7 @@ record Outcome(
         long measuredOps,
         long violations,
         long orderViolations,
+        long orderUndecided,
         long windowNanos,
         long cpuNanos,
         LatencyHistogram latency,
@@ -39,6 +42,7 @@ record Outcome(
     static Outcome of(List<Tally> tallies, boolean orderChecked, long windowNanos, long cpuNanos, String error) {
         Sum sum = new Sum();
         long order = 0;
+        long undecided = 0;
         for (Tally t : tallies) {
             long p99 = t.latency.count() == 0 ? -1 : t.latency.quantile(0.99);
             sum.add(
@@ -51,8 +55,9 @@ record Outcome(
                     new long[] {t.measured},
                     new long[] {p99});
             order += t.orderViolations;
+            undecided += t.orderUndecided;
         }
-        return sum.outcome(orderChecked ? order : -1, windowNanos, cpuNanos, error);
+        return sum.outcome(orderChecked ? order : -1, orderChecked ? undecided : -1, windowNanos, cpuNanos, error);
     }
 
     /** The outcomes of several JVMs as one: counts and histograms add up, and so do their rates. */
@@ -78,7 +83,7 @@ record Outcome(
         }
         // A window length that gives back the summed rate, so opsPerSecond() stays right.
         long window = rate == 0 ? 0 : Math.round(sum.measured * 1e9 / rate);
-        return sum.outcome(-1, window, cpu, error);
+        return sum.outcome(-1, -1, window, cpu, error);
     }
 
     /** Running totals of counts, histograms and workers. */
@@ -117,12 +122,13 @@ record Outcome(
             return joined;
         }
 
-        Outcome outcome(long orderViolations, long windowNanos, long cpuNanos, String error) {
+        Outcome outcome(long orderViolations, long orderUndecided, long windowNanos, long cpuNanos, String error) {
             return new Outcome(
                     total,
                     measured,
                     violations,
                     orderViolations,
+                    orderUndecided,
                     windowNanos,
                     cpuNanos,
                     latency,
@@ -146,6 +152,7 @@ record Outcome(
                 Long.toString(measuredOps),
                 Long.toString(violations),
                 Long.toString(orderViolations),
+                Long.toString(orderUndecided),
                 Long.toString(windowNanos),
                 Long.toString(cpuNanos),
                 latency.encode(),
@@ -157,8 +164,8 @@ record Outcome(
     }
 
     static Outcome decode(String line) {
-        String[] f = line.split(" ", 13);
-        if (f.length != 13 || !f[0].equals(RESULT)) {
+        String[] f = line.split(" ", 14);
+        if (f.length != 14 || !f[0].equals(RESULT)) {
             throw new IllegalArgumentException("Not a child result line: " + line);
         }
         return new Outcome(
@@ -168,12 +175,13 @@ record Outcome(
                 Long.parseLong(f[4]),
                 Long.parseLong(f[5]),
                 Long.parseLong(f[6]),
-                LatencyHistogram.decode(f[7]),
+                Long.parseLong(f[7]),
                 LatencyHistogram.decode(f[8]),
                 LatencyHistogram.decode(f[9]),
-                longs(f[10]),
+                LatencyHistogram.decode(f[10]),
                 longs(f[11]),
-                f[12].equals("-") ? null : f[12]);
+                longs(f[12]),
+                f[13].equals("-") ? null : f[13]);
     }
 
     private static String longs(long[] values) {

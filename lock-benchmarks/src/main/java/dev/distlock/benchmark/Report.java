@@ -144,7 +144,10 @@ final class Report {
                                 + "Order violations (fair locks): "
                                 + "grants to a thread that asked more than ")
                 .append(config.fairSlack().toMillis())
-                .append(" ms after another thread that was still waiting, summed over the rounds.\n\n");
+                .append(
+                        " ms after another thread that was still waiting, summed over the rounds; \"undecided\": such grants "
+                                + "whose lead over the passed thread, beyond those ms, falls within a stall of the whole JVM (two ticker "
+                                + "threads both late), when the passed thread's request may have gone out after the other's.\n\n");
         md.append(
                 "| scenario | library | thread share | worst worker p99 ms | JVM share | hand-offs/op | hand-off p50 ms | hand-off p99 ms "
                         + "| cross-JVM hand-off p50 ms | cross-JVM hand-off p99 ms | Redis RTT p50 ms | cross-JVM hand-off p50 "
@@ -159,6 +162,8 @@ final class Report {
                 boolean handOffs = s.contended();
                 boolean remote = s == Scenario.CONTENDED_PROCESSES;
                 long order = rs.stream().mapToLong(RunResult::orderViolations).sum();
+                long undecided =
+                        rs.stream().mapToLong(RunResult::orderUndecided).sum();
                 md.append("| ")
                         .append(s.label(config))
                         .append(" | ")
@@ -181,7 +186,10 @@ final class Report {
                         .append(" | ");
                 md.append(remote ? cell(rs, RunResult::remoteHandOffRoundTrips, Spread::oneDecimal) : "-")
                         .append(" | ");
-                md.append(s == Scenario.FAIR_CONTENDED ? Long.toString(order) : "-")
+                md.append(
+                                s == Scenario.FAIR_CONTENDED
+                                        ? order + (undecided > 0 ? " (" + undecided + " undecided)" : "")
+                                        : "-")
                         .append(" |\n");
             }
         }

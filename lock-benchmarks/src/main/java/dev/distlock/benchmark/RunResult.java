@@ -10,6 +10,8 @@ import java.util.function.ToDoubleFunction;
  *
  * @param totalOps operations including warm-up, all processes
  * @param orderViolations grants out of arrival order (fair scenario), -1 when not checked
+ * @param orderUndecided grants the arrival-order check could not judge because the JVM stood still
+ *        meanwhile (see {@link ArrivalOrder}), -1 when not checked
  * @param threadShare measured ops of the busiest worker divided into those of the idlest (1 = even)
  * @param worstWorkerP99Nanos the highest p99 of any one worker (thread or async caller) over its own
  *        measured ops, NaN with fewer than two workers: where workers take turns unevenly, the pooled
@@ -34,6 +36,7 @@ record RunResult(
         long maxNanos,
         long violations,
         long orderViolations,
+        long orderUndecided,
         long totalOps,
         long measuredOps,
         double threadShare,
@@ -89,6 +92,7 @@ record RunResult(
                 o.latency().quantile(1.0),
                 o.violations(),
                 o.orderViolations(),
+                o.orderUndecided(),
                 o.totalOps(),
                 ops,
                 share(Arrays.stream(o.workerOps()).boxed().toList()),
@@ -127,6 +131,7 @@ record RunResult(
                 maxNanos,
                 violations,
                 orderViolations,
+                orderUndecided,
                 totalOps,
                 measuredOps,
                 threadShare,
@@ -160,6 +165,7 @@ record RunResult(
                 0,
                 0,
                 0,
+                -1,
                 -1,
                 0,
                 0,

@@ -10,6 +10,9 @@ final class Tally {
     long measured;
     long violations;
     long orderViolations;
+    /** Grants that passed an earlier worker only by about as long as the JVM stood still meanwhile. */
+    long orderUndecided;
+
     final LatencyHistogram latency = new LatencyHistogram();
     /** Release-to-grant times of grants to a holder that was waiting when another released. */
     final LatencyHistogram handOff = new LatencyHistogram();
@@ -20,6 +23,15 @@ final class Tally {
         handOff.record(nanos);
         if (remote) {
             remoteHandOff.record(nanos);
+        }
+    }
+
+    /** What one measured grant of a fair lock did to arrival order. */
+    void order(ArrivalOrder.Verdict verdict) {
+        switch (verdict) {
+            case OUT_OF_ORDER -> orderViolations++;
+            case UNDECIDED -> orderUndecided++;
+            case IN_ORDER -> {}
         }
     }
 

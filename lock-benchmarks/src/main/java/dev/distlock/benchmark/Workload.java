@@ -100,8 +100,11 @@ final class Workload {
                                 lock.lock();
                                 try {
                                     long granted = System.nanoTime();
-                                    if (order != null && !order.granted(t) && p == MEASURE) {
-                                        tally.orderViolations++;
+                                    if (order != null) {
+                                        ArrivalOrder.Verdict verdict = order.granted(t, granted);
+                                        if (p == MEASURE) {
+                                            tally.order(verdict);
+                                        }
                                     }
                                     slot.enter(holder, start, granted, tally, p == MEASURE);
                                     slot.leave(holder);

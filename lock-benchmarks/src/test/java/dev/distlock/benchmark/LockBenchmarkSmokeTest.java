@@ -115,8 +115,10 @@ class LockBenchmarkSmokeTest {
                 assertThat(r.orderViolations())
                         .as(which + " grants out of arrival order")
                         .isZero();
+                assertThat(r.orderUndecided()).as(which + " grants not judged").isNotNegative();
             } else {
                 assertThat(r.orderViolations()).as(which + " order not checked").isEqualTo(-1);
+                assertThat(r.orderUndecided()).as(which + " order not checked").isEqualTo(-1);
             }
             if (r.scenario() == Scenario.HELD_LOCKS) {
                 assertThat(r.held()).as(which).isNotNull();

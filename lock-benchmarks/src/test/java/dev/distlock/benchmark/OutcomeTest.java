@@ -24,6 +24,7 @@ class OutcomeTest {
         assertThat(back.measuredOps()).isEqualTo(2);
         assertThat(back.violations()).isEqualTo(1);
         assertThat(back.orderViolations()).isEqualTo(-1);
+        assertThat(back.orderUndecided()).isEqualTo(-1);
         assertThat(back.workerOps()).containsExactly(1, 1);
         assertThat(back.workerP99Nanos()).containsExactly(o.workerP99Nanos());
         assertThat(back.workerP99Nanos()[1]).isGreaterThan(back.workerP99Nanos()[0]);
@@ -33,6 +34,22 @@ class OutcomeTest {
         assertThat(back.cpuNanos()).isEqualTo(5_000_000L);
         assertThat(back.error()).isEqualTo("boom: with spaces");
         assertThat(back.opsPerSecond()).isEqualTo(1.0);
+    }
+
+    @Test
+    void keepsTheArrivalOrderCountsAcrossTheLine() {
+        Tally a = new Tally();
+        a.op(250_000, true);
+        a.order(ArrivalOrder.Verdict.OUT_OF_ORDER);
+        a.order(ArrivalOrder.Verdict.UNDECIDED);
+        a.order(ArrivalOrder.Verdict.UNDECIDED);
+        a.order(ArrivalOrder.Verdict.IN_ORDER);
+        Outcome back = Outcome.decode(
+                Outcome.of(List.of(a), true, 1_000_000_000L, -1, null).encode());
+
+        assertThat(back.orderViolations()).isEqualTo(1);
+        assertThat(back.orderUndecided()).isEqualTo(2);
+        assertThat(back.error()).isNull();
     }
 
     @Test
