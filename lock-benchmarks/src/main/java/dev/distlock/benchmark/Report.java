@@ -75,7 +75,7 @@ final class Report {
                 config.rounds(),
                 took.toMillis() / 1000.0));
         md.append("Libraries, each with its defaults: distlock ")
-                .append(version("dev.distlock", "lock-core", "dev.distlock.core.LockClient"))
+                .append(version("dev.distlock", "distlock-core", "dev.distlock.core.LockClient"))
                 .append(" (RedisLock with the watchdog lease; lock cohorting on by default, up to "
                         + LockClientOptions.DEFAULT_LOCAL_HAND_OFFS + " local hand-offs within "
                         + LockClientOptions.DEFAULT_LOCAL_HAND_OFF_WINDOW.toMillis() + " ms of a grant in Redis;"

@@ -206,7 +206,7 @@ class SampleApplicationTest {
                 .satisfies(ok("COUNT"));
     }
 
-    /** application.yml shows every distributed-lock.* key at the starter's default, so it teaches nothing false. */
+    /** application.yml shows every distlock.* key at the starter's default, so it teaches nothing false. */
     @Test
     void applicationYmlListsEveryLockPropertyAtItsDefault() throws Exception {
         assertThat(lockProperties).usingRecursiveComparison().isEqualTo(new DistributedLockProperties());
@@ -223,9 +223,9 @@ class SampleApplicationTest {
         }
     }
 
-    /** The distributed-lock.* names in the metadata the configuration processor generated for the starter. */
+    /** The distlock.* names in the metadata the configuration processor generated for the starter. */
     private static List<String> starterPropertyNames() throws IOException {
-        Pattern name = Pattern.compile("\"name\"\\s*:\\s*\"(distributed-lock\\.[^\"]+)\"");
+        Pattern name = Pattern.compile("\"name\"\\s*:\\s*\"(distlock\\.[^\"]+)\"");
         List<String> names = new ArrayList<>();
         for (Resource metadata : new PathMatchingResourcePatternResolver()
                 .getResources("classpath*:META-INF/spring-configuration-metadata.json")) {
@@ -234,12 +234,12 @@ class SampleApplicationTest {
                 names.add(m.group(1));
             }
         }
-        // groups (distributed-lock.aop) are listed too; keep the leaves
+        // groups (distlock.aop) are listed too; keep the leaves
         List<String> leaves = names.stream()
                 .filter(n -> names.stream().noneMatch(o -> o.startsWith(n + ".")))
                 .distinct()
                 .collect(Collectors.toList());
-        assertThat(leaves).as("starter metadata on the classpath").contains("distributed-lock.wait-time");
+        assertThat(leaves).as("starter metadata on the classpath").contains("distlock.wait-time");
         return leaves;
     }
 

@@ -2,7 +2,7 @@ package dev.distlock.spring;
 
 /**
  * Start-up failure caused by lock configuration: a bad {@code @DistributedLock} attribute, a bad
- * {@code distributed-lock.*} property or an unsupported Redis set-up. Says what is wrong and what to do.
+ * {@code distlock.*} property or an unsupported Redis set-up. Says what is wrong and what to do.
  */
 public class DistributedLockConfigurationException extends RuntimeException {
 

@@ -16,7 +16,7 @@ import java.util.function.Supplier;
 /**
  * Runs code inside a distributed lock where an annotation cannot be used: the key is only known
  * inside the method, the lock covers part of a method, or the caller is not a Spring bean. It runs
- * on the same code path as {@code @DistributedLock}: the same {@code distributed-lock.*} defaults,
+ * on the same code path as {@code @DistributedLock}: the same {@code distlock.*} defaults,
  * metrics, traces, fencing tokens ({@link LockContext}), lease-loss handling and exceptions.
  *
  * <pre>{@code
@@ -47,8 +47,8 @@ public final class LockTemplate {
      * Created by the starter's auto-configuration; inject the {@code LockTemplate} bean rather than
      * building one.
      *
-     * @param defaultLease the lease of calls that set none ({@code distributed-lock.lease-time}); {@code null} for the watchdog
-     * @param redlockConfigured whether distributed-lock.redlock.nodes is set
+     * @param defaultLease the lease of calls that set none ({@code distlock.lease-time}); {@code null} for the watchdog
+     * @param redlockConfigured whether distlock.redlock.nodes is set
      */
     public LockTemplate(LockExecutor executor, Duration defaultLease, boolean redlockConfigured) {
         this(executor, DEFAULT_NAME, LockType.REENTRANT, defaultLease, false, redlockConfigured, Duration.ZERO);
@@ -135,10 +135,10 @@ public final class LockTemplate {
         return new LockTemplate(executor, name, type, leaseTime, redlock, redlockConfigured, holdAtLeast);
     }
 
-    /** A copy that takes its locks as RedLocks on distributed-lock.redlock.nodes. */
+    /** A copy that takes its locks as RedLocks on distlock.redlock.nodes. */
     public LockTemplate withRedLock() {
         if (!redlockConfigured) {
-            throw new IllegalStateException(caller() + " cannot use RedLock: distributed-lock.redlock.nodes is not set;"
+            throw new IllegalStateException(caller() + " cannot use RedLock: distlock.redlock.nodes is not set;"
                     + " list at least 3 independent Redis masters there");
         }
         if (type != LockType.REENTRANT) {
@@ -159,7 +159,7 @@ public final class LockTemplate {
      * @throws LockAcquisitionException when the lock stayed busy for the whole wait (or the wait was interrupted)
      * @throws dev.distlock.core.LockUnavailableException when Redis did not answer in time
      * @throws dev.distlock.core.LockLeaseExpiredException when the lock was lost while {@code action} ran
-     *         (unless distributed-lock.throw-on-lease-lost=false)
+     *         (unless distlock.throw-on-lease-lost=false)
      */
     public <T> T execute(String key, Duration waitTime, Supplier<T> action) {
         Objects.requireNonNull(action, "action");

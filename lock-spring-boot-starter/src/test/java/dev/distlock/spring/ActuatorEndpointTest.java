@@ -33,7 +33,7 @@ import org.springframework.test.annotation.DirtiesContext;
         properties = {
             "management.endpoints.web.exposure.include=health,distributedlocks",
                     "management.endpoint.health.show-details=always",
-            "distributed-lock.operation-timeout=1s", "spring.data.redis.timeout=1s"
+            "distlock.operation-timeout=1s", "spring.data.redis.timeout=1s"
         })
 @DirtiesContext
 class ActuatorEndpointTest extends RunningApplication {

@@ -76,7 +76,7 @@ class AsyncMethodTest {
                         DistributedLockAutoConfiguration.class,
                         DistributedLockMetricsAutoConfiguration.class))
                 .withPropertyValues(
-                        "spring.data.redis.port=" + redis.server().port(), "distributed-lock.wait-time=200ms")
+                        "spring.data.redis.port=" + redis.server().port(), "distlock.wait-time=200ms")
                 .withBean(MeterRegistry.class, SimpleMeterRegistry::new)
                 .withBean(Jobs.class);
     }
@@ -222,7 +222,7 @@ class AsyncMethodTest {
      */
     @Test
     void busyCallsStartNoThreadEach() {
-        runner().withPropertyValues("distributed-lock.wait-time=0s").run(context -> {
+        runner().withPropertyValues("distlock.wait-time=0s").run(context -> {
             Jobs jobs = context.getBean(Jobs.class);
             LockHandle elsewhere = tryElsewhere(otherInstance, "order:busy").orElseThrow();
             ThreadMXBean threads = ManagementFactory.getThreadMXBean();
@@ -297,9 +297,9 @@ class AsyncMethodTest {
     @ValueSource(booleans = {true, false})
     void aLostLeaseCancelsTheMethodsStageWithInterruptAndFailsTheCallerWithLeaseExpired(boolean throwOnLeaseLost) {
         runner().withPropertyValues(
-                        "distributed-lock.on-lease-lost=interrupt",
-                        "distributed-lock.watchdog-lease=600ms",
-                        "distributed-lock.throw-on-lease-lost=" + throwOnLeaseLost)
+                        "distlock.on-lease-lost=interrupt",
+                        "distlock.watchdog-lease=600ms",
+                        "distlock.throw-on-lease-lost=" + throwOnLeaseLost)
                 .run(context -> {
                     Jobs jobs = context.getBean(Jobs.class);
                     CompletableFuture<String> call = jobs.pending("order:7");
@@ -320,7 +320,7 @@ class AsyncMethodTest {
 
     @Test
     void withoutInterruptALostLeaseLetsTheStageFinishAndFailsTheCallerWithLeaseExpired() {
-        runner().withPropertyValues("distributed-lock.watchdog-lease=600ms").run(context -> {
+        runner().withPropertyValues("distlock.watchdog-lease=600ms").run(context -> {
             Jobs jobs = context.getBean(Jobs.class);
             CompletableFuture<String> call = jobs.pending("order:8");
             await().atMost(Duration.ofSeconds(10)).until(() -> jobs.seen().stage.get() != null);
@@ -342,7 +342,7 @@ class AsyncMethodTest {
 
     @Test
     void aThousandConcurrentCallsOnOneKeyRunOneAtATimeOnABoundedNumberOfThreads() {
-        runner().withPropertyValues("distributed-lock.wait-time=5m").run(context -> {
+        runner().withPropertyValues("distlock.wait-time=5m").run(context -> {
             Jobs jobs = context.getBean(Jobs.class);
             int threadsBefore = Thread.activeCount();
             AtomicInteger maxThreads = new AtomicInteger(threadsBefore);

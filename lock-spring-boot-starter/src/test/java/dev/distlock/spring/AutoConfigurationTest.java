@@ -53,7 +53,7 @@ class AutoConfigurationTest {
 
     @Test
     void appliesKeyPrefixAndDatabaseFromProperties() {
-        runner().withPropertyValues("distributed-lock.key-prefix=app:locks:", "spring.data.redis.database=3")
+        runner().withPropertyValues("distlock.key-prefix=app:locks:", "spring.data.redis.database=3")
                 .run(context -> {
                     RedisLock lock = context.getBean(LockClient.class).getLock("prefixed");
                     lock.lock();
@@ -90,7 +90,7 @@ class AutoConfigurationTest {
         runner().run(context -> assertThat(
                         context.getBean(LockClient.class).options().localHandOffs())
                 .isEqualTo(64));
-        runner().withPropertyValues("distributed-lock.local-hand-offs=0", "distributed-lock.local-hand-off-window=0ms")
+        runner().withPropertyValues("distlock.local-hand-offs=0", "distlock.local-hand-off-window=0ms")
                 .run(context -> assertThat(
                                 context.getBean(LockClient.class).options().localHandOffs())
                         .isZero());
@@ -134,7 +134,7 @@ class AutoConfigurationTest {
 
     @Test
     void backsOffWhenDisabled() {
-        runner().withPropertyValues("distributed-lock.enabled=false")
+        runner().withPropertyValues("distlock.enabled=false")
                 .run(context -> assertThat(context)
                         .doesNotHaveBean(LockClient.class)
                         .doesNotHaveBean(DistributedLockAdvisor.class));
@@ -163,7 +163,7 @@ class AutoConfigurationTest {
                 .doesNotHaveBean(MicrometerLockListener.class)
                 .hasSingleBean(LockClient.class));
         runner().withBean(MeterRegistry.class, SimpleMeterRegistry::new)
-                .withPropertyValues("distributed-lock.metrics.enabled=false")
+                .withPropertyValues("distlock.metrics.enabled=false")
                 .run(context -> assertThat(context).doesNotHaveBean(MicrometerLockListener.class));
         runner().withClassLoader(new FilteredClassLoader(MeterRegistry.class))
                 .run(context -> assertThat(context)
@@ -196,20 +196,20 @@ class AutoConfigurationTest {
 
     @Test
     void invalidPropertiesFailStartupNamingTheProperty() {
-        runner().withPropertyValues("distributed-lock.key-prefix=bad{prefix").run(context -> {
+        runner().withPropertyValues("distlock.key-prefix=bad{prefix").run(context -> {
             assertThat(context).hasFailed();
             assertThat(analyze(context.getStartupFailure()).getDescription())
-                    .contains("distributed-lock.key-prefix")
+                    .contains("distlock.key-prefix")
                     .contains("'{'");
         });
-        runner().withPropertyValues("distributed-lock.wait-time=-1s").run(context -> {
+        runner().withPropertyValues("distlock.wait-time=-1s").run(context -> {
             assertThat(context).hasFailed();
-            assertThat(analyze(context.getStartupFailure()).getDescription()).contains("distributed-lock.wait-time");
+            assertThat(analyze(context.getStartupFailure()).getDescription()).contains("distlock.wait-time");
         });
-        runner().withPropertyValues("distributed-lock.watchdog-lease=5ms").run(context -> {
+        runner().withPropertyValues("distlock.watchdog-lease=5ms").run(context -> {
             assertThat(context).hasFailed();
             assertThat(analyze(context.getStartupFailure()).getDescription())
-                    .contains("distributed-lock.watchdog-lease");
+                    .contains("distlock.watchdog-lease");
         });
     }
 

@@ -51,7 +51,7 @@ class Boot35HealthTest {
                         "spring.data.redis.host=127.0.0.1",
                         "spring.data.redis.port=" + server.port(),
                         "spring.data.redis.timeout=1s",
-                        "distributed-lock.operation-timeout=1s",
+                        "distlock.operation-timeout=1s",
                         "management.endpoint.health.show-details=always",
                         "management.endpoints.web.exposure.include=health,distributedlocks")
                 .withBean(Jobs.class);

@@ -52,7 +52,7 @@ class BootMetricsAutoConfigurationTest {
         return new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(configurations.toArray(Class<?>[]::new)))
                 .withPropertyValues(
-                        "spring.data.redis.port=" + redis.server().port(), "distributed-lock.watchdog-lease=600ms")
+                        "spring.data.redis.port=" + redis.server().port(), "distlock.watchdog-lease=600ms")
                 .withBean(Work.class);
     }
 

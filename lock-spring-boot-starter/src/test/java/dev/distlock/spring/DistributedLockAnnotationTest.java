@@ -47,7 +47,7 @@ class DistributedLockAnnotationTest {
         return new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(BootLine.REDIS, DistributedLockAutoConfiguration.class))
                 .withPropertyValues(
-                        "spring.data.redis.port=" + redis.server().port(), "distributed-lock.wait-time=200ms");
+                        "spring.data.redis.port=" + redis.server().port(), "distlock.wait-time=200ms");
     }
 
     /** Runs {@code whileHeld} while another instance holds {@code key}. */

@@ -16,13 +16,13 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.test.annotation.DirtiesContext;
 
-/** With distributed-lock.actuator.force-unlock.enabled=true the endpoint deletes a held lock, and its holder learns it lost it. */
+/** With distlock.actuator.force-unlock.enabled=true the endpoint deletes a held lock, and its holder learns it lost it. */
 @SpringBootTest(
         classes = ActuatorEndpointTest.App.class,
         webEnvironment = WebEnvironment.RANDOM_PORT,
         properties = {
             "management.endpoints.web.exposure.include=distributedlocks",
-            "distributed-lock.actuator.force-unlock.enabled=true"
+            "distlock.actuator.force-unlock.enabled=true"
         })
 @DirtiesContext
 class ForceUnlockEndpointTest extends RunningApplication {

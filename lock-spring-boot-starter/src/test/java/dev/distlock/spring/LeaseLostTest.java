@@ -21,7 +21,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
-/** distributed-lock.on-lease-lost and throw-on-lease-lost: what an annotated method's caller sees when the lock is lost mid-run. */
+/** distlock.on-lease-lost and throw-on-lease-lost: what an annotated method's caller sees when the lock is lost mid-run. */
 class LeaseLostTest {
 
     @RegisterExtension
@@ -46,7 +46,7 @@ class LeaseLostTest {
                         DistributedLockAutoConfiguration.class,
                         DistributedLockMetricsAutoConfiguration.class))
                 .withPropertyValues(
-                        "spring.data.redis.port=" + redis.server().port(), "distributed-lock.watchdog-lease=600ms")
+                        "spring.data.redis.port=" + redis.server().port(), "distlock.watchdog-lease=600ms")
                 .withBean(MeterRegistry.class, SimpleMeterRegistry::new)
                 .withBean(Job.class);
     }
@@ -69,7 +69,7 @@ class LeaseLostTest {
 
     @Test
     void interruptStopsTheMethodAndDoesNotLeakTheInterruptToTheCaller() {
-        runner().withPropertyValues("distributed-lock.on-lease-lost=interrupt").run(context -> {
+        runner().withPropertyValues("distlock.on-lease-lost=interrupt").run(context -> {
             Job job = context.getBean(Job.class);
             assertThatThrownBy(() -> job.run("interrupt")).isInstanceOf(LockLeaseExpiredException.class);
             assertThat(job.outcome()).isEqualTo("interrupted");
@@ -79,7 +79,7 @@ class LeaseLostTest {
 
     @Test
     void throwOnLeaseLostFalseReturnsTheResultButStillCountsTheLoss() {
-        runner().withPropertyValues("distributed-lock.throw-on-lease-lost=false")
+        runner().withPropertyValues("distlock.throw-on-lease-lost=false")
                 .run(context -> {
                     Job job = context.getBean(Job.class);
                     assertThat(job.run("quiet")).isEqualTo("finished");

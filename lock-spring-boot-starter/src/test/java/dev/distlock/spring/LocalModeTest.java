@@ -40,7 +40,7 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
 
-/** distributed-lock.mode=local: the same annotation, template, metrics and errors, in this JVM, with no Redis at all. */
+/** distlock.mode=local: the same annotation, template, metrics and errors, in this JVM, with no Redis at all. */
 @ExtendWith(OutputCaptureExtension.class)
 class LocalModeTest {
 
@@ -54,9 +54,9 @@ class LocalModeTest {
                         DistributedLockMetricsAutoConfiguration.class,
                         DistributedLockActuatorAutoConfiguration.class))
                 .withPropertyValues(
-                        "distributed-lock.mode=local",
+                        "distlock.mode=local",
                         "spring.data.redis.port=" + RedisServer.freePort(),
-                        "distributed-lock.wait-time=100ms",
+                        "distlock.wait-time=100ms",
                         "management.endpoints.web.exposure.include=distributedlocks")
                 .withBean(MeterRegistry.class, SimpleMeterRegistry::new)
                 .withBean(Work.class);
@@ -66,7 +66,7 @@ class LocalModeTest {
     void startsWithoutRedisAndWarnsThatLocksAreNotDistributed(CapturedOutput output) {
         runner().run(context -> {
             assertThat(context).hasNotFailed().doesNotHaveBean(LockClient.class);
-            assertThat(output).contains("distributed-lock.mode=local").contains("NOT distributed");
+            assertThat(output).contains("distlock.mode=local").contains("NOT distributed");
         });
     }
 
@@ -244,7 +244,7 @@ class LocalModeTest {
 
     @Test
     void callsWaitingForALocalLockHoldNoThreadAndOneCancelledWhileWaitingNeverRuns() throws Exception {
-        runner().withPropertyValues("distributed-lock.wait-time=1m").run(context -> {
+        runner().withPropertyValues("distlock.wait-time=1m").run(context -> {
             Work work = context.getBean(Work.class);
             CountDownLatch release = new CountDownLatch(1);
             CompletableFuture<Long> holder = CompletableFuture.supplyAsync(() -> work.hold("order:9", release));

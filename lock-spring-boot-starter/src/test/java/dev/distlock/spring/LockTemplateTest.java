@@ -218,7 +218,7 @@ class LockTemplateTest {
                     .hasMessageContaining("at most 365 days");
             assertThatThrownBy(template::withRedLock)
                     .isInstanceOf(IllegalStateException.class)
-                    .hasMessageContaining("distributed-lock.redlock.nodes is not set");
+                    .hasMessageContaining("distlock.redlock.nodes is not set");
         });
     }
 }

@@ -33,10 +33,10 @@ class MetricsTest {
                         DistributedLockMetricsAutoConfiguration.class))
                 .withPropertyValues(
                         "spring.data.redis.port=" + redis.server().port(),
-                        "distributed-lock.wait-time=100ms",
+                        "distlock.wait-time=100ms",
                         // a hold is lost when no renewal is confirmed within one lease: 300 ms is too tight
                         // for a loaded machine where the lock must survive
-                        "distributed-lock.watchdog-lease=600ms")
+                        "distlock.watchdog-lease=600ms")
                 .withBean(MeterRegistry.class, SimpleMeterRegistry::new)
                 .withBean(Payments.class);
     }

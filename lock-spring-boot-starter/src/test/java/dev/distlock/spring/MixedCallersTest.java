@@ -37,7 +37,7 @@ class MixedCallersTest {
         Ledger ledger = new Ledger();
         new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(BootLine.REDIS, DistributedLockAutoConfiguration.class))
-                .withPropertyValues("spring.data.redis.port=" + redis.server().port(), "distributed-lock.wait-time=2m")
+                .withPropertyValues("spring.data.redis.port=" + redis.server().port(), "distlock.wait-time=2m")
                 .withBean(Ledger.class, () -> ledger)
                 .withBean(Account.class, () -> new Account(ledger))
                 .run(context -> {

@@ -135,14 +135,14 @@ class NeverUnlockedTest {
 
     @Test
     void switchedOffLocksLogAWarningCountingTheUnlockedMethods(CapturedOutput output) {
-        runner().withPropertyValues("distributed-lock.enabled=false")
+        runner().withPropertyValues("distlock.enabled=false")
                 .withBean(Typo.class)
                 .withBean(Fine.class)
                 .run(context -> {
                     assertThat(context).hasNotFailed();
                     assertThat(output)
                             .contains("WARN")
-                            .contains("distributed-lock.enabled=false: 2 @DistributedLock method(s) in 2 bean(s)"
+                            .contains("distlock.enabled=false: 2 @DistributedLock method(s) in 2 bean(s)"
                                     + " now run WITHOUT any lock");
                 });
     }

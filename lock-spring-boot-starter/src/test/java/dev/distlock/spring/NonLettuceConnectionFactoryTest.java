@@ -44,7 +44,7 @@ class NonLettuceConnectionFactoryTest {
         return new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(clientAutoConfiguration))
                 .withConfiguration(AutoConfigurations.of(BootLine.REDIS, DistributedLockAutoConfiguration.class))
-                .withPropertyValues("spring.data.redis.port=" + redis.server().port(), "distributed-lock.wait-time=0")
+                .withPropertyValues("spring.data.redis.port=" + redis.server().port(), "distlock.wait-time=0")
                 .withBean(Orders.class);
     }
 
@@ -94,7 +94,7 @@ class NonLettuceConnectionFactoryTest {
                     assertThat(failure.getAction())
                             .contains("spring.data.redis.*")
                             .as("switching locks off is no fix for a connection error")
-                            .doesNotContain("distributed-lock.enabled");
+                            .doesNotContain("distlock.enabled");
                 });
     }
 

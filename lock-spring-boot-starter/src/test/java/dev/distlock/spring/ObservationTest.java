@@ -54,7 +54,7 @@ class ObservationTest {
                         DistributedLockObservationAutoConfiguration.class,
                         DistributedLockMetricsAutoConfiguration.class))
                 .withPropertyValues(
-                        "spring.data.redis.port=" + redis.server().port(), "distributed-lock.wait-time=100ms")
+                        "spring.data.redis.port=" + redis.server().port(), "distlock.wait-time=100ms")
                 .withBean(DefaultTracingObservationHandler.class, () -> new DefaultTracingObservationHandler(TRACER))
                 .withBean(Orders.class)
                 .run(context -> {
@@ -179,7 +179,7 @@ class ObservationTest {
                         DistributedLockAutoConfiguration.class,
                         DistributedLockObservationAutoConfiguration.class))
                 .withPropertyValues(
-                        "spring.data.redis.port=" + redis.server().port(), "distributed-lock.wait-time=100ms")
+                        "spring.data.redis.port=" + redis.server().port(), "distlock.wait-time=100ms")
                 .withBean(handler)
                 .withBean(Orders.class);
     }

@@ -22,7 +22,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.util.ClassUtils;
 
 /**
- * Bad distributed-lock.* values fail start-up naming the property and the fix, in Redis and local mode
+ * Bad distlock.* values fail start-up naming the property and the fix, in Redis and local mode
  * alike, instead of switching locks off or reaching Redis first. No Redis answers here: every check
  * must fail before a connection is tried.
  */
@@ -50,23 +50,23 @@ class PropertyValidationAutoConfigurationTest {
         return analysis[0];
     }
 
-    @ParameterizedTest(name = "distributed-lock.enabled=''{0}''")
+    @ParameterizedTest(name = "distlock.enabled=''{0}''")
     @ValueSource(strings = {"yes", "on", "1", "ture", ""})
     void enabledOtherThanTrueOrFalseFailsStartupInsteadOfSwitchingLocksOff(String value) {
-        FailureAnalysis analysis = failure(runner().withPropertyValues("distributed-lock.enabled=" + value));
+        FailureAnalysis analysis = failure(runner().withPropertyValues("distlock.enabled=" + value));
         assertThat(analysis.getDescription())
-                .startsWith("distributed-lock.enabled is '" + value + "', which is neither true nor false")
+                .startsWith("distlock.enabled is '" + value + "', which is neither true nor false")
                 .contains("run unlocked");
-        assertThat(analysis.getAction()).isEqualTo("Set distributed-lock.enabled to true or false");
+        assertThat(analysis.getAction()).isEqualTo("Set distlock.enabled to true or false");
     }
 
     static Stream<Arguments> otherSwitches() {
         return Stream.of(
-                Arguments.of("distributed-lock.mode", "lcoal", "redis or local"),
+                Arguments.of("distlock.mode", "lcoal", "redis or local"),
                 // Spring Boot would bind this one to LOCAL, while the conditions match neither mode
-                Arguments.of("distributed-lock.mode", "lo-cal", "redis or local"),
-                Arguments.of("distributed-lock.metrics.enabled", "yes", "true or false"),
-                Arguments.of("distributed-lock.actuator.force-unlock.enabled", "on", "true or false"));
+                Arguments.of("distlock.mode", "lo-cal", "redis or local"),
+                Arguments.of("distlock.metrics.enabled", "yes", "true or false"),
+                Arguments.of("distlock.actuator.force-unlock.enabled", "on", "true or false"));
     }
 
     @ParameterizedTest(name = "{0}={1}")
@@ -79,39 +79,39 @@ class PropertyValidationAutoConfigurationTest {
 
     @Test
     void switchValuesAreKnownInAnyCaseAsTheConditionsCompareThem() {
-        runner().withPropertyValues("distributed-lock.enabled=TRUE", "distributed-lock.mode=Local")
+        runner().withPropertyValues("distlock.enabled=TRUE", "distlock.mode=Local")
                 .run(context -> assertThat(context).hasNotFailed().hasSingleBean(LockSource.class));
-        runner().withPropertyValues("distributed-lock.enabled=False")
+        runner().withPropertyValues("distlock.enabled=False")
                 .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(LockSource.class));
     }
 
     static Stream<Arguments> badProperties() {
         return Stream.of(
-                Arguments.of("distributed-lock.key-prefix", new String[] {"distributed-lock.key-prefix=app{x}:"}),
-                Arguments.of("distributed-lock.watchdog-lease", new String[] {"distributed-lock.watchdog-lease=5ms"}),
+                Arguments.of("distlock.key-prefix", new String[] {"distlock.key-prefix=app{x}:"}),
+                Arguments.of("distlock.watchdog-lease", new String[] {"distlock.watchdog-lease=5ms"}),
                 Arguments.of(
-                        "distributed-lock.fencing-counter-ttl",
-                        new String[] {"distributed-lock.fencing-counter-ttl=10s"}),
-                Arguments.of("distributed-lock.max-key-length", new String[] {"distributed-lock.max-key-length=0"}),
+                        "distlock.fencing-counter-ttl",
+                        new String[] {"distlock.fencing-counter-ttl=10s"}),
+                Arguments.of("distlock.max-key-length", new String[] {"distlock.max-key-length=0"}),
                 Arguments.of(
-                        "distributed-lock.operation-timeout", new String[] {"distributed-lock.operation-timeout=2h"}),
+                        "distlock.operation-timeout", new String[] {"distlock.operation-timeout=2h"}),
                 Arguments.of(
-                        "distributed-lock.local-hand-offs", new String[] {"distributed-lock.local-hand-offs=1001"}),
+                        "distlock.local-hand-offs", new String[] {"distlock.local-hand-offs=1001"}),
                 Arguments.of(
-                        "distributed-lock.local-hand-off-window",
-                        new String[] {"distributed-lock.local-hand-off-window=11s"}),
-                Arguments.of("distributed-lock.replica-acks", new String[] {"distributed-lock.replica-acks=-1"}),
+                        "distlock.local-hand-off-window",
+                        new String[] {"distlock.local-hand-off-window=11s"}),
+                Arguments.of("distlock.replica-acks", new String[] {"distlock.replica-acks=-1"}),
                 Arguments.of(
-                        "distributed-lock.replica-ack-timeout",
-                        new String[] {"distributed-lock.replica-acks=1", "distributed-lock.replica-ack-timeout=0ms"}),
-                Arguments.of("distributed-lock.wait-time", new String[] {"distributed-lock.wait-time=-1s"}));
+                        "distlock.replica-ack-timeout",
+                        new String[] {"distlock.replica-acks=1", "distlock.replica-ack-timeout=0ms"}),
+                Arguments.of("distlock.wait-time", new String[] {"distlock.wait-time=-1s"}));
     }
 
     @ParameterizedTest(name = "{0} in {2} mode")
     @MethodSource("badPropertiesInEachMode")
     void badPropertyFailsStartupNamingItInEitherMode(String property, String[] values, String mode) {
         FailureAnalysis analysis = failure(
-                runner().withPropertyValues("distributed-lock.mode=" + mode).withPropertyValues(values));
+                runner().withPropertyValues("distlock.mode=" + mode).withPropertyValues(values));
         assertThat(analysis.getDescription()).startsWith("Invalid " + property + ": ");
         assertThat(analysis.getAction()).contains(property);
     }
@@ -125,15 +125,15 @@ class PropertyValidationAutoConfigurationTest {
     @ValueSource(strings = {"0s", "-1m"})
     void leaseLossWindowThatWouldHideEveryLossFailsStartup(String value) {
         FailureAnalysis analysis = failure(runner().withPropertyValues(
-                        "distributed-lock.mode=local", "distributed-lock.health.lease-loss-window=" + value));
-        assertThat(analysis.getDescription()).startsWith("Invalid distributed-lock.health.lease-loss-window: ");
+                        "distlock.mode=local", "distlock.health.lease-loss-window=" + value));
+        assertThat(analysis.getDescription()).startsWith("Invalid distlock.health.lease-loss-window: ");
         assertThat(analysis.getAction()).contains("positive duration");
     }
 
     /** Spring Boot binds an empty duration as no value, so the health check never sees a null window. */
     @Test
     void emptyLeaseLossWindowKeepsTheDefault() {
-        runner().withPropertyValues("distributed-lock.mode=local", "distributed-lock.health.lease-loss-window=")
+        runner().withPropertyValues("distlock.mode=local", "distlock.health.lease-loss-window=")
                 .run(context -> assertThat(
                                 context.getBean(RecentLeaseLosses.class).window())
                         .isEqualTo(Duration.ofMinutes(15)));

@@ -80,7 +80,7 @@ class ReactiveMethodTest {
                         DistributedLockAutoConfiguration.class,
                         DistributedLockMetricsAutoConfiguration.class))
                 .withPropertyValues(
-                        "spring.data.redis.port=" + redis.server().port(), "distributed-lock.wait-time=200ms")
+                        "spring.data.redis.port=" + redis.server().port(), "distlock.wait-time=200ms")
                 .withBean(MeterRegistry.class, SimpleMeterRegistry::new)
                 .withBean(Streams.class);
     }
@@ -273,7 +273,7 @@ class ReactiveMethodTest {
     @Test
     @org.junit.jupiter.api.extension.ExtendWith(org.springframework.boot.test.system.OutputCaptureExtension.class)
     void workEndingFirstInInterruptModeLogsNoError(org.springframework.boot.test.system.CapturedOutput output) {
-        runner().withPropertyValues("distributed-lock.on-lease-lost=interrupt").run(context -> {
+        runner().withPropertyValues("distlock.on-lease-lost=interrupt").run(context -> {
             Streams streams = context.getBean(Streams.class);
             assertThat(streams.items("r:8", Flux.just(1, 2)).collectList().block(Duration.ofSeconds(10)))
                     .containsExactly(1, 2);
@@ -294,9 +294,9 @@ class ReactiveMethodTest {
     @ValueSource(booleans = {true, false})
     void aLostLeaseCancelsTheFluxWithInterruptAndFailsItWithLeaseExpired(boolean throwOnLeaseLost) {
         runner().withPropertyValues(
-                        "distributed-lock.on-lease-lost=interrupt",
-                        "distributed-lock.watchdog-lease=600ms",
-                        "distributed-lock.throw-on-lease-lost=" + throwOnLeaseLost)
+                        "distlock.on-lease-lost=interrupt",
+                        "distlock.watchdog-lease=600ms",
+                        "distlock.throw-on-lease-lost=" + throwOnLeaseLost)
                 .run(context -> {
                     Streams streams = context.getBean(Streams.class);
                     CompletableFuture<List<Integer>> result = streams.items(

@@ -20,7 +20,7 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
-/** {@code @DistributedLock(redlock = true)} over distributed-lock.redlock.nodes. */
+/** {@code @DistributedLock(redlock = true)} over distlock.redlock.nodes. */
 class RedLockAnnotationTest {
 
     @RegisterExtension
@@ -35,7 +35,7 @@ class RedLockAnnotationTest {
     @Test
     void redlockMethodsHoldTheLockOnAMajorityOfTheNodes() {
         List<RedisServer> nodes = List.of(redis.startAnother(), redis.startAnother(), redis.startAnother());
-        runner().withPropertyValues("distributed-lock.redlock.nodes="
+        runner().withPropertyValues("distlock.redlock.nodes="
                         + String.join(",", nodes.stream().map(RedisServer::uri).toList()))
                 .withBean(Payouts.class)
                 .run(context -> {
@@ -61,7 +61,7 @@ class RedLockAnnotationTest {
                 Arguments.of(
                         List.of(),
                         Payouts.class,
-                        "distributed-lock.redlock.nodes is not set",
+                        "distlock.redlock.nodes is not set",
                         "at least 3 independent"),
                 Arguments.of(
                         List.of("redis://127.0.0.1:1", "redis://127.0.0.1:2"),
@@ -85,7 +85,7 @@ class RedLockAnnotationTest {
     void badRedlockSetupFailsStartup(List<String> nodes, Class<?> bean, String problem, String advice) {
         ApplicationContextRunner runner = runner().withBean(bean);
         if (!nodes.isEmpty()) {
-            runner = runner.withPropertyValues("distributed-lock.redlock.nodes=" + String.join(",", nodes));
+            runner = runner.withPropertyValues("distlock.redlock.nodes=" + String.join(",", nodes));
         }
         runner.run(context -> {
             assertThat(context).hasFailed();

@@ -34,7 +34,7 @@ class RedisTopologiesTest {
         return new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(BootLine.REDIS, DistributedLockAutoConfiguration.class))
                 .withUserConfiguration(JobConfig.class)
-                .withPropertyValues("distributed-lock.wait-time=2s");
+                .withPropertyValues("distlock.wait-time=2s");
     }
 
     @Test
@@ -113,7 +113,7 @@ class RedisTopologiesTest {
         try (RedisClusterSetup cluster = RedisClusterSetup.start()) {
             ApplicationContextRunner application = runner().withPropertyValues(
                             "spring.data.redis.cluster.nodes=" + cluster.clusterNodes(),
-                            "distributed-lock.replica-acks=1");
+                            "distlock.replica-acks=1");
             // Lettuce, then Jedis: the locks' own Lettuce client must not report it as a connection failure
             for (String clientType : new String[] {"lettuce", "jedis"}) {
                 application
@@ -124,10 +124,10 @@ class RedisTopologiesTest {
                             assertThat(analysis.getDescription())
                                     .as(clientType)
                                     .startsWith(
-                                            "Invalid distributed-lock.replica-acks: it is 1, but Redis is a Cluster");
+                                            "Invalid distlock.replica-acks: it is 1, but Redis is a Cluster");
                             assertThat(analysis.getAction())
                                     .as(clientType)
-                                    .startsWith("Remove distributed-lock.replica-acks (or set it to 0)")
+                                    .startsWith("Remove distlock.replica-acks (or set it to 0)")
                                     .doesNotContain("spring.data.redis");
                         });
             }

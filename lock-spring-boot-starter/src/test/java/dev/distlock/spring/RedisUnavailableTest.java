@@ -55,7 +55,7 @@ class RedisUnavailableTest {
                         DistributedLockAutoConfiguration.class,
                         DistributedLockMetricsAutoConfiguration.class))
                 .withPropertyValues(
-                        "spring.data.redis.port=" + server.port(), "distributed-lock.operation-timeout=500ms")
+                        "spring.data.redis.port=" + server.port(), "distlock.operation-timeout=500ms")
                 .withBean(MeterRegistry.class, SimpleMeterRegistry::new)
                 .withBean(Payments.class);
     }

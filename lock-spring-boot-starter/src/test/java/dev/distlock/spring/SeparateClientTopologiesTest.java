@@ -52,7 +52,7 @@ class SeparateClientTopologiesTest {
                 .withConfiguration(AutoConfigurations.of(
                         SslAutoConfiguration.class, BootLine.REDIS, DistributedLockAutoConfiguration.class))
                 .withUserConfiguration(RedisTopologiesTest.JobConfig.class)
-                .withPropertyValues("spring.data.redis.client-type=jedis", "distributed-lock.wait-time=1s");
+                .withPropertyValues("spring.data.redis.client-type=jedis", "distlock.wait-time=1s");
     }
 
     @Test

@@ -46,7 +46,7 @@ class TransactionOrderingTest {
     @Test
     void orderPropertyDecidesWhichWrapsWhich() {
         // Ordered after the transaction advisor, the lock sits inside the transaction: release comes first.
-        runner().withPropertyValues("distributed-lock.aop.order=" + Ordered.LOWEST_PRECEDENCE)
+        runner().withPropertyValues("distlock.aop.order=" + Ordered.LOWEST_PRECEDENCE)
                 .run(context -> {
                     context.getBean(Ledger.class).book("b");
                     assertThat(context.getBean(Events.class).list)

@@ -52,7 +52,7 @@ class VirtualThreadMethodsTest {
                 .withPropertyValues(
                         "spring.data.redis.port=" + redis.server().port(),
                         "spring.threads.virtual.enabled=true",
-                        "distributed-lock.wait-time=5m")
+                        "distlock.wait-time=5m")
                 .withBean(Keys.class, () -> new Keys(tally))
                 .run(context -> {
                     AsyncTaskExecutor executor = context.getBean("applicationTaskExecutor", AsyncTaskExecutor.class);

@@ -74,7 +74,7 @@ class KotlinCoroutineTest {
     private fun runner(): ApplicationContextRunner = ApplicationContextRunner()
         .withConfiguration(AutoConfigurations.of(BootLine.REDIS, DistributedLockAutoConfiguration::class.java,
             DistributedLockMetricsAutoConfiguration::class.java))
-        .withPropertyValues("spring.data.redis.port=" + redis.server().port(), "distributed-lock.wait-time=200ms")
+        .withPropertyValues("spring.data.redis.port=" + redis.server().port(), "distlock.wait-time=200ms")
         .withBean(MeterRegistry::class.java, Supplier<MeterRegistry> { SimpleMeterRegistry() })
         .withBean(Coroutines::class.java)
 
@@ -157,8 +157,8 @@ class KotlinCoroutineTest {
         ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(BootLine.REDIS, DistributedLockLocalAutoConfiguration::class.java,
                 DistributedLockAutoConfiguration::class.java))
-            .withPropertyValues("distributed-lock.mode=local", "spring.data.redis.port=" + RedisServer.freePort(),
-                "distributed-lock.wait-time=200ms")
+            .withPropertyValues("distlock.mode=local", "spring.data.redis.port=" + RedisServer.freePort(),
+                "distlock.wait-time=200ms")
             .withBean(Coroutines::class.java)
             .run { context ->
                 val coroutines = context.getBean(Coroutines::class.java)

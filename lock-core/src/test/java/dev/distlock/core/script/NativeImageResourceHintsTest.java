@@ -22,7 +22,7 @@ import org.junit.jupiter.api.Test;
  */
 class NativeImageResourceHintsTest {
 
-    private static final String METADATA = "META-INF/native-image/dev.distlock/lock-core/resource-config.json";
+    private static final String METADATA = "META-INF/native-image/dev.distlock/distlock-core/resource-config.json";
     private static final String SCRIPTS = "dev/distlock/core/script/";
 
     @Test

@@ -8,7 +8,7 @@ import org.springframework.boot.health.contributor.Health;
 /**
  * The {@code distributedLock} health indicator on Spring Boot 4.x's health API (module
  * spring-boot-health). DOWN when locks cannot be taken because Redis does not answer the lock client
- * (its own connection, bounded by distributed-lock.operation-timeout); UP otherwise. Details: the
+ * (its own connection, bounded by distlock.operation-timeout); UP otherwise. Details: the
  * mode, the holds listed by the endpoint, and recent lease losses (a lost lease is a warning sign, not
  * an outage, so it does not turn the status DOWN). On Spring Boot 3.5 the same is
  * {@link DistributedLockBoot3HealthIndicator}.

@@ -13,7 +13,7 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  * {@link DistributedLocksEndpoint} plus a write operation that deletes a lock whoever holds it.
  * Dangerous: the holder keeps running without mutual exclusion until it notices (at its next
  * renewal or its unlock), so two instances can do the protected work at once. Only present with
- * {@code distributed-lock.actuator.force-unlock.enabled=true}.
+ * {@code distlock.actuator.force-unlock.enabled=true}.
  */
 @Endpoint(id = DistributedLocksEndpoint.ID)
 public class ForceUnlockDistributedLocksEndpoint extends DistributedLocksEndpoint {

@@ -27,7 +27,7 @@ final class LockHealthCheck {
     /**
      * Reports to a health builder of either Boot line: the mode, the holds listed by the endpoint and
      * recent lease losses with their window as details; then up, or down with the error when the lock
-     * client's own connection does not answer within distributed-lock.operation-timeout.
+     * client's own connection does not answer within distlock.operation-timeout.
      */
     void report(BiConsumer<String, Object> detail, Runnable up, Consumer<Throwable> down) {
         detail.accept("mode", mode);

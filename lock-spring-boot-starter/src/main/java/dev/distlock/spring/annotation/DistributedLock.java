@@ -70,13 +70,13 @@ public @interface DistributedLock {
 
     /**
      * How long to wait for a busy lock: {@code 500ms}, {@code 2s}, {@code 1m}, ISO-8601 ({@code PT2S})
-     * or a {@code ${property}}; {@code 0} tries once. Empty: {@code distributed-lock.wait-time}.
+     * or a {@code ${property}}; {@code 0} tries once. Empty: {@code distlock.wait-time}.
      */
     String waitTime() default "";
 
     /**
      * A fixed lease after which the lock expires even if the method still runs, in the same formats
-     * as {@link #waitTime()}. Empty: {@code distributed-lock.lease-time}, and when that is unset too
+     * as {@link #waitTime()}. Empty: {@code distlock.lease-time}, and when that is unset too
      * the watchdog lease, renewed while the method runs (recommended).
      */
     String leaseTime() default "";
@@ -101,7 +101,7 @@ public @interface DistributedLock {
 
     /**
      * Take the lock as a RedLock on the independent Redis masters listed in
-     * {@code distributed-lock.redlock.nodes} (a majority must grant it) instead of on the
+     * {@code distlock.redlock.nodes} (a majority must grant it) instead of on the
      * application's Redis. Only with the default {@code type} and a single {@code key}.
      */
     boolean redlock() default false;

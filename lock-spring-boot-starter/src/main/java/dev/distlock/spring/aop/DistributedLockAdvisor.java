@@ -32,8 +32,8 @@ public final class DistributedLockAdvisor extends AbstractPointcutAdvisor {
      *
      * @param defaultWait wait time of annotations that give none
      * @param defaultLease lease of annotations that give none; {@code null} for the watchdog
-     * @param redlockConfigured whether distributed-lock.redlock.nodes is set
-     * @param order the advisor's order (distributed-lock.aop.order)
+     * @param redlockConfigured whether distlock.redlock.nodes is set
+     * @param order the advisor's order (distlock.aop.order)
      */
     public record Settings(
             Duration defaultWait, @Nullable Duration defaultLease, boolean redlockConfigured, int order) {}

@@ -106,8 +106,8 @@ final class LockAttributeParser {
             if (!redlockConfigured) {
                 throw new DistributedLockConfigurationException(
                         "@DistributedLock(redlock = true) on " + where
-                                + " needs RedLock nodes, but distributed-lock.redlock.nodes is not set",
-                        "List at least 3 independent Redis masters in distributed-lock.redlock.nodes, or remove redlock = true");
+                                + " needs RedLock nodes, but distlock.redlock.nodes is not set",
+                        "List at least 3 independent Redis masters in distlock.redlock.nodes, or remove redlock = true");
             }
             if (several.length > 0 || annotation.type() != LockType.REENTRANT) {
                 throw new DistributedLockConfigurationException(

@@ -12,7 +12,7 @@ import org.springframework.expression.Expression;
  * @param method how errors name the method, e.g. {@code OrderService.pay(long)}
  * @param label the fixed name used in metrics
  * @param type the kind of lock
- * @param redlock whether the lock is a RedLock over distributed-lock.redlock.nodes
+ * @param redlock whether the lock is a RedLock over distlock.redlock.nodes
  * @param keys the key or keys, each a literal or a parsed SpEL expression
  * @param multi whether the keys are locked together as one multi-lock ({@code keys} attribute)
  * @param waitTime how long to wait

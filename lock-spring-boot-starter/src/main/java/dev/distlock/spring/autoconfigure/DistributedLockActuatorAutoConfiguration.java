@@ -20,16 +20,16 @@ import org.springframework.context.annotation.Configuration;
 
 /**
  * The {@code distributedlocks} Actuator endpoint (holds of this instance; force-unlock only with
- * {@code distributed-lock.actuator.force-unlock.enabled=true}) and the {@code distributedLock}
+ * {@code distlock.actuator.force-unlock.enabled=true}) and the {@code distributedLock}
  * health indicator on Spring Boot 4.x's health API, each when its Spring Boot module is present. On
  * Spring Boot 3.5 the health indicator comes from {@link DistributedLockBoot3HealthAutoConfiguration}.
  */
 @AutoConfiguration(after = DistributedLockAutoConfiguration.class)
 @ConditionalOnClass(LockClient.class)
-@ConditionalOnBooleanProperty(name = "distributed-lock.enabled", matchIfMissing = true)
+@ConditionalOnBooleanProperty(name = "distlock.enabled", matchIfMissing = true)
 public class DistributedLockActuatorAutoConfiguration {
 
-    static final String FORCE_UNLOCK = "distributed-lock.actuator.force-unlock.enabled";
+    static final String FORCE_UNLOCK = "distlock.actuator.force-unlock.enabled";
 
     static String mode(DistributedLockProperties properties) {
         return properties.getMode().name().toLowerCase(java.util.Locale.ROOT);
@@ -39,7 +39,7 @@ public class DistributedLockActuatorAutoConfiguration {
     static RecentLeaseLosses recentLeaseLosses(DistributedLockProperties properties) {
         // Zero or less would hide every loss.
         return new RecentLeaseLosses(DistributedLockAutoConfiguration.checked(
-                properties.getHealth().getLeaseLossWindow(), "distributed-lock.health.lease-loss-window", true));
+                properties.getHealth().getLeaseLossWindow(), "distlock.health.lease-loss-window", true));
     }
 
     @Configuration(proxyBeanMethods = false)

@@ -67,7 +67,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
             "org.springframework.boot.autoconfigure.data.redis.RedisAutoConfiguration"
         })
 @ConditionalOnClass({LockClient.class, LettuceConnectionFactory.class})
-@ConditionalOnBooleanProperty(name = "distributed-lock.enabled", matchIfMissing = true)
+@ConditionalOnBooleanProperty(name = "distlock.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(DistributedLockProperties.class)
 @Import(DistributedLockAutoConfiguration.AutoProxyRegistrar.class)
 @ImportRuntimeHints(DistributedLockRuntimeHints.class)
@@ -78,7 +78,7 @@ public class DistributedLockAutoConfiguration {
 
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
-    @ConditionalOnProperty(name = "distributed-lock.mode", havingValue = "redis", matchIfMissing = true)
+    @ConditionalOnProperty(name = "distlock.mode", havingValue = "redis", matchIfMissing = true)
     LockClient distributedLockClient(
             ObjectProvider<RedisConnectionFactory> connectionFactory,
             DistributedLockProperties properties,
@@ -90,7 +90,7 @@ public class DistributedLockAutoConfiguration {
             throw new DistributedLockConfigurationException(
                     "Distributed locks need Redis, but there is no RedisConnectionFactory bean",
                     "Configure Redis with spring.data.redis.* (spring-boot-starter-data-redis is on the classpath); for tests or"
-                            + " single-instance development only, distributed-lock.mode=local keeps locks in this JVM (not distributed)");
+                            + " single-instance development only, distlock.mode=local keeps locks in this JVM (not distributed)");
         }
         if (!(factory instanceof LettuceConnectionFactory lettuce)) {
             return separateClient.connect(factory, options);
@@ -120,7 +120,7 @@ public class DistributedLockAutoConfiguration {
      * client it shares, but after web servers and task executors (higher phases) let running work end.
      */
     @Bean
-    @ConditionalOnProperty(name = "distributed-lock.mode", havingValue = "redis", matchIfMissing = true)
+    @ConditionalOnProperty(name = "distlock.mode", havingValue = "redis", matchIfMissing = true)
     SmartLifecycle distributedLockClientLifecycle(LockClient client) {
         return new SmartLifecycle() {
             private volatile boolean running = true;
@@ -148,17 +148,17 @@ public class DistributedLockAutoConfiguration {
         };
     }
 
-    /** A RedLock client over distributed-lock.redlock.nodes, for {@code @DistributedLock(redlock = true)}. */
+    /** A RedLock client over distlock.redlock.nodes, for {@code @DistributedLock(redlock = true)}. */
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
     @Conditional(RedLockNodesConfigured.class)
-    @ConditionalOnProperty(name = "distributed-lock.mode", havingValue = "redis", matchIfMissing = true)
+    @ConditionalOnProperty(name = "distlock.mode", havingValue = "redis", matchIfMissing = true)
     RedLockClient distributedRedLockClient(
             DistributedLockProperties properties, ObjectProvider<LockListener> listeners) {
         List<String> nodes = properties.getRedlock().getNodes();
         if (nodes.size() < RedLockClient.MIN_NODES) {
             throw new DistributedLockConfigurationException(
-                    "distributed-lock.redlock.nodes lists " + nodes.size() + " node(s), but a RedLock needs at least "
+                    "distlock.redlock.nodes lists " + nodes.size() + " node(s), but a RedLock needs at least "
                             + RedLockClient.MIN_NODES + " independent Redis masters",
                     "List 3 or more (an odd number, such as 3 or 5) redis:// or rediss:// URIs of masters that do not replicate each other");
         }
@@ -168,7 +168,7 @@ public class DistributedLockAutoConfiguration {
                 uris.add(RedisURI.create(node.trim()));
             } catch (RuntimeException e) {
                 throw new DistributedLockConfigurationException(
-                        "distributed-lock.redlock.nodes has \"" + node + "\", which is not a Redis URI: "
+                        "distlock.redlock.nodes has \"" + node + "\", which is not a Redis URI: "
                                 + e.getMessage(),
                         "Write each node as redis://[user:password@]host:port or rediss://... for TLS",
                         e);
@@ -179,12 +179,12 @@ public class DistributedLockAutoConfiguration {
             return RedLockClient.connect(uris, options);
         } catch (IllegalArgumentException e) {
             throw new DistributedLockConfigurationException(
-                    "distributed-lock.redlock.nodes " + nodes + ": " + e.getMessage(),
-                    "List each Redis master once in distributed-lock.redlock.nodes",
+                    "distlock.redlock.nodes " + nodes + ": " + e.getMessage(),
+                    "List each Redis master once in distlock.redlock.nodes",
                     e);
         } catch (RuntimeException e) {
             throw new DistributedLockConfigurationException(
-                    "The RedLock client could not start on distributed-lock.redlock.nodes " + nodes + ": "
+                    "The RedLock client could not start on distlock.redlock.nodes " + nodes + ": "
                             + rootMessage(e),
                     "Check that the nodes are running and reachable, and their passwords/TLS settings",
                     e);
@@ -198,7 +198,7 @@ public class DistributedLockAutoConfiguration {
             ObjectProvider<LockExecutor> executor, BeanFactory beanFactory, Environment environment) {
         // Bound here rather than injected: advisors are created before most beans, and must not pull them in early.
         DistributedLockProperties properties =
-                Binder.get(environment).bindOrCreate("distributed-lock", DistributedLockProperties.class);
+                Binder.get(environment).bindOrCreate("distlock", DistributedLockProperties.class);
         Duration wait = checkedWait(properties.getWaitTime());
         Duration lease = checkedLease(properties.getLeaseTime());
         // In local mode a redlock = true method is a local lock like any other: no nodes needed.
@@ -262,17 +262,17 @@ public class DistributedLockAutoConfiguration {
         return new LockCoverageCheck(beanFactory, advisor.getObject());
     }
 
-    /** Whether distributed-lock.redlock.nodes lists any node (as a YAML list or comma-separated). */
+    /** Whether distlock.redlock.nodes lists any node (as a YAML list or comma-separated). */
     static class RedLockNodesConfigured extends SpringBootCondition {
         @Override
         public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
             boolean set = Binder.get(context.getEnvironment())
-                    .bind("distributed-lock.redlock.nodes", Bindable.listOf(String.class))
+                    .bind("distlock.redlock.nodes", Bindable.listOf(String.class))
                     .map(nodes -> !nodes.isEmpty())
                     .orElse(false);
             return set
-                    ? ConditionOutcome.match("distributed-lock.redlock.nodes is set")
-                    : ConditionOutcome.noMatch("distributed-lock.redlock.nodes is not set");
+                    ? ConditionOutcome.match("distlock.redlock.nodes is set")
+                    : ConditionOutcome.noMatch("distlock.redlock.nodes is not set");
         }
     }
 
@@ -282,29 +282,29 @@ public class DistributedLockAutoConfiguration {
      */
     static LockClientOptions options(DistributedLockProperties properties, ObjectProvider<LockListener> listeners) {
         LockClientOptions.Builder builder = LockClientOptions.builder();
-        apply("distributed-lock.key-prefix", () -> builder.keyPrefix(properties.getKeyPrefix()));
-        apply("distributed-lock.watchdog-lease", () -> builder.watchdogLease(properties.getWatchdogLease()));
+        apply("distlock.key-prefix", () -> builder.keyPrefix(properties.getKeyPrefix()));
+        apply("distlock.watchdog-lease", () -> builder.watchdogLease(properties.getWatchdogLease()));
         apply(
-                "distributed-lock.fencing-counter-ttl",
+                "distlock.fencing-counter-ttl",
                 () -> builder.fencingCounterTtl(properties.getFencingCounterTtl()));
-        apply("distributed-lock.max-key-length", () -> builder.maxKeyLength(properties.getMaxKeyLength()));
-        apply("distributed-lock.operation-timeout", () -> builder.operationTimeout(properties.getOperationTimeout()));
+        apply("distlock.max-key-length", () -> builder.maxKeyLength(properties.getMaxKeyLength()));
+        apply("distlock.operation-timeout", () -> builder.operationTimeout(properties.getOperationTimeout()));
         // A pair is set twice, first with the core's default in place of its second value: an error names the bad one.
         apply(
-                "distributed-lock.local-hand-offs",
+                "distlock.local-hand-offs",
                 () -> builder.localHandOffs(
                         properties.getLocalHandOffs(), LockClientOptions.DEFAULT_LOCAL_HAND_OFF_WINDOW));
         apply(
-                "distributed-lock.local-hand-off-window",
+                "distlock.local-hand-off-window",
                 () -> builder.localHandOffs(properties.getLocalHandOffs(), properties.getLocalHandOffWindow()));
         if (properties.getReplicaAcks() != 0) {
             apply(
-                    "distributed-lock.replica-acks",
+                    "distlock.replica-acks",
                     () -> builder.replicaAcks(
                             properties.getReplicaAcks(),
                             LockClientOptions.defaults().replicaAckTimeout()));
             apply(
-                    "distributed-lock.replica-ack-timeout",
+                    "distlock.replica-ack-timeout",
                     () -> builder.replicaAcks(properties.getReplicaAcks(), properties.getReplicaAckTimeout()));
         }
         builder.interruptOnLeaseLost(properties.getOnLeaseLost() == DistributedLockProperties.OnLeaseLost.INTERRUPT);
@@ -324,9 +324,9 @@ public class DistributedLockAutoConfiguration {
                 throw e;
             }
             throw new DistributedLockConfigurationException(
-                    "Invalid distributed-lock.replica-acks: it is " + options.replicaAcks()
+                    "Invalid distlock.replica-acks: it is " + options.replicaAcks()
                             + ", but Redis is a Cluster, where WAIT cannot reach the node that holds each lock",
-                    "Remove distributed-lock.replica-acks (or set it to 0) on Redis Cluster: replica"
+                    "Remove distlock.replica-acks (or set it to 0) on Redis Cluster: replica"
                             + " acknowledgements need a standalone or Sentinel Redis",
                     e);
         }
@@ -354,7 +354,7 @@ public class DistributedLockAutoConfiguration {
 
     /** The default wait of locks: not negative, at most {@link RedisLock#MAX_DURATION}, as a lock call accepts. */
     static Duration checkedWait(Duration value) {
-        String property = "distributed-lock.wait-time";
+        String property = "distlock.wait-time";
         return within(
                 checked(value, property, false),
                 property,
@@ -364,7 +364,7 @@ public class DistributedLockAutoConfiguration {
 
     /** The default fixed lease of locks, or null: within the limits a lock call accepts. */
     static @Nullable Duration checkedLease(@Nullable Duration value) {
-        String property = "distributed-lock.lease-time";
+        String property = "distlock.lease-time";
         return value == null
                 ? null
                 : within(

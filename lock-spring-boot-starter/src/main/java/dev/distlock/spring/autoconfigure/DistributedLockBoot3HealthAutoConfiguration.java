@@ -29,7 +29,7 @@ import org.springframework.context.annotation.Bean;
             "org.springframework.boot.actuate.health.HealthIndicator",
             "org.springframework.boot.actuate.autoconfigure.health.ConditionalOnEnabledHealthIndicator"
         })
-@ConditionalOnBooleanProperty(name = "distributed-lock.enabled", matchIfMissing = true)
+@ConditionalOnBooleanProperty(name = "distlock.enabled", matchIfMissing = true)
 @ConditionalOnEnabledHealthIndicator("distributedlock")
 public class DistributedLockBoot3HealthAutoConfiguration {
 

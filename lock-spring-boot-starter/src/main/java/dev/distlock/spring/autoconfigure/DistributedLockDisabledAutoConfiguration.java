@@ -13,11 +13,11 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Role;
 
 /**
- * With {@code distributed-lock.enabled=false} every {@code @DistributedLock} method runs without a
+ * With {@code distlock.enabled=false} every {@code @DistributedLock} method runs without a
  * lock; this says so at start-up, with how many methods that is, instead of staying silent.
  */
 @AutoConfiguration
-@ConditionalOnBooleanProperty(name = "distributed-lock.enabled", havingValue = false)
+@ConditionalOnBooleanProperty(name = "distlock.enabled", havingValue = false)
 public class DistributedLockDisabledAutoConfiguration {
 
     private static final Logger log = LoggerFactory.getLogger(DistributedLockDisabledAutoConfiguration.class);
@@ -30,8 +30,8 @@ public class DistributedLockDisabledAutoConfiguration {
             int methods = AnnotatedMethods.count(beans);
             if (methods > 0) {
                 log.warn(
-                        "distributed-lock.enabled=false: {} @DistributedLock method(s) in {} bean(s) now run WITHOUT any lock,"
-                                + " so concurrent calls are not excluded: {}. Remove the property to lock them again (distributed-lock.mode=local locks them within this JVM, for"
+                        "distlock.enabled=false: {} @DistributedLock method(s) in {} bean(s) now run WITHOUT any lock,"
+                                + " so concurrent calls are not excluded: {}. Remove the property to lock them again (distlock.mode=local locks them within this JVM, for"
                                 + " tests and single-instance development)",
                         methods,
                         beans.size(),

@@ -15,12 +15,12 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.context.annotation.Bean;
 
 /**
- * {@code distributed-lock.mode=local}: the annotation, LockTemplate, metrics, tracing and Actuator
+ * {@code distlock.mode=local}: the annotation, LockTemplate, metrics, tracing and Actuator
  * work as usual, on locks kept in this JVM; no Redis connection is made. NOT distributed.
  */
 @AutoConfiguration(before = DistributedLockAutoConfiguration.class)
-@ConditionalOnBooleanProperty(name = "distributed-lock.enabled", matchIfMissing = true)
-@ConditionalOnProperty(name = "distributed-lock.mode", havingValue = "local")
+@ConditionalOnBooleanProperty(name = "distlock.enabled", matchIfMissing = true)
+@ConditionalOnProperty(name = "distlock.mode", havingValue = "local")
 @EnableConfigurationProperties(DistributedLockProperties.class)
 public class DistributedLockLocalAutoConfiguration {
 
@@ -32,7 +32,7 @@ public class DistributedLockLocalAutoConfiguration {
         // Built and checked as for the Redis client, so a property that fails start-up in Redis mode fails it here too.
         LockClientOptions options = DistributedLockAutoConfiguration.options(properties, listeners);
         log.warn(
-                "distributed-lock.mode=local: locks live in this JVM only and are NOT distributed; other instances of this"
+                "distlock.mode=local: locks live in this JVM only and are NOT distributed; other instances of this"
                         + " application do not exclude each other. Use it for tests and single-instance development, never in a cluster");
         return new LocalLocks(options);
     }

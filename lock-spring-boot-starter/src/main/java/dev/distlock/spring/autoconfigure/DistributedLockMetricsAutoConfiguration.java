@@ -45,7 +45,7 @@ import org.springframework.core.env.Environment;
 @ConditionalOnClass({MeterRegistry.class, LockClient.class})
 @ConditionalOnBean(MeterRegistry.class)
 @ConditionalOnBooleanProperty(
-        name = {"distributed-lock.enabled", "distributed-lock.metrics.enabled"},
+        name = {"distlock.enabled", "distlock.metrics.enabled"},
         matchIfMissing = true)
 public class DistributedLockMetricsAutoConfiguration {
 

@@ -33,7 +33,7 @@ import org.springframework.context.annotation.Bean;
         })
 @ConditionalOnClass({ObservationRegistry.class, LockClient.class})
 @ConditionalOnBean(ObservationRegistry.class)
-@ConditionalOnBooleanProperty(name = "distributed-lock.enabled", matchIfMissing = true)
+@ConditionalOnBooleanProperty(name = "distlock.enabled", matchIfMissing = true)
 public class DistributedLockObservationAutoConfiguration {
 
     @Bean

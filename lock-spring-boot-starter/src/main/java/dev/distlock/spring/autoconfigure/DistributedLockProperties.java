@@ -6,8 +6,8 @@ import java.util.List;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.core.Ordered;
 
-/** Settings of distributed locks, under {@code distributed-lock.*}. */
-@ConfigurationProperties("distributed-lock")
+/** Settings of distributed locks, under {@code distlock.*}. */
+@ConfigurationProperties("distlock")
 public class DistributedLockProperties {
 
     /** Whether distributed locks are auto-configured. */

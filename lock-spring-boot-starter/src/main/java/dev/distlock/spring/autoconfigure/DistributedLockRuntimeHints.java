@@ -18,7 +18,7 @@ class DistributedLockRuntimeHints implements RuntimeHintsRegistrar {
 
     @Override
     public void registerHints(RuntimeHints hints, ClassLoader classLoader) {
-        // distributed-lock.* is bound by the advisor itself (before most beans exist), not only as a bean.
+        // distlock.* is bound by the advisor itself (before most beans exist), not only as a bean.
         BindableRuntimeHintsRegistrar.forTypes(DistributedLockProperties.class).registerHints(hints, classLoader);
         hints.reflection().registerType(TypeReference.of(KEY_ROOT), MemberCategory.INVOKE_PUBLIC_METHODS);
     }

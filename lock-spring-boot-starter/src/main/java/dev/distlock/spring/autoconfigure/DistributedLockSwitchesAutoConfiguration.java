@@ -15,7 +15,7 @@ import org.springframework.core.env.PropertyResolver;
 import org.springframework.core.type.AnnotatedTypeMetadata;
 
 /**
- * Fails start-up, before any bean is made, when a {@code distributed-lock.*} switch that the
+ * Fails start-up, before any bean is made, when a {@code distlock.*} switch that the
  * auto-configurations' conditions read has a value they do not know ({@code enabled=yes}, {@code on},
  * {@code 1}, a typo such as {@code ture}). Those conditions compare the text with {@code true}/{@code false}
  * (or {@code redis}/{@code local}), case aside, so such a value matches none of them: every lock
@@ -31,16 +31,16 @@ public class DistributedLockSwitchesAutoConfiguration {
 
     private static final List<Switch> SWITCHES = List.of(
             new Switch(
-                    "distributed-lock.enabled",
+                    "distlock.enabled",
                     List.of("true", "false"),
                     "no lock auto-configuration would match it, and every @DistributedLock method would run unlocked"
                             + " without a warning"),
             new Switch(
-                    "distributed-lock.mode",
+                    "distlock.mode",
                     List.of("redis", "local"),
                     "neither the Redis locks nor the local locks would be configured"),
             new Switch(
-                    "distributed-lock.metrics.enabled",
+                    "distlock.metrics.enabled",
                     List.of("true", "false"),
                     "the lock metrics would be off without a warning"),
             new Switch(
@@ -79,7 +79,7 @@ public class DistributedLockSwitchesAutoConfiguration {
             DistributedLockConfigurationException problem = problem(context.getEnvironment());
             return problem != null
                     ? ConditionOutcome.match(problem.getDescription())
-                    : ConditionOutcome.noMatch("every distributed-lock.* switch is unset or has a known value");
+                    : ConditionOutcome.noMatch("every distlock.* switch is unset or has a known value");
         }
     }
 }

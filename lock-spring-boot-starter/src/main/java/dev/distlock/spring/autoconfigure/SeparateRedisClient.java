@@ -66,7 +66,7 @@ final class SeparateRedisClient implements DisposableBean {
         } catch (RuntimeException e) {
             destroy();
             if (e instanceof DistributedLockConfigurationException propertyError) {
-                throw propertyError; // a distributed-lock.* property, not the connection
+                throw propertyError; // a distlock.* property, not the connection
             }
             throw new DistributedLockConfigurationException(
                     "Distributed locks could not open their own Lettuce connection to " + target

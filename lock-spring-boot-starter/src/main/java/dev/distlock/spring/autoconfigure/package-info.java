@@ -1,5 +1,5 @@
 /**
- * Auto-configuration and the {@code distributed-lock.*} properties.
+ * Auto-configuration and the {@code distlock.*} properties.
  */
 @NullMarked
 package dev.distlock.spring.autoconfigure;

@@ -67,7 +67,7 @@ public final class AsyncHold {
     /**
      * Records that the work was stopped because the lease was lost ({@code reason}): it has no result to
      * give, so its release fails with {@link LockLeaseExpiredException} even when
-     * distributed-lock.throw-on-lease-lost=false, instead of passing the stopped work off as a success.
+     * distlock.throw-on-lease-lost=false, instead of passing the stopped work off as a success.
      */
     public void cutShort(String reason) {
         cutShort = reason;
@@ -89,7 +89,7 @@ public final class AsyncHold {
     /**
      * Releases the hold, the first time only; later calls get the same stage. The stage fails only
      * when the call itself succeeded ({@code failure} is {@code null}) and the lease turned out lost,
-     * with {@link LockLeaseExpiredException} (unless distributed-lock.throw-on-lease-lost=false and the work
+     * with {@link LockLeaseExpiredException} (unless distlock.throw-on-lease-lost=false and the work
      * was not {@linkplain #cutShort cut short}), or
      * when the release failed otherwise; with a {@code failure}, problems of the release are added
      * to it as suppressed exceptions and the stage completes normally. A release Redis did not confirm

@@ -150,7 +150,7 @@ public final class LockExecutor {
      * the lock's async methods, invokes {@code work} on a thread of the starter's once the lock is held
      * (with {@link LockContext} set around the invocation), holds the lock until the stage it returns
      * completes, then releases it through the hold's handle, once. Cancelling the returned future gives
-     * the wait up, or cancels the work's stage and releases. With distributed-lock.on-lease-lost=interrupt
+     * the wait up, or cancels the work's stage and releases. With distlock.on-lease-lost=interrupt
      * a lost lease cancels the work's stage.
      *
      * @param whenBusy the result when the lock stays busy for the whole wait; {@code null} to fail with
@@ -171,7 +171,7 @@ public final class LockExecutor {
                         : request.keys().get(0));
     }
 
-    /** Whether a lost lease cancels async work (distributed-lock.on-lease-lost=interrupt). */
+    /** Whether a lost lease cancels async work (distlock.on-lease-lost=interrupt). */
     public boolean cancelsOnLeaseLost() {
         return interruptOnLeaseLost;
     }
@@ -285,7 +285,7 @@ public final class LockExecutor {
                             request.type(), request.redlock(), request.keys().get(0), request.label());
         } catch (IllegalArgumentException e) {
             String advice = e instanceof LockNameException name && name.problem() == LockNameException.Problem.TOO_LONG
-                    ? "; shorten the key or raise distributed-lock.max-key-length"
+                    ? "; shorten the key or raise distlock.max-key-length"
                     : "";
             throw new IllegalArgumentException(describe(request) + " cannot lock: " + e.getMessage() + advice, e);
         }

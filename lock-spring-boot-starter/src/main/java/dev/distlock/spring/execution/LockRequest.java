@@ -11,7 +11,7 @@ import java.util.List;
  * @param caller how errors name the caller, e.g. {@code OrderService.pay(long)} or {@code LockTemplate 'payments'}
  * @param label the fixed name used in metrics, traces and the Actuator endpoint
  * @param type the kind of lock
- * @param redlock whether the lock is a RedLock over distributed-lock.redlock.nodes
+ * @param redlock whether the lock is a RedLock over distlock.redlock.nodes
  * @param keys the resolved key or keys
  * @param multi whether the keys are locked together as one multi-lock
  * @param waitTime how long to wait

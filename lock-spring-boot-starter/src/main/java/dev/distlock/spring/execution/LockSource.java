@@ -7,7 +7,7 @@ import dev.distlock.spring.annotation.LockType;
 import java.util.List;
 
 /**
- * Where the starter's locks come from: Redis (the default) or, with {@code distributed-lock.mode=local},
+ * Where the starter's locks come from: Redis (the default) or, with {@code distlock.mode=local},
  * this JVM. Infrastructure of the starter, not API.
  */
 public interface LockSource {

@@ -19,7 +19,7 @@ public final class RedisLockSource implements LockSource {
 
     /**
      * Both clients are looked up on first use: advisors are created early, before the Redis connection
-     * should be. {@code redLockClient} gives {@code null} when distributed-lock.redlock.nodes is not set.
+     * should be. {@code redLockClient} gives {@code null} when distlock.redlock.nodes is not set.
      */
     public RedisLockSource(Supplier<LockClient> client, Supplier<RedLockClient> redLockClient) {
         this.client = SingletonSupplier.of(client);
@@ -73,7 +73,7 @@ public final class RedisLockSource implements LockSource {
         RedLockClient redLock = redLockSupplier.get();
         if (redLock == null) {
             throw new IllegalStateException(
-                    "RedLock needs distributed-lock.redlock.nodes: list at least 3 independent Redis masters there");
+                    "RedLock needs distlock.redlock.nodes: list at least 3 independent Redis masters there");
         }
         return redLock;
     }

@@ -6,7 +6,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
 /**
- * A local lock's hold owned by a handle rather than a thread ({@code distributed-lock.mode=local}), with
+ * A local lock's hold owned by a handle rather than a thread ({@code distlock.mode=local}), with
  * the rules of lock-core's handles (it extends their base): any thread may release it, exactly once; no
  * re-entry.
  */

@@ -14,7 +14,7 @@ import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A {@link RedisLock} that lives in this JVM ({@code distributed-lock.mode=local}): thread-bound and reentrant,
+ * A {@link RedisLock} that lives in this JVM ({@code distlock.mode=local}): thread-bound and reentrant,
  * and handle-owned through the async methods, which wait without a thread as lock-core's do.
  */
 final class LocalLock implements RedisLock {

@@ -23,7 +23,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * {@code distributed-lock.mode=local}: locks that live in this JVM only, with the same API, kinds,
+ * {@code distlock.mode=local}: locks that live in this JVM only, with the same API, kinds,
  * fencing tokens, listener events and exceptions as the Redis locks. NOT distributed: two instances
  * of the application do not exclude each other. For tests and single-instance development.
  */

@@ -1,5 +1,5 @@
 /**
- * In-JVM locks for {@code distributed-lock.mode=local}: the same API, metrics and errors, no Redis;
+ * In-JVM locks for {@code distlock.mode=local}: the same API, metrics and errors, no Redis;
  * not distributed.
  */
 @NullMarked

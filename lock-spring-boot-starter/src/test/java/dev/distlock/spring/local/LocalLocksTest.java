@@ -29,7 +29,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** The in-JVM locks of distributed-lock.mode=local keep the Redis locks' rules. */
+/** The in-JVM locks of distlock.mode=local keep the Redis locks' rules. */
 class LocalLocksTest {
 
     private final List<String> events = new CopyOnWriteArrayList<>();
