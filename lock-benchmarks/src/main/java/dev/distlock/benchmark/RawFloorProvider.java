@@ -1,6 +1,6 @@
 package dev.distlock.benchmark;
 
-import dev.distlock.core.script.LockScript;
+import dev.distlock.core.internal.redis.script.LockScript;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;

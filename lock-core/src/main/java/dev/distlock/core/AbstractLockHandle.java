@@ -1,5 +1,7 @@
 package dev.distlock.core;
 
+import dev.distlock.core.internal.lock.HoldAtLeast;
+import dev.distlock.core.internal.redis.RedisCalls;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -34,6 +36,17 @@ public abstract class AbstractLockHandle implements LockHandle {
      * @throws UnsupportedOperationException when this kind of lock cannot stay taken after its release
      */
     protected abstract void checkHoldAtLeast(Duration holdAtLeast);
+
+    /**
+     * Runs {@code other}'s {@link #checkHoldAtLeast} check, for a handle that combines others and must
+     * refuse before releasing any of them.
+     *
+     * @param other a handle combined into this one
+     * @param holdAtLeast how long its lock would have to stay taken after its grant
+     */
+    protected static void checkHoldAtLeastOf(AbstractLockHandle other, Duration holdAtLeast) {
+        other.checkHoldAtLeast(holdAtLeast);
+    }
 
     /** Whether this handle was released (or given back), successfully or not. */
     protected final boolean released() {

@@ -1,5 +1,6 @@
 package dev.distlock.core;
 
+import dev.distlock.core.internal.lease.LeaseState;
 import java.time.Duration;
 import java.time.Instant;
 import org.jspecify.annotations.Nullable;
@@ -26,7 +27,7 @@ public record HeldLock(
         Duration validFor) {
 
     /** The snapshot of {@code hold} at {@code nowNanos} ({@code now} the same moment on the wall clock). */
-    static HeldLock of(LeaseState hold, long nowNanos, Instant now) {
+    public static HeldLock of(LeaseState hold, long nowNanos, Instant now) {
         Thread thread = hold.thread;
         return new HeldLock(
                 hold.info,

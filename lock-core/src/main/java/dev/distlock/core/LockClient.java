@@ -1,5 +1,17 @@
 package dev.distlock.core;
 
+import dev.distlock.core.internal.engine.FairKind;
+import dev.distlock.core.internal.engine.Hold;
+import dev.distlock.core.internal.engine.LockEngine;
+import dev.distlock.core.internal.engine.LockKind;
+import dev.distlock.core.internal.engine.ReadWriteKind;
+import dev.distlock.core.internal.engine.RedisNode;
+import dev.distlock.core.internal.engine.ReentrantKind;
+import dev.distlock.core.internal.lock.MultiLock;
+import dev.distlock.core.internal.lock.ThreadBoundLock;
+import dev.distlock.core.internal.lock.ThreadBoundReadWriteLock;
+import dev.distlock.core.internal.redis.LockKeys;
+import dev.distlock.core.internal.redis.RedisConnections;
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;

@@ -1,5 +1,7 @@
 package dev.distlock.core;
 
+import dev.distlock.core.internal.redis.LockKeys;
+import dev.distlock.core.internal.support.Durations;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

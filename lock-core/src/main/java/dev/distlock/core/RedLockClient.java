@@ -1,5 +1,8 @@
 package dev.distlock.core;
 
+import dev.distlock.core.internal.lock.ThreadBoundLock;
+import dev.distlock.core.internal.redis.LockKeys;
+import dev.distlock.core.internal.redlock.RedLockEngine;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;

@@ -1,5 +1,6 @@
 package dev.distlock.core;
 
+import dev.distlock.core.internal.lock.MultiLock;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;

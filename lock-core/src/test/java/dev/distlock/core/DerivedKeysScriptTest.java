@@ -2,7 +2,12 @@ package dev.distlock.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.distlock.core.script.LockScript;
+import dev.distlock.core.internal.engine.FairKind;
+import dev.distlock.core.internal.engine.ReadWriteKind;
+import dev.distlock.core.internal.engine.ReentrantKind;
+import dev.distlock.core.internal.engine.ScriptArgs;
+import dev.distlock.core.internal.redis.LockKeys;
+import dev.distlock.core.internal.redis.script.LockScript;
 import io.lettuce.core.KeyScanCursor;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScanCursor;

@@ -5,7 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.distlock.core.LockListener.RenewalOutcome;
-import dev.distlock.core.script.LockScript;
+import dev.distlock.core.internal.engine.FairHandOffs;
+import dev.distlock.core.internal.engine.FairKind;
+import dev.distlock.core.internal.redis.LockKeys;
+import dev.distlock.core.internal.redis.script.LockScript;
 import dev.distlock.testsupport.RedisExtension;
 import io.lettuce.core.RedisURI;
 import java.time.Duration;

@@ -2,8 +2,8 @@ package dev.distlock.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.distlock.core.pubsub.WakeupHub;
-import dev.distlock.core.script.LockScript;
+import dev.distlock.core.internal.redis.WakeupHub;
+import dev.distlock.core.internal.redis.script.LockScript;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;

@@ -1,5 +1,6 @@
 package dev.distlock.core;
 
+import dev.distlock.core.internal.engine.FairKind;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;

@@ -101,7 +101,7 @@ class ForceReleaseScriptTest extends ScriptTestSupport {
     void theNoteExpires() throws Exception {
         grant(A, 30_000, "g1");
         assertThat(scripts.integer(
-                                dev.distlock.core.script.LockScript.FORCE_RELEASE,
+                                dev.distlock.core.internal.redis.script.LockScript.FORCE_RELEASE,
                                 new String[] {keys.lock(), keys.note("~force:req-3")},
                                 keys.channel(),
                                 "m",

@@ -3,7 +3,8 @@ package dev.distlock.core;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.distlock.core.script.LockScript;
+import dev.distlock.core.internal.redis.LockKeys;
+import dev.distlock.core.internal.redis.script.LockScript;
 import dev.distlock.testsupport.FaultRelay;
 import dev.distlock.testsupport.RedisExtension;
 import io.lettuce.core.ClientOptions;

@@ -3,7 +3,7 @@ package dev.distlock.core;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.distlock.core.script.LockScript;
+import dev.distlock.core.internal.redis.script.LockScript;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;

@@ -2,6 +2,7 @@ package dev.distlock.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.distlock.core.internal.redis.RedisCalls;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisException;
 import org.junit.jupiter.api.Test;

@@ -1,6 +1,6 @@
 package dev.distlock.core;
 
-import dev.distlock.core.script.ScriptRunner;
+import dev.distlock.core.internal.redis.script.ScriptRunner;
 import dev.distlock.testsupport.RedisServer;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;

@@ -4,7 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.distlock.core.LockListener.RenewalOutcome;
-import dev.distlock.core.script.LockScript;
+import dev.distlock.core.internal.redis.LockKeys;
+import dev.distlock.core.internal.redis.script.LockScript;
 import dev.distlock.testsupport.FaultRelay;
 import dev.distlock.testsupport.RedisExtension;
 import io.lettuce.core.event.command.CommandListener;

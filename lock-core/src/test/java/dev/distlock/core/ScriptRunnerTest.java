@@ -4,8 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import dev.distlock.core.script.LockScript;
-import dev.distlock.core.script.ScriptRunner;
+import dev.distlock.core.internal.engine.FairKind;
+import dev.distlock.core.internal.engine.LockKind;
+import dev.distlock.core.internal.engine.ReadWriteKind;
+import dev.distlock.core.internal.engine.ReentrantKind;
+import dev.distlock.core.internal.engine.ScriptArgs;
+import dev.distlock.core.internal.redis.script.LockScript;
+import dev.distlock.core.internal.redis.script.ScriptRunner;
 import dev.distlock.testsupport.FaultRelay;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisCommandExecutionException;

@@ -2,8 +2,10 @@ package dev.distlock.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.distlock.core.script.LockScript;
-import dev.distlock.core.script.ScriptRunner;
+import dev.distlock.core.internal.engine.ReentrantKind;
+import dev.distlock.core.internal.redis.LockKeys;
+import dev.distlock.core.internal.redis.script.LockScript;
+import dev.distlock.core.internal.redis.script.ScriptRunner;
 import dev.distlock.testsupport.RedisExtension;
 import io.lettuce.core.api.sync.RedisCommands;
 import java.time.Duration;

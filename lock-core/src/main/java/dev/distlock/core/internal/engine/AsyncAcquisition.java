@@ -1,0 +1,426 @@
+package dev.distlock.core.internal.engine;
+
+import dev.distlock.core.LockUnavailableException;
+import dev.distlock.core.internal.redis.RedisCalls;
+import dev.distlock.core.internal.redis.WakeupHub.WaitChannel;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One acquisition that waits without a thread: each step (its turn at the local gate, a try in Redis,
+ * the subscription, a sleep on the wake-up channel) is a future whose completion runs the next. The
+ * same grant id serves every try, as in {@link Acquirer}. Completing or cancelling {@link #result}
+ * early stops it, and nothing stays behind: a grant that may have happened is given back, a
+ * fair-queue place is left, the gate's permit (and a grant handed on with it) goes to the next local
+ * waiter. The state below is guarded by this object's monitor, held only for a few non-blocking steps.
+ */
+final class AsyncAcquisition {
+
+    /** Where an acquisition stands at its local gate. */
+    private enum AtGate {
+        /** No gate (the kind has none). */
+        NONE,
+        /** Waiting for its turn. */
+        QUEUED,
+        /** Holding the permit, trying in Redis. */
+        PERMIT,
+        /** Holding the permit and a grant handed on with it, not yet a hold. */
+        HANDED,
+        /** Past the gate without the permit (its holder's lease ran out), or the wait ran out there. */
+        PASSED,
+        /** A hold took its place: released with the hold. */
+        ATTACHED
+    }
+
+    private final Acquirer acquirer;
+    private final AcquireRequest request;
+    private final long deadline;
+    /** Replaced (a new grant id) after a grant that came too late was given back. */
+    private volatile ScriptArgs.Acquire args;
+
+    private final ScheduledExecutorService timers;
+    /** The local gate this acquisition queues at first, or {@code null} (a kind without one). */
+    private final LocalGates.@Nullable Gate gate;
+    /** Completes with the hold, with {@code null} when the wait ran out, or exceptionally. */
+    final CompletableFuture<@Nullable Hold> result = new CompletableFuture<>();
+
+    private boolean finished;
+    /** Its wait ran out and its listeners were told so, before its result completes. */
+    private boolean timedOut;
+    /** Its turn at the gate while it waits there. */
+    private @Nullable CompletableFuture<LocalGates.Entry> entering;
+    /** Where it stands at the gate; says who passes the permit on and leaves the gate when it stops. */
+    private AtGate atGate;
+
+    private @Nullable WaitChannel channel;
+    /** Where a fair grant is offered to it in-process (fair locks), made before its first try. */
+    private volatile FairHandOffs.@Nullable Slot slot;
+
+    private @Nullable CompletableFuture<?> call;
+    private @Nullable CompletableFuture<Boolean> sleep;
+    /** Grants of this wait that reached this client after their lease ({@link Acquirer#requireUsableLease}). */
+    private int lateGrants;
+
+    AsyncAcquisition(
+            Acquirer acquirer,
+            AcquireRequest request,
+            long deadline,
+            ScriptArgs.Acquire args,
+            ScheduledExecutorService timers,
+            LocalGates.@Nullable Gate gate) {
+        this.gate = gate;
+        this.atGate = gate == null ? AtGate.NONE : AtGate.QUEUED;
+        this.acquirer = acquirer;
+        this.request = request;
+        this.deadline = deadline;
+        this.args = args;
+        this.timers = timers;
+        result.whenComplete(this::finished);
+    }
+
+    void start() {
+        if (gate == null) {
+            slot = acquirer.expectOffer(request, args);
+            attempt();
+            return;
+        }
+        CompletableFuture<LocalGates.Entry> entry = gate.enterAsync(deadline, request.lease(), timers);
+        boolean stopped;
+        synchronized (this) {
+            stopped = finished;
+            entering = entry;
+        }
+        if (stopped) {
+            entry.cancel(false); // leaves the queue; a permit it got meanwhile is passed on in entered()
+        }
+        entry.whenComplete((passed, error) -> {
+            if (passed != null) {
+                entered(gate, passed);
+            }
+        });
+    }
+
+    /** Its turn at the local gate came (or the wait there ran out): go on in Redis, or finish. */
+    private void entered(LocalGates.Gate gate, LocalGates.Entry entry) {
+        LocalGates.Pass pass = entry.pass();
+        boolean stopped;
+        synchronized (this) {
+            stopped = finished;
+            if (!stopped) {
+                atGate = switch (pass) {
+                    case PERMIT -> AtGate.PERMIT;
+                    case HANDED_ON -> AtGate.HANDED;
+                    default -> AtGate.PASSED;
+                };
+            }
+        }
+        if (stopped) {
+            passOn(gate, entry); // finished() already left the gate
+            return;
+        }
+        try {
+            switch (pass) {
+                // Off the thread that handed on or timed out: that thread may be inside another caller's unlock
+                // (whose events the starter attributes by thread) or be the client's timer; the caller's own
+                // code runs when the result completes.
+                case TIMEOUT -> acquirer.offThread(this::timeOut);
+                case HANDED_ON -> acquirer.offThread(() -> takeHandedOn(gate, entry));
+                default -> attempt();
+            }
+        } catch (RuntimeException e) {
+            result.completeExceptionally(e);
+        }
+    }
+
+    /** Turns a grant handed on at the gate into this caller's hold, unless it stopped meanwhile. */
+    private void takeHandedOn(LocalGates.Gate gate, LocalGates.Entry entry) {
+        boolean stopped;
+        synchronized (this) {
+            stopped = finished;
+        }
+        if (stopped) {
+            passOn(gate, entry);
+            acquirer.leave(request, gate);
+            return;
+        }
+        Hold hold = acquirer.handedOn(request, entry.baton());
+        if (hold != null) {
+            deliver(hold);
+            return;
+        }
+        // Too close to its lease's end to use (given back): try in Redis, holding the permit.
+        synchronized (this) {
+            stopped = finished;
+            atGate = AtGate.PERMIT;
+        }
+        if (stopped) {
+            gate.exit();
+            acquirer.leave(request, gate);
+        } else {
+            attempt();
+        }
+    }
+
+    /** What it got at the gate after it stopped: the permit (with a handed-on grant) goes to the next waiter. */
+    private void passOn(LocalGates.Gate gate, LocalGates.Entry entry) {
+        if (entry.pass() == LocalGates.Pass.HANDED_ON && !gate.handOn(entry.baton())) {
+            acquirer.giveBack(entry.baton());
+            gate.exit();
+        } else if (entry.pass() == LocalGates.Pass.PERMIT) {
+            gate.exit();
+        }
+    }
+
+    /** Completes the result with {@code hold}, which takes over the place at the gate; given back if the result was cancelled. */
+    private void deliver(Hold hold) {
+        synchronized (this) {
+            // A handed-on grant is this acquisition's to pass on even when it stopped meanwhile: attached, the
+            // hold's give-back below passes the permit on.
+            if (gate != null && (atGate == AtGate.HANDED || (!finished && atGate != AtGate.QUEUED))) {
+                acquirer.attach(hold, gate, atGate != AtGate.PASSED);
+                atGate = AtGate.ATTACHED;
+            }
+        }
+        if (!result.complete(hold)) {
+            acquirer.abandon(hold); // cancelled meanwhile: nobody would release it
+        }
+    }
+
+    private void attempt() {
+        long sentAt = System.nanoTime();
+        synchronized (this) {
+            if (finished) {
+                return;
+            }
+        }
+        ScriptArgs.Acquire sent = args;
+        // Sent outside the monitor. A retry of it (a dropped connection) may also go out as finished() runs:
+        // the call then undoes it once more itself.
+        CompletableFuture<List<Object>> reply =
+                acquirer.tryAsync(request, sent, deadline, late -> undoLateTry(sent, late));
+        synchronized (this) {
+            if (finished) {
+                // finished() ran meanwhile and could not see this call: stop it, and undo what it may still do.
+                reply.cancel(true);
+                undoLateTry(sent, null);
+                return;
+            }
+            call = reply;
+        }
+        reply.whenComplete((r, error) -> {
+            Throwable cause = error == null ? null : RedisCalls.unwrap(error);
+            if (cause instanceof LockUnavailableException
+                    && RedisCalls.refusedForNow(cause.getCause())
+                    && deadline - System.nanoTime() > 0) {
+                attempt(); // Redis refuses only for now (a slot migrating, a failover): ride it out within the wait
+            } else if (error != null) {
+                result.completeExceptionally(RedisCalls.asLockException(error));
+            } else {
+                answered(Grant.of(r, args.grantId(), sentAt));
+            }
+        });
+    }
+
+    /**
+     * Undoes a try that may have reached Redis after the undo finished() sent. Of a fair lock, the leave
+     * finished() sent may have landed before the try, which then queued the waiter again: a place nobody
+     * comes back to, which a release would grant the lock to until the place's deadline. So it leaves once
+     * more, which also gives back a grant made under the try's grant id. Of other kinds, the try may have
+     * taken the lock after its give-back, for nobody until the lease ends, or marked its client as waiting
+     * ('~w', which a release then reserves the lock for): given back, and left, again.
+     *
+     * <p>{@code late}, a try on its way when its caller stopped: undone once it has ended, whatever its end,
+     * so that the undo lands after it even when Redis refused its EVALSHA (NOSCRIPT, after a restart or
+     * failover) and it went out again as EVAL a round trip later. It is cancelled half a lease on, before
+     * the undo would stop trying (after the lease), so that a try still on a dead connection then is
+     * dropped, or never sent again by Lettuce after a reconnect; its end then sends the undo.
+     */
+    private void undoLateTry(ScriptArgs.Acquire sent, @Nullable CompletableFuture<?> late) {
+        if (late == null) {
+            undo(sent);
+            return;
+        }
+        late.whenComplete((reply, error) -> undo(sent));
+        if (!late.isDone()) {
+            try {
+                timers.schedule(() -> late.cancel(true), request.lease().nanos() / 2, TimeUnit.NANOSECONDS);
+            } catch (RejectedExecutionException closing) {
+                late.cancel(true);
+            }
+        }
+    }
+
+    private void undo(ScriptArgs.Acquire sent) {
+        acquirer.gaveUpAsync(request, sent, true);
+        if (!request.kind().leavesWhenGivingUp() && sent.held() == 0) {
+            acquirer.giveBack(request, sent.grantId());
+        }
+    }
+
+    private void answered(Grant grant) {
+        if (grant.granted()) {
+            Hold hold = acquirer.granted(request, grant);
+            if (hold == null) {
+                try {
+                    Acquirer.requireUsableLease(request, grant, ++lateGrants);
+                } catch (IllegalArgumentException e) {
+                    result.completeExceptionally(e);
+                    return;
+                }
+                args = acquirer.afresh(request); // as in Acquirer: the give-back names the old grant id
+                slot = acquirer.renewOffer(request, args, slot);
+                boolean stopped;
+                synchronized (this) {
+                    stopped = finished;
+                }
+                if (stopped) {
+                    // finished() may have withdrawn the slot this one replaced: withdraw this one too, or it
+                    // would stay among the client's slots for good.
+                    acquirer.withdrawOffer(slot);
+                    return;
+                }
+                attempt(); // arrived after its lease (given back): look again at once
+            } else {
+                deliver(hold);
+            }
+            return;
+        }
+        if (tookOffer()) {
+            return;
+        }
+        long remaining = deadline - System.nanoTime();
+        if (remaining <= 0) {
+            timeOut();
+            return;
+        }
+        CompletableFuture<?> next;
+        synchronized (this) {
+            if (finished) {
+                return;
+            }
+            if (channel == null) {
+                channel = acquirer.join(request);
+                // Try again once Redis confirmed the subscription (a release after that is never missed), or
+                // after the operation timeout: waiting still works without it, each sleep bounded by the TTL.
+                next = channel.subscribed()
+                        .copy()
+                        .orTimeout(
+                                Math.max(1, Math.min(remaining, acquirer.operationTimeoutNanos())),
+                                TimeUnit.NANOSECONDS);
+            } else {
+                // The holder's TTL bounds the sleep, as in Acquirer.
+                long ttlMs = grant.ttlMs() >= 0 ? Math.max(1, grant.ttlMs()) : acquirer.watchdogLeaseMs();
+                sleep = channel.sleep(Math.min(TimeUnit.MILLISECONDS.toNanos(ttlMs), remaining), timers);
+                next = sleep;
+            }
+        }
+        next.whenComplete((ignored, error) -> woke());
+    }
+
+    /** After a sleep: take up a grant offered in-process (fair locks), else try in Redis. */
+    private void woke() {
+        synchronized (this) {
+            if (finished) {
+                return; // finished() withdraws from its slot and passes on a grant offered meanwhile
+            }
+        }
+        if (!tookOffer()) {
+            attempt();
+        }
+    }
+
+    /**
+     * Takes a fair grant offered in-process, if one came, and completes with it; whether one came. Off
+     * the thread that runs this (it may be inside the unlock of the holder that passed the grant on, or be
+     * the client's I/O thread); should the grant be unusable there, it tries in Redis instead.
+     */
+    private boolean tookOffer() {
+        FairHandOffs.Slot s = slot;
+        if (s == null || !acquirer.offered(s)) {
+            return false;
+        }
+        acquirer.offThread(() -> {
+            Hold hold = acquirer.takeOffer(request, s);
+            if (hold != null) {
+                deliver(hold);
+            } else {
+                attempt();
+            }
+        });
+        return true;
+    }
+
+    /**
+     * Ends the wait empty: the listeners hear of the timeout before the caller does, as they hear of a grant
+     * before it is delivered, so the caller's code that follows sees it counted. A caller that stopped
+     * first keeps its own outcome, and one that stops meanwhile adds no second one (see {@link #finished}).
+     */
+    private void timeOut() {
+        synchronized (this) {
+            if (finished || timedOut) {
+                return;
+            }
+            timedOut = true;
+        }
+        acquirer.timedOut(request);
+        result.complete(null);
+    }
+
+    private void finished(@Nullable Hold hold, @Nullable Throwable error) {
+        WaitChannel joined;
+        CompletableFuture<?> pendingCall;
+        CompletableFuture<Boolean> pendingSleep;
+        CompletableFuture<LocalGates.Entry> pendingEntry;
+        AtGate stood;
+        boolean told;
+        synchronized (this) {
+            finished = true;
+            told = timedOut;
+            joined = channel;
+            pendingCall = call;
+            pendingSleep = sleep;
+            pendingEntry = entering;
+            stood = atGate;
+        }
+        // HANDED: takeHandedOn passes it on; ATTACHED: the hold's release does.
+        if (stood == AtGate.QUEUED && pendingEntry != null) {
+            pendingEntry.cancel(false); // leaves the queue; a permit it got meanwhile is passed on in entered()
+        }
+        if (stood == AtGate.PERMIT) {
+            gate.exit();
+        }
+        if (stood == AtGate.QUEUED || stood == AtGate.PERMIT || stood == AtGate.PASSED) {
+            acquirer.leave(request, gate);
+        }
+        // A try still in flight may have found the lock busy and marked its client as waiting ('~w'), as a
+        // wait does: leave then too.
+        boolean tryInFlight = pendingCall != null && !pendingCall.isDone();
+        boolean waited = joined != null || tryInFlight;
+        if (tryInFlight) {
+            pendingCall.cancel(true); // cancels the command too, so that Lettuce does not send it again
+        }
+        acquirer.withdrawOffer(slot);
+        if (joined != null) {
+            if (pendingSleep != null) {
+                joined.cancel(pendingSleep);
+            }
+            acquirer.leave(joined);
+        }
+        if (hold == null) {
+            acquirer.gaveUpAsync(request, args, waited);
+            if (error != null) {
+                if (args.held() == 0) {
+                    // A try may have been granted with its reply lost or cancelled: give that grant back.
+                    acquirer.giveBack(request, args.grantId());
+                }
+                if (!told) { // stopped by its caller as it timed out: the timeout was its outcome
+                    acquirer.failed(request, error);
+                }
+            }
+        }
+    }
+}

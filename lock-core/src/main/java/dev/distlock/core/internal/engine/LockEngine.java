@@ -1,0 +1,292 @@
+package dev.distlock.core.internal.engine;
+
+import dev.distlock.core.HeldLock;
+import dev.distlock.core.LockClientOptions;
+import dev.distlock.core.LockException;
+import dev.distlock.core.LockInfo;
+import dev.distlock.core.LockLeaseExpiredException;
+import dev.distlock.core.LockListener.AcquireOutcome;
+import dev.distlock.core.LockUnavailableException;
+import dev.distlock.core.internal.lease.Lease;
+import dev.distlock.core.internal.lease.LeaseKeeper;
+import dev.distlock.core.internal.lock.LockPort;
+import dev.distlock.core.internal.redis.LockKeys;
+import dev.distlock.core.internal.redis.RedisCalls;
+import dev.distlock.core.internal.redis.RedisConnections;
+import dev.distlock.core.internal.redis.WakeupHub;
+import dev.distlock.core.internal.support.Events;
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Coordinates the locks of one client on one Redis: the local gate, then {@link Acquirer} in Redis;
+ * releases; the {@link HoldTable}; lease keeping by {@link LeaseKeeper}; events by {@link Events}.
+ * Owners are plain strings, so thread-bound locks and (later) handle-bound async holds share it.
+ */
+public final class LockEngine implements AutoCloseable {
+
+    private static final Duration FOREVER = Duration.ofDays(365L * 100);
+
+    public final String clientId = UUID.randomUUID().toString();
+    private final RedisConnections redis;
+    private final WakeupHub hub;
+    private final ScheduledThreadPoolExecutor timers;
+    private final ThreadPoolExecutor handOffs;
+    private final RedisCalls calls;
+    private final RedisNode node;
+    private final HoldTable holds = new HoldTable();
+    private final Events events;
+    private final LeaseKeeper<Hold> keeper;
+    private final Acquirer acquirer;
+    private final Releaser releaser;
+    /** Numbers the handles of this client: each is an owner of its own. */
+    private final AtomicLong handles = new AtomicLong();
+
+    public LockEngine(RedisConnections redis, LockClientOptions options) {
+        if (options.replicaAcks() > 0 && redis.base == null) {
+            redis.close();
+            throw new IllegalArgumentException(
+                    "replicaAcks needs a standalone or Sentinel Redis: on Redis Cluster, WAIT cannot"
+                            + " target the node that holds each lock; set replicaAcks to 0");
+        }
+        this.redis = redis;
+        this.timers = new ScheduledThreadPoolExecutor(1, r -> {
+            Thread t = new Thread(r, "distlock-timer-" + clientId.substring(0, 8));
+            t.setDaemon(true);
+            return t;
+        });
+        timers.setRemoveOnCancelPolicy(true);
+        this.hub = new WakeupHub(redis.pubSub, clientId, timers);
+        this.calls = new RedisCalls(options.operationTimeout().toNanos(), timers);
+        this.node = new RedisNode(redis, calls, hub, holds, options);
+        this.events = new Events(options.listeners());
+        this.keeper = new LeaseKeeper<>("Lock", timers, options, events, holds::all, this::renew);
+        // Threads made as hand-offs to handles need them, kept 30 s: no thread made per hand-off.
+        this.handOffs =
+                new ThreadPoolExecutor(0, Integer.MAX_VALUE, 30, TimeUnit.SECONDS, new SynchronousQueue<>(), r -> {
+                    Thread t = new Thread(r, "distlock-handoff-" + clientId.substring(0, 8));
+                    t.setDaemon(true);
+                    return t;
+                });
+        this.acquirer = new Acquirer(node, calls, hub, holds, keeper, events, options, timers, handOffs);
+        this.releaser = new Releaser(node, calls, holds, keeper, events, options);
+    }
+
+    LockKeys keys(String name) {
+        return node.keys(name);
+    }
+
+    /** This Redis as a RedLock node. */
+    public RedisNode node() {
+        return node;
+    }
+
+    /**
+     * Acquires {@code target} for {@code owner}.
+     *
+     * @return the hold, or {@code null} when the wait ran out
+     */
+    @Nullable
+    Hold acquire(LockTarget target, String owner, Want want) throws InterruptedException {
+        LockKind kind = target.kind();
+        LockInfo info = target.info();
+        LockKeys keys = target.keys();
+        Duration wait = want.waitTime();
+        boolean interruptible = want.interruptible();
+        long start = System.nanoTime();
+        AcquireRequest request = new AcquireRequest(
+                kind,
+                info,
+                keys,
+                owner,
+                Thread.currentThread(),
+                Lease.of(want.lease(), keeper.watchdogLeaseMs()),
+                interruptible,
+                start);
+        long deadline =
+                wait == null || wait.compareTo(FOREVER) >= 0 ? start + Long.MAX_VALUE / 2 : start + wait.toNanos();
+        try {
+            if (calls.isClosed()) {
+                throw calls.closedException();
+            }
+            kind.checkAcquire(holds, info, keys, owner);
+            // As java.util.concurrent.locks.Lock specifies: a pending interrupt fails even a free lock.
+            if (interruptible && Thread.interrupted()) {
+                throw new InterruptedException("Interrupted before acquiring lock '" + info.key() + "'");
+            }
+            Hold current = holds.get(kind, keys, owner);
+            if (!kind.localQueue() || (current != null && current.isLive(start))) {
+                // Shared kinds never queue locally; re-entry already passed the local gate.
+                return acquirer.acquire(request, deadline);
+            }
+            return throughGate(request, deadline);
+        } catch (InterruptedException | RuntimeException e) {
+            events.failed(info, e, start);
+            throw e;
+        }
+    }
+
+    /** Queues at the local gate first, so that one thread of this JVM at a time tries in Redis. */
+    private Hold throughGate(AcquireRequest request, long deadline) throws InterruptedException {
+        LocalGates.Gate gate = holds.join(request.kind(), request.keys());
+        LocalGates.Pass pass = LocalGates.Pass.TIMEOUT;
+        Hold hold = null;
+        try {
+            LocalGates.Entry entry = gate.enter(deadline, request.interruptible(), request.lease());
+            pass = entry.pass();
+            if (pass == LocalGates.Pass.TIMEOUT) {
+                events.acquire(request.info(), AcquireOutcome.TIMEOUT, request.startNanos());
+                return null;
+            }
+            if (pass == LocalGates.Pass.HANDED_ON) {
+                pass = LocalGates.Pass.PERMIT; // the permit came with it
+                hold = acquirer.handedOn(request, entry.baton());
+                if (hold != null) {
+                    return hold;
+                }
+            }
+            hold = acquirer.acquire(request, deadline);
+            return hold;
+        } finally {
+            if (hold != null && hold.gate == null) {
+                holds.enterGate(hold, gate, pass == LocalGates.Pass.PERMIT);
+            } else {
+                if (pass == LocalGates.Pass.PERMIT) {
+                    gate.exit();
+                }
+                holds.leave(request.kind(), request.keys(), gate);
+            }
+        }
+    }
+
+    /** One lock of {@code kind} as this engine serves it to a lock object. */
+    public LockPort<Hold> port(LockKind kind, LockInfo info) {
+        return new EngineLockPort(this, kind, info, keys(info.key()));
+    }
+
+    /** The hold {@code owner} has on {@code keys} in this client, or {@code null}. */
+    @Nullable
+    Hold hold(LockKind kind, LockKeys keys, String owner) {
+        return holds.get(kind, keys, owner);
+    }
+
+    /**
+     * Acquires for a handle (a new owner) without blocking a thread; see {@link Acquirer#acquireAsync}.
+     */
+    CompletableFuture<@Nullable Hold> acquireAsync(
+            LockTarget target, @Nullable Duration wait, @Nullable Duration lease) {
+        long start = System.nanoTime();
+        AcquireRequest request = new AcquireRequest(
+                target.kind(),
+                target.info(),
+                target.keys(),
+                clientId + ":h" + handles.incrementAndGet(),
+                null,
+                Lease.of(lease, keeper.watchdogLeaseMs()),
+                true,
+                start);
+        if (calls.isClosed()) {
+            return CompletableFuture.failedFuture(calls.closedException());
+        }
+        long deadline =
+                wait == null || wait.compareTo(FOREVER) >= 0 ? start + Long.MAX_VALUE / 2 : start + wait.toNanos();
+        return acquirer.acquireAsync(request, deadline);
+    }
+
+    /**
+     * Releases one hold count; see {@link Releaser#release}.
+     *
+     * @throws LockLeaseExpiredException when the hold was lost or its lease ran out
+     * @throws LockUnavailableException when Redis did not confirm the release within the operation timeout
+     */
+    void release(Hold hold, Duration holdAtLeast) {
+        releaser.release(hold, holdAtLeast);
+    }
+
+    /** {@link #release} without blocking. */
+    CompletableFuture<Void> releaseAsync(Hold hold, Duration holdAtLeast) {
+        return releaser.releaseAsync(hold, holdAtLeast);
+    }
+
+    /** One watchdog renewal, bounded by one watchdog period: a renewal still unanswered then is cancelled, the next round sends another. */
+    private CompletableFuture<LeaseKeeper.Renewal> renew(Hold hold, long leaseMs) {
+        CompletableFuture<Long> renewal = node.renew(hold.kind, hold.keys, hold.redisOwner, hold.grantId, leaseMs);
+        long bound = Math.min(calls.operationTimeoutNanos(), TimeUnit.MILLISECONDS.toNanos(Math.max(1, leaseMs / 3)));
+        return renewal.orTimeout(bound, TimeUnit.NANOSECONDS).handle((result, error) -> {
+            if (error != null) {
+                renewal.cancel(true);
+                return LeaseKeeper.Renewal.failed("Redis did not answer: " + RedisCalls.unwrap(error));
+            }
+            return result == 1L
+                    ? LeaseKeeper.Renewal.renewed(TimeUnit.MILLISECONDS.toNanos(leaseMs))
+                    : LeaseKeeper.Renewal.lost(
+                            "renewal found the lock gone, or held by another owner or another grant");
+        });
+    }
+
+    boolean isLocked(LockKeys keys) {
+        return calls.call(() -> node.exists(keys), calls.operationDeadline(), "checking", keys) > 0;
+    }
+
+    Duration remainingLease(LockKeys keys) {
+        long ttl = calls.call(() -> node.pttl(keys), calls.operationDeadline(), "reading the lease of", keys);
+        return ttl > 0 ? Duration.ofMillis(ttl) : Duration.ZERO;
+    }
+
+    boolean forceRelease(LockKind kind, LockKeys keys) {
+        String request = node.requestId();
+        long result = calls.call(
+                () -> node.forceRelease(keys, kind.wakesAllOnRelease(), request),
+                calls.operationDeadline(),
+                "force-releasing",
+                keys);
+        node.wakeLocal(kind, keys);
+        return result == 1;
+    }
+
+    /** Holds of this client that are still valid. */
+    public int activeHolds() {
+        return LeaseKeeper.live(holds.all());
+    }
+
+    public List<HeldLock> heldLocks() {
+        return LeaseKeeper.snapshot(holds.all());
+    }
+
+    public int subscribedChannels() {
+        return hub.subscribedChannels();
+    }
+
+    /** Lock names with a local gate in use (for tests). */
+    public int localGates() {
+        return holds.gates();
+    }
+
+    /** Threads queued in front of Redis at a local gate (for tests). */
+    public int localWaiters() {
+        return holds.waiting();
+    }
+
+    /**
+     * Stops the watchdog and closes the connections. Threads still waiting for a lock of this client
+     * wake at once with a {@link LockException}, and every later call says the client is closed.
+     */
+    @Override
+    public void close() {
+        calls.close();
+        holds.close();
+        hub.wakeAll();
+        keeper.close();
+        timers.shutdownNow();
+        handOffs.shutdown();
+        redis.close();
+    }
+}

@@ -1,0 +1,339 @@
+package dev.distlock.core.internal.lock;
+
+import dev.distlock.core.LockHandle;
+import dev.distlock.core.RedisLock;
+import dev.distlock.core.RedisMultiLock;
+import dev.distlock.core.internal.redis.RedisCalls;
+import dev.distlock.core.internal.support.Durations;
+import dev.distlock.core.internal.support.Futures;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.jspecify.annotations.Nullable;
+
+/** All-or-nothing lock over several thread-bound locks, taken in sorted name order. */
+public final class MultiLock implements RedisMultiLock {
+
+    private final String name;
+    private final List<String> names;
+    private final List<RedisLock> locks;
+
+    public MultiLock(List<String> sortedNames, List<RedisLock> locks) {
+        this.names = List.copyOf(sortedNames);
+        this.locks = List.copyOf(locks);
+        this.name = String.join("+", sortedNames);
+    }
+
+    @Override
+    public String getKey() {
+        return name;
+    }
+
+    @Override
+    public List<String> keys() {
+        return names;
+    }
+
+    /** Sorted order: waiting for ever cannot deadlock with another multi-lock. */
+    @Override
+    public void lock() {
+        lockAll(null);
+    }
+
+    @Override
+    public void lock(Duration lease) {
+        lockAll(Durations.requireFixedLease(lease, name));
+    }
+
+    private void lockAll(@Nullable Duration lease) {
+        List<RedisLock> taken = new ArrayList<>();
+        try {
+            for (RedisLock lock : locks) {
+                if (lease == null) {
+                    lock.lock();
+                } else {
+                    lock.lock(lease);
+                }
+                taken.add(lock);
+            }
+        } catch (RuntimeException e) {
+            releaseAll(taken, e);
+            throw e;
+        }
+    }
+
+    @Override
+    public void lockInterruptibly() throws InterruptedException {
+        List<RedisLock> taken = new ArrayList<>();
+        try {
+            for (RedisLock lock : locks) {
+                lock.lockInterruptibly();
+                taken.add(lock);
+            }
+        } catch (InterruptedException | RuntimeException e) {
+            releaseAll(taken, e);
+            throw e;
+        }
+    }
+
+    @Override
+    public boolean tryLock() {
+        List<RedisLock> taken = new ArrayList<>();
+        try {
+            for (RedisLock lock : locks) {
+                if (!lock.tryLock()) {
+                    releaseAll(taken, null);
+                    return false;
+                }
+                taken.add(lock);
+            }
+            return true;
+        } catch (RuntimeException e) {
+            releaseAll(taken, e);
+            throw e;
+        }
+    }
+
+    @Override
+    public boolean tryLock(Duration waitTime) throws InterruptedException {
+        return tryLock(waitTime, null);
+    }
+
+    @Override
+    public boolean tryLock(Duration waitTime, @Nullable Duration lease) throws InterruptedException {
+        Durations.requireWait(waitTime, "waitTime of multi-lock '" + name + "'");
+        long deadline = System.nanoTime() + Math.min(waitTime.toNanos(), Long.MAX_VALUE / 4);
+        List<RedisLock> taken = new ArrayList<>();
+        try {
+            for (RedisLock lock : locks) {
+                Duration left = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
+                if (!lock.tryLock(left, lease)) {
+                    releaseAll(taken, null); // all or nothing
+                    return false;
+                }
+                taken.add(lock);
+            }
+            return true;
+        } catch (InterruptedException | RuntimeException e) {
+            releaseAll(taken, e);
+            throw e;
+        }
+    }
+
+    @Override
+    public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
+        Duration wait = Duration.ofNanos(Math.max(0, unit.toNanos(time)));
+        if (wait.compareTo(Durations.MAX_WAIT) > 0) {
+            lockInterruptibly(); // as with java.util.concurrent locks: a wait beyond the limit waits for ever
+            return true;
+        }
+        return tryLock(wait, null);
+    }
+
+    @Override
+    public CompletionStage<LockHandle> lockAsync() {
+        return Futures.derive(
+                acquireAllAsync(null, null),
+                Optional::orElseThrow,
+                handle -> handle.ifPresent(LockHandle::unlockAsync));
+    }
+
+    @Override
+    public CompletionStage<Optional<LockHandle>> tryLockAsync(Duration waitTime) {
+        return tryLockAsync(waitTime, null);
+    }
+
+    @Override
+    public CompletionStage<Optional<LockHandle>> tryLockAsync(Duration waitTime, @Nullable Duration lease) {
+        Durations.requireWait(waitTime, "waitTime of multi-lock '" + name + "'");
+        Durations.requireLease(lease, name);
+        return acquireAllAsync(waitTime, lease);
+    }
+
+    /**
+     * Takes the names one after the other, in sorted order, within one wait; all or nothing: when one
+     * cannot be had, those taken are released. Ending the result before it is done (a cancel, or the
+     * caller's {@code orTimeout} or {@code complete}) cancels the name being waited for and releases the
+     * others.
+     */
+    private CompletableFuture<Optional<LockHandle>> acquireAllAsync(@Nullable Duration wait, @Nullable Duration lease) {
+        long deadline = wait == null ? 0 : System.nanoTime() + Math.min(wait.toNanos(), Long.MAX_VALUE / 4);
+        List<LockHandle> taken = new ArrayList<>();
+        CompletableFuture<Optional<LockHandle>> result = new CompletableFuture<>();
+        AtomicReference<CompletableFuture<?>> step = new AtomicReference<>();
+        result.whenComplete((handle, error) -> {
+            CompletableFuture<?> current = step.get();
+            if (current != null && !current.isDone()) {
+                current.cancel(true); // ended by the caller: its step fails, which releases what was taken
+            }
+        });
+        takeNext(0, deadline, wait == null, lease, taken, step, result);
+        return result;
+    }
+
+    private void takeNext(
+            int index,
+            long deadline,
+            boolean forever,
+            @Nullable Duration lease,
+            List<LockHandle> taken,
+            AtomicReference<CompletableFuture<?>> step,
+            CompletableFuture<Optional<LockHandle>> result) {
+        if (index == locks.size()) {
+            if (!result.complete(Optional.of(new MultiHandle(name, taken)))) {
+                MultiHandle.releaseAll(taken); // cancelled meanwhile
+            }
+            return;
+        }
+        RedisLock lock = locks.get(index);
+        // Each step is cancelled with the result, and the cancel must reach the lock's own acquisition: a stage
+        // derived with thenApply would swallow it, and the endless wait it left behind would take the lock later
+        // for nobody (the watchdog renewing it for ever). A grant made as it is cancelled is given back.
+        CompletableFuture<Optional<LockHandle>> next = forever
+                ? Futures.derive(lock.lockAsync().toCompletableFuture(), Optional::of, LockHandle::unlockAsync)
+                : lock.tryLockAsync(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())), lease)
+                        .toCompletableFuture();
+        step.set(next);
+        if (result.isDone()) {
+            next.cancel(true); // ended before this step was set, so the result's completion did not see it
+        }
+        next.whenComplete((handle, error) -> {
+            if (error == null && handle.isPresent()) {
+                taken.add(handle.get());
+                if (result.isDone()) {
+                    MultiHandle.releaseAll(taken);
+                } else {
+                    takeNext(index + 1, deadline, forever, lease, taken, step, result);
+                }
+                return;
+            }
+            MultiHandle.releaseAll(taken); // all or nothing
+            if (error != null) {
+                result.completeExceptionally(RedisCalls.unwrap(error));
+            } else {
+                result.complete(Optional.empty());
+            }
+        });
+    }
+
+    /** Releases every lock, in reverse order; the first failure is thrown after all were tried. */
+    @Override
+    public void unlock() {
+        unlock(Duration.ZERO);
+    }
+
+    /** As {@link #unlock()}, each name kept taken until {@code holdAtLeast} after its grant. */
+    @Override
+    public void unlock(Duration holdAtLeast) {
+        HoldAtLeast.require(holdAtLeast, getKey());
+        checkHoldAtLeast(holdAtLeast);
+        RuntimeException first = null;
+        for (int i = locks.size() - 1; i >= 0; i--) {
+            try {
+                locks.get(i).unlock(holdAtLeast);
+            } catch (RuntimeException e) {
+                if (first == null) {
+                    first = e;
+                } else {
+                    first.addSuppressed(e);
+                }
+            }
+        }
+        if (first != null) {
+            throw first;
+        }
+    }
+
+    /**
+     * Refuses a positive {@code holdAtLeast} that one of the locks cannot keep before any is released, so
+     * that the caller can still release them all with {@link #unlock()}.
+     */
+    private void checkHoldAtLeast(Duration holdAtLeast) {
+        for (RedisLock lock : locks) {
+            if (lock instanceof ThreadBoundLock<?> bound) {
+                bound.checkHoldAtLeast(holdAtLeast);
+            } else if (lock instanceof MultiLock multi) {
+                multi.checkHoldAtLeast(holdAtLeast);
+            }
+        }
+    }
+
+    private static void releaseAll(List<RedisLock> taken, @Nullable Throwable cause) {
+        for (int i = taken.size() - 1; i >= 0; i--) {
+            try {
+                taken.get(i).unlock();
+            } catch (RuntimeException e) {
+                if (cause != null) {
+                    cause.addSuppressed(e);
+                }
+                // otherwise the partial hold expires with its lease; the caller learns nothing it can act on
+            }
+        }
+    }
+
+    @Override
+    public boolean isHeldByCurrentThread() {
+        return locks.stream().allMatch(RedisLock::isHeldByCurrentThread);
+    }
+
+    @Override
+    public int getHoldCount() {
+        return isHeldByCurrentThread()
+                ? locks.stream().mapToInt(RedisLock::getHoldCount).min().orElse(0)
+                : 0;
+    }
+
+    /** Whether any of the names is held by anyone. */
+    @Override
+    public boolean isLocked() {
+        return locks.stream().anyMatch(RedisLock::isLocked);
+    }
+
+    /** The shortest lease left among the names. */
+    @Override
+    public Duration remainingLease() {
+        return locks.stream()
+                .map(RedisLock::remainingLease)
+                .min(Duration::compareTo)
+                .orElse(Duration.ZERO);
+    }
+
+    @Override
+    public Map<String, Long> fencingTokens() {
+        Map<String, Long> tokens = new LinkedHashMap<>();
+        for (int i = 0; i < locks.size(); i++) {
+            tokens.put(names.get(i), locks.get(i).currentFencingToken());
+        }
+        return tokens;
+    }
+
+    @Override
+    public long currentFencingToken() {
+        return fencingTokens().values().stream()
+                .mapToLong(Long::longValue)
+                .max()
+                .orElseThrow();
+    }
+
+    /** Deletes every one of the locks, whoever holds them; true when any was deleted. */
+    @Override
+    public boolean forceUnlock() {
+        boolean any = false;
+        for (RedisLock lock : locks) {
+            any |= lock.forceUnlock();
+        }
+        return any;
+    }
+
+    @Override
+    public String toString() {
+        return "RedisMultiLock" + names;
+    }
+}

@@ -1,0 +1,446 @@
+package dev.distlock.core.internal.redis;
+
+import dev.distlock.core.LockException;
+import dev.distlock.core.LockUnavailableException;
+import io.lettuce.core.RedisCommandTimeoutException;
+import io.lettuce.core.RedisConnectionException;
+import io.lettuce.core.RedisException;
+import java.io.IOException;
+import java.util.Set;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Every Redis call of a client, bounded in time and retried while the failure is transient. A call
+ * that has not answered by its deadline is cancelled (so Lettuce does not send it again after a
+ * reconnect) and reported as {@link LockUnavailableException}; transient failures (a reset
+ * connection, a command time-out of the Lettuce client, TRYAGAIN during a slot migration, LOADING,
+ * BUSY, READONLY or MASTERDOWN during a failover) are sent again with a short back-off until the
+ * deadline. Sending again is safe because every script is idempotent (see the scripts' headers).
+ */
+public final class RedisCalls {
+
+    private static final Logger log = LoggerFactory.getLogger(RedisCalls.class);
+
+    /**
+     * The least time one acquire step gets even when the caller's wait has (almost) run out, so that
+     * {@code tryLock(0)} still makes its one round trip: {@code tryLock(wait)} returns within its wait
+     * plus at most this much when Redis does not answer.
+     */
+    public static final long MIN_STEP_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
+
+    private static final long FIRST_BACK_OFF_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
+    private static final long MAX_BACK_OFF_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
+
+    private final long operationTimeoutNanos;
+    private final ScheduledExecutorService timers;
+    private volatile boolean closed;
+    /** Async calls not completed yet, failed by {@link #close()} (a call added after it sees {@code closed}). */
+    private final Set<CompletableFuture<?>> unfinished = ConcurrentHashMap.newKeySet();
+
+    public RedisCalls(long operationTimeoutNanos, ScheduledExecutorService timers) {
+        this.operationTimeoutNanos = operationTimeoutNanos;
+        this.timers = timers;
+    }
+
+    /** The deadline of an operation that starts now and has no bound of its own. */
+    public long operationDeadline() {
+        return System.nanoTime() + operationTimeoutNanos;
+    }
+
+    public long operationTimeoutNanos() {
+        return operationTimeoutNanos;
+    }
+
+    /** The deadline of one acquire step: the caller's deadline, but at least {@link #MIN_STEP_NANOS} and at most the operation timeout. */
+    public long stepDeadline(long callerDeadline) {
+        long now = System.nanoTime();
+        long latest = now + operationTimeoutNanos;
+        long earliest = now + Math.min(MIN_STEP_NANOS, operationTimeoutNanos);
+        return callerDeadline - latest > 0 ? latest : (callerDeadline - earliest < 0 ? earliest : callerDeadline);
+    }
+
+    /**
+     * Fails every async call still going: closing the client drops the timers, and with them the next
+     * attempt of a call waiting out its back-off, which would then never complete.
+     */
+    public void close() {
+        closed = true;
+        for (CompletableFuture<?> call : unfinished) {
+            call.completeExceptionally(closedException());
+        }
+    }
+
+    public boolean isClosed() {
+        return closed;
+    }
+
+    /** Thrown by every call once the client is closed. */
+    public LockException closedException() {
+        return new LockException("The LockClient is closed: create a new one to take locks", null);
+    }
+
+    /**
+     * Sends {@code call} and waits for its reply until {@code deadline} (System.nanoTime), sending it
+     * again after transient failures. Not interruptible: a grant half seen must not leak; an interrupt
+     * is kept for the caller.
+     *
+     * @throws LockUnavailableException when no reply came by the deadline
+     * @throws LockException when Redis answered with an error that retrying cannot mend
+     */
+    public <T> T call(Supplier<CompletableFuture<T>> call, long deadline, String doing, LockKeys keys) {
+        // The waiting thread is its own timer here: no timer task per call, which would cost every lock and
+        // unlock a trip through the client's one timer queue.
+        long backOff = FIRST_BACK_OFF_NANOS;
+        Throwable last = null;
+        boolean interrupted = false;
+        try {
+            while (true) {
+                if (closed) {
+                    throw closedException();
+                }
+                CompletableFuture<T> future = send(call);
+                Throwable cause;
+                while (true) {
+                    long left = deadline - System.nanoTime();
+                    try {
+                        if (left <= 0) {
+                            throw new TimeoutException();
+                        }
+                        return future.get(left, TimeUnit.NANOSECONDS);
+                    } catch (InterruptedException e) {
+                        interrupted = true;
+                    } catch (TimeoutException e) {
+                        future.cancel(true); // so that Lettuce does not send it again after a reconnect
+                        throw unavailable(doing, keys, last);
+                    } catch (ExecutionException | CancellationException e) {
+                        cause = unwrap(e instanceof ExecutionException ? e.getCause() : e);
+                        break;
+                    }
+                }
+                RuntimeException fatal = fatal(cause, doing, keys);
+                if (fatal != null) {
+                    throw fatal;
+                }
+                last = cause;
+                long pause = Math.min(backOff, deadline - System.nanoTime());
+                if (pause <= 0) {
+                    throw unavailable(doing, keys, last);
+                }
+                LockSupport.parkNanos(pause);
+                interrupted |= Thread.interrupted();
+                backOff = Math.min(backOff * 2, MAX_BACK_OFF_NANOS);
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /**
+     * What a failed attempt means for its call: {@code null} when sending it again may succeed (a
+     * transient failure), else the exception the call ends with.
+     */
+    private @Nullable RuntimeException fatal(Throwable cause, String doing, LockKeys keys) {
+        if (cause instanceof LockUpgradeException refused) {
+            return new LockUpgradeException(refused.getMessage(), refused); // a refusal, not a Redis failure
+        }
+        if (closed) {
+            return closedException();
+        }
+        if (!isTransient(cause)) {
+            return new LockException(
+                    "Redis failed while " + doing + " lock " + keys.lock() + ": " + cause.getMessage(), cause);
+        }
+        return null;
+    }
+
+    /**
+     * Like {@link #call} without blocking: the returned future completes with the reply, or with
+     * {@link LockUnavailableException} at the deadline, or with a {@link LockException}. Completing or
+     * cancelling it early cancels the command in flight (so Lettuce does not send it again).
+     */
+    public <T> CompletableFuture<T> callAsync(
+            Supplier<CompletableFuture<T>> call, long deadline, String doing, LockKeys keys) {
+        return callAsync(call, deadline, doing, keys, null);
+    }
+
+    /**
+     * {@link #callAsync(Supplier, long, String, LockKeys)} for a call whose effect in Redis its caller undoes
+     * when it stops early (an acquire: its grant given back, its fair-queue place left). A retry may send the
+     * command in the very instant the caller stops, so that it reaches Redis after the undo: such a command
+     * is left to go out, and {@code sentLate} is given it, to undo it once more, after it on the same
+     * connection. (Cancelling it at once would leave to chance whether it goes out: Lettuce drops a
+     * command cancelled before its I/O thread wrote it, and only then.) {@code sentLate} must cancel it no
+     * later than it stops trying to undo it, so that Lettuce cannot send it again, alone, after a reconnect.
+     */
+    public <T> CompletableFuture<T> callAsync(
+            Supplier<CompletableFuture<T>> call,
+            long deadline,
+            String doing,
+            LockKeys keys,
+            @Nullable Consumer<CompletableFuture<T>> sentLate) {
+        CompletableFuture<T> result = new CompletableFuture<>();
+        AtomicReference<CompletableFuture<T>> inFlight = new AtomicReference<>();
+        unfinished.add(result);
+        result.whenComplete((value, error) -> {
+            unfinished.remove(result);
+            CompletableFuture<T> sent = inFlight.get();
+            if (sent != null && !sent.isDone()) {
+                sent.cancel(true);
+            }
+        });
+        attempt(new Attempt<>(call, deadline, doing, keys, result, inFlight, sentLate), FIRST_BACK_OFF_NANOS, null);
+        return result;
+    }
+
+    /** One {@link #callAsync} and its state across attempts. */
+    private record Attempt<T>(
+            Supplier<CompletableFuture<T>> call,
+            long deadline,
+            String doing,
+            LockKeys keys,
+            CompletableFuture<T> result,
+            AtomicReference<CompletableFuture<T>> inFlight,
+            @Nullable Consumer<CompletableFuture<T>> sentLate) {}
+
+    private <T> void attempt(Attempt<T> a, long backOff, @Nullable Throwable last) {
+        if (a.result().isDone()) {
+            return;
+        }
+        if (closed) {
+            a.result().completeExceptionally(closedException());
+            return;
+        }
+        long left = a.deadline() - System.nanoTime();
+        if (left <= 0) {
+            a.result().completeExceptionally(unavailable(a.doing(), a.keys(), last));
+            return;
+        }
+        CompletableFuture<T> future = send(a.call());
+        a.inFlight().set(future);
+        if (a.result().isDone()) {
+            // Completed after the check above: its caller may have undone the call before this command went
+            // out (the cancel saw the previous attempt in flight, not this one), so it lands after the undo.
+            if (a.sentLate() == null) {
+                future.cancel(true);
+            } else {
+                a.sentLate().accept(future);
+            }
+            return;
+        }
+        AtomicBoolean timedOut = new AtomicBoolean();
+        ScheduledFuture<?> timer;
+        try {
+            timer = timers.schedule(
+                    () -> {
+                        timedOut.set(true);
+                        future.cancel(true);
+                    },
+                    left,
+                    TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException e) { // the client is closing
+            future.cancel(true);
+            a.result().completeExceptionally(closedException());
+            return;
+        }
+        future.whenComplete((value, error) -> {
+            timer.cancel(false);
+            if (error == null) {
+                a.result().complete(value);
+                return;
+            }
+            if (a.result().isDone()) {
+                return; // cancelled by its caller (which cancels the command too): nothing to retry
+            }
+            Throwable cause = unwrap(error);
+            RuntimeException fatal =
+                    timedOut.get() ? unavailable(a.doing(), a.keys(), last) : fatal(cause, a.doing(), a.keys());
+            if (fatal != null) {
+                a.result().completeExceptionally(fatal);
+            } else {
+                long pause = Math.min(backOff, a.deadline() - System.nanoTime());
+                if (pause <= 0) {
+                    a.result().completeExceptionally(unavailable(a.doing(), a.keys(), cause));
+                    return;
+                }
+                try {
+                    timers.schedule(
+                            () -> attempt(a, Math.min(backOff * 2, MAX_BACK_OFF_NANOS), cause),
+                            pause,
+                            TimeUnit.NANOSECONDS);
+                } catch (RejectedExecutionException e) {
+                    a.result().completeExceptionally(closedException());
+                }
+            }
+        });
+    }
+
+    /**
+     * Waits for {@code future} without being interruptible (an interrupt is kept for the caller) and
+     * returns its value, or throws what it failed with: lock exceptions as they are. Every future it
+     * is given is bounded by a timer of its own.
+     */
+    public static <T> T join(CompletableFuture<T> future) {
+        boolean interrupted = false;
+        try {
+            while (true) {
+                try {
+                    return future.get();
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                } catch (ExecutionException e) {
+                    throw asLockException(e.getCause());
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /**
+     * {@code error} as thrown to a caller: runtime exceptions as they are (Redis failures reach here as
+     * {@link LockException}s already), anything else wrapped.
+     */
+    public static RuntimeException asLockException(Throwable error) {
+        Throwable cause = unwrap(error);
+        if (cause instanceof RuntimeException runtime) {
+            return runtime;
+        }
+        return new LockException("Redis call failed: " + cause, cause);
+    }
+
+    /**
+     * Sends {@code call} without waiting, retrying transient failures with back-off until {@code until}
+     * (System.nanoTime): for clean-ups nobody waits for, such as giving back a grant whose reply never came.
+     */
+    public void inBackground(Supplier<CompletableFuture<?>> call, long until, String doing, LockKeys keys) {
+        inBackground(call, until, doing, keys, FIRST_BACK_OFF_NANOS);
+    }
+
+    private void inBackground(
+            Supplier<CompletableFuture<?>> call, long until, String doing, LockKeys keys, long backOff) {
+        if (closed) {
+            return;
+        }
+        long left = until - System.nanoTime();
+        CompletableFuture<?> future;
+        try {
+            future = call.get();
+        } catch (RuntimeException e) {
+            future = CompletableFuture.failedFuture(e);
+        }
+        CompletableFuture<?> sent = future;
+        future.orTimeout(Math.max(1, left), TimeUnit.NANOSECONDS).whenComplete((value, error) -> {
+            if (error == null) {
+                return;
+            }
+            Throwable cause = unwrap(error);
+            long remaining = until - System.nanoTime();
+            if (cause instanceof TimeoutException || !isTransient(cause) || remaining <= backOff || closed) {
+                sent.cancel(true);
+                log.warn(
+                        "Gave up {} lock {} in the background; it expires with its lease: {}",
+                        doing,
+                        keys.lock(),
+                        cause.toString());
+                return;
+            }
+            try {
+                timers.schedule(
+                        () -> inBackground(call, until, doing, keys, Math.min(backOff * 2, MAX_BACK_OFF_NANOS)),
+                        backOff,
+                        TimeUnit.NANOSECONDS);
+            } catch (RuntimeException e) { // the scheduler was shut down by close()
+                log.debug("Not retrying {} lock {}: {}", doing, keys.lock(), e.toString());
+            }
+        });
+    }
+
+    private static <T> CompletableFuture<T> send(Supplier<CompletableFuture<T>> call) {
+        try {
+            return call.get();
+        } catch (RuntimeException e) { // a client that refuses at once (closed, disconnected and rejecting)
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    private LockUnavailableException unavailable(String doing, LockKeys keys, @Nullable Throwable last) {
+        return new LockUnavailableException(
+                "Redis did not answer while " + doing + " lock " + keys.lock() + " within the bound"
+                        + (last == null ? "" : "; last error: " + last.getMessage())
+                        + " (Redis down, paused or unreachable; the bound is the wait time, or operationTimeout where there is none)",
+                last);
+    }
+
+    /** Whether sending the same call again may succeed: the connection or the server was briefly unable, not the call wrong. */
+    public static boolean isTransient(Throwable e) {
+        if (e instanceof RedisCommandTimeoutException
+                || e instanceof RedisConnectionException
+                || e instanceof IOException
+                || e instanceof TimeoutException
+                || e instanceof CancellationException) { // Lettuce cancels when a reconnect fails
+            return true;
+        }
+        String message = e.getMessage();
+        if (message == null) {
+            return false;
+        }
+        if (refusedForNow(e)) {
+            return true;
+        }
+        // Lettuce rejects commands while disconnected when told to (DisconnectedBehavior.REJECT), and fails a
+        // command in flight when its connection drops ("Connection disconnected", "Connection closed"): every
+        // script is safe to run again, so all of these are worth another try once it reconnects.
+        return e instanceof RedisException
+                && (message.contains("not connected")
+                        || message.contains("Connection reset")
+                        || message.contains("Connection disconnected")
+                        || message.contains("Connection closed"));
+    }
+
+    /**
+     * Whether Redis answered, refusing the call only for now: TRYAGAIN while a Cluster slot migrates,
+     * LOADING, BUSY, READONLY or MASTERDOWN during a restart or failover, CLUSTERDOWN. Unlike silence,
+     * this is worth riding out for a caller's whole wait.
+     */
+    public static boolean refusedForNow(@Nullable Throwable e) {
+        String message = e == null ? null : e.getMessage();
+        if (message == null) {
+            return false;
+        }
+        for (String prefix : new String[] {"TRYAGAIN", "LOADING", "BUSY", "READONLY", "MASTERDOWN", "CLUSTERDOWN"}) {
+            if (message.startsWith(prefix)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    public static Throwable unwrap(Throwable error) {
+        Throwable e = error;
+        while ((e instanceof CompletionException || e instanceof ExecutionException) && e.getCause() != null) {
+            e = e.getCause();
+        }
+        return e;
+    }
+}

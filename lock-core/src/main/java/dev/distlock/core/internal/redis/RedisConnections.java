@@ -1,0 +1,157 @@
+package dev.distlock.core.internal.redis;
+
+import dev.distlock.core.LockException;
+import io.lettuce.core.AbstractRedisClient;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulConnection;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.api.async.RedisKeyAsyncCommands;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+
+/**
+ * The three connections a client uses: one for commands (shared by all threads), one for watchdog
+ * renewals, one for pub/sub. Renewals have their own so that a round renewing thousands of leases
+ * never queues in front of a lock call: Redis serves its clients in turn, so a lock call waits
+ * behind one batch of renewals at most, not behind the whole round.
+ */
+public final class RedisConnections implements AutoCloseable {
+
+    public final RedisClusterAsyncCommands<String, String> scripting;
+    /** Watchdog renewals only (the renew scripts are safe in any order with the other commands). */
+    public final RedisClusterAsyncCommands<String, String> renewals;
+
+    public final RedisKeyAsyncCommands<String, String> keys;
+    /**
+     * For WAIT and INFO; {@code null} on Redis Cluster, where WAIT would not reach the node that holds a given
+     * key and no one process is the server.
+     */
+    public final RedisAsyncCommands<String, String> base;
+
+    public final StatefulRedisPubSubConnection<String, String> pubSub;
+    private final StatefulConnection<String, String> commands;
+    private final StatefulConnection<String, String> renewing;
+    private final AbstractRedisClient ownedClient;
+
+    private RedisConnections(
+            StatefulConnection<String, String> commands,
+            StatefulConnection<String, String> renewing,
+            RedisClusterAsyncCommands<String, String> renewals,
+            RedisClusterAsyncCommands<String, String> scripting,
+            RedisKeyAsyncCommands<String, String> keys,
+            RedisAsyncCommands<String, String> base,
+            StatefulRedisPubSubConnection<String, String> pubSub,
+            AbstractRedisClient ownedClient) {
+        this.base = base;
+        this.commands = commands;
+        this.renewing = renewing;
+        this.renewals = renewals;
+        this.scripting = scripting;
+        this.keys = keys;
+        this.pubSub = pubSub;
+        this.ownedClient = ownedClient;
+    }
+
+    /**
+     * Opens the connections of a standalone/Sentinel {@link RedisClient} or a {@link RedisClusterClient}.
+     *
+     * @param owned whether closing this also shuts the client down
+     */
+    public static RedisConnections open(AbstractRedisClient client, boolean owned) {
+        if (!(client instanceof RedisClusterClient) && !(client instanceof RedisClient)) {
+            throw new IllegalArgumentException(
+                    "Unsupported Lettuce client " + client.getClass().getName()
+                            + ": use a RedisClient (standalone or Sentinel) or a RedisClusterClient");
+        }
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return connect(client, owned);
+            } catch (RuntimeException e) {
+                // Lettuce reports a socket closed in the middle of its handshake (as a refused login may
+                // race it) as "RedisHandshakeHandler not registered" or "Connection closed prematurely": try
+                // again for the server's real answer.
+                if (attempt == 5 || !handshakeRace(e)) {
+                    if (owned) {
+                        client.shutdown();
+                    }
+                    throw new LockException(
+                            "Cannot connect to Redis for distributed locks: " + e.getMessage()
+                                    + " (check host, port, password/ACL user and TLS settings)",
+                            e);
+                }
+            }
+        }
+    }
+
+    /** Whether {@code e} or one of its causes is Lettuce's report of a handshake cut short. */
+    private static boolean handshakeRace(RuntimeException e) {
+        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            String message = String.valueOf(t.getMessage());
+            if (message.contains("HandshakeHandler") || message.contains("closed prematurely")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static RedisConnections connect(AbstractRedisClient client, boolean owned) {
+        if (client instanceof RedisClusterClient cluster) {
+            StatefulRedisClusterConnection<String, String> c = cluster.connect(ExactUtf8Codec.INSTANCE);
+            StatefulRedisClusterConnection<String, String> r = null;
+            try {
+                r = cluster.connect(ExactUtf8Codec.INSTANCE);
+                return new RedisConnections(
+                        c,
+                        r,
+                        r.async(),
+                        c.async(),
+                        c.async(),
+                        null,
+                        cluster.connectPubSub(ExactUtf8Codec.INSTANCE),
+                        owned ? client : null);
+            } catch (RuntimeException e) {
+                closeAll(c, r);
+                throw e;
+            }
+        }
+        RedisClient standalone = (RedisClient) client;
+        StatefulRedisConnection<String, String> c = standalone.connect(ExactUtf8Codec.INSTANCE);
+        StatefulRedisConnection<String, String> r = null;
+        try {
+            r = standalone.connect(ExactUtf8Codec.INSTANCE);
+            return new RedisConnections(
+                    c,
+                    r,
+                    r.async(),
+                    c.async(),
+                    c.async(),
+                    c.async(),
+                    standalone.connectPubSub(ExactUtf8Codec.INSTANCE),
+                    owned ? client : null);
+        } catch (RuntimeException e) {
+            closeAll(c, r);
+            throw e;
+        }
+    }
+
+    private static void closeAll(StatefulConnection<?, ?>... connections) {
+        for (StatefulConnection<?, ?> connection : connections) {
+            if (connection != null) {
+                connection.close();
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        pubSub.close();
+        renewing.close();
+        commands.close();
+        if (ownedClient != null) {
+            ownedClient.shutdown();
+        }
+    }
+}

@@ -1,0 +1,360 @@
+package dev.distlock.core.internal.redis;
+
+import io.lettuce.core.pubsub.RedisPubSubAdapter;
+import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+import io.lettuce.core.pubsub.api.async.RedisPubSubAsyncCommands;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Wakes threads that wait for a busy lock. One Redis subscription per lock channel, shared by all
+ * local waiters of that lock and dropped {@link #KEEP_OPEN} after the last one left. A release published by another
+ * client wakes one local waiter (all of them for a "wake all" message); a release done by this
+ * client wakes a local waiter directly, without waiting for its own message to come back, except
+ * for a message addressed to one waiter's own channel, which only the message itself wakes.
+ * Internal: not part of the public API.
+ */
+public final class WakeupHub {
+
+    /** Suffix of a wake-up message that wakes every waiter instead of one. */
+    public static final String WAKE_ALL = ":all";
+
+    /**
+     * Suffix of a wake-up message addressed to one waiter's own channel (fair locks). No local
+     * wake-up preceded it, so it wakes a waiter even in the client that published it.
+     */
+    public static final String DIRECTED = ":directed";
+
+    /**
+     * How long a channel stays subscribed after its last waiter left: a thread that waits for the same
+     * lock again within it joins before it tries, so its wait costs no subscription.
+     */
+    public static final Duration KEEP_OPEN = Duration.ofSeconds(1);
+
+    private final RedisPubSubAsyncCommands<String, String> commands;
+    private final String selfId;
+    private final ConcurrentHashMap<String, WaitChannel> channels = new ConcurrentHashMap<>();
+    /** Closes kept channels once idle. */
+    private final ScheduledExecutorService timers;
+
+    public WakeupHub(
+            StatefulRedisPubSubConnection<String, String> connection, String selfId, ScheduledExecutorService timers) {
+        this.commands = connection.async();
+        this.selfId = selfId;
+        this.timers = timers;
+        connection.addListener(new RedisPubSubAdapter<>() {
+            @Override
+            public void message(String channel, String message) {
+                onMessage(channel, message);
+            }
+
+            @Override
+            public void subscribed(String channel, long count) {
+                onSubscribed(channel);
+            }
+        });
+    }
+
+    /** The message a release by this client publishes: other clients wake a waiter, this one ignores it. */
+    public String message(boolean wakeAll) {
+        return wakeAll ? selfId + WAKE_ALL : selfId;
+    }
+
+    /** {@code message} marked as addressed to one waiter, see {@link #DIRECTED}. */
+    public static String directed(String message) {
+        return message + DIRECTED;
+    }
+
+    /**
+     * Registers the caller as a waiter on {@code channel}, subscribing when it is the first. The
+     * subscription stays open for {@link #KEEP_OPEN} after the last waiter left, for a waiter that comes
+     * back to wait again (see {@link #joinIfOpen}): under contention across clients the lock changes
+     * hands between them all the time, and each change would otherwise cost its new waiter a SUBSCRIBE,
+     * a second try once subscribed, and an UNSUBSCRIBE.
+     */
+    public WaitChannel join(String channel) {
+        return channels.compute(channel, (name, existing) -> {
+            WaitChannel c = existing != null ? existing : new WaitChannel(name, subscribe(name));
+            c.refs++;
+            c.waiting.incrementAndGet();
+            return c;
+        });
+    }
+
+    /**
+     * Joins {@code channel} only if its subscription is open and confirmed already (kept open after an
+     * earlier wait), else returns {@code null} and subscribes nothing. A caller that joins before it
+     * tries in Redis misses no wake-up sent after that try, and needs neither a subscription round trip
+     * nor a second try once subscribed.
+     */
+    public @Nullable WaitChannel joinIfOpen(String channel) {
+        if (!channels.containsKey(channel)) {
+            return null; // the common case of a free lock, without taking the map's lock for the key
+        }
+        WaitChannel[] joined = {null};
+        channels.computeIfPresent(channel, (name, c) -> {
+            if (c.subscribed.isDone() && !c.subscribed.isCompletedExceptionally()) {
+                c.refs++;
+                c.waiting.incrementAndGet();
+                joined[0] = c;
+            }
+            return c;
+        });
+        return joined[0];
+    }
+
+    /** Unregisters a waiter; the last one to leave starts the time the channel stays open (or unsubscribes when the client is closing). */
+    public void leave(WaitChannel channel) {
+        channels.compute(channel.name, (name, existing) -> {
+            channel.waiting.decrementAndGet();
+            channel.left();
+            if (existing != channel || --channel.refs > 0) {
+                return existing;
+            }
+            if (keptOpen(channel)) {
+                return existing;
+            }
+            unsubscribe(name);
+            return null;
+        });
+    }
+
+    /** Starts the time an idle kept channel stays open; false when it cannot stay open (the client is closing). */
+    private boolean keptOpen(WaitChannel channel) {
+        channel.idleSinceNanos = System.nanoTime();
+        if (!channel.closing) {
+            channel.closing = closeLater(channel, KEEP_OPEN.toNanos());
+        }
+        return channel.closing;
+    }
+
+    /** Schedules the check that closes a kept channel once it has been idle long enough; false when the client is closing. */
+    private boolean closeLater(WaitChannel channel, long delayNanos) {
+        try {
+            timers.schedule(() -> closeIfIdle(channel), delayNanos, TimeUnit.NANOSECONDS);
+            return true;
+        } catch (RejectedExecutionException closing) {
+            return false;
+        }
+    }
+
+    private void closeIfIdle(WaitChannel channel) {
+        channels.compute(channel.name, (name, existing) -> {
+            if (existing != channel) {
+                return existing;
+            }
+            if (channel.refs > 0) {
+                channel.closing = false; // its last waiter's leave starts the time again
+                return existing;
+            }
+            long idle = System.nanoTime() - channel.idleSinceNanos;
+            if (idle < KEEP_OPEN.toNanos()) {
+                channel.closing = closeLater(channel, KEEP_OPEN.toNanos() - idle);
+                if (channel.closing) {
+                    return existing;
+                }
+            }
+            unsubscribe(name);
+            return null;
+        });
+    }
+
+    private void unsubscribe(String name) {
+        try {
+            commands.unsubscribe(name);
+        } catch (RuntimeException e) {
+            // The connection is closed (the client is closing): there is no subscription left to end, and
+            // the waiter's own outcome (a LockException saying the client is closed) must not be replaced.
+        }
+    }
+
+    /** Wakes local waiters of {@code channel} after this client released its lock. */
+    public void wakeLocal(String channel, boolean all) {
+        WaitChannel c = channels.get(channel);
+        if (c != null) {
+            c.wake(all);
+        }
+    }
+
+    /** Wakes every waiter of every channel: the client is closing, and each will see it. */
+    public void wakeAll() {
+        channels.values().forEach(c -> c.wake(true));
+    }
+
+    /** Number of channels subscribed right now with a waiter on them, kept channels aside (for tests and diagnostics). */
+    public int subscribedChannels() {
+        return (int) channels.values().stream().filter(c -> c.refs > 0).count();
+    }
+
+    private CompletableFuture<Void> subscribe(String channel) {
+        try {
+            return commands.subscribe(channel).toCompletableFuture();
+        } catch (RuntimeException e) { // a closed connection refuses at once; the waiter finds the client closed next
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    private void onMessage(String channel, String message) {
+        if (message.startsWith(selfId) && !message.endsWith(DIRECTED)) {
+            return; // woken locally already when the release returned
+        }
+        WaitChannel c = channels.get(channel);
+        if (c != null) {
+            c.wake(message.endsWith(WAKE_ALL));
+        }
+    }
+
+    /**
+     * A subscription confirmed again after the pub/sub connection came back: a release published while
+     * it was down was missed, so every waiter of the channel looks again now instead of sleeping until
+     * the holder's lease ends. (The first confirmation completes {@link WaitChannel#subscribed()}, and
+     * its waiters look again anyway.)
+     */
+    private void onSubscribed(String channel) {
+        WaitChannel c = channels.get(channel);
+        if (c != null && c.subscribed.isDone()) {
+            c.wake(true);
+        }
+    }
+
+    /**
+     * A lock channel with the local waiters on it: threads, which sleep in {@link #await}, and async
+     * acquisitions, which sleep on a future from {@link #sleep}. A wake-up that finds no sleeper is kept
+     * for a registered waiter that is between two tries (never more than there are waiters), so it
+     * cannot be lost.
+     */
+    public static final class WaitChannel {
+        private final String name;
+        private final CompletableFuture<Void> subscribed;
+        private final AtomicInteger waiting = new AtomicInteger();
+        /** Guarded by this; held only for a few non-blocking steps, never around a wait. */
+        private final ArrayDeque<CompletableFuture<Boolean>> sleepers = new ArrayDeque<>();
+        /** Wake-ups kept for waiters not asleep when they came; guarded by this. */
+        private int kept;
+        // Guarded by the map's lock for this channel (refs read without it for diagnostics only).
+        private volatile int refs;
+        /** A check that closes it once idle is scheduled. */
+        private boolean closing;
+
+        private long idleSinceNanos;
+
+        WaitChannel(String name, CompletableFuture<Void> subscribed) {
+            this.name = name;
+            this.subscribed = subscribed;
+        }
+
+        /** Completes once Redis confirmed the subscription; a release after that is never missed. */
+        public CompletableFuture<Void> subscribed() {
+            return subscribed;
+        }
+
+        /**
+         * Sleeps until woken or {@code nanos} pass.
+         *
+         * @return whether a wake-up arrived
+         */
+        public boolean await(long nanos, boolean interruptible) throws InterruptedException {
+            CompletableFuture<Boolean> sleep = sleep();
+            long deadline = System.nanoTime() + nanos;
+            boolean interrupted = false;
+            try {
+                while (true) {
+                    try {
+                        return sleep.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                    } catch (TimeoutException e) {
+                        return !stopSleeping(sleep); // not found: a wake-up took it meanwhile
+                    } catch (ExecutionException | CancellationException e) {
+                        return false;
+                    } catch (InterruptedException e) {
+                        if (interruptible) {
+                            cancel(sleep);
+                            throw e;
+                        }
+                        interrupted = true;
+                    }
+                }
+            } finally {
+                if (interrupted) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        }
+
+        /**
+         * Sleeps without a thread: the future completes with {@code true} when woken, or {@code false}
+         * after {@code nanos} (measured on {@code timers}). Give it up early with {@link #cancel}.
+         */
+        public CompletableFuture<Boolean> sleep(long nanos, ScheduledExecutorService timers) {
+            CompletableFuture<Boolean> sleep = sleep();
+            if (!sleep.isDone()) {
+                try {
+                    ScheduledFuture<?> timer = timers.schedule(() -> cancel(sleep), nanos, TimeUnit.NANOSECONDS);
+                    sleep.whenComplete((woken, error) -> timer.cancel(false));
+                } catch (
+                        RejectedExecutionException
+                                e) { // the client is closing: wake at once, the caller finds it closed
+                    cancel(sleep);
+                }
+            }
+            return sleep;
+        }
+
+        /** Gives up a sleep; a wake-up it already took goes on to another waiter. */
+        public void cancel(CompletableFuture<Boolean> sleep) {
+            if (stopSleeping(sleep)) {
+                sleep.complete(false);
+            } else if (Boolean.TRUE.equals(sleep.getNow(false))) {
+                wake(false);
+            }
+        }
+
+        private synchronized CompletableFuture<Boolean> sleep() {
+            if (kept > 0) {
+                kept--;
+                return CompletableFuture.completedFuture(true);
+            }
+            CompletableFuture<Boolean> sleep = new CompletableFuture<>();
+            sleepers.add(sleep);
+            return sleep;
+        }
+
+        /** Removes a sleeper; false when a wake-up took it first. */
+        private synchronized boolean stopSleeping(CompletableFuture<Boolean> sleep) {
+            return sleepers.remove(sleep);
+        }
+
+        void wake(boolean all) {
+            List<CompletableFuture<Boolean>> woken = new ArrayList<>();
+            synchronized (this) {
+                if (all) {
+                    woken.addAll(sleepers);
+                    sleepers.clear();
+                    kept = Math.max(0, waiting.get() - woken.size());
+                } else if (!sleepers.isEmpty()) {
+                    woken.add(sleepers.poll());
+                } else if (kept < waiting.get()) {
+                    kept++;
+                }
+            }
+            woken.forEach(sleep -> sleep.complete(true)); // outside the lock: completion runs the sleeper's next step
+        }
+
+        /** A waiter left: no more kept wake-ups than there are waiters. */
+        private synchronized void left() {
+            kept = Math.min(kept, Math.max(0, waiting.get()));
+        }
+    }
+}

@@ -1,0 +1,82 @@
+package dev.distlock.core.internal.support;
+
+import dev.distlock.core.RedisLock;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.function.Supplier;
+
+/** Argument checks for durations, with messages that name the argument and the limit. */
+public final class Durations {
+
+    /** The longest lease accepted ({@link RedisLock#MAX_DURATION}). */
+    public static final Duration MAX_LEASE = RedisLock.MAX_DURATION;
+
+    /** The longest wait accepted ({@link RedisLock#MAX_DURATION}); wait for ever with {@code lock()} instead. */
+    public static final Duration MAX_WAIT = RedisLock.MAX_DURATION;
+
+    private Durations() {}
+
+    public static Duration requireBetween(Duration value, Duration min, Duration max, String what) {
+        return requireBetween(value, min, max, () -> what);
+    }
+
+    /** As {@link #requireBetween(Duration, Duration, Duration, String)}, naming the argument only when it is bad. */
+    public static Duration requireBetween(Duration value, Duration min, Duration max, Supplier<String> what) {
+        Objects.requireNonNull(value, () -> what.get() + " must not be null");
+        if (value.compareTo(min) < 0) {
+            throw new IllegalArgumentException(
+                    what.get() + " must be at least " + min.toMillis() + " ms, got " + value);
+        }
+        if (value.compareTo(max) > 0) {
+            throw new IllegalArgumentException(what.get() + " must be at most " + describe(max) + ", got " + value);
+        }
+        return value;
+    }
+
+    /** A wait: not negative, at most {@link #MAX_WAIT}. */
+    public static Duration requireWait(Duration value, String what) {
+        Objects.requireNonNull(value, () -> what + " must not be null");
+        if (value.isNegative()) {
+            throw new IllegalArgumentException(what + " must not be negative, got " + value);
+        }
+        if (value.compareTo(MAX_WAIT) > 0) {
+            throw new IllegalArgumentException(what + " must be at most " + describe(MAX_WAIT) + ", got " + value
+                    + "; use lock() to wait for ever");
+        }
+        return value;
+    }
+
+    /** The shortest fixed lease accepted ({@link RedisLock#MIN_LEASE}). */
+    static final Duration MIN_LEASE = RedisLock.MIN_LEASE;
+
+    /** A lease: {@code null} means the watchdog; otherwise {@link #MIN_LEASE} to {@link #MAX_LEASE}. */
+    public static Duration requireLease(Duration lease, String lockName) {
+        if (lease == null) {
+            return null;
+        }
+        // compared as Durations, not as millis: toMillis() of a huge lease overflows
+        if (lease.compareTo(MIN_LEASE) < 0) {
+            throw new IllegalArgumentException("lease of lock '" + lockName + "' must be at least "
+                    + MIN_LEASE.toMillis() + " ms, got " + lease
+                    + ": a shorter lease ends before Redis's grant reaches the client (leave it out to use the"
+                    + " watchdog)");
+        }
+        if (lease.compareTo(MAX_LEASE) > 0) {
+            throw new IllegalArgumentException(
+                    "lease of lock '" + lockName + "' must be at most " + describe(MAX_LEASE) + ", got " + lease
+                            + " (leave it out to use the watchdog, which renews a short lease while the holder runs)");
+        }
+        return lease;
+    }
+
+    /** A lease the caller must give (a method that has a lease-less twin for the watchdog). */
+    public static Duration requireFixedLease(Duration lease, String lockName) {
+        Objects.requireNonNull(
+                lease, () -> "lease of lock '" + lockName + "' must not be null: call lock() for the watchdog lease");
+        return requireLease(lease, lockName);
+    }
+
+    private static String describe(Duration d) {
+        return d.toDays() > 0 && d.equals(Duration.ofDays(d.toDays())) ? d.toDays() + " days" : d.toMillis() + " ms";
+    }
+}
