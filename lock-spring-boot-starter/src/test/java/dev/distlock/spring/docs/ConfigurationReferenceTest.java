@@ -55,9 +55,11 @@ class ConfigurationReferenceTest {
         }
         String committed = Files.exists(REFERENCE) ? Files.readString(REFERENCE, StandardCharsets.UTF_8) : "";
         assertThat(committed)
-                .as("%s is out of date with the configuration metadata; rewrite it with "
-                        + "./mvnw -pl lock-spring-boot-starter test -Dtest=ConfigurationReferenceTest -D%s=true "
-                        + "and commit it", REFERENCE.normalize(), WRITE)
+                .as(
+                        "%s is out of date with the configuration metadata; rewrite it with "
+                                + "./mvnw -pl lock-spring-boot-starter test -Dtest=ConfigurationReferenceTest -D%s=true "
+                                + "and commit it",
+                        REFERENCE.normalize(), WRITE)
                 .isEqualTo(rendered);
     }
 
@@ -82,7 +84,9 @@ class ConfigurationReferenceTest {
                 }
             }
         }
-        assertThat(properties).as("distlock.* configuration metadata on the classpath").isNotEmpty();
+        assertThat(properties)
+                .as("distlock.* configuration metadata on the classpath")
+                .isNotEmpty();
         properties.sort(Comparator.comparing(p -> String.valueOf(p.get("name"))));
         return properties;
     }
