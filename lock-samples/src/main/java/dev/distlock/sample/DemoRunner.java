@@ -186,6 +186,9 @@ class DemoRunner implements ApplicationRunner, ExitCodeGenerator {
         out.println();
         out.println("Lock metrics (" + LockMetrics.ACQUIRE + ", tagged by the lock's name, never its key):");
         for (Timer t : registry.find(LockMetrics.ACQUIRE).timers()) {
+            if (t.count() == 0) {
+                continue; // registered at start-up for dashboards, never recorded in this run
+            }
             out.printf(
                     "  name=%-20s outcome=%-9s count=%4d  mean wait=%6.2f ms  max wait=%7.2f ms%n",
                     t.getId().getTag(LockMetrics.NAME),

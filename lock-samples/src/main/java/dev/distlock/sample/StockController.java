@@ -17,7 +17,7 @@ import org.springframework.web.bind.annotation.RestController;
  *
  * <pre>
  * curl -X POST 'localhost:8080/stock/book-42?quantity=3'   # restock   -> {"sku":"book-42","stock":3}
- * curl -X POST  localhost:8080/bookings/book-42            # book one  -> 200 BOOKED, or 409 SOLD_OUT
+ * curl -X POST  localhost:8080/bookings/book-42            # book one  -> 200 BOOKED, 409 SOLD_OUT, or 409 + Retry-After while busy
  * curl          localhost:8080/stock/book-42               # stock     -> {"sku":"book-42","stock":2}
  * curl -X POST  localhost:8080/reports/nightly             # the job   -> 200 report, or 409 when skipped
  * </pre>
@@ -68,12 +68,18 @@ class StockController {
                                 HttpStatus.CONFLICT, "Skipped: the report is running elsewhere")));
     }
 
-    /** The SKU stayed locked by other bookings for the whole wait time: busy, try again. */
+    /**
+     * The SKU stayed locked by other bookings for the whole wait time: 409 with Retry-After, since the
+     * service is up and the same request will most likely succeed in a moment (503 would tell clients
+     * and load balancers that the service itself is down). The detail is fixed text: the exception's
+     * message holds the lock key, which may carry customer data.
+     */
     @ExceptionHandler(LockAcquisitionException.class)
     ResponseEntity<ProblemDetail> lockBusy(LockAcquisitionException e) {
-        return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE)
+        return ResponseEntity.status(HttpStatus.CONFLICT)
                 .header(HttpHeaders.RETRY_AFTER, "1")
-                .body(ProblemDetail.forStatusAndDetail(HttpStatus.SERVICE_UNAVAILABLE, e.getMessage()));
+                .body(ProblemDetail.forStatusAndDetail(
+                        HttpStatus.CONFLICT, "This SKU is being booked by another request; retry shortly"));
     }
 
     @ExceptionHandler(IllegalArgumentException.class)

@@ -163,12 +163,12 @@ class SampleApplicationTest {
     }
 
     @Test
-    void bookingAnswers503WhileAnotherInstanceHoldsTheSku() throws Exception {
+    void bookingAnswers409WithRetryAfterWhileAnotherInstanceHoldsTheSku() throws Exception {
         stock.restock("busy", 1);
         HttpResponse<String> response = whileHeldElsewhere("stock:busy", () -> post("/bookings/busy"));
-        assertThat(response.statusCode()).isEqualTo(503);
+        assertThat(response.statusCode()).isEqualTo(409);
         assertThat(response.headers().firstValue("Retry-After")).hasValue("1");
-        assertThat(response.body()).contains("stock:busy");
+        assertThat(response.body()).contains("retry shortly").doesNotContain("stock:busy");
         assertThat(stock.stock("busy")).isEqualTo(1);
     }
 

@@ -36,8 +36,8 @@ import org.springframework.web.context.request.async.DeferredResult;
 
 /**
  * Every bad input a user can give, and the error they see: what went wrong, which method, lock or
- * property, and what to do. The README section "Bad input and the error you see" is this table,
- * checked row by row by {@link #readmeShowsThisTable()}.
+ * property, and what to do. The section "Bad input and the error you see" of docs/troubleshooting.md is this table,
+ * checked row by row by {@link #troubleshootingDocShowsThisTable()}.
  */
 class BadInputTableTest {
 
@@ -373,15 +373,16 @@ class BadInputTableTest {
         assertThat(seen.text()).contains(c.names()).contains(c.problem()).contains(c.advice());
     }
 
-    /** The README table is this table; the expected text is also written to target/bad-input-table.md to paste from. */
+    /** The docs' table is this table; the expected text is also written to target/bad-input-table.md to paste from. */
     @Test
-    void readmeShowsThisTable() throws Exception {
+    void troubleshootingDocShowsThisTable() throws Exception {
         String table = "| input | error | where |\n| --- | --- | --- |\n"
                 + cases().stream().map(Case::markdown).collect(Collectors.joining("\n")) + "\n";
         Files.writeString(Path.of("target", "bad-input-table.md"), table);
-        String readme = Files.readString(Path.of("..", "README.md"));
-        assertThat(readme)
-                .as("README section 'Bad input and the error you see' (expected text in target/bad-input-table.md)")
+        String doc = Files.readString(Path.of("..", "docs", "troubleshooting.md"));
+        assertThat(doc)
+                .as("docs/troubleshooting.md section 'Bad input and the error you see' (expected text in "
+                        + "target/bad-input-table.md)")
                 .contains("## Bad input and the error you see")
                 .contains(table);
     }
