@@ -12,6 +12,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -89,17 +90,11 @@ class PropertyValidationAutoConfigurationTest {
         return Stream.of(
                 Arguments.of("distlock.key-prefix", new String[] {"distlock.key-prefix=app{x}:"}),
                 Arguments.of("distlock.watchdog-lease", new String[] {"distlock.watchdog-lease=5ms"}),
-                Arguments.of(
-                        "distlock.fencing-counter-ttl",
-                        new String[] {"distlock.fencing-counter-ttl=10s"}),
+                Arguments.of("distlock.fencing-counter-ttl", new String[] {"distlock.fencing-counter-ttl=10s"}),
                 Arguments.of("distlock.max-key-length", new String[] {"distlock.max-key-length=0"}),
-                Arguments.of(
-                        "distlock.operation-timeout", new String[] {"distlock.operation-timeout=2h"}),
-                Arguments.of(
-                        "distlock.local-hand-offs", new String[] {"distlock.local-hand-offs=1001"}),
-                Arguments.of(
-                        "distlock.local-hand-off-window",
-                        new String[] {"distlock.local-hand-off-window=11s"}),
+                Arguments.of("distlock.operation-timeout", new String[] {"distlock.operation-timeout=2h"}),
+                Arguments.of("distlock.local-hand-offs", new String[] {"distlock.local-hand-offs=1001"}),
+                Arguments.of("distlock.local-hand-off-window", new String[] {"distlock.local-hand-off-window=11s"}),
                 Arguments.of("distlock.replica-acks", new String[] {"distlock.replica-acks=-1"}),
                 Arguments.of(
                         "distlock.replica-ack-timeout",
@@ -110,8 +105,8 @@ class PropertyValidationAutoConfigurationTest {
     @ParameterizedTest(name = "{0} in {2} mode")
     @MethodSource("badPropertiesInEachMode")
     void badPropertyFailsStartupNamingItInEitherMode(String property, String[] values, String mode) {
-        FailureAnalysis analysis = failure(
-                runner().withPropertyValues("distlock.mode=" + mode).withPropertyValues(values));
+        FailureAnalysis analysis =
+                failure(runner().withPropertyValues("distlock.mode=" + mode).withPropertyValues(values));
         assertThat(analysis.getDescription()).startsWith("Invalid " + property + ": ");
         assertThat(analysis.getAction()).contains(property);
     }
@@ -121,11 +116,29 @@ class PropertyValidationAutoConfigurationTest {
                 .flatMap(a -> Stream.of("redis", "local").map(mode -> Arguments.of(a.get()[0], a.get()[1], mode)));
     }
 
+    /** A duration is echoed as typed, never as Duration.toString() ("PT-1S"), in either mode. */
+    @ParameterizedTest(name = "{0} in {1} mode")
+    @CsvSource({
+        "distlock.lease-time=-1s, redis, -1s, PT-1S",
+        "distlock.lease-time=-1s, local, -1s, PT-1S",
+        "distlock.wait-time=-1500ms, redis, -1500ms, PT-1.5S",
+        "distlock.watchdog-lease=5ms, redis, 5ms, PT0.005S",
+        "distlock.operation-timeout=2h, local, 2h, PT2H"
+    })
+    void badDurationIsEchoedAsTyped(String property, String mode, String typed, String iso) {
+        FailureAnalysis analysis =
+                failure(runner().withPropertyValues("distlock.mode=" + mode).withPropertyValues(property));
+        assertThat(analysis.getDescription())
+                .startsWith("Invalid " + property.substring(0, property.indexOf('=')) + ": ")
+                .contains(typed)
+                .doesNotContain(iso);
+    }
+
     @ParameterizedTest(name = "lease-loss-window={0}")
     @ValueSource(strings = {"0s", "-1m"})
     void leaseLossWindowThatWouldHideEveryLossFailsStartup(String value) {
-        FailureAnalysis analysis = failure(runner().withPropertyValues(
-                        "distlock.mode=local", "distlock.health.lease-loss-window=" + value));
+        FailureAnalysis analysis = failure(
+                runner().withPropertyValues("distlock.mode=local", "distlock.health.lease-loss-window=" + value));
         assertThat(analysis.getDescription()).startsWith("Invalid distlock.health.lease-loss-window: ");
         assertThat(analysis.getAction()).contains("positive duration");
     }

@@ -16,6 +16,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Role;
+import org.springframework.core.env.Environment;
 
 /**
  * With {@code distlock.enabled=false} every {@code @DistributedLock} method runs without a lock, and
@@ -33,9 +34,9 @@ public class DistributedLockDisabledAutoConfiguration {
     /** Runs its work at once, unlocked, as the annotation's methods do now; a user's own template wins. */
     @Bean
     @ConditionalOnMissingBean
-    LockTemplate distributedLockTemplate(DistributedLockProperties properties) {
+    LockTemplate distributedLockTemplate(DistributedLockProperties properties, Environment environment) {
         // The same start-up check of distlock.lease-time as with locks on, so switching them back on cannot fail late.
-        Duration lease = DistributedLockAutoConfiguration.checkedLease(properties.getLeaseTime());
+        Duration lease = DistributedLockAutoConfiguration.checkedLease(properties.getLeaseTime(), environment);
         // redlockConfigured: a template asking for RedLock runs unlocked like any other, as the annotation does.
         return new LockTemplate(LockExecutor.unlocked(), lease, true);
     }

@@ -13,6 +13,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
+import org.springframework.core.env.Environment;
 
 /**
  * {@code distlock.mode=local}: the annotation, LockTemplate, metrics, tracing and Actuator
@@ -29,9 +30,10 @@ public class DistributedLockLocalAutoConfiguration {
 
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean(LockSource.class)
-    LocalLocks distributedLockSource(DistributedLockProperties properties, ObjectProvider<LockListener> listeners) {
+    LocalLocks distributedLockSource(
+            DistributedLockProperties properties, ObjectProvider<LockListener> listeners, Environment environment) {
         // Built and checked as for the Redis client, so a property that fails start-up in Redis mode fails it here too.
-        LockClientOptions options = DistributedLockAutoConfiguration.options(properties, listeners);
+        LockClientOptions options = DistributedLockAutoConfiguration.options(properties, listeners, environment);
         log.warn(
                 "distlock.mode=local: @DistributedLock and LockTemplate lock within this JVM only, NOT distributed; other"
                         + " instances of this application do not exclude each other, and the starter creates no LockClient (it is"
