@@ -18,6 +18,7 @@ import dev.distlock.spring.metrics.LockInstrumentation;
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.protocol.RedisProtocolException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -446,9 +447,19 @@ public class DistributedLockAutoConfiguration {
         return factory.getHostName() + ":" + factory.getPort();
     }
 
+    /** What went wrong at the bottom of {@code e}, in the user's terms where Lettuce's are obscure. */
     static String rootMessage(Throwable e) {
         Throwable t = e;
-        while (t.getCause() != null && t.getCause() != t) {
+        while (true) {
+            if (t instanceof RedisProtocolException) {
+                // Lettuce says "Invalid first byte: 60 (<) at buffer index 1 decoding using null": the reply was not
+                // RESP.
+                return "the server there does not speak the Redis protocol (it answered something else, such as HTTP):"
+                        + " another service listens on that host and port";
+            }
+            if (t.getCause() == null || t.getCause() == t) {
+                break;
+            }
             t = t.getCause();
         }
         return t.getMessage() != null ? t.getMessage() : t.toString();
