@@ -355,12 +355,12 @@ class BadInputTableTest {
                         "only the owner can unlock it",
                         BadInputTableTest::unlockByNonOwner),
                 new Case(
-                        "lease ran out (or the key was deleted) before the method returned",
+                        "explicit lease ran out before the method returned",
                         UNLOCK,
                         "LockLeaseExpiredException",
                         "Lock 'report'",
                         "was lost while held",
-                        "prefer the watchdog lease or a longer explicit lease",
+                        "the explicit lease was shorter than the work",
                         call(Keyed.class, Keyed::outlivesLease)));
     }
 

@@ -58,4 +58,22 @@ class ForceUnlockEndpointTest extends RunningApplication {
                 .contains("\"deleted\":false")
                 .contains("one of");
     }
+
+    @Test
+    void aRequestWithoutTheTypeGets400NamingTheMissingField() throws Exception {
+        HttpResponse<String> noType = post("/actuator/distributedlocks", "{\"key\":\"order:10\"}");
+        assertThat(noType.statusCode()).isEqualTo(400);
+        assertThat(noType.body())
+                .contains("Missing 'type'")
+                .contains("REENTRANT")
+                .contains("\"deleted\":false");
+
+        HttpResponse<String> empty = post("/actuator/distributedlocks", "{}");
+        assertThat(empty.statusCode()).isEqualTo(400);
+        assertThat(empty.body()).contains("Missing 'key' and 'type'");
+
+        HttpResponse<String> unknown = post("/actuator/distributedlocks", "{\"key\":\"order:10\",\"type\":\"SHARED\"}");
+        assertThat(unknown.statusCode()).isEqualTo(400);
+        assertThat(unknown.body()).contains("Unknown 'type' SHARED");
+    }
 }

@@ -12,6 +12,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -113,6 +114,24 @@ class PropertyValidationAutoConfigurationTest {
     static Stream<Arguments> badPropertiesInEachMode() {
         return badProperties()
                 .flatMap(a -> Stream.of("redis", "local").map(mode -> Arguments.of(a.get()[0], a.get()[1], mode)));
+    }
+
+    /** A duration is echoed as typed, never as Duration.toString() ("PT-1S"), in either mode. */
+    @ParameterizedTest(name = "{0} in {1} mode")
+    @CsvSource({
+        "distlock.lease-time=-1s, redis, -1s, PT-1S",
+        "distlock.lease-time=-1s, local, -1s, PT-1S",
+        "distlock.wait-time=-1500ms, redis, -1500ms, PT-1.5S",
+        "distlock.watchdog-lease=5ms, redis, 5ms, PT0.005S",
+        "distlock.operation-timeout=2h, local, 2h, PT2H"
+    })
+    void badDurationIsEchoedAsTyped(String property, String mode, String typed, String iso) {
+        FailureAnalysis analysis =
+                failure(runner().withPropertyValues("distlock.mode=" + mode).withPropertyValues(property));
+        assertThat(analysis.getDescription())
+                .startsWith("Invalid " + property.substring(0, property.indexOf('=')) + ": ")
+                .contains(typed)
+                .doesNotContain(iso);
     }
 
     @ParameterizedTest(name = "lease-loss-window={0}")

@@ -2,6 +2,7 @@ package dev.distlock.spring.actuate;
 
 import dev.distlock.spring.execution.ActiveHolds;
 import dev.distlock.spring.execution.LockSource;
+import java.time.Duration;
 import org.springframework.boot.health.contributor.AbstractHealthIndicator;
 import org.springframework.boot.health.contributor.Health;
 
@@ -17,9 +18,16 @@ public class DistributedLockHealthIndicator extends AbstractHealthIndicator {
 
     private final LockHealthCheck check;
 
+    /** With the default timeout of distlock.health.timeout (1 s). */
     public DistributedLockHealthIndicator(LockSource source, ActiveHolds holds, RecentLeaseLosses losses, String mode) {
+        this(source, holds, losses, mode, LockHealthCheck.DEFAULT_TIMEOUT);
+    }
+
+    /** @param timeout how long the check waits for Redis before it reports DOWN (distlock.health.timeout) */
+    public DistributedLockHealthIndicator(
+            LockSource source, ActiveHolds holds, RecentLeaseLosses losses, String mode, Duration timeout) {
         super(LockHealthCheck.FAILED);
-        this.check = new LockHealthCheck(source, holds, losses, mode);
+        this.check = new LockHealthCheck(source, holds, losses, mode, timeout);
     }
 
     @Override

@@ -3,6 +3,7 @@ package dev.distlock.spring.aop;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.UUID;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.context.expression.BeanFactoryResolver;
 import org.springframework.context.expression.MethodBasedEvaluationContext;
@@ -116,16 +117,49 @@ final class LockKeyResolver {
     }
 
     /**
-     * Beyond concatenation, {@code T(String).format('order:%s', #id)} with a null id gives "order:null" too:
-     * refuse a key holding "null" that reads a null argument anywhere. The advice does not suggest a fallback value: one constant for every null would put all such
-     * calls on one lock.
+     * Beyond concatenation, {@code T(String).format('order:%s', #id)} with a null id gives "order:null" too. A
+     * key holding "null" is refused for a null argument only when that null reaches the key, decided by
+     * evaluating it again with the argument replaced by a marker object: when the key then reads as before
+     * with the marker where "null" was, the null became text in the key. A key that handles the null
+     * ({@code #id ?: 'none'}) comes out different, and its "null" is the data's ("nullsoft"). Where the
+     * marker cannot stand in for the argument (the expression calls a method of it), the argument is taken to
+     * reach the key, as before. The advice does not suggest a fallback value: one constant for every null
+     * would put all such calls on one lock.
      */
     private static void rejectNullVariables(
             LockAttributes attributes, LockAttributes.Key source, EvaluationContext context, String key) {
         for (String name : LockAttributeParser.variables(source.expression())) {
             if (!name.equals("root") && !name.equals("this") && context.lookupVariable(name) == null) {
-                throw nullPart(attributes, source, "#" + name, key);
+                if (reachesKey(source, context, name, key)) {
+                    throw nullPart(attributes, source, "#" + name, key);
+                }
             }
+        }
+    }
+
+    /** Whether the null variable {@code name} turned into (part of) the text of {@code key}. */
+    private static boolean reachesKey(LockAttributes.Key source, EvaluationContext context, String name, String key) {
+        NullMarker marker = new NullMarker("~distlock-absent-" + UUID.randomUUID() + "~");
+        Object marked;
+        try {
+            context.setVariable(name, marker);
+            marked = source.expression().getValue(context);
+        } catch (EvaluationException | IllegalStateException e) {
+            return true; // no decision from the evaluation: refuse, as for any key holding "null" from a null argument
+        } finally {
+            context.setVariable(name, null); // back to the call's null
+        }
+        String text = marked == null ? null : marked.toString();
+        return text != null
+                && text.contains(marker.text())
+                && text.replace(marker.text(), "null").equals(key);
+    }
+
+    /** Stands in for a null argument: its text appears in a key exactly where the null's "null" would. */
+    private record NullMarker(String text) {
+        @Override
+        public String toString() {
+            return text;
         }
     }
 

@@ -35,6 +35,12 @@ public class DistributedLockActuatorAutoConfiguration {
         return properties.getMode().name().toLowerCase(java.util.Locale.ROOT);
     }
 
+    /** distlock.health.timeout, checked: zero or less would report DOWN before Redis could answer. */
+    static java.time.Duration healthTimeout(DistributedLockProperties properties) {
+        return DistributedLockAutoConfiguration.checked(
+                properties.getHealth().getTimeout(), "distlock.health.timeout", true);
+    }
+
     /** A LockListener, so the lock client reports lease losses to it; the health indicator of either Boot line shows them. */
     static RecentLeaseLosses recentLeaseLosses(DistributedLockProperties properties) {
         // Zero or less would hide every loss.
@@ -80,7 +86,8 @@ public class DistributedLockActuatorAutoConfiguration {
         @ConditionalOnMissingBean(name = "distributedLockHealthIndicator")
         DistributedLockHealthIndicator distributedLockHealthIndicator(
                 LockSource source, ActiveHolds holds, RecentLeaseLosses losses, DistributedLockProperties properties) {
-            return new DistributedLockHealthIndicator(source, holds, losses, mode(properties));
+            return new DistributedLockHealthIndicator(
+                    source, holds, losses, mode(properties), healthTimeout(properties));
         }
     }
 }

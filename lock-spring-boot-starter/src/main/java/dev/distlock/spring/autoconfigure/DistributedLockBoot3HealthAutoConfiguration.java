@@ -44,6 +44,10 @@ public class DistributedLockBoot3HealthAutoConfiguration {
     DistributedLockBoot3HealthIndicator distributedLockHealthIndicator(
             LockSource source, ActiveHolds holds, RecentLeaseLosses losses, DistributedLockProperties properties) {
         return new DistributedLockBoot3HealthIndicator(
-                source, holds, losses, DistributedLockActuatorAutoConfiguration.mode(properties));
+                source,
+                holds,
+                losses,
+                DistributedLockActuatorAutoConfiguration.mode(properties),
+                DistributedLockActuatorAutoConfiguration.healthTimeout(properties));
     }
 }

@@ -13,10 +13,12 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
+import org.springframework.core.env.Environment;
 
 /**
  * {@code distlock.mode=local}: the annotation, LockTemplate, metrics, tracing and Actuator
- * work as usual, on locks kept in this JVM; no Redis connection is made. NOT distributed.
+ * work as usual, on locks kept in this JVM; no Redis connection is made. NOT distributed. No
+ * {@code LockClient} bean: it is the Redis client; inject {@code LockTemplate}, which works in every mode.
  */
 @AutoConfiguration(before = DistributedLockAutoConfiguration.class)
 @ConditionalOnBooleanProperty(name = "distlock.enabled", matchIfMissing = true)
@@ -28,12 +30,14 @@ public class DistributedLockLocalAutoConfiguration {
 
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean(LockSource.class)
-    LocalLocks distributedLockSource(DistributedLockProperties properties, ObjectProvider<LockListener> listeners) {
+    LocalLocks distributedLockSource(
+            DistributedLockProperties properties, ObjectProvider<LockListener> listeners, Environment environment) {
         // Built and checked as for the Redis client, so a property that fails start-up in Redis mode fails it here too.
-        LockClientOptions options = DistributedLockAutoConfiguration.options(properties, listeners);
+        LockClientOptions options = DistributedLockAutoConfiguration.options(properties, listeners, environment);
         log.warn(
-                "distlock.mode=local: locks live in this JVM only and are NOT distributed; other instances of this"
-                        + " application do not exclude each other. Use it for tests and single-instance development, never in a cluster");
+                "distlock.mode=local: @DistributedLock and LockTemplate lock within this JVM only, NOT distributed; other"
+                        + " instances of this application do not exclude each other, and the starter creates no LockClient (it is"
+                        + " the Redis client). Use it for tests and single-instance development, never in a cluster");
         return new LocalLocks(options);
     }
 }

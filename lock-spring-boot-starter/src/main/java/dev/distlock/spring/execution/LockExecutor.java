@@ -52,6 +52,8 @@ public final class LockExecutor {
     private final Supplier<LockInstrumentation> instrumentation;
     private final boolean throwOnLeaseLost;
     private final boolean interruptOnLeaseLost;
+    /** Whether work runs without any lock (distlock.enabled=false), as the annotation's methods then do. */
+    private final boolean unlocked;
 
     /**
      * @param holds where holds are listed while they run, for the Actuator endpoint
@@ -70,6 +72,24 @@ public final class LockExecutor {
         this.instrumentation = SingletonSupplier.of(instrumentation);
         this.throwOnLeaseLost = throwOnLeaseLost;
         this.interruptOnLeaseLost = interruptOnLeaseLost;
+        this.unlocked = false;
+    }
+
+    private LockExecutor() {
+        this.source = null;
+        this.holds = new ActiveHolds();
+        this.instrumentation = () -> LockInstrumentation.NONE;
+        this.throwOnLeaseLost = false;
+        this.interruptOnLeaseLost = false;
+        this.unlocked = true;
+    }
+
+    /**
+     * With {@code distlock.enabled=false}: runs the work at once, without a lock, metrics or fencing token, as
+     * the annotation's methods then run; so a LockTemplate stays injectable when locks are switched off.
+     */
+    public static LockExecutor unlocked() {
+        return new LockExecutor();
     }
 
     /**
@@ -79,6 +99,9 @@ public final class LockExecutor {
      *        {@link LockAcquisitionException} instead
      */
     public <T> T execute(LockRequest request, LockedCall<T> work, Supplier<T> whenBusy) throws Throwable {
+        if (unlocked) {
+            return work.call();
+        }
         RedisLock lock = lockFor(request);
         String key = keyOf(lock, request);
         // The core may report a blocking call's events from its Redis client threads too: mark the call by name as
@@ -182,6 +205,10 @@ public final class LockExecutor {
      * would throw. Cancelling the future gives the wait up in Redis; a hold granted in the same instant is released.
      */
     public CompletableFuture<Optional<AsyncHold>> acquireAsync(LockRequest request) {
+        if (unlocked) {
+            return CompletableFuture.failedFuture(new IllegalStateException(
+                    "distlock.enabled=false: " + request.caller() + " cannot take a lock, locks are switched off"));
+        }
         RedisLock lock;
         try {
             lock = lockFor(request);

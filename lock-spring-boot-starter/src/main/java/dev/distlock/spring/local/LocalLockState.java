@@ -46,6 +46,10 @@ final class LocalLockState {
 
         long leaseEndNanos;
         ScheduledFuture<?> leaseTimer;
+        /** How it was lost, once it is: decides the advice of the exception its unlock throws. */
+        LockLeaseExpiredException.Loss loss = LockLeaseExpiredException.Loss.UNKNOWN;
+
+        String lossReason = "it was no longer held when unlocking";
 
         Hold(Object owner, LockInfo info, long token) {
             this.owner = owner;
@@ -305,7 +309,10 @@ final class LocalLockState {
         guard.lock();
         try {
             if (isCurrent(hold) && hold.leaseEndNanos != 0 && System.nanoTime() - hold.leaseEndNanos >= 0) {
-                lose(hold, "its lease of the fixed length ran out while it was held");
+                lose(
+                        hold,
+                        "its lease of the fixed length ran out while it was held",
+                        LockLeaseExpiredException.Loss.LEASE_RAN_OUT);
             }
         } finally {
             guard.unlock();
@@ -326,7 +333,9 @@ final class LocalLockState {
         }
     }
 
-    private void lose(Hold hold, String reason) {
+    private void lose(Hold hold, String reason, LockLeaseExpiredException.Loss loss) {
+        hold.loss = loss;
+        hold.lossReason = reason;
         if (exclusive == hold) {
             exclusive = null;
         } else {
@@ -361,7 +370,7 @@ final class LocalLockState {
                             lost.remove(me);
                         }
                     }
-                    throw leaseExpired();
+                    throw leaseExpired(lostHold);
                 }
                 throw new IllegalMonitorStateException("Lock '" + name + "' is not held by the current thread ("
                         + Thread.currentThread().getName() + "): only the owner can unlock it");
@@ -386,7 +395,7 @@ final class LocalLockState {
             List<Hold> gone = lost.get(hold.owner);
             if (gone != null && gone.remove(hold)) {
                 lost.remove(hold.owner);
-                throw leaseExpired();
+                throw leaseExpired(hold);
             }
             throw new IllegalStateException("Lock '" + name + "': the handle's hold was released already");
         } finally {
@@ -394,9 +403,8 @@ final class LocalLockState {
         }
     }
 
-    private LockLeaseExpiredException leaseExpired() {
-        return new LockLeaseExpiredException(
-                name, "it was no longer held when unlocking (lease ran out or force-unlocked)");
+    private LockLeaseExpiredException leaseExpired(Hold hold) {
+        return new LockLeaseExpiredException(name, hold.lossReason, hold.loss);
     }
 
     private void releaseLast(Hold hold, boolean read, long holdAtLeastNanos) {
@@ -498,7 +506,7 @@ final class LocalLockState {
                     exclusive = null; // released already: nobody to tell
                     signal();
                 } else {
-                    lose(h, "it was force-unlocked");
+                    lose(h, "it was force-unlocked", LockLeaseExpiredException.Loss.FORCE_UNLOCKED);
                 }
             });
             return !all.isEmpty();

@@ -160,7 +160,10 @@ class LocalLocksTest {
                 .isTrue();
         assertThatThrownBy(lock::unlock)
                 .isInstanceOf(LockLeaseExpiredException.class)
-                .hasMessageContaining("'lease' was lost while held");
+                .hasMessageContaining("'lease' was lost while held")
+                .hasMessageContaining("the explicit lease was shorter than the work")
+                .extracting(e -> ((LockLeaseExpiredException) e).getLoss())
+                .isEqualTo(LockLeaseExpiredException.Loss.LEASE_RAN_OUT);
     }
 
     @Test
@@ -170,7 +173,12 @@ class LocalLocksTest {
         assertThat(locks.forceUnlock("doc", "WRITE")).isTrue();
         assertThat(events).contains("lost doc");
         assertThat(locks.forceUnlock("doc", "WRITE")).isFalse();
-        assertThatThrownBy(lock::unlock).isInstanceOf(LockLeaseExpiredException.class);
+        assertThatThrownBy(lock::unlock)
+                .isInstanceOf(LockLeaseExpiredException.class)
+                .hasMessageContaining("it was force-unlocked")
+                .hasMessageNotContaining("explicit lease")
+                .extracting(e -> ((LockLeaseExpiredException) e).getLoss())
+                .isEqualTo(LockLeaseExpiredException.Loss.FORCE_UNLOCKED);
     }
 
     @Test

@@ -41,6 +41,9 @@ public final class LockEngine implements AutoCloseable {
     private final ScheduledThreadPoolExecutor timers;
     private final ThreadPoolExecutor handOffs;
     private final RedisCalls calls;
+    /** Feeds reconnect failures to {@link #calls}, so a call timing out in an outage carries its cause. */
+    private final Runnable stopConnectionEvents;
+
     private final RedisNode node;
     private final HoldTable holds = new HoldTable();
     private final Events events;
@@ -66,6 +69,7 @@ public final class LockEngine implements AutoCloseable {
         timers.setRemoveOnCancelPolicy(true);
         this.hub = new WakeupHub(redis.pubSub, clientId, timers);
         this.calls = new RedisCalls(options.operationTimeout().toNanos(), timers);
+        this.stopConnectionEvents = redis.onConnectionEvents(calls::connectionFailed, calls::connectionRestored);
         this.node = new RedisNode(redis, calls, hub, holds, options);
         this.events = new Events(options.listeners());
         this.keeper = new LeaseKeeper<>("Lock", timers, options, events, holds::all, this::renew);
@@ -281,6 +285,7 @@ public final class LockEngine implements AutoCloseable {
      */
     @Override
     public void close() {
+        stopConnectionEvents.run();
         calls.close();
         holds.close();
         hub.wakeAll();

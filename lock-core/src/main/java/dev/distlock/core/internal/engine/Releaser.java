@@ -258,7 +258,18 @@ final class Releaser {
                 // A stale release cannot hurt a later hold of the same owner: it names this grant only.
                 node.giveBack(hold);
             }
-            throw lost != null ? new LockLeaseExpiredException(hold.info.key(), lost) : calls.closedException();
+            if (lost == null) {
+                throw calls.closedException();
+            }
+            // A fixed lease is not renewed: lost means it ran out; a watchdog hold is lost by Redis or by a close.
+            throw new LockLeaseExpiredException(
+                    hold.info.key(),
+                    lost,
+                    calls.isClosed()
+                            ? LockLeaseExpiredException.Loss.CLIENT_CLOSED
+                            : hold.watchdog()
+                                    ? LockLeaseExpiredException.Loss.KEY_LOST
+                                    : LockLeaseExpiredException.Loss.LEASE_RAN_OUT);
         }
         return last;
     }
@@ -289,11 +300,19 @@ final class Releaser {
                 holds.remove(hold);
                 keeper.stop(hold);
                 ended = true;
-                String reason = hold.watchdog()
-                        ? "it was no longer in Redis when unlocking (expired or force-unlocked)"
-                        : "its " + hold.lease().describe() + " ran out before unlock";
+                // A fixed lease gone from Redis before it ran out here was lost by Redis, not by its length.
+                boolean ranOut = !hold.watchdog() && System.nanoTime() - hold.validUntilNanos >= 0;
+                String reason = ranOut
+                        ? "its " + hold.lease().describe() + " ran out before unlock"
+                        : "it was no longer in Redis when unlocking, before its "
+                                + hold.lease().describe() + " ended";
                 keeper.lost(hold, reason);
-                return new LockLeaseExpiredException(hold.info.key(), hold.lostReason());
+                return new LockLeaseExpiredException(
+                        hold.info.key(),
+                        hold.lostReason(),
+                        ranOut
+                                ? LockLeaseExpiredException.Loss.LEASE_RAN_OUT
+                                : LockLeaseExpiredException.Loss.KEY_LOST);
             }
             return null;
         } finally {

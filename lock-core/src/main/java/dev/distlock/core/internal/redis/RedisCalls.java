@@ -53,6 +53,8 @@ public final class RedisCalls {
     private volatile boolean closed;
     /** Async calls not completed yet, failed by {@link #close()} (a call added after it sees {@code closed}). */
     private final Set<CompletableFuture<?>> unfinished = ConcurrentHashMap.newKeySet();
+    /** Why the connection to Redis last failed to reconnect; {@code null} once connected again. */
+    private volatile @Nullable Throwable connectionFailure;
 
     public RedisCalls(long operationTimeoutNanos, ScheduledExecutorService timers) {
         this.operationTimeoutNanos = operationTimeoutNanos;
@@ -384,12 +386,40 @@ public final class RedisCalls {
         }
     }
 
+    /** Records why a reconnect failed, to be the cause of calls that time out meanwhile. */
+    void connectionFailed(Throwable cause) {
+        connectionFailure = cause;
+    }
+
+    /** A connection is back: earlier reconnect failures no longer explain a call that times out. */
+    void connectionRestored() {
+        connectionFailure = null;
+    }
+
     private LockUnavailableException unavailable(String doing, LockKeys keys, @Nullable Throwable last) {
-        return new LockUnavailableException(
+        // A call sent while Lettuce reconnects waits in its buffer and times out with no error of its own: then
+        // the reconnect's failure ("Connection refused") is the root cause, kept as the cause, not only logged.
+        Throwable failure = connectionFailure;
+        boolean fromConnection = failure != null
+                && (last == null || last instanceof TimeoutException || last instanceof RedisCommandTimeoutException);
+        LockUnavailableException e = new LockUnavailableException(
                 "Redis did not answer while " + doing + " lock " + keys.lock() + " within the bound"
                         + (last == null ? "" : "; last error: " + last.getMessage())
+                        + (fromConnection ? "; reconnecting to Redis failed: " + rootMessage(failure) : "")
                         + " (Redis down, paused or unreachable; the bound is the wait time, or operationTimeout where there is none)",
-                last);
+                fromConnection ? failure : last);
+        if (fromConnection && last != null) {
+            e.addSuppressed(last);
+        }
+        return e;
+    }
+
+    private static String rootMessage(Throwable e) {
+        Throwable t = e;
+        while (t.getCause() != null && t.getCause() != t) {
+            t = t.getCause();
+        }
+        return t.getMessage() != null ? t.getMessage() : t.toString();
     }
 
     /** Whether sending the same call again may succeed: the connection or the server was briefly unable, not the call wrong. */

@@ -10,7 +10,11 @@ import io.lettuce.core.api.async.RedisKeyAsyncCommands;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import io.lettuce.core.event.connection.ConnectionActivatedEvent;
+import io.lettuce.core.event.connection.ReconnectFailedEvent;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+import java.util.function.Consumer;
+import reactor.core.Disposable;
 
 /**
  * The three connections a client uses: one for commands (shared by all threads), one for watchdog
@@ -143,6 +147,23 @@ public final class RedisConnections implements AutoCloseable {
                 connection.close();
             }
         }
+    }
+
+    /**
+     * Tells {@code failed} why each reconnect of the client's connections failed ("Connection refused"), and
+     * {@code restored} when one is connected again: while Lettuce reconnects, commands wait in its buffer and
+     * time out with no error of their own, so this is where the cause of an outage is seen. Running the
+     * returned handle stops it.
+     */
+    Runnable onConnectionEvents(Consumer<Throwable> failed, Runnable restored) {
+        Disposable subscription = commands.getResources().eventBus().get().subscribe(event -> {
+            if (event instanceof ReconnectFailedEvent failure) {
+                failed.accept(failure.getCause());
+            } else if (event instanceof ConnectionActivatedEvent) {
+                restored.run();
+            }
+        });
+        return subscription::dispose;
     }
 
     @Override

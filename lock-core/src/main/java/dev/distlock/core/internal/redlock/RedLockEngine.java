@@ -262,6 +262,14 @@ public final class RedLockEngine implements AutoCloseable {
      * @throws LockLeaseExpiredException when the hold was lost or its lease ran out before this call
      * @throws LockUnavailableException when fewer than a majority of nodes answered (the lock expires with its lease)
      */
+    /** How a hold already marked lost was lost: a fixed lease is not renewed, a watchdog hold is lost by the nodes or a close. */
+    private LockLeaseExpiredException.Loss lossOf(RedLockHold hold) {
+        if (closed) {
+            return LockLeaseExpiredException.Loss.CLIENT_CLOSED;
+        }
+        return hold.watchdog() ? LockLeaseExpiredException.Loss.KEY_LOST : LockLeaseExpiredException.Loss.LEASE_RAN_OUT;
+    }
+
     void release(RedLockHold hold) {
         RedisCalls.join(releaseAsync(hold));
     }
@@ -276,7 +284,7 @@ public final class RedLockEngine implements AutoCloseable {
         String lost = hold.lostReason();
         if (hold.exit() > 0) {
             return lost != null
-                    ? CompletableFuture.failedFuture(new LockLeaseExpiredException(hold.info.key(), lost))
+                    ? CompletableFuture.failedFuture(new LockLeaseExpiredException(hold.info.key(), lost, lossOf(hold)))
                     : CompletableFuture.completedFuture(null);
         }
         // Before the scripts run: a renewal reply that finds the lock gone must not count as a loss.
@@ -291,7 +299,7 @@ public final class RedLockEngine implements AutoCloseable {
                             throw RedisCalls.asLockException(error);
                         }
                         if (lost != null) {
-                            throw new LockLeaseExpiredException(hold.info.key(), lost);
+                            throw new LockLeaseExpiredException(hold.info.key(), lost, lossOf(hold));
                         }
                         int notHeld = NodeCalls.count(replies, -1L);
                         if (nodes.size() - notHeld < quorum) {
@@ -299,7 +307,12 @@ public final class RedLockEngine implements AutoCloseable {
                                     hold,
                                     "only " + (nodes.size() - notHeld) + " of " + nodes.size()
                                             + " nodes still had it at unlock");
-                            throw new LockLeaseExpiredException(hold.info.key(), hold.lostReason());
+                            throw new LockLeaseExpiredException(
+                                    hold.info.key(),
+                                    hold.lostReason(),
+                                    hold.watchdog() || System.nanoTime() - hold.validUntilNanos < 0
+                                            ? LockLeaseExpiredException.Loss.KEY_LOST
+                                            : LockLeaseExpiredException.Loss.LEASE_RAN_OUT);
                         }
                         int answered = NodeCalls.answered(replies);
                         if (answered < quorum) {
