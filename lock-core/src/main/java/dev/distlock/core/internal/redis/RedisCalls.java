@@ -387,12 +387,12 @@ public final class RedisCalls {
     }
 
     /** Records why a reconnect failed, to be the cause of calls that time out meanwhile. */
-    void connectionFailed(Throwable cause) {
+    public void connectionFailed(Throwable cause) {
         connectionFailure = cause;
     }
 
     /** A connection is back: earlier reconnect failures no longer explain a call that times out. */
-    void connectionRestored() {
+    public void connectionRestored() {
         connectionFailure = null;
     }
 

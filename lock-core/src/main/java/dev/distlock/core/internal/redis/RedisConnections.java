@@ -155,7 +155,7 @@ public final class RedisConnections implements AutoCloseable {
      * time out with no error of their own, so this is where the cause of an outage is seen. Running the
      * returned handle stops it.
      */
-    Runnable onConnectionEvents(Consumer<Throwable> failed, Runnable restored) {
+    public Runnable onConnectionEvents(Consumer<Throwable> failed, Runnable restored) {
         Disposable subscription = commands.getResources().eventBus().get().subscribe(event -> {
             if (event instanceof ReconnectFailedEvent failure) {
                 failed.accept(failure.getCause());
