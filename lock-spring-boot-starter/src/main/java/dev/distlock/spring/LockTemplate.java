@@ -1,8 +1,8 @@
 package dev.distlock.spring;
 
 import dev.distlock.core.LockAcquisitionException;
+import dev.distlock.core.LockType;
 import dev.distlock.core.RedisLock;
-import dev.distlock.spring.annotation.LockType;
 import dev.distlock.spring.aop.DeferredResults;
 import dev.distlock.spring.execution.LockExecutor;
 import dev.distlock.spring.execution.LockRequest;
@@ -79,9 +79,15 @@ public final class LockTemplate {
         return new LockTemplate(executor, name.trim(), type, leaseTime, redlock, redlockConfigured, holdAtLeast);
     }
 
-    /** A copy that takes locks of {@code type} (default {@link LockType#REENTRANT}). */
+    /**
+     * A copy that takes locks of {@code type} (default {@link LockType#REENTRANT});
+     * {@link LockType#REDLOCK} is the same as {@link #withRedLock()}.
+     */
     public LockTemplate withType(LockType type) {
         Objects.requireNonNull(type, "LockTemplate.withType needs a LockType");
+        if (type == LockType.REDLOCK) {
+            return withType(LockType.REENTRANT).withRedLock();
+        }
         if (redlock && type != LockType.REENTRANT) {
             throw new IllegalArgumentException(
                     caller() + " uses RedLock, which supports type REENTRANT only, not " + type);

@@ -5,9 +5,9 @@ import static org.assertj.core.api.Assumptions.assumeThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.distlock.core.LockClient;
+import dev.distlock.core.LockType;
 import dev.distlock.core.RedisLock;
 import dev.distlock.spring.annotation.DistributedLock;
-import dev.distlock.spring.annotation.LockType;
 import dev.distlock.spring.annotation.OnLockFailure;
 import dev.distlock.spring.autoconfigure.DistributedLockAutoConfiguration;
 import dev.distlock.testsupport.RedisBinary;

@@ -374,33 +374,27 @@ class DistributedLockAnnotationTest {
             return dev.distlock.spring.LockContext.currentTokens();
         }
 
-        @DistributedLock(key = "'fair:' + #n", type = dev.distlock.spring.annotation.LockType.FAIR, waitTime = "100ms")
+        @DistributedLock(key = "'fair:' + #n", type = dev.distlock.core.LockType.FAIR, waitTime = "100ms")
         public boolean fair(int n) {
             return client.getFairLock("fair:" + n).isHeldByCurrentThread();
         }
 
-        @DistributedLock(
-                key = "'catalog:' + #n",
-                type = dev.distlock.spring.annotation.LockType.READ,
-                waitTime = "100ms")
+        @DistributedLock(key = "'catalog:' + #n", type = dev.distlock.core.LockType.READ, waitTime = "100ms")
         public boolean read(int n) {
             return client.getReadWriteLock("catalog:" + n).readLock().isHeldByCurrentThread();
         }
 
-        @DistributedLock(
-                key = "'catalog:' + #n",
-                type = dev.distlock.spring.annotation.LockType.WRITE,
-                waitTime = "100ms")
+        @DistributedLock(key = "'catalog:' + #n", type = dev.distlock.core.LockType.WRITE, waitTime = "100ms")
         public boolean write(int n) {
             return client.getReadWriteLock("catalog:" + n).writeLock().isHeldByCurrentThread();
         }
 
-        @DistributedLock(key = "'catalog:' + #n", type = dev.distlock.spring.annotation.LockType.READ)
+        @DistributedLock(key = "'catalog:' + #n", type = dev.distlock.core.LockType.READ)
         public boolean readThenWrite(int n) {
             return self.write(n);
         }
 
-        @DistributedLock(key = "'catalog:' + #n", type = dev.distlock.spring.annotation.LockType.WRITE)
+        @DistributedLock(key = "'catalog:' + #n", type = dev.distlock.core.LockType.WRITE)
         public boolean writeThenRead(int n) {
             return self.read(n);
         }

@@ -7,7 +7,7 @@ import static org.awaitility.Awaitility.await;
 import dev.distlock.core.LockAcquisitionException;
 import dev.distlock.core.LockClient;
 import dev.distlock.core.LockLeaseExpiredException;
-import dev.distlock.spring.annotation.LockType;
+import dev.distlock.core.LockType;
 import dev.distlock.spring.autoconfigure.DistributedLockAutoConfiguration;
 import dev.distlock.spring.autoconfigure.DistributedLockMetricsAutoConfiguration;
 import dev.distlock.spring.metrics.LockMetrics;

@@ -184,7 +184,7 @@ class MetricsTest {
                 name = "transfer")
         public void transfer(long from, long to) {}
 
-        @DistributedLock(key = "#doc", name = "audit", type = dev.distlock.spring.annotation.LockType.READ)
+        @DistributedLock(key = "#doc", name = "audit", type = dev.distlock.core.LockType.READ)
         public void audit(String doc) {}
 
         @DistributedLock(key = "slow")

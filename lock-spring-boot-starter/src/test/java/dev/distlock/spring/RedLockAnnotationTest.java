@@ -3,6 +3,7 @@ package dev.distlock.spring;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.distlock.core.LockType;
 import dev.distlock.core.RedLockClient;
 import dev.distlock.spring.annotation.DistributedLock;
 import dev.distlock.spring.autoconfigure.DistributedLockAutoConfiguration;
@@ -20,7 +21,7 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
-/** {@code @DistributedLock(redlock = true)} over distlock.redlock.nodes. */
+/** {@code @DistributedLock(redlock = true)}, or {@code type = REDLOCK}, over distlock.redlock.nodes. */
 class RedLockAnnotationTest {
 
     @RegisterExtension
@@ -34,23 +35,32 @@ class RedLockAnnotationTest {
 
     @Test
     void redlockMethodsHoldTheLockOnAMajorityOfTheNodes() {
+        holdsOnAMajority(Payouts.class, 7);
+    }
+
+    @Test
+    void typeRedlockIsTheSameAsRedlockTrue() {
+        holdsOnAMajority(TypedPayouts.class, 8);
+    }
+
+    private void holdsOnAMajority(Class<? extends Payouts> bean, int n) {
         List<RedisServer> nodes = List.of(redis.startAnother(), redis.startAnother(), redis.startAnother());
         runner().withPropertyValues("distlock.redlock.nodes="
                         + String.join(",", nodes.stream().map(RedisServer::uri).toList()))
-                .withBean(Payouts.class)
+                .withBean(bean)
                 .run(context -> {
                     assertThat(context).hasSingleBean(RedLockClient.class);
-                    Payouts payouts = context.getBean(Payouts.class);
-                    long holding = payouts.pay(7, nodes);
+                    Payouts payouts = context.getBean(bean);
+                    long holding = payouts.pay(n, nodes);
                     assertThat(holding)
                             .as("nodes holding the key during the method")
                             .isGreaterThanOrEqualTo(2);
                     // released on every node: unlock returns once a majority released, the others just after
                     await().atMost(Duration.ofSeconds(5))
                             .untilAsserted(() -> assertThat(nodes)
-                                    .allSatisfy(n -> assertThat(n.command("EXISTS", "lock:{payout:7}"))
+                                    .allSatisfy(node -> assertThat(node.command("EXISTS", "lock:{payout:" + n + "}"))
                                             .isEqualTo(":0")));
-                    assertThat(redis.server().command("EXISTS", "lock:{payout:7}"))
+                    assertThat(redis.server().command("EXISTS", "lock:{payout:" + n + "}"))
                             .as("not on the application's Redis")
                             .isEqualTo(":0");
                 });
@@ -59,6 +69,7 @@ class RedLockAnnotationTest {
     static Stream<Arguments> badRedlockSetups() {
         return Stream.of(
                 Arguments.of(List.of(), Payouts.class, "distlock.redlock.nodes is not set", "at least 3 independent"),
+                Arguments.of(List.of(), TypedPayouts.class, "(type = REDLOCK) on", "distlock.redlock.nodes"),
                 Arguments.of(
                         List.of("redis://127.0.0.1:1", "redis://127.0.0.1:2"),
                         Payouts.class,
@@ -98,6 +109,14 @@ class RedLockAnnotationTest {
                     .filter(node ->
                             node.command("EXISTS", "lock:{payout:" + n + "}").equals(":1"))
                     .count();
+        }
+    }
+
+    public static class TypedPayouts extends Payouts {
+        @Override
+        @DistributedLock(key = "'payout:' + #n", type = LockType.REDLOCK)
+        public long pay(int n, List<RedisServer> nodes) {
+            return super.pay(n, nodes);
         }
     }
 

@@ -2,8 +2,8 @@ package dev.distlock.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.distlock.core.LockType;
 import dev.distlock.spring.annotation.DistributedLock;
-import dev.distlock.spring.annotation.LockType;
 import dev.distlock.spring.annotation.OnLockFailure;
 import dev.distlock.spring.autoconfigure.DistributedLockAutoConfiguration;
 import dev.distlock.testsupport.RedisExtension;
@@ -217,7 +217,7 @@ class StartupValidationTest {
     public static class KeysWithFair {
         @DistributedLock(
                 keys = {"a", "b"},
-                type = dev.distlock.spring.annotation.LockType.FAIR)
+                type = dev.distlock.core.LockType.FAIR)
         public void run() {}
     }
 

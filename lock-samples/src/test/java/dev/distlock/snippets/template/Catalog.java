@@ -1,7 +1,7 @@
 package dev.distlock.snippets.template;
 
+import dev.distlock.core.LockType;
 import dev.distlock.spring.LockTemplate;
-import dev.distlock.spring.annotation.LockType;
 import java.time.Duration;
 import java.util.Optional;
 import org.springframework.stereotype.Service;

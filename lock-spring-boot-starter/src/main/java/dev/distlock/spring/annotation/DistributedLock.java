@@ -1,5 +1,6 @@
 package dev.distlock.spring.annotation;
 
+import dev.distlock.core.LockType;
 import java.lang.annotation.Documented;
 import java.lang.annotation.ElementType;
 import java.lang.annotation.Retention;
@@ -96,6 +97,8 @@ public @interface DistributedLock {
      * The kind of lock: {@link LockType#REENTRANT} (default), {@link LockType#FAIR}, or the
      * {@link LockType#READ} / {@link LockType#WRITE} side of a read/write lock on the key. A READ
      * method that calls a WRITE method on the same key fails at once (no upgrade, no self-deadlock).
+     * {@link LockType#REDLOCK} is the same as {@link #redlock()} {@code = true}. The type is lock-core's
+     * {@link LockType}, the one {@code LockInfo}, listeners and metrics report.
      */
     LockType type() default LockType.REENTRANT;
 

@@ -1,9 +1,9 @@
 package dev.distlock.spring.aop;
 
+import dev.distlock.core.LockType;
 import dev.distlock.core.RedisLock;
 import dev.distlock.spring.DistributedLockConfigurationException;
 import dev.distlock.spring.annotation.DistributedLock;
-import dev.distlock.spring.annotation.LockType;
 import dev.distlock.spring.annotation.OnLockFailure;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
@@ -96,23 +96,27 @@ final class LockAttributeParser {
                             + ", which cannot be skipped (there is no value to return)",
                     "Return a wrapper type or Optional, or use onFailure = THROW");
         }
-        if (several.length > 0 && annotation.type() != LockType.REENTRANT) {
+        // type = REDLOCK is redlock = true: a reentrant lock granted by a majority of the RedLock nodes
+        boolean redlock = annotation.redlock() || annotation.type() == LockType.REDLOCK;
+        LockType type = annotation.type() == LockType.REDLOCK ? LockType.REENTRANT : annotation.type();
+        if (several.length > 0 && type != LockType.REENTRANT) {
             throw new DistributedLockConfigurationException(
-                    "@DistributedLock on " + where + " combines keys with type = " + annotation.type()
+                    "@DistributedLock on " + where + " combines keys with type = " + type
                             + ", which multi-key locks do not support",
-                    "Use type = REENTRANT with keys, or a single key with type = " + annotation.type());
+                    "Use type = REENTRANT with keys, or a single key with type = " + type);
         }
-        if (annotation.redlock()) {
+        if (redlock) {
             if (!redlockConfigured) {
                 throw new DistributedLockConfigurationException(
-                        "@DistributedLock(redlock = true) on " + where
-                                + " needs RedLock nodes, but distlock.redlock.nodes is not set",
+                        "@DistributedLock(" + (annotation.redlock() ? "redlock = true" : "type = REDLOCK") + ") on "
+                                + where + " needs RedLock nodes, but distlock.redlock.nodes is not set",
                         "List at least 3 independent Redis masters in distlock.redlock.nodes, or remove redlock = true");
             }
-            if (several.length > 0 || annotation.type() != LockType.REENTRANT) {
+            if (several.length > 0 || type != LockType.REENTRANT) {
                 throw new DistributedLockConfigurationException(
-                        "@DistributedLock(redlock = true) on " + where + " combines RedLock with "
-                                + (several.length > 0 ? "keys" : "type = " + annotation.type())
+                        "@DistributedLock(" + (annotation.redlock() ? "redlock = true" : "type = REDLOCK") + ") on "
+                                + where + " combines RedLock with "
+                                + (several.length > 0 ? "keys" : "type = " + type)
                                 + ", which RedLock does not support",
                         "Use redlock = true with a single key and the default type");
             }
@@ -120,8 +124,8 @@ final class LockAttributeParser {
         return new LockAttributes(
                 where,
                 label,
-                annotation.type(),
-                annotation.redlock(),
+                type,
+                redlock,
                 keys,
                 several.length > 0,
                 wait,
@@ -137,7 +141,8 @@ final class LockAttributeParser {
         if (keep.isZero()) {
             return keep;
         }
-        if (annotation.type() != LockType.REENTRANT || annotation.redlock()) {
+        boolean redlock = annotation.redlock() || annotation.type() == LockType.REDLOCK;
+        if (annotation.type() != LockType.REENTRANT || redlock) {
             throw new DistributedLockConfigurationException(
                     "@DistributedLock on " + where + " sets holdAtLeast with "
                             + (annotation.redlock() ? "redlock = true" : "type = " + annotation.type())

@@ -1,6 +1,6 @@
 package dev.distlock.spring.aop;
 
-import dev.distlock.spring.annotation.LockType;
+import dev.distlock.core.LockType;
 import dev.distlock.spring.annotation.OnLockFailure;
 import java.time.Duration;
 import java.util.List;

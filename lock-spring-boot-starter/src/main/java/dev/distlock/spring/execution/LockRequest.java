@@ -1,6 +1,6 @@
 package dev.distlock.spring.execution;
 
-import dev.distlock.spring.annotation.LockType;
+import dev.distlock.core.LockType;
 import java.time.Duration;
 import java.util.List;
 

@@ -1,9 +1,9 @@
 package dev.distlock.spring.execution;
 
 import dev.distlock.core.HeldLock;
+import dev.distlock.core.LockType;
 import dev.distlock.core.RedisLock;
 import dev.distlock.core.RedisMultiLock;
-import dev.distlock.spring.annotation.LockType;
 import java.util.List;
 
 /**

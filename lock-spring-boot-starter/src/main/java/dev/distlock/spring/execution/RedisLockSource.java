@@ -2,10 +2,10 @@ package dev.distlock.spring.execution;
 
 import dev.distlock.core.HeldLock;
 import dev.distlock.core.LockClient;
+import dev.distlock.core.LockType;
 import dev.distlock.core.RedLockClient;
 import dev.distlock.core.RedisLock;
 import dev.distlock.core.RedisMultiLock;
-import dev.distlock.spring.annotation.LockType;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Supplier;
@@ -28,15 +28,12 @@ public final class RedisLockSource implements LockSource {
 
     @Override
     public RedisLock lock(LockType type, boolean redlock, String key, String label) {
-        if (redlock) {
-            return redLock().getLock(key, label);
-        }
-        LockClient c = client();
-        return switch (type) {
-            case REENTRANT -> c.getLock(key, label);
-            case FAIR -> c.getFairLock(key, label);
-            case READ -> c.getReadWriteLock(key, label).readLock();
-            case WRITE -> c.getReadWriteLock(key, label).writeLock();
+        return switch (redlock ? LockType.REDLOCK : type) {
+            case REENTRANT -> client().getLock(key, label);
+            case FAIR -> client().getFairLock(key, label);
+            case READ -> client().getReadWriteLock(key, label).readLock();
+            case WRITE -> client().getReadWriteLock(key, label).writeLock();
+            case REDLOCK -> redLock().getLock(key, label);
         };
     }
 

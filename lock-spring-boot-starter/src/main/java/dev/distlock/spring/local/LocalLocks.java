@@ -4,9 +4,9 @@ import dev.distlock.core.LockClientOptions;
 import dev.distlock.core.LockException;
 import dev.distlock.core.LockInfo;
 import dev.distlock.core.LockListener;
+import dev.distlock.core.LockType;
 import dev.distlock.core.RedisLock;
 import dev.distlock.core.RedisMultiLock;
-import dev.distlock.spring.annotation.LockType;
 import dev.distlock.spring.execution.LockSource;
 import java.time.Duration;
 import java.util.List;
@@ -73,14 +73,7 @@ public final class LocalLocks implements LockSource, AutoCloseable {
     @Override
     public RedisLock lock(LockType type, boolean redlock, String key, String label) {
         // A RedLock here is a reentrant lock of this JVM, reported as REDLOCK as in Redis mode (metrics, listeners).
-        dev.distlock.core.LockType kind = redlock
-                ? dev.distlock.core.LockType.REDLOCK
-                : switch (type) {
-                    case REENTRANT -> dev.distlock.core.LockType.REENTRANT;
-                    case FAIR -> dev.distlock.core.LockType.FAIR;
-                    case READ -> dev.distlock.core.LockType.READ;
-                    case WRITE -> dev.distlock.core.LockType.WRITE;
-                };
+        LockType kind = redlock ? LockType.REDLOCK : type;
         return new LocalLock(this, new LockInfo(requireName(key), label == null ? key : label, kind));
     }
 
