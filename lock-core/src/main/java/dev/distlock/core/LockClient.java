@@ -43,11 +43,21 @@ public final class LockClient implements AutoCloseable {
 
     private final LockEngine engine;
     private final LockClientOptions options;
-    private final AtomicBoolean closed = new AtomicBoolean();
+    private final AtomicBoolean closed;
+    private final boolean timedByCaller;
 
     private LockClient(RedisConnections connections, LockClientOptions options) {
         this.options = options;
         this.engine = new LockEngine(connections, options);
+        this.closed = new AtomicBoolean();
+        this.timedByCaller = false;
+    }
+
+    private LockClient(LockClient client) {
+        this.options = client.options;
+        this.engine = client.engine;
+        this.closed = client.closed;
+        this.timedByCaller = true;
     }
 
     /** Connects to {@code uri} with default options; the client owns (and closes) its connections. */
@@ -117,7 +127,7 @@ public final class LockClient implements AutoCloseable {
     /** A thread-bound lock of any kind; tests use it for kinds with other timings. */
     RedisLock getLock(LockKind kind, String key, @Nullable String name) {
         LockKeys.requireName(key, options);
-        return threadBound(kind, new LockInfo(key, name == null ? key : name, kind.type));
+        return threadBound(kind, new LockInfo(key, name == null ? key : name, kind.type, timedByCaller));
     }
 
     private ThreadBoundLock<Hold> threadBound(LockKind kind, LockInfo info) {
@@ -138,8 +148,8 @@ public final class LockClient implements AutoCloseable {
         String shownAs = name == null ? key : name;
         return new ThreadBoundReadWriteLock(
                 key,
-                threadBound(ReadWriteKind.READ, new LockInfo(key, shownAs, LockType.READ)),
-                threadBound(ReadWriteKind.WRITE, new LockInfo(key, shownAs, LockType.WRITE)));
+                threadBound(ReadWriteKind.READ, new LockInfo(key, shownAs, LockType.READ, timedByCaller)),
+                threadBound(ReadWriteKind.WRITE, new LockInfo(key, shownAs, LockType.WRITE, timedByCaller)));
     }
 
     /**
@@ -164,6 +174,16 @@ public final class LockClient implements AutoCloseable {
                 .toList();
         List<RedisLock> locks = sorted.stream().map(k -> getLock(k, name)).toList();
         return new MultiLock(sorted, locks);
+    }
+
+    /**
+     * This client, for a caller that times its own acquisitions and releases (as the Spring starter
+     * does for {@code @DistributedLock}): the events of its locks carry {@link LockInfo#timedByCaller()},
+     * so a metrics listener counts each of that caller's calls once. The same engine, holds and
+     * lifecycle: closing the view closes the client.
+     */
+    public LockClient timedByCaller() {
+        return timedByCaller ? this : new LockClient(this);
     }
 
     /** Unique id of this client; part of every owner id it writes to Redis. */

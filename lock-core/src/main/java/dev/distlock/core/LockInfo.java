@@ -9,5 +9,15 @@ package dev.distlock.core;
  * @param key the lock's key, as given to the client
  * @param name the low-cardinality name for metrics and traces; the key unless one was given
  * @param type the type of lock
+ * @param timedByCaller whether the caller times this lock's acquisitions and releases itself (locks of a
+ *     {@link LockClient#timedByCaller()} view, as the Spring starter takes them), so that a metrics
+ *     listener leaves {@link LockListener#onAcquire} and {@link LockListener#onRelease} to it and counts
+ *     each call once; renewals and lease losses are the listener's to count either way
  */
-public record LockInfo(String key, String name, LockType type) {}
+public record LockInfo(String key, String name, LockType type, boolean timedByCaller) {
+
+    /** A lock whose acquisitions and releases nobody else times. */
+    public LockInfo(String key, String name, LockType type) {
+        this(key, name, type, false);
+    }
+}

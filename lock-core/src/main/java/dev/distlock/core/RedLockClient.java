@@ -69,7 +69,8 @@ public final class RedLockClient implements AutoCloseable {
     private final LockClientOptions options;
     private final List<LockClient> ownedNodes;
     private final List<RedisClient> ownedRedisClients;
-    private final AtomicBoolean closed = new AtomicBoolean();
+    private final AtomicBoolean closed;
+    private final boolean timedByCaller;
 
     private RedLockClient(
             List<LockClient> nodes,
@@ -80,6 +81,22 @@ public final class RedLockClient implements AutoCloseable {
         this.ownedNodes = ownedNodes;
         this.ownedRedisClients = ownedRedisClients;
         this.engine = new RedLockEngine(nodes.stream().map(LockClient::node).toList(), options);
+        this.closed = new AtomicBoolean();
+        this.timedByCaller = false;
+    }
+
+    private RedLockClient(RedLockClient client) {
+        this.options = client.options;
+        this.ownedNodes = client.ownedNodes;
+        this.ownedRedisClients = client.ownedRedisClients;
+        this.engine = client.engine;
+        this.closed = client.closed;
+        this.timedByCaller = true;
+    }
+
+    /** This client, for a caller that times its own calls; see {@link LockClient#timedByCaller()}. */
+    public RedLockClient timedByCaller() {
+        return timedByCaller ? this : new RedLockClient(this);
     }
 
     /**
@@ -239,7 +256,7 @@ public final class RedLockClient implements AutoCloseable {
     /** A reentrant RedLock on {@code key}, called {@code name} in events and metrics (see {@link LockClient#getLock(String, String)}). */
     public RedisLock getLock(String key, @Nullable String name) {
         LockKeys.requireName(key, options);
-        LockInfo info = new LockInfo(key, name == null ? key : name, LockType.REDLOCK);
+        LockInfo info = new LockInfo(key, name == null ? key : name, LockType.REDLOCK, timedByCaller);
         return new ThreadBoundLock<>(info, engine.port(info), "RedLock");
     }
 

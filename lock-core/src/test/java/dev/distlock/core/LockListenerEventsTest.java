@@ -70,6 +70,37 @@ class LockListenerEventsTest {
     }
 
     @Test
+    void locksOfATimedByCallerViewSaySoInTheirEventsAndShareTheClientsHolds() throws Exception {
+        LockClient timed = client.timedByCaller();
+        assertThat(timed.timedByCaller()).isSameAs(timed);
+        RedisLock direct = client.getLock(name, "direct");
+        RedisLock viaView = timed.getLock(name + ":v", "timed");
+
+        direct.lock();
+        viaView.lock();
+        assertThat(client.activeHolds()).as("one engine, one table of holds").isEqualTo(2);
+        viaView.unlock();
+        direct.unlock();
+        try (LockHandle multi = timed.getMultiLock(java.util.List.of(name + ":a", name + ":b"), "timed")
+                .lockAsync()
+                .toCompletableFuture()
+                .get()) {
+            assertThat(timed.activeHolds()).isEqualTo(2);
+        }
+
+        assertThat(events.acquires(name))
+                .singleElement()
+                .satisfies(e -> assertThat(e.lock().timedByCaller()).isFalse());
+        assertThat(events.acquires(name + ":v"))
+                .singleElement()
+                .satisfies(e ->
+                        assertThat(e.lock()).isEqualTo(new LockInfo(name + ":v", "timed", LockType.REENTRANT, true)));
+        assertThat(events.acquires(name + ":a"))
+                .singleElement()
+                .satisfies(e -> assertThat(e.lock().timedByCaller()).isTrue());
+    }
+
+    @Test
     void uncontendedAcquireReportsAShortWait() {
         RedisLock lock = client.getLock(name);
 

@@ -28,7 +28,6 @@ public final class AsyncHold {
     private final LockInstrumentation.Holding holding;
     private final ActiveHolds holds;
     private final long listed;
-    private final Runnable unmark;
     private final boolean throwOnLeaseLost;
     private final AtomicBoolean released = new AtomicBoolean();
     private final CompletableFuture<Void> release = new CompletableFuture<>();
@@ -42,7 +41,6 @@ public final class AsyncHold {
             LockInstrumentation.Holding holding,
             ActiveHolds holds,
             long listed,
-            Runnable unmark,
             boolean throwOnLeaseLost) {
         this.request = request;
         this.handle = handle;
@@ -50,7 +48,6 @@ public final class AsyncHold {
         this.holding = holding;
         this.holds = holds;
         this.listed = listed;
-        this.unmark = unmark;
         this.throwOnLeaseLost = throwOnLeaseLost;
     }
 
@@ -137,8 +134,6 @@ public final class AsyncHold {
                 } catch (RuntimeException | Error e) {
                     // an observation handler of the application failed: the caller must still get its outcome
                     log.warn("Observation of lock '{}' failed as it was released: {}", handle.key(), e.toString());
-                } finally {
-                    unmark.run();
                 }
             }
             if (outcome == null) {

@@ -11,17 +11,13 @@ import dev.distlock.core.RedisMultiLock;
 import dev.distlock.spring.LockContext;
 import dev.distlock.spring.metrics.LockInstrumentation;
 import dev.distlock.spring.metrics.LockMetrics;
-import dev.distlock.spring.metrics.RecordedByStarter;
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.Executor;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -37,15 +33,6 @@ public final class LockExecutor {
     private static final Logger log = LoggerFactory.getLogger(LockExecutor.class);
     /** How the Actuator endpoint shows the owner of an async call's hold, which no thread owns. */
     private static final String ASYNC_OWNER = "(async call: owned by its lock handle)";
-
-    /**
-     * The core reports an async wait that ended without the lock (timeout, failure, cancellation) just
-     * after completing its stage, so the call stays marked a little longer for the listener to see it.
-     * Run by the Invoker's threads: without an executor CompletableFuture would start a thread per call on
-     * machines of up to 2 CPUs.
-     */
-    private static final Executor UNMARK_LATER =
-            CompletableFuture.delayedExecutor(1, TimeUnit.SECONDS, Invoker.executor());
 
     private final LockSource source;
     private final ActiveHolds holds;
@@ -104,24 +91,16 @@ public final class LockExecutor {
         }
         RedisLock lock = lockFor(request);
         String key = keyOf(lock, request);
-        // The core may report a blocking call's events from its Redis client threads too: mark the call by name as
-        // well.
-        Runnable unmark = RecordedByStarter.marked(names(lock, key), request.label());
-        try {
-            return executeMarked(request, work, whenBusy, lock, key);
-        } finally {
-            unmark.run();
-        }
+        return execute(request, work, whenBusy, lock, key);
     }
 
-    private <T> T executeMarked(
-            LockRequest request, LockedCall<T> work, Supplier<T> whenBusy, RedisLock lock, String key)
+    private <T> T execute(LockRequest request, LockedCall<T> work, Supplier<T> whenBusy, RedisLock lock, String key)
             throws Throwable {
         LockInstrumentation.Acquisition acquisition =
                 instrumentation.get().acquiring(request.label(), request.metricType());
         boolean acquired;
         try {
-            acquired = RecordedByStarter.call(() -> acquire(lock, request));
+            acquired = acquire(lock, request);
         } catch (LockUnavailableException e) {
             acquisition.failed(LockMetrics.UNAVAILABLE, e);
             throw e;
@@ -141,7 +120,7 @@ public final class LockExecutor {
             holding = acquisition.acquired();
         } catch (RuntimeException | Error e) {
             // an observation handler of the application failed: the lock must not stay taken by nobody
-            giveBackAfter(e, () -> unlockRecorded(lock, Duration.ZERO));
+            giveBackAfter(e, () -> lock.unlock(Duration.ZERO));
             throw e;
         }
         Map<String, Long> tokens;
@@ -216,7 +195,6 @@ public final class LockExecutor {
             return CompletableFuture.failedFuture(e);
         }
         String key = keyOf(lock, request);
-        Runnable unmark = RecordedByStarter.marked(names(lock, key), request.label());
         LockInstrumentation.Acquisition acquisition =
                 instrumentation.get().acquiring(request.label(), request.metricType());
         CompletableFuture<Optional<LockHandle>> waiting;
@@ -224,7 +202,6 @@ public final class LockExecutor {
             waiting = lock.tryLockAsync(request.waitTime(), request.leaseTime()).toCompletableFuture();
         } catch (RuntimeException e) {
             acquisition.failed(LockMetrics.ERROR, e);
-            unmark.run();
             return CompletableFuture.failedFuture(e);
         }
         CompletableFuture<Optional<AsyncHold>> result = new CompletableFuture<>();
@@ -248,11 +225,9 @@ public final class LockExecutor {
                                         : LockMetrics.ERROR,
                         failure,
                         lock);
-                UNMARK_LATER.execute(unmark);
                 result.completeExceptionally(failure);
             } else if (handle.isEmpty()) {
                 failedAsync(acquisition, LockMetrics.TIMEOUT, null, lock);
-                UNMARK_LATER.execute(unmark);
                 result.complete(Optional.empty());
             } else {
                 LockInstrumentation.Holding holding;
@@ -261,7 +236,6 @@ public final class LockExecutor {
                 } catch (RuntimeException | Error e) {
                     // an observation handler of the application failed: give the lock back, fail the call
                     giveBackAfter(e, () -> handle.get().unlockAsync());
-                    UNMARK_LATER.execute(unmark);
                     result.completeExceptionally(e);
                     return;
                 }
@@ -273,7 +247,6 @@ public final class LockExecutor {
                         holding,
                         holds,
                         holds.add(request, tokens, lock, ASYNC_OWNER),
-                        unmark,
                         throwOnLeaseLost);
                 if (!result.complete(Optional.of(hold))) {
                     hold.release(new CancellationException(
@@ -282,10 +255,6 @@ public final class LockExecutor {
             }
         });
         return result;
-    }
-
-    private static List<String> names(RedisLock lock, String key) {
-        return lock instanceof RedisMultiLock multi ? multi.keys() : List.of(key);
     }
 
     private static String keyOf(RedisLock lock, LockRequest request) {
@@ -364,7 +333,7 @@ public final class LockExecutor {
     private void release(RedisLock lock, LockRequest request, Throwable failure, LockInstrumentation.Holding holding) {
         LockLeaseExpiredException lost = null;
         try {
-            unlockRecorded(lock, request.holdAtLeast());
+            lock.unlock(request.holdAtLeast());
         } catch (LockLeaseExpiredException e) {
             lost = e;
             if (interruptOnLeaseLost) {
@@ -422,19 +391,6 @@ public final class LockExecutor {
             giveBack.run();
         } catch (RuntimeException e) {
             failure.addSuppressed(e);
-        }
-    }
-
-    private static void unlockRecorded(RedisLock lock, Duration holdAtLeast) {
-        try {
-            RecordedByStarter.call(() -> {
-                lock.unlock(holdAtLeast);
-                return null;
-            });
-        } catch (RuntimeException e) {
-            throw e;
-        } catch (Exception e) {
-            throw new IllegalStateException(e); // unlock throws no checked exception
         }
     }
 }

@@ -22,8 +22,12 @@ public final class RedisLockSource implements LockSource {
      * should be. {@code redLockClient} gives {@code null} when distlock.redlock.nodes is not set.
      */
     public RedisLockSource(Supplier<LockClient> client, Supplier<RedLockClient> redLockClient) {
-        this.client = SingletonSupplier.of(client);
-        this.redLockSupplier = redLockClient;
+        // The executor times its calls itself: the metrics listener leaves their acquisitions and releases to it.
+        this.client = SingletonSupplier.of(() -> client.get().timedByCaller());
+        this.redLockSupplier = SingletonSupplier.of(() -> {
+            RedLockClient redLock = redLockClient.get();
+            return redLock == null ? null : redLock.timedByCaller();
+        });
     }
 
     @Override

@@ -73,8 +73,9 @@ public final class LocalLocks implements LockSource, AutoCloseable {
     @Override
     public RedisLock lock(LockType type, boolean redlock, String key, String label) {
         // A RedLock here is a reentrant lock of this JVM, reported as REDLOCK as in Redis mode (metrics, listeners).
+        // timed by the executor, the only caller of a local lock
         LockType kind = redlock ? LockType.REDLOCK : type;
-        return new LocalLock(this, new LockInfo(requireName(key), label == null ? key : label, kind));
+        return new LocalLock(this, new LockInfo(requireName(key), label == null ? key : label, kind, true));
     }
 
     @Override

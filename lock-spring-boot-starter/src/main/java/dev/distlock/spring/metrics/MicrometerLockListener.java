@@ -12,8 +12,9 @@ import java.util.Locale;
  * Records lock events as Micrometer meters, tagged by the lock's name: the declared name for the
  * starter's calls, and for locks used directly the name they were given, else their key.
  * Acquisitions and releases made by {@code @DistributedLock} and {@code LockTemplate} are left to
- * {@link LockInstrumentation}, which counts one per call; this listener counts those of locks used
- * directly through {@code LockClient}, and renewals and lost leases of all.
+ * {@link LockInstrumentation}, which counts one per call (their locks come from a
+ * {@code LockClient.timedByCaller()} view, so their events say so); this listener counts those of
+ * locks used directly through {@code LockClient}, and renewals and lost leases of all.
  */
 public final class MicrometerLockListener implements LockListener {
 
@@ -25,7 +26,7 @@ public final class MicrometerLockListener implements LockListener {
 
     @Override
     public void onAcquire(LockInfo lock, AcquireOutcome outcome, Duration waited) {
-        if (RecordedByStarter.onThisThread() || RecordedByStarter.isMarked(lock.key(), lock.name())) {
+        if (lock.timedByCaller()) {
             return;
         }
         Timer.builder(LockMetrics.ACQUIRE)
@@ -40,7 +41,7 @@ public final class MicrometerLockListener implements LockListener {
 
     @Override
     public void onRelease(LockInfo lock, Duration held) {
-        if (RecordedByStarter.onThisThread() || RecordedByStarter.isMarked(lock.key(), lock.name())) {
+        if (lock.timedByCaller()) {
             return;
         }
         Timer.builder(LockMetrics.HELD)
