@@ -3,11 +3,10 @@ package dev.distlock.spring.aop;
 import dev.distlock.spring.annotation.OnLockFailure;
 import dev.distlock.spring.execution.LockExecutor;
 import dev.distlock.spring.execution.LockRequest;
+import dev.distlock.spring.execution.LockedCalls;
 import java.lang.reflect.Method;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
 import java.util.function.Supplier;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
@@ -15,10 +14,9 @@ import org.springframework.aop.support.AopUtils;
 import org.springframework.util.function.SingletonSupplier;
 
 /**
- * Runs a {@code @DistributedLock} method inside its lock, through the {@link LockExecutor} that
- * {@code LockTemplate} uses too: a plain method while it runs; a method returning a
- * {@code CompletionStage}, {@code Mono} or {@code Flux} until its result completes (the call's lock
- * handle owns the hold then, not a thread).
+ * Runs a {@code @DistributedLock} method inside its lock: resolves the call's keys into a
+ * {@link LockRequest} and hands it to {@link LockedCalls}, which runs it in the style of the method's
+ * return type through the {@link LockExecutor} that {@code LockTemplate} uses too.
  */
 final class DistributedLockInterceptor implements MethodInterceptor {
 
@@ -35,7 +33,6 @@ final class DistributedLockInterceptor implements MethodInterceptor {
     }
 
     @Override
-    @SuppressWarnings("unchecked")
     public Object invoke(MethodInvocation invocation) throws Throwable {
         Object target = invocation.getThis();
         Class<?> targetClass = target != null
@@ -46,26 +43,19 @@ final class DistributedLockInterceptor implements MethodInterceptor {
         if (attrs == null) {
             return invocation.proceed();
         }
-        if (attrs.result() == LockAttributes.Result.VALUE) {
-            LockRequest request = request(attrs, invocation, method, target, targetClass);
-            return executor.get()
-                    .execute(request, () -> plainValue(attrs, method, invocation.proceed()), whenBusy(attrs));
-        }
-        // Deferred results: a problem with the call (a key that does not evaluate) is reported the way the result
-        // reports errors.
         LockRequest request;
         try {
             request = request(attrs, invocation, method, target, targetClass);
         } catch (RuntimeException e) {
-            return attrs.result() == LockAttributes.Result.STAGE
-                    ? CompletableFuture.failedFuture(e)
-                    : ReactiveLockCalls.error(attrs, e);
+            return LockedCalls.failed(attrs.result(), e);
         }
-        if (attrs.result() == LockAttributes.Result.STAGE) {
-            return executor.get()
-                    .executeAsync(request, () -> (CompletionStage<Object>) invocation.proceed(), whenBusy(attrs));
-        }
-        return ReactiveLockCalls.call(attrs, executor.get(), request, invocation);
+        return LockedCalls.call(
+                attrs.result(),
+                executor.get(),
+                request,
+                invocation,
+                returned -> plainValue(attrs, method, returned),
+                whenBusy(attrs));
     }
 
     /**

@@ -5,6 +5,7 @@ import dev.distlock.core.RedisLock;
 import dev.distlock.spring.DistributedLockConfigurationException;
 import dev.distlock.spring.annotation.DistributedLock;
 import dev.distlock.spring.annotation.OnLockFailure;
+import dev.distlock.spring.execution.CallStyle;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.time.Duration;
@@ -62,7 +63,7 @@ final class LockAttributeParser {
 
     LockAttributes parse(DistributedLock annotation, Method method, Class<?> targetClass) {
         String where = describe(method, targetClass);
-        LockAttributes.Result result = result(method, where);
+        CallStyle result = result(method, where);
         String label = annotation.name().isBlank()
                 ? targetClass.getSimpleName() + "." + method.getName()
                 : annotation.name().trim();
@@ -324,7 +325,7 @@ final class LockAttributeParser {
     }
 
     /** How the method delivers its result; a deferred result we cannot hold the lock for fails start-up, saying what to do. */
-    private static LockAttributes.Result result(Method method, String where) {
+    private static CallStyle result(Method method, String where) {
         Class<?> type = method.getReturnType();
         Class<?>[] parameters = method.getParameterTypes();
         boolean suspend = parameters.length > 0
@@ -348,19 +349,19 @@ final class LockAttributeParser {
                     "Drop suspend from the function (a Flow is cold already): the lock is then held while the Flow is collected");
         }
         if (suspend) {
-            return LockAttributes.Result.SUSPEND;
+            return CallStyle.SUSPEND;
         }
         if (flow) {
-            return LockAttributes.Result.FLOW;
+            return CallStyle.FLOW;
         }
         if (type == CompletionStage.class || type == CompletableFuture.class) {
-            return LockAttributes.Result.STAGE;
+            return CallStyle.STAGE;
         }
         if (type.getName().equals("reactor.core.publisher.Mono")) {
-            return LockAttributes.Result.MONO;
+            return CallStyle.MONO;
         }
         if (type.getName().equals("reactor.core.publisher.Flux")) {
-            return LockAttributes.Result.FLUX;
+            return CallStyle.FLUX;
         }
         if (CompletionStage.class.isAssignableFrom(type)) {
             throw new DistributedLockConfigurationException(
@@ -387,12 +388,12 @@ final class LockAttributeParser {
                             + " or take the lock inside the deferred work (LockTemplate, or a @DistributedLock method it"
                             + " calls); or do the work synchronously (e.g. collect a Stream into a List)");
         }
-        return LockAttributes.Result.VALUE;
+        return CallStyle.VALUE;
     }
 
     /** Whether SKIP yields {@code Optional.empty()}: the method returns Optional, or a stage of Optional. */
-    private static boolean returnsOptional(Method method, LockAttributes.Result result) {
-        if (result == LockAttributes.Result.STAGE) {
+    private static boolean returnsOptional(Method method, CallStyle result) {
+        if (result == CallStyle.STAGE) {
             return ResolvableType.forMethodReturnType(method)
                             .as(CompletionStage.class)
                             .getGeneric(0)

@@ -2,6 +2,7 @@ package dev.distlock.spring.aop;
 
 import dev.distlock.core.LockType;
 import dev.distlock.spring.annotation.OnLockFailure;
+import dev.distlock.spring.execution.CallStyle;
 import java.time.Duration;
 import java.util.List;
 import org.springframework.expression.Expression;
@@ -34,28 +35,7 @@ record LockAttributes(
         Duration holdAtLeast,
         OnLockFailure onFailure,
         boolean returnsOptional,
-        Result result) {
-
-    /** How an annotated method delivers its result. */
-    enum Result {
-        /** A value (or nothing): the lock is held while the method runs. */
-        VALUE,
-        /** A {@code CompletionStage} or {@code CompletableFuture}: held until the stage completes. */
-        STAGE,
-        /** A Reactor {@code Mono}: acquired on subscription, held until it completes, fails or is cancelled. */
-        MONO,
-        /** A Reactor {@code Flux}: as {@link #MONO}. */
-        FLUX,
-        /** A Kotlin {@code suspend} function (Spring AOP hands the interceptor a {@code Mono} of its result): as {@link #MONO}. */
-        SUSPEND,
-        /** A Kotlin {@code Flow}: collected as a {@code Flux}, as {@link #FLUX}. */
-        FLOW;
-
-        /** Whether the work is a publisher of at most one value. */
-        boolean single() {
-            return this == MONO || this == SUSPEND;
-        }
-    }
+        CallStyle result) {
 
     /** One key: a literal, or a SpEL expression evaluated per call. */
     record Key(String literal, Expression expression) {

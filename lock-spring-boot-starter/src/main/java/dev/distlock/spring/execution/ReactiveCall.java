@@ -1,11 +1,6 @@
-package dev.distlock.spring.aop;
+package dev.distlock.spring.execution;
 
 import dev.distlock.spring.ReactiveLockContext;
-import dev.distlock.spring.annotation.OnLockFailure;
-import dev.distlock.spring.execution.AsyncHold;
-import dev.distlock.spring.execution.Invoker;
-import dev.distlock.spring.execution.LockExecutor;
-import dev.distlock.spring.execution.LockRequest;
 import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import org.aopalliance.intercept.MethodInvocation;
@@ -23,15 +18,20 @@ import reactor.core.scheduler.Schedulers;
  * (a {@code Mono} by the time Spring AOP hands them over) and {@code Flow}s (adapted to a {@code Flux})
  * go the same way. Loaded only for such methods, so applications without Reactor never load it.
  */
-final class ReactiveLockCalls {
+final class ReactiveCall {
 
     private static final Scheduler INVOKER = Schedulers.fromExecutor(Invoker.executor());
 
-    private ReactiveLockCalls() {}
+    private ReactiveCall() {}
 
-    static Object call(LockAttributes attrs, LockExecutor executor, LockRequest request, MethodInvocation invocation) {
-        Mono<AsyncHold> acquire = acquire(attrs, executor, request);
-        boolean mono = attrs.result().single();
+    static Object call(
+            CallStyle style,
+            boolean skipWhenBusy,
+            LockExecutor executor,
+            LockRequest request,
+            MethodInvocation invocation) {
+        Mono<AsyncHold> acquire = acquire(skipWhenBusy, executor, request);
+        boolean mono = style.single();
         Flux<Object> locked = Flux.usingWhen(
                 acquire,
                 // The method runs off the Redis client's I/O thread that granted the lock (see Invoker). The hop
@@ -43,9 +43,7 @@ final class ReactiveLockCalls {
                 hold -> release(hold, null),
                 (hold, error) -> release(hold, error),
                 hold -> release(hold, new CancellationException("subscription cancelled")));
-        return mono
-                ? locked.singleOrEmpty()
-                : attrs.result() == LockAttributes.Result.FLOW ? KotlinFlows.fromPublisher(locked) : locked;
+        return mono ? locked.singleOrEmpty() : style == CallStyle.FLOW ? KotlinFlows.fromPublisher(locked) : locked;
     }
 
     /**
@@ -64,26 +62,22 @@ final class ReactiveLockCalls {
         return Mono.fromFuture(hold.release(failure)).onErrorResume(e -> Mono.empty());
     }
 
-    static Object error(LockAttributes attrs, Throwable error) {
-        return attrs.result().single()
+    static Object error(CallStyle style, Throwable error) {
+        return style.single()
                 ? Mono.error(error)
-                : attrs.result() == LockAttributes.Result.FLOW
-                        ? KotlinFlows.fromPublisher(Flux.error(error))
-                        : Flux.error(error);
+                : style == CallStyle.FLOW ? KotlinFlows.fromPublisher(Flux.error(error)) : Flux.error(error);
     }
 
     /**
      * Empty when the lock stayed busy and onFailure is SKIP (the publisher then completes empty). A grant that
      * arrives as the subscription is cancelled is discarded by Reactor instead of passed on: it is released.
      */
-    private static Mono<AsyncHold> acquire(LockAttributes attrs, LockExecutor executor, LockRequest request) {
+    private static Mono<AsyncHold> acquire(boolean skipWhenBusy, LockExecutor executor, LockRequest request) {
         return Mono.fromFuture(() -> executor.acquireAsync(request), false)
-                .doOnDiscard(Optional.class, granted -> granted.ifPresent(ReactiveLockCalls::discarded))
+                .doOnDiscard(Optional.class, granted -> granted.ifPresent(ReactiveCall::discarded))
                 .flatMap(hold -> hold.map(Mono::just)
-                        .orElseGet(() -> attrs.onFailure() == OnLockFailure.SKIP
-                                ? Mono.empty()
-                                : Mono.error(executor.busy(request))))
-                .doOnDiscard(AsyncHold.class, ReactiveLockCalls::discarded);
+                        .orElseGet(() -> skipWhenBusy ? Mono.empty() : Mono.error(executor.busy(request))))
+                .doOnDiscard(AsyncHold.class, ReactiveCall::discarded);
     }
 
     private static void discarded(Object hold) {

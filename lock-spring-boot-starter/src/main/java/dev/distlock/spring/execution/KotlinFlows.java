@@ -1,4 +1,4 @@
-package dev.distlock.spring.aop;
+package dev.distlock.spring.execution;
 
 import org.reactivestreams.Publisher;
 import org.springframework.core.ReactiveAdapter;
