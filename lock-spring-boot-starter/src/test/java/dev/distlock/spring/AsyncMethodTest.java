@@ -75,8 +75,7 @@ class AsyncMethodTest {
                         BootLine.REDIS,
                         DistributedLockAutoConfiguration.class,
                         DistributedLockMetricsAutoConfiguration.class))
-                .withPropertyValues(
-                        "spring.data.redis.port=" + redis.server().port(), "distlock.wait-time=200ms")
+                .withPropertyValues("spring.data.redis.port=" + redis.server().port(), "distlock.wait-time=200ms")
                 .withBean(MeterRegistry.class, SimpleMeterRegistry::new)
                 .withBean(Jobs.class);
     }

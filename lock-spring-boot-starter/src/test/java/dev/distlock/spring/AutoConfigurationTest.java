@@ -208,8 +208,7 @@ class AutoConfigurationTest {
         });
         runner().withPropertyValues("distlock.watchdog-lease=5ms").run(context -> {
             assertThat(context).hasFailed();
-            assertThat(analyze(context.getStartupFailure()).getDescription())
-                    .contains("distlock.watchdog-lease");
+            assertThat(analyze(context.getStartupFailure()).getDescription()).contains("distlock.watchdog-lease");
         });
     }
 

@@ -51,8 +51,7 @@ class BootMetricsAutoConfigurationTest {
         configurations.addAll(List.of(BootLine.METRICS));
         return new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(configurations.toArray(Class<?>[]::new)))
-                .withPropertyValues(
-                        "spring.data.redis.port=" + redis.server().port(), "distlock.watchdog-lease=600ms")
+                .withPropertyValues("spring.data.redis.port=" + redis.server().port(), "distlock.watchdog-lease=600ms")
                 .withBean(Work.class);
     }
 

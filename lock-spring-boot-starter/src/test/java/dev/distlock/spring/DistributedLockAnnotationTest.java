@@ -46,8 +46,7 @@ class DistributedLockAnnotationTest {
     private ApplicationContextRunner runner() {
         return new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(BootLine.REDIS, DistributedLockAutoConfiguration.class))
-                .withPropertyValues(
-                        "spring.data.redis.port=" + redis.server().port(), "distlock.wait-time=200ms");
+                .withPropertyValues("spring.data.redis.port=" + redis.server().port(), "distlock.wait-time=200ms");
     }
 
     /** Runs {@code whileHeld} while another instance holds {@code key}. */

@@ -45,8 +45,7 @@ class LeaseLostTest {
                         BootLine.REDIS,
                         DistributedLockAutoConfiguration.class,
                         DistributedLockMetricsAutoConfiguration.class))
-                .withPropertyValues(
-                        "spring.data.redis.port=" + redis.server().port(), "distlock.watchdog-lease=600ms")
+                .withPropertyValues("spring.data.redis.port=" + redis.server().port(), "distlock.watchdog-lease=600ms")
                 .withBean(MeterRegistry.class, SimpleMeterRegistry::new)
                 .withBean(Job.class);
     }
@@ -79,16 +78,15 @@ class LeaseLostTest {
 
     @Test
     void throwOnLeaseLostFalseReturnsTheResultButStillCountsTheLoss() {
-        runner().withPropertyValues("distlock.throw-on-lease-lost=false")
-                .run(context -> {
-                    Job job = context.getBean(Job.class);
-                    assertThat(job.run("quiet")).isEqualTo("finished");
-                    assertThat(context.getBean(MeterRegistry.class)
-                                    .get(LockMetrics.LOST)
-                                    .counter()
-                                    .count())
-                            .isEqualTo(1);
-                });
+        runner().withPropertyValues("distlock.throw-on-lease-lost=false").run(context -> {
+            Job job = context.getBean(Job.class);
+            assertThat(job.run("quiet")).isEqualTo("finished");
+            assertThat(context.getBean(MeterRegistry.class)
+                            .get(LockMetrics.LOST)
+                            .counter()
+                            .count())
+                    .isEqualTo(1);
+        });
     }
 
     public static class Job {

@@ -53,8 +53,7 @@ class ObservationTest {
                         DistributedLockAutoConfiguration.class,
                         DistributedLockObservationAutoConfiguration.class,
                         DistributedLockMetricsAutoConfiguration.class))
-                .withPropertyValues(
-                        "spring.data.redis.port=" + redis.server().port(), "distlock.wait-time=100ms")
+                .withPropertyValues("spring.data.redis.port=" + redis.server().port(), "distlock.wait-time=100ms")
                 .withBean(DefaultTracingObservationHandler.class, () -> new DefaultTracingObservationHandler(TRACER))
                 .withBean(Orders.class)
                 .run(context -> {
@@ -178,8 +177,7 @@ class ObservationTest {
                         DataRedisAutoConfiguration.class,
                         DistributedLockAutoConfiguration.class,
                         DistributedLockObservationAutoConfiguration.class))
-                .withPropertyValues(
-                        "spring.data.redis.port=" + redis.server().port(), "distlock.wait-time=100ms")
+                .withPropertyValues("spring.data.redis.port=" + redis.server().port(), "distlock.wait-time=100ms")
                 .withBean(handler)
                 .withBean(Orders.class);
     }

@@ -89,17 +89,11 @@ class PropertyValidationAutoConfigurationTest {
         return Stream.of(
                 Arguments.of("distlock.key-prefix", new String[] {"distlock.key-prefix=app{x}:"}),
                 Arguments.of("distlock.watchdog-lease", new String[] {"distlock.watchdog-lease=5ms"}),
-                Arguments.of(
-                        "distlock.fencing-counter-ttl",
-                        new String[] {"distlock.fencing-counter-ttl=10s"}),
+                Arguments.of("distlock.fencing-counter-ttl", new String[] {"distlock.fencing-counter-ttl=10s"}),
                 Arguments.of("distlock.max-key-length", new String[] {"distlock.max-key-length=0"}),
-                Arguments.of(
-                        "distlock.operation-timeout", new String[] {"distlock.operation-timeout=2h"}),
-                Arguments.of(
-                        "distlock.local-hand-offs", new String[] {"distlock.local-hand-offs=1001"}),
-                Arguments.of(
-                        "distlock.local-hand-off-window",
-                        new String[] {"distlock.local-hand-off-window=11s"}),
+                Arguments.of("distlock.operation-timeout", new String[] {"distlock.operation-timeout=2h"}),
+                Arguments.of("distlock.local-hand-offs", new String[] {"distlock.local-hand-offs=1001"}),
+                Arguments.of("distlock.local-hand-off-window", new String[] {"distlock.local-hand-off-window=11s"}),
                 Arguments.of("distlock.replica-acks", new String[] {"distlock.replica-acks=-1"}),
                 Arguments.of(
                         "distlock.replica-ack-timeout",
@@ -110,8 +104,8 @@ class PropertyValidationAutoConfigurationTest {
     @ParameterizedTest(name = "{0} in {2} mode")
     @MethodSource("badPropertiesInEachMode")
     void badPropertyFailsStartupNamingItInEitherMode(String property, String[] values, String mode) {
-        FailureAnalysis analysis = failure(
-                runner().withPropertyValues("distlock.mode=" + mode).withPropertyValues(values));
+        FailureAnalysis analysis =
+                failure(runner().withPropertyValues("distlock.mode=" + mode).withPropertyValues(values));
         assertThat(analysis.getDescription()).startsWith("Invalid " + property + ": ");
         assertThat(analysis.getAction()).contains(property);
     }
@@ -124,8 +118,8 @@ class PropertyValidationAutoConfigurationTest {
     @ParameterizedTest(name = "lease-loss-window={0}")
     @ValueSource(strings = {"0s", "-1m"})
     void leaseLossWindowThatWouldHideEveryLossFailsStartup(String value) {
-        FailureAnalysis analysis = failure(runner().withPropertyValues(
-                        "distlock.mode=local", "distlock.health.lease-loss-window=" + value));
+        FailureAnalysis analysis = failure(
+                runner().withPropertyValues("distlock.mode=local", "distlock.health.lease-loss-window=" + value));
         assertThat(analysis.getDescription()).startsWith("Invalid distlock.health.lease-loss-window: ");
         assertThat(analysis.getAction()).contains("positive duration");
     }

@@ -58,11 +58,7 @@ class RedLockAnnotationTest {
 
     static Stream<Arguments> badRedlockSetups() {
         return Stream.of(
-                Arguments.of(
-                        List.of(),
-                        Payouts.class,
-                        "distlock.redlock.nodes is not set",
-                        "at least 3 independent"),
+                Arguments.of(List.of(), Payouts.class, "distlock.redlock.nodes is not set", "at least 3 independent"),
                 Arguments.of(
                         List.of("redis://127.0.0.1:1", "redis://127.0.0.1:2"),
                         Payouts.class,

@@ -112,8 +112,7 @@ class RedisTopologiesTest {
     void replicaAcksOnClusterFailStartupAsABadPropertyWhicheverClientTheApplicationUses() {
         try (RedisClusterSetup cluster = RedisClusterSetup.start()) {
             ApplicationContextRunner application = runner().withPropertyValues(
-                            "spring.data.redis.cluster.nodes=" + cluster.clusterNodes(),
-                            "distlock.replica-acks=1");
+                            "spring.data.redis.cluster.nodes=" + cluster.clusterNodes(), "distlock.replica-acks=1");
             // Lettuce, then Jedis: the locks' own Lettuce client must not report it as a connection failure
             for (String clientType : new String[] {"lettuce", "jedis"}) {
                 application
@@ -123,8 +122,7 @@ class RedisTopologiesTest {
                             var analysis = AutoConfigurationTest.analyze(context.getStartupFailure());
                             assertThat(analysis.getDescription())
                                     .as(clientType)
-                                    .startsWith(
-                                            "Invalid distlock.replica-acks: it is 1, but Redis is a Cluster");
+                                    .startsWith("Invalid distlock.replica-acks: it is 1, but Redis is a Cluster");
                             assertThat(analysis.getAction())
                                     .as(clientType)
                                     .startsWith("Remove distlock.replica-acks (or set it to 0)")

@@ -54,8 +54,7 @@ class RedisUnavailableTest {
                         BootLine.REDIS,
                         DistributedLockAutoConfiguration.class,
                         DistributedLockMetricsAutoConfiguration.class))
-                .withPropertyValues(
-                        "spring.data.redis.port=" + server.port(), "distlock.operation-timeout=500ms")
+                .withPropertyValues("spring.data.redis.port=" + server.port(), "distlock.operation-timeout=500ms")
                 .withBean(MeterRegistry.class, SimpleMeterRegistry::new)
                 .withBean(Payments.class);
     }

@@ -168,8 +168,7 @@ public class DistributedLockAutoConfiguration {
                 uris.add(RedisURI.create(node.trim()));
             } catch (RuntimeException e) {
                 throw new DistributedLockConfigurationException(
-                        "distlock.redlock.nodes has \"" + node + "\", which is not a Redis URI: "
-                                + e.getMessage(),
+                        "distlock.redlock.nodes has \"" + node + "\", which is not a Redis URI: " + e.getMessage(),
                         "Write each node as redis://[user:password@]host:port or rediss://... for TLS",
                         e);
             }
@@ -184,8 +183,7 @@ public class DistributedLockAutoConfiguration {
                     e);
         } catch (RuntimeException e) {
             throw new DistributedLockConfigurationException(
-                    "The RedLock client could not start on distlock.redlock.nodes " + nodes + ": "
-                            + rootMessage(e),
+                    "The RedLock client could not start on distlock.redlock.nodes " + nodes + ": " + rootMessage(e),
                     "Check that the nodes are running and reachable, and their passwords/TLS settings",
                     e);
         }
@@ -284,9 +282,7 @@ public class DistributedLockAutoConfiguration {
         LockClientOptions.Builder builder = LockClientOptions.builder();
         apply("distlock.key-prefix", () -> builder.keyPrefix(properties.getKeyPrefix()));
         apply("distlock.watchdog-lease", () -> builder.watchdogLease(properties.getWatchdogLease()));
-        apply(
-                "distlock.fencing-counter-ttl",
-                () -> builder.fencingCounterTtl(properties.getFencingCounterTtl()));
+        apply("distlock.fencing-counter-ttl", () -> builder.fencingCounterTtl(properties.getFencingCounterTtl()));
         apply("distlock.max-key-length", () -> builder.maxKeyLength(properties.getMaxKeyLength()));
         apply("distlock.operation-timeout", () -> builder.operationTimeout(properties.getOperationTimeout()));
         // A pair is set twice, first with the core's default in place of its second value: an error names the bad one.
