@@ -2,6 +2,7 @@ package dev.distlock.benchmark;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.distlock.testsupport.SlowTest;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.EnumSet;
@@ -17,6 +18,7 @@ import org.junit.jupiter.api.Timeout;
  * no held lock is lost, and that the report has every part. The numbers themselves mean nothing at
  * this length.
  */
+@SlowTest
 class LockBenchmarkSmokeTest {
 
     @Test

@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.distlock.testsupport.RedisClusterSetup;
 import dev.distlock.testsupport.RedisServer;
+import dev.distlock.testsupport.SlowTest;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.cluster.RedisClusterClient;
 import java.time.Duration;
@@ -26,6 +27,7 @@ import org.junit.jupiter.api.Test;
  * names spread over all nodes, multi-locks across slots, and wake-ups published on one node reaching
  * a waiter subscribed on another.
  */
+@SlowTest
 class ClusterTopologyTest {
 
     private static final Duration PROMPTLY = Duration.ofSeconds(5);

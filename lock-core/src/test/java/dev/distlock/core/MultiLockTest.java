@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.distlock.testsupport.RedisExtension;
+import dev.distlock.testsupport.SlowTest;
 import io.lettuce.core.RedisURI;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -217,6 +218,7 @@ class MultiLockTest {
     Path dir;
 
     @Test
+    @SlowTest
     void twoProcessesLockingCrossedOrdersInALoopNeverDeadlock() throws Exception {
         String a = Names.fresh("a");
         String b = Names.fresh("b");
