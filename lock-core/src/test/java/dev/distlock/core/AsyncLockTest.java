@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.distlock.core.LockListener.AcquireOutcome;
 import dev.distlock.testsupport.RedisExtension;
+import dev.distlock.testsupport.Waits;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -292,8 +293,7 @@ class AsyncLockTest {
 
         RedisLock holderOfB = other.getLock(b);
         holderOfB.lock();
-        assertThat(get(client.getMultiLock(a, b).tryLockAsync(Duration.ofMillis(200))))
-                .isEmpty();
+        assertThat(get(client.getMultiLock(a, b).tryLockAsync(Waits.RUNS_OUT))).isEmpty();
         await("a is given back when b cannot be had (in the background)")
                 .atMost(Duration.ofSeconds(5))
                 .until(() -> observer.exists(lockKey(a)) == 0);
@@ -306,8 +306,7 @@ class AsyncLockTest {
             RedLockClient redLock = nodes.connect(3);
             LockHandle handle = get(redLock.getLock(name).lockAsync());
             assertThat(handle.fencingToken()).isPositive();
-            assertThat(get(redLock.getLock(name).tryLockAsync(Duration.ofMillis(100))))
-                    .isEmpty();
+            assertThat(get(redLock.getLock(name).tryLockAsync(Waits.RUNS_OUT))).isEmpty();
             for (int i = 0; i < 3; i++) {
                 assertThat(nodes.hasKey(i, name)).isTrue();
             }

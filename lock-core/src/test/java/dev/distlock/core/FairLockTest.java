@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 import dev.distlock.core.LockListener.RenewalOutcome;
 import dev.distlock.core.script.LockScript;
 import dev.distlock.testsupport.RedisExtension;
+import dev.distlock.testsupport.Waits;
 import io.lettuce.core.RedisURI;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -468,7 +469,7 @@ class FairLockTest {
                         30_000,
                         FairHandOffs.Cohort.NONE);
 
-        assertThat(otherClient.getFairLock(name).tryLock(Duration.ofMillis(500)))
+        assertThat(otherClient.getFairLock(name).tryLock(Waits.RUNS_OUT))
                 .as("another client gets a lock its holder still holds")
                 .isFalse();
         assertThat(probe.sync().hgetall(keys.lock())).containsEntry(owner, "1");
