@@ -10,6 +10,7 @@ import dev.distlock.spring.autoconfigure.DistributedLockMetricsAutoConfiguration
 import dev.distlock.spring.metrics.LockMetrics;
 import dev.distlock.testsupport.FaultRelay;
 import dev.distlock.testsupport.RedisServer;
+import dev.distlock.testsupport.SlowTest;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
@@ -32,6 +33,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
  * {@link RedisUnavailableTest}) fails the call within its wait time even though
  * {@code spring.data.redis.timeout} is a minute.
  */
+@SlowTest
 class ConnectionFaultStarterTest {
 
     private RedisServer server;
