@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.distlock.testsupport.RedisClusterSetup;
 import dev.distlock.testsupport.RedisServer;
 import dev.distlock.testsupport.SlowTest;
+import dev.distlock.testsupport.Waits;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.cluster.RedisClusterClient;
 import java.time.Duration;
@@ -106,12 +107,12 @@ class ClusterTopologyTest {
         for (var kind : kinds().entrySet()) {
             for (String name : namesOnEveryNode(kind.getKey(), 24)) {
                 RedisLock lock = kind.getValue().apply(client, name);
-                assertThat(lock.tryLock(Duration.ofSeconds(2)))
+                assertThat(lock.tryLock(Waits.GRANTED))
                         .as("%s %s", kind.getKey(), name)
                         .isTrue();
                 long token = lock.currentFencingToken();
                 assertThat(token).isPositive();
-                assertThat(lock.tryLock()).isTrue();
+                assertThat(lock.tryLock(Waits.GRANTED)).isTrue();
                 assertThat(lock.getHoldCount()).isEqualTo(2);
                 assertThat(lock.currentFencingToken()).isEqualTo(token);
                 String key =
@@ -130,7 +131,7 @@ class ClusterTopologyTest {
                 assertThat(lock.isHeldByCurrentThread()).isFalse();
                 assertThat(lock.isLocked()).isFalse();
                 // the next grant of the same name gets a larger token
-                assertThat(lock.tryLock()).isTrue();
+                assertThat(lock.tryLock(Waits.GRANTED)).isTrue();
                 assertThat(lock.currentFencingToken()).isGreaterThan(token);
                 lock.unlock();
             }
