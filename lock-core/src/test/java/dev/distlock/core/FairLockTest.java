@@ -546,7 +546,7 @@ class FairLockTest {
         List<OtherThread<Boolean>> timeouts = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
             LockClient waiterClient = i % 2 == 0 ? client : otherClient;
-            timeouts.add(OtherThread.start(() -> waiterClient.getFairLock(name).tryLock(Duration.ofMillis(400))));
+            timeouts.add(OtherThread.start(() -> waiterClient.getFairLock(name).tryLock(Waits.RUNS_OUT)));
         }
         OtherThread<Boolean> interrupted =
                 OtherThread.start(() -> otherClient.getFairLock(name).tryLock(Duration.ofSeconds(20)));
