@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.distlock.testsupport.RedisServer;
+import dev.distlock.testsupport.SlowTest;
 import java.net.ServerSocket;
 import java.util.List;
 import java.util.Map;
@@ -15,6 +16,7 @@ import org.junit.jupiter.api.Timeout;
  * run that fails there says why. The smoke test runs every scenario in one JVM to stay short; this
  * covers the forked path for a blocking and an async scenario.
  */
+@SlowTest
 class ForkedRunTest {
 
     private static final List<String> SHORT = List.of(

@@ -2,6 +2,7 @@ package dev.distlock.benchmark;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.distlock.testsupport.SlowTest;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.EnumSet;
@@ -17,6 +18,7 @@ import org.junit.jupiter.api.Timeout;
  * no held lock is lost, and that the report has every part. The numbers themselves mean nothing at
  * this length.
  */
+@SlowTest
 class LockBenchmarkSmokeTest {
 
     @Test
@@ -29,7 +31,9 @@ class LockBenchmarkSmokeTest {
                 "warmup=100ms",
                 "firstWarmup=100ms",
                 "processWarmup=300ms",
-                "measure=250ms",
+                // A window no stall of a loaded host empties: at 250 ms, scenario 2's raw floor measured 0 ops
+                // beside other builds at load 8-13 on 2 cores (the smoke run asserts every run does work).
+                "measure=1s",
                 "rounds=1",
                 "threads=4",
                 "processThreads=2",

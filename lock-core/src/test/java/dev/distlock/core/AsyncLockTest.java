@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 import dev.distlock.core.LockListener.AcquireOutcome;
 import dev.distlock.core.internal.redis.LockKeys;
 import dev.distlock.testsupport.RedisExtension;
+import dev.distlock.testsupport.Waits;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -150,12 +151,12 @@ class AsyncLockTest {
         LockHandle first = get(client.getLock(name).lockAsync());
 
         long start = System.nanoTime();
-        Optional<LockHandle> second = get(client.getLock(name).tryLockAsync(Duration.ofMillis(300)));
+        Optional<LockHandle> second = get(client.getLock(name).tryLockAsync(Waits.RUNS_OUT));
 
         assertThat(second)
                 .as("a second handle is another owner: it waits, and its wait runs out")
                 .isEmpty();
-        assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(Duration.ofMillis(300));
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(Waits.RUNS_OUT);
         first.unlock();
     }
 
@@ -293,8 +294,7 @@ class AsyncLockTest {
 
         RedisLock holderOfB = other.getLock(b);
         holderOfB.lock();
-        assertThat(get(client.getMultiLock(a, b).tryLockAsync(Duration.ofMillis(200))))
-                .isEmpty();
+        assertThat(get(client.getMultiLock(a, b).tryLockAsync(Waits.RUNS_OUT))).isEmpty();
         await("a is given back when b cannot be had (in the background)")
                 .atMost(Duration.ofSeconds(5))
                 .until(() -> observer.exists(lockKey(a)) == 0);
@@ -307,8 +307,7 @@ class AsyncLockTest {
             RedLockClient redLock = nodes.connect(3);
             LockHandle handle = get(redLock.getLock(name).lockAsync());
             assertThat(handle.fencingToken()).isPositive();
-            assertThat(get(redLock.getLock(name).tryLockAsync(Duration.ofMillis(100))))
-                    .isEmpty();
+            assertThat(get(redLock.getLock(name).tryLockAsync(Waits.RUNS_OUT))).isEmpty();
             for (int i = 0; i < 3; i++) {
                 assertThat(nodes.hasKey(i, name)).isTrue();
             }

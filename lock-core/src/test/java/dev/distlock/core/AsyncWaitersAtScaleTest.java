@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.distlock.testsupport.RedisExtension;
+import dev.distlock.testsupport.SlowTest;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -25,6 +26,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * trip, and releases; never two inside at once, tokens growing in hold order, and no thread per waiter (the
  * JVM's live thread count stays within a small bound of what it was before they started).
  */
+@SlowTest
 class AsyncWaitersAtScaleTest {
 
     @RegisterExtension

@@ -1,12 +1,14 @@
 package dev.distlock.core;
 
 import dev.distlock.testsupport.RedisClusterSetup;
+import dev.distlock.testsupport.SlowTest;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.cluster.RedisClusterClient;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
 /** The shared contract suite on a real three-master Redis Cluster, every client through a {@link RedisClusterClient}. */
+@SlowTest
 class ClusterLockContractTest extends LockContractTest {
 
     private static RedisClusterSetup cluster;

@@ -8,6 +8,7 @@ import dev.distlock.testsupport.RedisClusterSetup;
 import dev.distlock.testsupport.RedisClusterSetup.SlotMigration;
 import dev.distlock.testsupport.RedisServer;
 import dev.distlock.testsupport.SlotMove;
+import dev.distlock.testsupport.SlowTest;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.SlotHash;
@@ -39,6 +40,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * contended one. Clients meet MOVED, ASK and TRYAGAIN; none of it may surface as a failed call,
  * a broken exclusion, a false lease loss or a lock left behind.
  */
+@SlowTest
 class ClusterReshardingTest {
 
     /** Renewed every 2 s, so the held locks are renewed during every move. */

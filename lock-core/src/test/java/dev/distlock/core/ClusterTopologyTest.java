@@ -6,6 +6,8 @@ import static org.awaitility.Awaitility.await;
 import dev.distlock.core.internal.redis.LockKeys;
 import dev.distlock.testsupport.RedisClusterSetup;
 import dev.distlock.testsupport.RedisServer;
+import dev.distlock.testsupport.SlowTest;
+import dev.distlock.testsupport.Waits;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.cluster.RedisClusterClient;
 import java.time.Duration;
@@ -27,6 +29,7 @@ import org.junit.jupiter.api.Test;
  * names spread over all nodes, multi-locks across slots, and wake-ups published on one node reaching
  * a waiter subscribed on another.
  */
+@SlowTest
 class ClusterTopologyTest {
 
     private static final Duration PROMPTLY = Duration.ofSeconds(5);
@@ -105,12 +108,12 @@ class ClusterTopologyTest {
         for (var kind : kinds().entrySet()) {
             for (String name : namesOnEveryNode(kind.getKey(), 24)) {
                 RedisLock lock = kind.getValue().apply(client, name);
-                assertThat(lock.tryLock(Duration.ofSeconds(2)))
+                assertThat(lock.tryLock(Waits.GRANTED))
                         .as("%s %s", kind.getKey(), name)
                         .isTrue();
                 long token = lock.currentFencingToken();
                 assertThat(token).isPositive();
-                assertThat(lock.tryLock()).isTrue();
+                assertThat(lock.tryLock(Waits.GRANTED)).isTrue();
                 assertThat(lock.getHoldCount()).isEqualTo(2);
                 assertThat(lock.currentFencingToken()).isEqualTo(token);
                 String key =
@@ -129,7 +132,7 @@ class ClusterTopologyTest {
                 assertThat(lock.isHeldByCurrentThread()).isFalse();
                 assertThat(lock.isLocked()).isFalse();
                 // the next grant of the same name gets a larger token
-                assertThat(lock.tryLock()).isTrue();
+                assertThat(lock.tryLock(Waits.GRANTED)).isTrue();
                 assertThat(lock.currentFencingToken()).isGreaterThan(token);
                 lock.unlock();
             }

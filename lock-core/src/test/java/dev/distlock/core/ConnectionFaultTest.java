@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 import dev.distlock.core.internal.redis.LockKeys;
 import dev.distlock.testsupport.FaultRelay;
 import dev.distlock.testsupport.RedisExtension;
+import dev.distlock.testsupport.SlowTest;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.sync.RedisCommands;
 import java.time.Duration;
@@ -29,6 +30,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * waits bounded while Redis is black-holed, a fixed lease's end reported at its end, wake-ups
  * surviving a pub/sub reconnect, and {@code close()} waking every waiter.
  */
+@SlowTest
 class ConnectionFaultTest {
 
     @RegisterExtension

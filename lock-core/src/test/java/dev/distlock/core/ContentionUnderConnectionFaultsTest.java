@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.distlock.core.internal.redis.LockKeys;
 import dev.distlock.testsupport.FaultRelay;
 import dev.distlock.testsupport.RedisExtension;
+import dev.distlock.testsupport.SlowTest;
 import io.lettuce.core.RedisURI;
 import java.time.Duration;
 import java.util.List;
@@ -30,6 +31,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * reported lost (the 30 s watchdog lease outlasts every fault), and nothing left held when the callers
  * stop.
  */
+@SlowTest
 class ContentionUnderConnectionFaultsTest {
 
     @RegisterExtension

@@ -8,6 +8,7 @@ import dev.distlock.core.internal.engine.ReentrantKind;
 import dev.distlock.core.internal.engine.ScriptArgs;
 import dev.distlock.core.internal.redis.LockKeys;
 import dev.distlock.core.internal.redis.script.LockScript;
+import dev.distlock.testsupport.Waits;
 import io.lettuce.core.KeyScanCursor;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScanCursor;
@@ -136,7 +137,7 @@ class DerivedKeysScriptTest extends ScriptTestSupport {
             // Another instance's handle: one of this client would wait at its local gate, not in Redis.
             assertThat(otherInstance
                             .getLock(plainName)
-                            .tryLockAsync(Duration.ofMillis(200))
+                            .tryLockAsync(Waits.RUNS_OUT)
                             .toCompletableFuture()
                             .get(10, java.util.concurrent.TimeUnit.SECONDS))
                     .as("a handle waited in Redis, then gave up (and left)")
@@ -161,7 +162,7 @@ class DerivedKeysScriptTest extends ScriptTestSupport {
 
             RedisLock fair = client.getFairLock(fairName);
             fair.lock();
-            assertThat(OtherThread.call(() -> fair.tryLock(Duration.ofMillis(200))))
+            assertThat(OtherThread.call(() -> fair.tryLock(Waits.RUNS_OUT)))
                     .as("queued, then gave up")
                     .isFalse();
             fair.unlock();
@@ -172,7 +173,7 @@ class DerivedKeysScriptTest extends ScriptTestSupport {
             assertThat(otherInstance
                             .getReadWriteLock(rwName)
                             .writeLock()
-                            .tryLockAsync(Duration.ofMillis(200))
+                            .tryLockAsync(Waits.RUNS_OUT)
                             .toCompletableFuture()
                             .get(10, java.util.concurrent.TimeUnit.SECONDS))
                     .as("a writer waited in Redis, then gave up (and left)")

@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.distlock.core.internal.redis.LockKeys;
 import dev.distlock.testsupport.RedisExtension;
+import dev.distlock.testsupport.SlowTest;
 import io.lettuce.core.RedisURI;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -27,6 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
  * the lock in that order, and a child killed while queued holds the others up only until its
  * deadline in Redis runs out.
  */
+@SlowTest
 class FairLockAcrossProcessesTest {
 
     @RegisterExtension

@@ -10,6 +10,7 @@ import dev.distlock.core.internal.engine.FairKind;
 import dev.distlock.core.internal.redis.LockKeys;
 import dev.distlock.core.internal.redis.script.LockScript;
 import dev.distlock.testsupport.RedisExtension;
+import dev.distlock.testsupport.Waits;
 import io.lettuce.core.RedisURI;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -471,7 +472,7 @@ class FairLockTest {
                         30_000,
                         FairHandOffs.Cohort.NONE);
 
-        assertThat(otherClient.getFairLock(name).tryLock(Duration.ofMillis(500)))
+        assertThat(otherClient.getFairLock(name).tryLock(Waits.RUNS_OUT))
                 .as("another client gets a lock its holder still holds")
                 .isFalse();
         assertThat(probe.sync().hgetall(keys.lock())).containsEntry(owner, "1");
@@ -548,7 +549,7 @@ class FairLockTest {
         List<OtherThread<Boolean>> timeouts = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
             LockClient waiterClient = i % 2 == 0 ? client : otherClient;
-            timeouts.add(OtherThread.start(() -> waiterClient.getFairLock(name).tryLock(Duration.ofMillis(400))));
+            timeouts.add(OtherThread.start(() -> waiterClient.getFairLock(name).tryLock(Waits.RUNS_OUT)));
         }
         OtherThread<Boolean> interrupted =
                 OtherThread.start(() -> otherClient.getFairLock(name).tryLock(Duration.ofSeconds(20)));

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.distlock.testsupport.RedisExtension;
 import dev.distlock.testsupport.RedisServer;
+import dev.distlock.testsupport.SlowTest;
 import io.lettuce.core.RedisURI;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -23,6 +24,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Faults injected on purpose: a holder killed, Redis paused, Redis restarted under load. */
+@SlowTest
 class FaultToleranceTest {
 
     @RegisterExtension

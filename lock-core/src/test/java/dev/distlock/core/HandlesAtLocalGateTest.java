@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 import dev.distlock.core.LockListener.AcquireOutcome;
 import dev.distlock.testsupport.RedisExtension;
 import dev.distlock.testsupport.RedisServer;
+import dev.distlock.testsupport.Waits;
 import io.lettuce.core.RedisURI;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -141,9 +142,7 @@ class HandlesAtLocalGateTest {
         RedisLock lock = client.getLock(name);
         lock.lock();
         try {
-            assertThat(lock.tryLockAsync(Duration.ofMillis(200))
-                            .toCompletableFuture()
-                            .get(5, TimeUnit.SECONDS))
+            assertThat(lock.tryLockAsync(Waits.RUNS_OUT).toCompletableFuture().get(5, TimeUnit.SECONDS))
                     .isEmpty();
             assertThat(lock.tryLockAsync(Duration.ZERO).toCompletableFuture().get(5, TimeUnit.SECONDS))
                     .as("no wait at all")

@@ -3,6 +3,7 @@ package dev.distlock.core;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.distlock.testsupport.RedisExtension;
+import dev.distlock.testsupport.SlowTest;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -17,6 +18,7 @@ import org.junit.jupiter.api.io.TempDir;
  * proves that no two holds overlapped and that tokens grow with time. A short run is part of the
  * build; the long one is the same test with {@code -Ddistlock.history.seconds=600} (see README).
  */
+@SlowTest
 class HoldHistoryCheckTest {
 
     @RegisterExtension

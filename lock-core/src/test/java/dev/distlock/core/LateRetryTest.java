@@ -7,6 +7,7 @@ import dev.distlock.core.internal.redis.LockKeys;
 import dev.distlock.core.internal.redis.script.LockScript;
 import dev.distlock.testsupport.FaultRelay;
 import dev.distlock.testsupport.RedisExtension;
+import dev.distlock.testsupport.SlowTest;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.TimeoutOptions;
@@ -35,6 +36,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * takes the lock for nobody until its 30 s watchdog lease ends. A Lettuce {@link CommandListener}, which
  * runs on the sending thread just before Lettuce writes the command, cancels at that instant every time.
  */
+@SlowTest
 class LateRetryTest {
 
     @RegisterExtension

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.distlock.core.LockListener.AcquireOutcome;
 import dev.distlock.core.LockListener.RenewalOutcome;
 import dev.distlock.testsupport.RedisExtension;
+import dev.distlock.testsupport.Waits;
 import io.lettuce.core.RedisURI;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterEach;
@@ -117,15 +118,15 @@ class LockListenerEventsTest {
     void timeoutIsReportedWithTheTimeWaited() throws Exception {
         holderClient.getLock(name).lock();
 
-        assertThat(client.getLock(name).tryLock(Duration.ofMillis(400))).isFalse();
+        assertThat(client.getLock(name).tryLock(Waits.RUNS_OUT)).isFalse();
         assertThat(client.getLock(name).tryLock()).isFalse();
 
         assertThat(events.acquires(name))
                 .extracting(RecordingListener.Acquire::outcome)
                 .containsExactly(AcquireOutcome.TIMEOUT, AcquireOutcome.TIMEOUT);
         assertThat(events.acquires(name).get(0).waited())
-                .isGreaterThanOrEqualTo(Duration.ofMillis(400))
-                .isLessThan(Duration.ofSeconds(5));
+                .isGreaterThanOrEqualTo(Waits.RUNS_OUT)
+                .isLessThan(Waits.RUNS_OUT.plusSeconds(3));
     }
 
     @Test

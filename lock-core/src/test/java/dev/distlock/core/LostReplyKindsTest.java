@@ -9,6 +9,7 @@ import dev.distlock.testsupport.FaultRelay;
 import dev.distlock.testsupport.FaultRelay.Drop;
 import dev.distlock.testsupport.RedisExtension;
 import dev.distlock.testsupport.RedisServer;
+import dev.distlock.testsupport.SlowTest;
 import io.lettuce.core.RedisURI;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -31,6 +32,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * loss is reported falsely, and the lock's keys are gone from Redis after the last unlock (fencing
  * counters and short release notes apart).
  */
+@SlowTest
 class LostReplyKindsTest {
 
     @RegisterExtension

@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 import dev.distlock.testsupport.FaultRelay;
 import dev.distlock.testsupport.FaultRelay.Drop;
 import dev.distlock.testsupport.RedisExtension;
+import dev.distlock.testsupport.SlowTest;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.sync.RedisCommands;
 import java.time.Duration;
@@ -26,6 +27,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * the connection with a FIN or an RST, so Lettuce sends the command again after reconnecting (or
  * the engine retries it). Every grant and release must count exactly once.
  */
+@SlowTest
 class LostReplyTest {
 
     @RegisterExtension

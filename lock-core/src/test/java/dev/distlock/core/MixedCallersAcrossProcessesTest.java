@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.distlock.testsupport.RedisExtension;
+import dev.distlock.testsupport.SlowTest;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
@@ -28,6 +29,7 @@ import org.junit.jupiter.api.io.TempDir;
  * growing tokens; every caller kind must have been granted in both processes, every grant released once,
  * and nothing but fencing counters left in Redis.
  */
+@SlowTest
 class MixedCallersAcrossProcessesTest {
 
     @RegisterExtension

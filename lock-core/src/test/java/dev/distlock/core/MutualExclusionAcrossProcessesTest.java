@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.distlock.testsupport.RedisExtension;
+import dev.distlock.testsupport.SlowTest;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
@@ -25,6 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
  * the increments the children report. The fencing tokens the holders saw, in grant order, must
  * strictly increase.
  */
+@SlowTest
 class MutualExclusionAcrossProcessesTest {
 
     @RegisterExtension

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.distlock.core.reactor.ReactiveLocks;
 import dev.distlock.testsupport.RedisExtension;
+import dev.distlock.testsupport.Waits;
 import io.lettuce.core.RedisURI;
 import java.time.Duration;
 import java.util.List;
@@ -94,7 +95,7 @@ class ReactiveLocksTest {
         holder.lock();
         AtomicBoolean ran = new AtomicBoolean();
         try {
-            Flux<Object> busy = ReactiveLocks.usingLock(client.getLock(name), Duration.ofMillis(200), handle -> {
+            Flux<Object> busy = ReactiveLocks.usingLock(client.getLock(name), Waits.RUNS_OUT, handle -> {
                 ran.set(true);
                 return Flux.empty();
             });
@@ -109,8 +110,7 @@ class ReactiveLocksTest {
     void tryLockIsEmptyWhenTheWaitRunsOutAndCancellingAWaitLeavesNothing() {
         RedisLock holder = other.getLock(name);
         holder.lock();
-        assertThat(ReactiveLocks.tryLock(client.getLock(name), Duration.ofMillis(200))
-                        .blockOptional(GENEROUS))
+        assertThat(ReactiveLocks.tryLock(client.getLock(name), Waits.RUNS_OUT).blockOptional(GENEROUS))
                 .isEmpty();
 
         Disposable waiting = ReactiveLocks.lock(client.getLock(name)).subscribe(LockHandle::unlock);

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.distlock.core.internal.redis.LockKeys;
 import dev.distlock.core.internal.redis.script.LockScript;
 import dev.distlock.testsupport.RedisExtension;
+import dev.distlock.testsupport.Waits;
 import io.lettuce.core.RedisURI;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -82,10 +83,10 @@ class ReadWriteLockTest {
                         () -> otherClient.getReadWriteLock(name).writeLock().tryLock()))
                 .isFalse();
         assertThat(OtherThread.call(
-                        () -> client.getReadWriteLock(name).readLock().tryLock(Duration.ofMillis(200))))
+                        () -> client.getReadWriteLock(name).readLock().tryLock(Waits.RUNS_OUT)))
                 .isFalse();
         assertThat(OtherThread.call(
-                        () -> client.getReadWriteLock(name).writeLock().tryLock(Duration.ofMillis(200))))
+                        () -> client.getReadWriteLock(name).writeLock().tryLock(Waits.RUNS_OUT)))
                 .isFalse();
 
         write.unlock();
@@ -104,7 +105,7 @@ class ReadWriteLockTest {
                 .isFalse();
         read.unlock();
         assertThat(OtherThread.call(
-                        () -> client.getReadWriteLock(name).writeLock().tryLock(Duration.ofMillis(200))))
+                        () -> client.getReadWriteLock(name).writeLock().tryLock(Waits.RUNS_OUT)))
                 .isFalse();
         otherRead.unlock();
 

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.distlock.testsupport.RedisExtension;
+import dev.distlock.testsupport.Waits;
 import io.lettuce.core.RedisURI;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -153,9 +154,9 @@ class ReadWriteLockWaitTest {
         List<OtherThread<Boolean>> timeouts = new ArrayList<>();
         for (int i = 0; i < 2; i++) {
             timeouts.add(OtherThread.start(
-                    () -> waiterClient.getReadWriteLock(name).readLock().tryLock(Duration.ofMillis(300))));
+                    () -> waiterClient.getReadWriteLock(name).readLock().tryLock(Waits.RUNS_OUT)));
             timeouts.add(OtherThread.start(
-                    () -> waiterClient.getReadWriteLock(name).writeLock().tryLock(Duration.ofMillis(300))));
+                    () -> waiterClient.getReadWriteLock(name).writeLock().tryLock(Waits.RUNS_OUT)));
         }
         for (OtherThread<Boolean> t : timeouts) {
             assertThat(t.get()).isFalse();

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.distlock.core.internal.engine.ReadWriteKind;
 import dev.distlock.core.internal.redis.LockKeys;
 import dev.distlock.testsupport.RedisExtension;
+import dev.distlock.testsupport.Waits;
 import io.lettuce.core.RedisURI;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -100,10 +101,10 @@ class ReadWriteWriterPreferenceTest {
         inside.lock();
         OtherThread<Boolean> writer = waitingWriter(Duration.ofSeconds(20));
 
-        assertThat(OtherThread.call(() -> tryRead(readers, Duration.ofMillis(300))))
+        assertThat(OtherThread.call(() -> tryRead(readers, Waits.RUNS_OUT)))
                 .as("a new reader of the holder's client")
                 .isFalse();
-        assertThat(OtherThread.call(() -> tryRead(writers, Duration.ofMillis(300))))
+        assertThat(OtherThread.call(() -> tryRead(writers, Waits.RUNS_OUT)))
                 .as("a new reader of the writer's client")
                 .isFalse();
         assertThat(inside.tryLock()).as("the reader inside re-enters").isTrue();
@@ -125,7 +126,7 @@ class ReadWriteWriterPreferenceTest {
         assertThat(rw.readLock().tryLock()).as("downgrade while a writer waits").isTrue();
         rw.writeLock().unlock();
         assertThat(rw.readLock().isHeldByCurrentThread()).isTrue();
-        assertThat(OtherThread.call(() -> tryRead(readers, Duration.ofMillis(300))))
+        assertThat(OtherThread.call(() -> tryRead(readers, Waits.RUNS_OUT)))
                 .as("a new reader while the writer still waits")
                 .isFalse();
         rw.readLock().unlock();
@@ -165,8 +166,7 @@ class ReadWriteWriterPreferenceTest {
                 .toCompletableFuture();
         awaitWriterRecorded();
 
-        assertThat(OtherThread.call(() -> tryRead(readers, Duration.ofMillis(300))))
-                .isFalse();
+        assertThat(OtherThread.call(() -> tryRead(readers, Waits.RUNS_OUT))).isFalse();
         inside.unlock();
 
         Optional<LockHandle> handle = pending.get(10, TimeUnit.SECONDS);
@@ -183,7 +183,7 @@ class ReadWriteWriterPreferenceTest {
 
         long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ReadWriteKind.WRITER_MARK_MS * 2);
         while (System.nanoTime() - until < 0) {
-            assertThat(OtherThread.call(() -> tryRead(readers, Duration.ofMillis(200))))
+            assertThat(OtherThread.call(() -> tryRead(readers, Waits.RUNS_OUT)))
                     .as("a new reader, %d ms into the writer's wait", ReadWriteKind.WRITER_MARK_MS * 2)
                     .isFalse();
         }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.distlock.testsupport.RedisExtension;
+import dev.distlock.testsupport.SlowTest;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -21,6 +22,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * Threads of two RedLockClients increment a plain counter under one RedLock while the Redis nodes
  * are killed and restarted (empty) one at a time: no increment may be lost, no two holders overlap.
  */
+@SlowTest
 class RedLockMutualExclusionTest {
 
     @RegisterExtension

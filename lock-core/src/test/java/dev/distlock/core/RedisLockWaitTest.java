@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.distlock.core.internal.redis.LockKeys;
 import dev.distlock.testsupport.RedisExtension;
+import dev.distlock.testsupport.Waits;
 import io.lettuce.core.RedisURI;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -234,11 +235,11 @@ class RedisLockWaitTest {
         RedisLock lock = waiterClient.getLock(name);
 
         long start = System.nanoTime();
-        boolean acquired = lock.tryLock(Duration.ofMillis(500));
+        boolean acquired = lock.tryLock(Waits.RUNS_OUT);
         Duration waited = Duration.ofNanos(System.nanoTime() - start);
 
         assertThat(acquired).isFalse();
-        assertThat(waited).isGreaterThanOrEqualTo(Duration.ofMillis(500)).isLessThan(Duration.ofSeconds(5));
+        assertThat(waited).isGreaterThanOrEqualTo(Waits.RUNS_OUT).isLessThan(Waits.RUNS_OUT.plusSeconds(5));
         assertThat(lock.isHeldByCurrentThread()).isFalse();
     }
 
@@ -248,11 +249,11 @@ class RedisLockWaitTest {
         RedisLock lock = waiterClient.getLock(name);
 
         long start = System.nanoTime();
-        boolean acquired = lock.tryLock(300, TimeUnit.MILLISECONDS);
+        boolean acquired = lock.tryLock(Waits.RUNS_OUT.toMillis(), TimeUnit.MILLISECONDS);
         Duration waited = Duration.ofNanos(System.nanoTime() - start);
 
         assertThat(acquired).isFalse();
-        assertThat(waited).isGreaterThanOrEqualTo(Duration.ofMillis(300)).isLessThan(Duration.ofSeconds(5));
+        assertThat(waited).isGreaterThanOrEqualTo(Waits.RUNS_OUT).isLessThan(Waits.RUNS_OUT.plusSeconds(5));
     }
 
     @Test
@@ -313,9 +314,9 @@ class RedisLockWaitTest {
         // waits that time out
         List<OtherThread<Boolean>> timeouts = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
-            timeouts.add(OtherThread.start(() -> waiterClient.getLock(name).tryLock(Duration.ofMillis(300))));
+            timeouts.add(OtherThread.start(() -> waiterClient.getLock(name).tryLock(Waits.RUNS_OUT)));
             timeouts.add(OtherThread.start(
-                    () -> waiterClient.getLock(name + "-other").tryLock(Duration.ofMillis(300))));
+                    () -> waiterClient.getLock(name + "-other").tryLock(Waits.RUNS_OUT)));
         }
         for (OtherThread<Boolean> t : timeouts) {
             assertThat(t.get()).isFalse();

@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.distlock.testsupport.RedisExtension;
 import dev.distlock.testsupport.RedisServer;
+import dev.distlock.testsupport.SlowTest;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
@@ -29,11 +30,13 @@ import org.junit.jupiter.api.io.TempDir;
  * the Redis clock, tokens grew with time, every hold count was exact locally and in Redis (checked by
  * the workers after each step), no loss was reported, and no lock is left in Redis.
  *
- * <p>A 5-second run is part of {@code ./mvnw verify}; the long run is:
+ * <p>A 5-second run is part of {@code ./mvnw verify} (the full lane); the long run, beyond the 10-minute
+ * timeout of {@link SlowTest}, is:
  * <pre>
- * ./mvnw -B -pl lock-core -am test -Dtest=ReentrantChurnSoakTest -Dsurefire.failIfNoSpecifiedTests=false -Ddistlock.soak.seconds=600
+ * ./mvnw -B -pl lock-core -am test -Dtest=ReentrantChurnSoakTest -Dsurefire.failIfNoSpecifiedTests=false -Ddistlock.soak.seconds=600 -Djunit.jupiter.execution.timeout.mode=disabled
  * </pre>
  */
+@SlowTest
 class ReentrantChurnSoakTest {
 
     @RegisterExtension

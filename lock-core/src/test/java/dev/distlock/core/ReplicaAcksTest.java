@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.distlock.testsupport.RedisExtension;
 import dev.distlock.testsupport.RedisServer;
+import dev.distlock.testsupport.SlowTest;
 import io.lettuce.core.RedisURI;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -13,6 +14,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** LockClientOptions.replicaAcks: a new grant waits for replicas (Redis WAIT) or is given back. */
+@SlowTest
 class ReplicaAcksTest {
 
     @RegisterExtension

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.distlock.testsupport.RedisSentinelSetup;
+import dev.distlock.testsupport.SlowTest;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import java.time.Duration;
@@ -16,6 +17,7 @@ import org.junit.jupiter.api.Test;
  * crashes and Sentinel promotes the replica, the client reconnects to the new master and new
  * acquisitions succeed again.
  */
+@SlowTest
 class SentinelFailoverTest {
 
     private static final Duration FAILOVER_BOUND = Duration.ofSeconds(30);

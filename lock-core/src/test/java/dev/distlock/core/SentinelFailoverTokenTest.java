@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.distlock.core.internal.redis.LockKeys;
 import dev.distlock.testsupport.RedisSentinelSetup;
 import dev.distlock.testsupport.RedisServer;
+import dev.distlock.testsupport.SlowTest;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import java.time.Duration;
@@ -32,6 +33,7 @@ import org.junit.jupiter.api.Test;
  * release goes on in the background), nothing may stay locked, and grants must flow again, to both
  * clients. How fast they flow is a benchmark's question, not this test's: it prints the rates only.
  */
+@SlowTest
 class SentinelFailoverTokenTest {
 
     /** Short, so locks whose release the promoted replica never saw free themselves quickly. */

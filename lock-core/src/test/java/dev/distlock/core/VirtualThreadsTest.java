@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.distlock.testsupport.RedisExtension;
+import dev.distlock.testsupport.SlowTest;
 import dev.distlock.testsupport.ThreadDump;
 import dev.distlock.testsupport.VirtualThreads;
 import io.lettuce.core.RedisURI;
@@ -32,6 +33,7 @@ import org.junit.jupiter.api.io.TempDir;
  * never reported as skipped-but-passing. The sources stay Java 17: virtual threads are reached by
  * reflection.
  */
+@SlowTest
 class VirtualThreadsTest {
 
     @RegisterExtension

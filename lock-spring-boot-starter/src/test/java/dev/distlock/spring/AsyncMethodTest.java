@@ -75,7 +75,9 @@ class AsyncMethodTest {
                         BootLine.REDIS,
                         DistributedLockAutoConfiguration.class,
                         DistributedLockMetricsAutoConfiguration.class))
-                .withPropertyValues("spring.data.redis.port=" + redis.server().port(), "distlock.wait-time=200ms")
+                .withPropertyValues(
+                        "spring.data.redis.port=" + redis.server().port(),
+                        "distlock.wait-time=" + HoldChecks.WAIT_GRANTED)
                 .withBean(MeterRegistry.class, SimpleMeterRegistry::new)
                 .withBean(Jobs.class);
     }
@@ -244,25 +246,27 @@ class AsyncMethodTest {
 
     @Test
     void aBusyLockFailsTheFutureWithLockAcquisitionExceptionOrSkips() {
-        runner().run(context -> {
-            Jobs jobs = context.getBean(Jobs.class);
-            LockHandle elsewhere = tryElsewhere(otherInstance, "order:6").orElseThrow();
-            try {
-                CompletableFuture<String> call = jobs.pending("order:6");
-                assertThatThrownBy(() -> call.get(10, TimeUnit.SECONDS))
-                        .isInstanceOf(ExecutionException.class)
-                        .cause()
-                        .isInstanceOf(LockAcquisitionException.class)
-                        .hasMessageContaining("Lock 'order:6' for Jobs.pending(String) is held elsewhere");
-                assertThat(jobs.skipping("order:6").get(10, TimeUnit.SECONDS)).isNull();
-                assertThat(jobs.skippingOptional("order:6").get(10, TimeUnit.SECONDS))
-                        .isEmpty();
-                assertThat(jobs.seen().invocations.get()).isZero();
-            } finally {
-                elsewhere.unlock();
-            }
-            assertThat(
-                            context
+        runner().withPropertyValues("distlock.wait-time=" + HoldChecks.WAIT_RUNS_OUT)
+                .run(context -> {
+                    Jobs jobs = context.getBean(Jobs.class);
+                    LockHandle elsewhere =
+                            tryElsewhere(otherInstance, "order:6").orElseThrow();
+                    try {
+                        CompletableFuture<String> call = jobs.pending("order:6");
+                        assertThatThrownBy(() -> call.get(10, TimeUnit.SECONDS))
+                                .isInstanceOf(ExecutionException.class)
+                                .cause()
+                                .isInstanceOf(LockAcquisitionException.class)
+                                .hasMessageContaining("Lock 'order:6' for Jobs.pending(String) is held elsewhere");
+                        assertThat(jobs.skipping("order:6").get(10, TimeUnit.SECONDS))
+                                .isNull();
+                        assertThat(jobs.skippingOptional("order:6").get(10, TimeUnit.SECONDS))
+                                .isEmpty();
+                        assertThat(jobs.seen().invocations.get()).isZero();
+                    } finally {
+                        elsewhere.unlock();
+                    }
+                    assertThat(context
                                     .getBean(MeterRegistry.class)
                                     .get(LockMetrics.ACQUIRE)
                                     .tags("outcome", "timeout")
@@ -270,8 +274,8 @@ class AsyncMethodTest {
                                     .stream()
                                     .mapToLong(t -> t.count())
                                     .sum())
-                    .isEqualTo(3);
-        });
+                            .isEqualTo(3);
+                });
     }
 
     @Test

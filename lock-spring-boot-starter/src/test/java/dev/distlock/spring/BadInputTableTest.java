@@ -458,9 +458,7 @@ class BadInputTableTest {
 
     /** Points the application at a TLS-only port: plain, or with a bundle trusting a different CA than the server's. */
     private static ApplicationContextRunner tlsRunner(boolean sslWithUnknownCa) throws Exception {
-        assumeThat(RedisBinary.isBundled())
-                .as("the bundled fallback redis-server is built without TLS")
-                .isFalse();
+        assumeThat(RedisBinary.isBundled()).as(RedisBinary.NO_TLS).isFalse();
         ApplicationContextRunner runner = runner().withConfiguration(AutoConfigurations.of(SslAutoConfiguration.class))
                 .withBean(Fine.class)
                 .withPropertyValues("spring.data.redis.port=" + tlsPort());

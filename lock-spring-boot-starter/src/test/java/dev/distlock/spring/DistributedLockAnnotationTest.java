@@ -46,7 +46,9 @@ class DistributedLockAnnotationTest {
     private ApplicationContextRunner runner() {
         return new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(BootLine.REDIS, DistributedLockAutoConfiguration.class))
-                .withPropertyValues("spring.data.redis.port=" + redis.server().port(), "distlock.wait-time=200ms");
+                .withPropertyValues(
+                        "spring.data.redis.port=" + redis.server().port(),
+                        "distlock.wait-time=" + HoldChecks.WAIT_RUNS_OUT);
     }
 
     /** Runs {@code whileHeld} while another instance holds {@code key}. */
@@ -106,7 +108,7 @@ class DistributedLockAnnotationTest {
                     .isInstanceOf(LockAcquisitionException.class)
                     .hasMessageContaining("order:7")
                     .hasMessageContaining("Orders.pay(Long)")
-                    .hasMessageContaining("200 ms");
+                    .hasMessageContaining("2000 ms");
             assertThat(orders.calls()).doesNotContain("pay 7");
         });
     }
@@ -369,22 +371,31 @@ class DistributedLockAnnotationTest {
 
         @DistributedLock(
                 keys = {"'account:' + #to", "'account:' + #from"},
-                waitTime = "100ms")
+                waitTime = HoldChecks.WAIT_RUNS_OUT)
         public java.util.Map<String, Long> transfer(long from, long to) {
             return dev.distlock.spring.LockContext.currentTokens();
         }
 
-        @DistributedLock(key = "'fair:' + #n", type = dev.distlock.core.LockType.FAIR, waitTime = "100ms")
+        @DistributedLock(
+                key = "'fair:' + #n",
+                type = dev.distlock.core.LockType.FAIR,
+                waitTime = HoldChecks.WAIT_RUNS_OUT)
         public boolean fair(int n) {
             return client.getFairLock("fair:" + n).isHeldByCurrentThread();
         }
 
-        @DistributedLock(key = "'catalog:' + #n", type = dev.distlock.core.LockType.READ, waitTime = "100ms")
+        @DistributedLock(
+                key = "'catalog:' + #n",
+                type = dev.distlock.core.LockType.READ,
+                waitTime = HoldChecks.WAIT_RUNS_OUT)
         public boolean read(int n) {
             return client.getReadWriteLock("catalog:" + n).readLock().isHeldByCurrentThread();
         }
 
-        @DistributedLock(key = "'catalog:' + #n", type = dev.distlock.core.LockType.WRITE, waitTime = "100ms")
+        @DistributedLock(
+                key = "'catalog:' + #n",
+                type = dev.distlock.core.LockType.WRITE,
+                waitTime = HoldChecks.WAIT_RUNS_OUT)
         public boolean write(int n) {
             return client.getReadWriteLock("catalog:" + n).writeLock().isHeldByCurrentThread();
         }

@@ -13,6 +13,12 @@ import java.util.concurrent.TimeoutException;
 /** Looks at a lock from outside the application under test: in Redis, and from another instance's client. */
 final class HoldChecks {
 
+    /** {@link dev.distlock.testsupport.Waits#GRANTED} as a property or annotation value: for calls that should be granted. */
+    static final String WAIT_GRANTED = "30s";
+
+    /** {@link dev.distlock.testsupport.Waits#RUNS_OUT} as a property or annotation value: for calls that should find the lock busy. */
+    static final String WAIT_RUNS_OUT = "2s";
+
     private HoldChecks() {}
 
     /** Whether the lock key of {@code name} exists in Redis now. */
@@ -38,24 +44,27 @@ final class HoldChecks {
     }
 
     /**
-     * {@code otherInstance} takes {@code name} within a second, trying every few milliseconds; fails if
-     * it cannot. A caller that gave up waiting may still be recorded as waiting when the lock is
+     * {@code otherInstance} takes {@code name} within {@link #TAKEN_SOON}, trying every few milliseconds;
+     * fails if it cannot. A caller that gave up waiting may still be recorded as waiting when the lock is
      * released (it leaves in the background), and that release then reserves the lock for its instance
      * for up to 50 ms: free for others right after, not at the very instant.
      */
     static LockHandle takeElsewhereSoon(LockClient otherInstance, String name) throws InterruptedException {
-        long until = System.nanoTime() + Duration.ofSeconds(1).toNanos();
+        long until = System.nanoTime() + TAKEN_SOON.toNanos();
         while (true) {
             Optional<LockHandle> taken = tryElsewhere(otherInstance, name);
             if (taken.isPresent()) {
                 return taken.get();
             }
             if (System.nanoTime() - until > 0) {
-                throw new AssertionError("another instance could not take " + name + " within 1 s");
+                throw new AssertionError("another instance could not take " + name + " within " + TAKEN_SOON);
             }
             Thread.sleep(5);
         }
     }
+
+    /** Generous: the 50 ms reservation is all a free lock may wait for; the rest is room for a loaded host. */
+    static final Duration TAKEN_SOON = Duration.ofSeconds(10);
 
     /** One attempt by {@code otherInstance} to take {@code name} at once. */
     static Optional<LockHandle> tryElsewhere(LockClient otherInstance, String name) {
@@ -87,8 +96,11 @@ final class HoldChecks {
         }
     }
 
-    /** How long after its release a call's caller may see its result, on a loaded machine. */
-    static final Duration RESULT_AFTER_RELEASE = Duration.ofMillis(250);
+    /**
+     * How long after its release a call's caller may see its result, on a loaded machine: half the 2-second
+     * calls these checks watch, so a lock released when the call began is still caught.
+     */
+    static final Duration RESULT_AFTER_RELEASE = Duration.ofSeconds(1);
 
     private static boolean doneWithin(Future<?> call, Duration bound) throws InterruptedException {
         try {

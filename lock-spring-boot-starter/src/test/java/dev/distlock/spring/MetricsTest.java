@@ -33,10 +33,10 @@ class MetricsTest {
                         DistributedLockMetricsAutoConfiguration.class))
                 .withPropertyValues(
                         "spring.data.redis.port=" + redis.server().port(),
-                        "distlock.wait-time=100ms",
-                        // a hold is lost when no renewal is confirmed within one lease: 300 ms is too tight
-                        // for a loaded machine where the lock must survive
-                        "distlock.watchdog-lease=600ms")
+                        "distlock.wait-time=" + HoldChecks.WAIT_RUNS_OUT,
+                        // a hold is lost when no renewal is confirmed within one lease: 300 ms and 600 ms were
+                        // too tight for a loaded machine where the lock must survive
+                        "distlock.watchdog-lease=2s")
                 .withBean(MeterRegistry.class, SimpleMeterRegistry::new)
                 .withBean(Payments.class);
     }
@@ -149,7 +149,8 @@ class MetricsTest {
         runner().run(context -> {
             MeterRegistry registry = context.getBean(MeterRegistry.class);
             Payments payments = context.getBean(Payments.class);
-            payments.slowWithWatchdog(); // 600 ms lease, renewed every 200 ms while it runs 1,400 ms
+            payments.slowWithWatchdog(); // 2 s lease, renewed every 667 ms while it runs 3,500 ms: 5 renewals, or fewer
+            // late
             assertThat(registry.get(LockMetrics.RENEWALS)
                             .tags("outcome", "renewed")
                             .counter()
@@ -189,7 +190,7 @@ class MetricsTest {
 
         @DistributedLock(key = "slow")
         public void slowWithWatchdog() throws InterruptedException {
-            Thread.sleep(1_400);
+            Thread.sleep(3_500);
         }
 
         @DistributedLock(key = "short-lease", leaseTime = "100ms")

@@ -53,7 +53,9 @@ class ObservationTest {
                         DistributedLockAutoConfiguration.class,
                         DistributedLockObservationAutoConfiguration.class,
                         DistributedLockMetricsAutoConfiguration.class))
-                .withPropertyValues("spring.data.redis.port=" + redis.server().port(), "distlock.wait-time=100ms")
+                .withPropertyValues(
+                        "spring.data.redis.port=" + redis.server().port(),
+                        "distlock.wait-time=" + HoldChecks.WAIT_RUNS_OUT)
                 .withBean(DefaultTracingObservationHandler.class, () -> new DefaultTracingObservationHandler(TRACER))
                 .withBean(Orders.class)
                 .run(context -> {
@@ -177,7 +179,9 @@ class ObservationTest {
                         DataRedisAutoConfiguration.class,
                         DistributedLockAutoConfiguration.class,
                         DistributedLockObservationAutoConfiguration.class))
-                .withPropertyValues("spring.data.redis.port=" + redis.server().port(), "distlock.wait-time=100ms")
+                .withPropertyValues(
+                        "spring.data.redis.port=" + redis.server().port(),
+                        "distlock.wait-time=" + HoldChecks.WAIT_RUNS_OUT)
                 .withBean(handler)
                 .withBean(Orders.class);
     }

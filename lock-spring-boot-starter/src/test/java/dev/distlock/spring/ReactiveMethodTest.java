@@ -79,7 +79,9 @@ class ReactiveMethodTest {
                         BootLine.REDIS,
                         DistributedLockAutoConfiguration.class,
                         DistributedLockMetricsAutoConfiguration.class))
-                .withPropertyValues("spring.data.redis.port=" + redis.server().port(), "distlock.wait-time=200ms")
+                .withPropertyValues(
+                        "spring.data.redis.port=" + redis.server().port(),
+                        "distlock.wait-time=" + HoldChecks.WAIT_GRANTED)
                 .withBean(MeterRegistry.class, SimpleMeterRegistry::new)
                 .withBean(Streams.class);
     }
@@ -213,20 +215,23 @@ class ReactiveMethodTest {
 
     @Test
     void aBusyLockFailsTheMonoWithLockAcquisitionExceptionOrCompletesEmptyWithSkip() {
-        runner().run(context -> {
-            Streams streams = context.getBean(Streams.class);
-            LockHandle elsewhere = tryElsewhere(otherInstance, "r:5").orElseThrow();
-            try {
-                assertThatThrownBy(() -> streams.later("r:5", Duration.ZERO).block(Duration.ofSeconds(10)))
-                        .isInstanceOf(LockAcquisitionException.class)
-                        .hasMessageContaining("Lock 'r:5' for Streams.later(String, Duration) is held elsewhere");
-                assertThat(streams.skipping("r:5").collectList().block(Duration.ofSeconds(10)))
-                        .isEmpty();
-                assertThat(streams.seen().invocations.get()).isZero();
-            } finally {
-                elsewhere.unlock();
-            }
-        });
+        runner().withPropertyValues("distlock.wait-time=" + HoldChecks.WAIT_RUNS_OUT)
+                .run(context -> {
+                    Streams streams = context.getBean(Streams.class);
+                    LockHandle elsewhere = tryElsewhere(otherInstance, "r:5").orElseThrow();
+                    try {
+                        assertThatThrownBy(() ->
+                                        streams.later("r:5", Duration.ZERO).block(Duration.ofSeconds(10)))
+                                .isInstanceOf(LockAcquisitionException.class)
+                                .hasMessageContaining(
+                                        "Lock 'r:5' for Streams.later(String, Duration) is held elsewhere");
+                        assertThat(streams.skipping("r:5").collectList().block(Duration.ofSeconds(10)))
+                                .isEmpty();
+                        assertThat(streams.seen().invocations.get()).isZero();
+                    } finally {
+                        elsewhere.unlock();
+                    }
+                });
     }
 
     @Test

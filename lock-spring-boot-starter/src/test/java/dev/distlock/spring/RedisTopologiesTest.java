@@ -10,6 +10,7 @@ import dev.distlock.spring.autoconfigure.DistributedLockAutoConfiguration;
 import dev.distlock.testsupport.RedisClusterSetup;
 import dev.distlock.testsupport.RedisSentinelSetup;
 import dev.distlock.testsupport.RedisServer;
+import dev.distlock.testsupport.SlowTest;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.cluster.RedisClusterClient;
 import java.time.Duration;
@@ -28,6 +29,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * or {@code spring.data.redis.cluster.*}: the lock client rides on whatever Lettuce client Spring Boot
  * built for that topology.
  */
+@SlowTest
 class RedisTopologiesTest {
 
     private static ApplicationContextRunner runner() {

@@ -12,6 +12,7 @@ import dev.distlock.spring.autoconfigure.DistributedLockAutoConfiguration;
 import dev.distlock.spring.autoconfigure.DistributedLockMetricsAutoConfiguration;
 import dev.distlock.spring.metrics.LockMetrics;
 import dev.distlock.testsupport.RedisServer;
+import dev.distlock.testsupport.SlowTest;
 import io.lettuce.core.RedisURI;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -29,6 +30,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
  * and the metrics tell the two apart. Bounds are generous: the point is seconds, not the 60 s command
  * time-out the calls used to wait for.
  */
+@SlowTest
 class RedisUnavailableTest {
 
     private static final Duration GENEROUS = Duration.ofSeconds(3);

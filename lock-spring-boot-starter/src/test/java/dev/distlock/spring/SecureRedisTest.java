@@ -171,9 +171,7 @@ class SecureRedisTest {
 
         /** Starts one more server of {@code redis} with a TLS port; skips the test where redis-server has no TLS. */
         static TlsServer start(RedisExtension redis) {
-            assumeThat(RedisBinary.isBundled())
-                    .as("the bundled fallback redis-server is built without TLS")
-                    .isFalse();
+            assumeThat(RedisBinary.isBundled()).as(RedisBinary.NO_TLS).isFalse();
             int tlsPort = RedisServer.freePort();
             RedisServer server = redis.startAnother(
                     TestCertificates.shared().redisTlsArgs(tlsPort).toArray(String[]::new));

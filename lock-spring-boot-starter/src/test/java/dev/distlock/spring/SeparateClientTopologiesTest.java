@@ -12,6 +12,7 @@ import dev.distlock.testsupport.RedisClusterSetup;
 import dev.distlock.testsupport.RedisExtension;
 import dev.distlock.testsupport.RedisSentinelSetup;
 import dev.distlock.testsupport.RedisServer;
+import dev.distlock.testsupport.SlowTest;
 import dev.distlock.testsupport.TestCertificates;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.cluster.RedisClusterClient;
@@ -40,6 +41,7 @@ import org.springframework.data.redis.core.StringRedisTemplate;
  * Each on real redis-server processes.
  */
 @ExtendWith(OutputCaptureExtension.class)
+@SlowTest
 class SeparateClientTopologiesTest {
 
     private static final String SEPARATE = "distributed locks open their own Lettuce connection to ";

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.distlock.spring.annotation.DistributedLock;
 import dev.distlock.spring.autoconfigure.DistributedLockAutoConfiguration;
 import dev.distlock.testsupport.RedisExtension;
+import dev.distlock.testsupport.SlowTest;
 import dev.distlock.testsupport.VirtualThreads;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -32,6 +33,7 @@ import org.springframework.core.task.AsyncTaskExecutor;
  * one of our frames. Needs Java 21+: run by the virtual-threads profile of the parent POM on the JDK that
  * {@code DISTLOCK_JAVA21} names, never on the build's Java 17 (where it would not be skipped but absent).
  */
+@SlowTest
 class VirtualThreadMethodsTest {
 
     @RegisterExtension

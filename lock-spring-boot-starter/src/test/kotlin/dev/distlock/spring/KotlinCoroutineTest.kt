@@ -74,7 +74,7 @@ class KotlinCoroutineTest {
     private fun runner(): ApplicationContextRunner = ApplicationContextRunner()
         .withConfiguration(AutoConfigurations.of(BootLine.REDIS, DistributedLockAutoConfiguration::class.java,
             DistributedLockMetricsAutoConfiguration::class.java))
-        .withPropertyValues("spring.data.redis.port=" + redis.server().port(), "distlock.wait-time=200ms")
+        .withPropertyValues("spring.data.redis.port=" + redis.server().port(), "distlock.wait-time=" + HoldChecks.WAIT_GRANTED)
         .withBean(MeterRegistry::class.java, Supplier<MeterRegistry> { SimpleMeterRegistry() })
         .withBean(Coroutines::class.java)
 
@@ -101,7 +101,7 @@ class KotlinCoroutineTest {
 
     @Test
     fun aBusyLockThrowsLockAcquisitionExceptionIntoTheCoroutineAndAFailureReleases() {
-        runner().run { context ->
+        runner().withPropertyValues("distlock.wait-time=" + HoldChecks.WAIT_RUNS_OUT).run { context ->
             val coroutines = context.getBean(Coroutines::class.java)
             val elsewhere = tryElsewhere(otherInstance, "k:2").orElseThrow()
             try {
@@ -158,7 +158,7 @@ class KotlinCoroutineTest {
             .withConfiguration(AutoConfigurations.of(BootLine.REDIS, DistributedLockLocalAutoConfiguration::class.java,
                 DistributedLockAutoConfiguration::class.java))
             .withPropertyValues("distlock.mode=local", "spring.data.redis.port=" + RedisServer.freePort(),
-                "distlock.wait-time=200ms")
+                "distlock.wait-time=" + HoldChecks.WAIT_GRANTED)
             .withBean(Coroutines::class.java)
             .run { context ->
                 val coroutines = context.getBean(Coroutines::class.java)

@@ -35,6 +35,14 @@ public final class RedisBinary {
         return p;
     }
 
+    /**
+     * Why a TLS test is skipped on the bundled fallback binary (built without TLS), and how to run it: the
+     * reason such a test reports.
+     */
+    public static final String NO_TLS = "the bundled fallback redis-server is built without TLS: install a"
+            + " redis-server with TLS (Redis 6+, e.g. apt-get install redis-server) on the PATH, or set REDIS_SERVER"
+            + " to one, to run this TLS test";
+
     /** Whether the executable is the fallback extracted from the embedded-redis artifact. */
     public static boolean isBundled() {
         return path().getFileName().toString().startsWith("distlock-bundled-redis");

@@ -13,6 +13,7 @@ import jdk.jfr.Recording;
 import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordedFrame;
 import jdk.jfr.consumer.RecordingFile;
+import org.junit.jupiter.api.Assumptions;
 
 /**
  * Virtual threads for tests that run on Java 21+ while the sources stay Java 17 (reached by reflection),
@@ -25,7 +26,31 @@ public final class VirtualThreads {
         void run() throws Exception;
     }
 
+    /** The environment variable that names the Java 21+ JDK the virtual-threads profile runs them on. */
+    public static final String JAVA21_ENV = "DISTLOCK_JAVA21";
+
+    /** Why the virtual-thread tests did not run, and how to run them: the skip message of {@link #requireJava21Jdk}. */
+    public static final String NOT_RUN =
+            "The virtual-thread tests (VirtualThread*Test) did not run: they need a Java 21+"
+                    + " JDK, and " + JAVA21_ENV + " names none. Run them with " + JAVA21_ENV
+                    + "=/path/to/jdk-21-or-later ./mvnw verify (e.g. /usr/lib/jvm/temurin-25-jdk-amd64); .ci/run finds one"
+                    + " under /usr/lib/jvm.";
+
     private VirtualThreads() {}
+
+    /**
+     * For a test that runs on the build's own JDK beside a module's virtual-thread tests: skipped, with
+     * {@link #NOT_RUN} as its reason, when no Java 21+ JDK is configured (so the build counts and reports
+     * a skip rather than leaving the tests silently out); otherwise fails unless the JDK is there.
+     */
+    public static void requireJava21Jdk() {
+        String home = System.getenv(JAVA21_ENV);
+        Assumptions.assumeTrue(home != null && !home.isBlank(), NOT_RUN);
+        Path java = Path.of(home, "bin", "java");
+        if (!Files.isExecutable(java)) {
+            throw new AssertionError(JAVA21_ENV + "=" + home + " names no JDK: " + java + " is not an executable");
+        }
+    }
 
     /** {@code Executors.newVirtualThreadPerTaskExecutor()}. */
     public static ExecutorService perTaskExecutor() throws ReflectiveOperationException {
