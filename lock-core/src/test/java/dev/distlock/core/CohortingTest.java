@@ -2,8 +2,10 @@ package dev.distlock.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import dev.distlock.testsupport.RedisExtension;
+import dev.distlock.testsupport.Waits;
 import io.lettuce.core.RedisURI;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -107,7 +109,8 @@ class CohortingTest {
         assertThat(probe.sync().exists("lock:{" + name + "}"))
                 .as("released in Redis at the end")
                 .isZero();
-        assertThat(client.localGates()).isZero();
+        await().atMost(Waits.GRANTED)
+                .untilAsserted(() -> assertThat(client.localGates()).isZero());
     }
 
     /**

@@ -104,7 +104,8 @@ class HandlesAtLocalGateTest {
         // The thread's last release is the only script call (the other instance's try aside).
         assertThat(probe.scriptRuns() - callsBefore).isEqualTo(2);
         assertThat(lockedInRedis()).isFalse();
-        assertThat(client.localGates()).isZero();
+        await().atMost(Waits.GRANTED)
+                .untilAsserted(() -> assertThat(client.localGates()).isZero());
         assertThat(events.acquires(name))
                 .extracting(RecordingListener.Acquire::outcome)
                 .containsOnly(AcquireOutcome.ACQUIRED)
@@ -134,7 +135,8 @@ class HandlesAtLocalGateTest {
 
         assertThat(next.get()).as("the thread behind the cancelled handle").isTrue();
         assertThat(lockedInRedis()).isFalse();
-        assertThat(client.localGates()).isZero();
+        await().atMost(Waits.GRANTED)
+                .untilAsserted(() -> assertThat(client.localGates()).isZero());
     }
 
     @Test
@@ -147,14 +149,16 @@ class HandlesAtLocalGateTest {
             assertThat(lock.tryLockAsync(Duration.ZERO).toCompletableFuture().get(5, TimeUnit.SECONDS))
                     .as("no wait at all")
                     .isEmpty();
-            assertThat(client.localWaiters()).isZero();
+            await().atMost(Waits.GRANTED)
+                    .untilAsserted(() -> assertThat(client.localWaiters()).isZero());
         } finally {
             lock.unlock();
         }
         assertThat(events.acquires(name))
                 .extracting(RecordingListener.Acquire::outcome)
                 .containsExactly(AcquireOutcome.ACQUIRED, AcquireOutcome.TIMEOUT, AcquireOutcome.TIMEOUT);
-        assertThat(client.localGates()).isZero();
+        await().atMost(Waits.GRANTED)
+                .untilAsserted(() -> assertThat(client.localGates()).isZero());
         LockHandle after = lock.tryLockAsync(Duration.ZERO)
                 .toCompletableFuture()
                 .get(5, TimeUnit.SECONDS)
@@ -192,7 +196,8 @@ class HandlesAtLocalGateTest {
                 .isInstanceOf(ExecutionException.class)
                 .hasCauseInstanceOf(LockException.class)
                 .hasMessageContaining("closed");
-        assertThat(client.localWaiters()).isZero();
+        await().atMost(Waits.GRANTED)
+                .untilAsserted(() -> assertThat(client.localWaiters()).isZero());
     }
 
     /**
@@ -277,7 +282,8 @@ class HandlesAtLocalGateTest {
         assertThat(exclusion.overlaps()).isZero();
         // Grants of cancelled handles are given back in the background: soon nothing is left.
         await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
-            assertThat(client.localGates()).isZero();
+            await().atMost(Waits.GRANTED)
+                    .untilAsserted(() -> assertThat(client.localGates()).isZero());
             assertThat(lockedInRedis()).isFalse();
         });
         assertThat(lock.tryLock()).as("free at once, locally and in Redis").isTrue();

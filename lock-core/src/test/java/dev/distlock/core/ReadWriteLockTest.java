@@ -2,6 +2,7 @@ package dev.distlock.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import dev.distlock.core.internal.redis.LockKeys;
 import dev.distlock.core.internal.redis.script.LockScript;
@@ -163,7 +164,8 @@ class ReadWriteLockTest {
         assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(2));
 
         assertThat(rw.readLock().isHeldByCurrentThread()).isTrue();
-        assertThat(client.localGates()).isZero();
+        await().atMost(Waits.GRANTED)
+                .untilAsserted(() -> assertThat(client.localGates()).isZero());
         rw.readLock().unlock();
         rw.writeLock().lock(); // no read hold left: the write lock is free for this thread
         rw.writeLock().unlock();
@@ -192,7 +194,8 @@ class ReadWriteLockTest {
                     .isInstanceOf(IllegalStateException.class)
                     .hasMessageContaining("upgrade");
             assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(2));
-            assertThat(client.localGates()).isZero();
+            await().atMost(Waits.GRANTED)
+                    .untilAsserted(() -> assertThat(client.localGates()).isZero());
             assertThat(client.subscribedChannels()).isZero();
         }
     }
