@@ -24,7 +24,7 @@ import org.springframework.context.annotation.Configuration;
  * health indicator on Spring Boot 4.x's health API, each when its Spring Boot module is present. On
  * Spring Boot 3.5 the health indicator comes from {@link DistributedLockBoot3HealthAutoConfiguration}.
  */
-@AutoConfiguration(after = DistributedLockAutoConfiguration.class)
+@AutoConfiguration(after = LockClientSettings.class)
 @ConditionalOnClass(LockClient.class)
 @ConditionalOnBooleanProperty(name = "distlock.enabled", matchIfMissing = true)
 public class DistributedLockActuatorAutoConfiguration {
@@ -37,14 +37,13 @@ public class DistributedLockActuatorAutoConfiguration {
 
     /** distlock.health.timeout, checked: zero or less would report DOWN before Redis could answer. */
     static java.time.Duration healthTimeout(DistributedLockProperties properties) {
-        return DistributedLockAutoConfiguration.checked(
-                properties.getHealth().getTimeout(), "distlock.health.timeout", true);
+        return LockClientSettings.checked(properties.getHealth().getTimeout(), "distlock.health.timeout", true);
     }
 
     /** A LockListener, so the lock client reports lease losses to it; the health indicator of either Boot line shows them. */
     static RecentLeaseLosses recentLeaseLosses(DistributedLockProperties properties) {
         // Zero or less would hide every loss.
-        return new RecentLeaseLosses(DistributedLockAutoConfiguration.checked(
+        return new RecentLeaseLosses(LockClientSettings.checked(
                 properties.getHealth().getLeaseLossWindow(), "distlock.health.lease-loss-window", true));
     }
 

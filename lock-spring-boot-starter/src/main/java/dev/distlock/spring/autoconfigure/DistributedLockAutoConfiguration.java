@@ -5,7 +5,6 @@ import dev.distlock.core.LockClientOptions;
 import dev.distlock.core.LockException;
 import dev.distlock.core.LockListener;
 import dev.distlock.core.RedLockClient;
-import dev.distlock.core.RedisLock;
 import dev.distlock.spring.DistributedLockConfigurationException;
 import dev.distlock.spring.LockTemplate;
 import dev.distlock.spring.aop.DistributedLockAdvisor;
@@ -15,14 +14,10 @@ import dev.distlock.spring.execution.LockExecutor;
 import dev.distlock.spring.execution.LockSource;
 import dev.distlock.spring.execution.RedisLockSource;
 import dev.distlock.spring.metrics.LockInstrumentation;
-import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisURI;
-import io.lettuce.core.cluster.RedisClusterClient;
-import io.lettuce.core.protocol.RedisProtocolException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import org.jspecify.annotations.Nullable;
 import org.springframework.aop.config.AopConfigUtils;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -49,7 +44,6 @@ import org.springframework.context.annotation.ImportBeanDefinitionRegistrar;
 import org.springframework.context.annotation.ImportRuntimeHints;
 import org.springframework.context.annotation.Role;
 import org.springframework.core.env.Environment;
-import org.springframework.core.env.PropertyResolver;
 import org.springframework.core.type.AnnotatedTypeMetadata;
 import org.springframework.core.type.AnnotationMetadata;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
@@ -85,9 +79,10 @@ public class DistributedLockAutoConfiguration {
             ObjectProvider<RedisConnectionFactory> connectionFactory,
             DistributedLockProperties properties,
             ObjectProvider<LockListener> listeners,
+            ObjectProvider<LockClientOptionsCustomizer> customizers,
             SeparateRedisClient separateClient,
             Environment environment) {
-        LockClientOptions options = options(properties, listeners, environment);
+        LockClientOptions options = LockClientSettings.options(properties, listeners, customizers, environment);
         RedisConnectionFactory factory = connectionFactory.getIfAvailable();
         if (factory == null) {
             throw new DistributedLockConfigurationException(
@@ -102,10 +97,11 @@ public class DistributedLockAutoConfiguration {
             lettuce.start();
         }
         try {
-            return connect(lettuce.getNativeClient(), options);
+            return LockClientSettings.connect(lettuce.getNativeClient(), options);
         } catch (LockException e) {
             throw new DistributedLockConfigurationException(
-                    "Distributed locks could not connect to Redis (" + describe(lettuce) + "): " + rootMessage(e),
+                    "Distributed locks could not connect to Redis (" + describe(lettuce) + "): "
+                            + LockClientSettings.rootMessage(e),
                     "Check spring.data.redis.host/port (or url, sentinel.*, cluster.*), username/password and ssl, and that Redis is running",
                     e);
         }
@@ -157,7 +153,10 @@ public class DistributedLockAutoConfiguration {
     @Conditional(RedLockNodesConfigured.class)
     @ConditionalOnProperty(name = "distlock.mode", havingValue = "redis", matchIfMissing = true)
     RedLockClient distributedRedLockClient(
-            DistributedLockProperties properties, ObjectProvider<LockListener> listeners, Environment environment) {
+            DistributedLockProperties properties,
+            ObjectProvider<LockListener> listeners,
+            ObjectProvider<LockClientOptionsCustomizer> customizers,
+            Environment environment) {
         List<String> nodes = properties.getRedlock().getNodes();
         if (nodes.size() < RedLockClient.MIN_NODES) {
             throw new DistributedLockConfigurationException(
@@ -176,7 +175,7 @@ public class DistributedLockAutoConfiguration {
                         e);
             }
         }
-        LockClientOptions options = options(properties, listeners, environment);
+        LockClientOptions options = LockClientSettings.options(properties, listeners, customizers, environment);
         try {
             return RedLockClient.connect(uris, options);
         } catch (IllegalArgumentException e) {
@@ -186,7 +185,8 @@ public class DistributedLockAutoConfiguration {
                     e);
         } catch (RuntimeException e) {
             throw new DistributedLockConfigurationException(
-                    "The RedLock client could not start on distlock.redlock.nodes " + nodes + ": " + rootMessage(e),
+                    "The RedLock client could not start on distlock.redlock.nodes " + nodes + ": "
+                            + LockClientSettings.rootMessage(e),
                     "Check that the nodes are running and reachable, and their passwords/TLS settings",
                     e);
         }
@@ -200,8 +200,8 @@ public class DistributedLockAutoConfiguration {
         // Bound here rather than injected: advisors are created before most beans, and must not pull them in early.
         DistributedLockProperties properties =
                 Binder.get(environment).bindOrCreate("distlock", DistributedLockProperties.class);
-        Duration wait = checkedWait(properties.getWaitTime(), environment);
-        Duration lease = checkedLease(properties.getLeaseTime(), environment);
+        Duration wait = LockClientSettings.checkedWait(properties.getWaitTime(), environment);
+        Duration lease = LockClientSettings.checkedLease(properties.getLeaseTime(), environment);
         // In local mode a redlock = true method is a local lock like any other: no nodes needed.
         boolean redlockAvailable = !properties.getRedlock().getNodes().isEmpty()
                 || properties.getMode() == DistributedLockProperties.Mode.LOCAL;
@@ -248,7 +248,7 @@ public class DistributedLockAutoConfiguration {
     @ConditionalOnMissingBean
     LockTemplate distributedLockTemplate(
             LockExecutor executor, DistributedLockProperties properties, Environment environment) {
-        Duration lease = checkedLease(properties.getLeaseTime(), environment);
+        Duration lease = LockClientSettings.checkedLease(properties.getLeaseTime(), environment);
         return new LockTemplate(
                 executor,
                 lease,
@@ -278,164 +278,6 @@ public class DistributedLockAutoConfiguration {
         }
     }
 
-    /**
-     * The lock client's options from the properties, each checked by lock-core's own rules; a bad one fails
-     * start-up naming it. Local mode builds them too, so a configuration fails the same way in either mode.
-     */
-    static LockClientOptions options(
-            DistributedLockProperties properties,
-            ObjectProvider<LockListener> listeners,
-            @Nullable PropertyResolver environment) {
-        LockClientOptions.Builder builder = LockClientOptions.builder();
-        Apply apply = (property, value, setter) -> apply(property, value, setter, environment);
-        apply.to("distlock.key-prefix", properties.getKeyPrefix(), () -> builder.keyPrefix(properties.getKeyPrefix()));
-        apply.to(
-                "distlock.watchdog-lease",
-                properties.getWatchdogLease(),
-                () -> builder.watchdogLease(properties.getWatchdogLease()));
-        apply.to(
-                "distlock.fencing-counter-ttl",
-                properties.getFencingCounterTtl(),
-                () -> builder.fencingCounterTtl(properties.getFencingCounterTtl()));
-        apply.to(
-                "distlock.max-key-length",
-                properties.getMaxKeyLength(),
-                () -> builder.maxKeyLength(properties.getMaxKeyLength()));
-        apply.to(
-                "distlock.operation-timeout",
-                properties.getOperationTimeout(),
-                () -> builder.operationTimeout(properties.getOperationTimeout()));
-        // A pair is set twice, first with the core's default in place of its second value: an error names the bad one.
-        apply.to(
-                "distlock.local-hand-offs",
-                properties.getLocalHandOffs(),
-                () -> builder.localHandOffs(
-                        properties.getLocalHandOffs(), LockClientOptions.DEFAULT_LOCAL_HAND_OFF_WINDOW));
-        apply.to(
-                "distlock.local-hand-off-window",
-                properties.getLocalHandOffWindow(),
-                () -> builder.localHandOffs(properties.getLocalHandOffs(), properties.getLocalHandOffWindow()));
-        if (properties.getReplicaAcks() != 0) {
-            apply.to(
-                    "distlock.replica-acks",
-                    properties.getReplicaAcks(),
-                    () -> builder.replicaAcks(
-                            properties.getReplicaAcks(),
-                            LockClientOptions.defaults().replicaAckTimeout()));
-            apply.to(
-                    "distlock.replica-ack-timeout",
-                    properties.getReplicaAckTimeout(),
-                    () -> builder.replicaAcks(properties.getReplicaAcks(), properties.getReplicaAckTimeout()));
-        }
-        builder.interruptOnLeaseLost(properties.getOnLeaseLost() == DistributedLockProperties.OnLeaseLost.INTERRUPT);
-        listeners.orderedStream().forEach(builder::listener);
-        return builder.build();
-    }
-
-    /**
-     * The lock client on {@code redisClient}. lock-core refuses replica acknowledgements on Redis Cluster
-     * with an IllegalArgumentException in its own terms; to the application that is a bad property.
-     */
-    static LockClient connect(AbstractRedisClient redisClient, LockClientOptions options) {
-        try {
-            return LockClient.create(redisClient, options);
-        } catch (IllegalArgumentException e) {
-            if (options.replicaAcks() == 0 || !(redisClient instanceof RedisClusterClient)) {
-                throw e;
-            }
-            throw new DistributedLockConfigurationException(
-                    "Invalid distlock.replica-acks: it is " + options.replicaAcks()
-                            + ", but Redis is a Cluster, where WAIT cannot reach the node that holds each lock",
-                    "Remove distlock.replica-acks (or set it to 0) on Redis Cluster: replica"
-                            + " acknowledgements need a standalone or Sentinel Redis",
-                    e);
-        }
-    }
-
-    /** Sets one option from {@code property}, whose bound value is {@code value}. */
-    @FunctionalInterface
-    private interface Apply {
-        void to(String property, @Nullable Object value, Runnable setter);
-    }
-
-    private static void apply(
-            String property, @Nullable Object value, Runnable setter, @Nullable PropertyResolver environment) {
-        try {
-            setter.run();
-        } catch (IllegalArgumentException | NullPointerException e) {
-            String message = String.valueOf(e.getMessage());
-            String typed = typed(environment, property, value);
-            // lock-core prints a Duration as Duration.toString() ("PT-1S"); the user typed it otherwise ("-1s").
-            if (value instanceof Duration && !typed.equals(String.valueOf(value))) {
-                message = message.replace(String.valueOf(value), typed);
-            }
-            throw new DistributedLockConfigurationException(
-                    "Invalid " + property + ": " + message, "Fix " + property + " in your configuration", e);
-        }
-    }
-
-    /** {@code value} of {@code property} if positive ({@code positive}) or not negative; else a start-up failure. */
-    static Duration checked(Duration value, String property, boolean positive) {
-        return checked(value, property, positive, null);
-    }
-
-    /** {@link #checked(Duration, String, boolean)}, whose error echoes the value as typed in {@code environment}. */
-    static Duration checked(Duration value, String property, boolean positive, @Nullable PropertyResolver environment) {
-        if (value == null || value.isNegative() || (positive && value.isZero())) {
-            throw new DistributedLockConfigurationException(
-                    "Invalid " + property + ": " + typed(environment, property, value),
-                    "Set " + property + " to a " + (positive ? "positive" : "non-negative")
-                            + " duration such as 2s or 500ms");
-        }
-        return value;
-    }
-
-    /** The default wait of locks: not negative, at most {@link RedisLock#MAX_DURATION}, as a lock call accepts. */
-    static Duration checkedWait(Duration value, @Nullable PropertyResolver environment) {
-        String property = "distlock.wait-time";
-        return within(
-                checked(value, property, false, environment),
-                property,
-                Duration.ZERO,
-                "Set " + property + " to at most " + RedisLock.MAX_DURATION.toDays() + " days",
-                environment);
-    }
-
-    /** The default fixed lease of locks, or null: within the limits a lock call accepts. */
-    static @Nullable Duration checkedLease(@Nullable Duration value, @Nullable PropertyResolver environment) {
-        String property = "distlock.lease-time";
-        return value == null
-                ? null
-                : within(
-                        checked(value, property, true, environment),
-                        property,
-                        RedisLock.MIN_LEASE,
-                        "Set " + property + " well above the round trip to Redis and at most "
-                                + RedisLock.MAX_DURATION.toDays() + " days, or leave it unset for the watchdog lease",
-                        environment);
-    }
-
-    /** {@code value} of {@code property} if from {@code min} to {@link RedisLock#MAX_DURATION}; else a start-up failure. */
-    private static Duration within(
-            Duration value, String property, Duration min, String fix, @Nullable PropertyResolver environment) {
-        if (value.compareTo(min) < 0 || value.compareTo(RedisLock.MAX_DURATION) > 0) {
-            throw new DistributedLockConfigurationException(
-                    "Invalid " + property + ": " + typed(environment, property, value) + ", outside the "
-                            + min.toMillis() + " ms to " + RedisLock.MAX_DURATION.toDays() + " days a lock accepts",
-                    fix);
-        }
-        return value;
-    }
-
-    /**
-     * {@code value} of {@code property} as the user typed it ("-1s", not Duration's "PT-1S"), read from the
-     * environment (which resolves relaxed names and placeholders); {@code value} itself when it was not typed.
-     */
-    static String typed(@Nullable PropertyResolver environment, String property, @Nullable Object value) {
-        String raw = environment == null ? null : environment.getProperty(property);
-        return raw != null ? raw : String.valueOf(value);
-    }
-
     private static String describe(LettuceConnectionFactory factory) {
         if (factory.getClusterConfiguration() != null) {
             return "cluster " + factory.getClusterConfiguration().getClusterNodes();
@@ -445,24 +287,6 @@ public class DistributedLockAutoConfiguration {
                     + factory.getSentinelConfiguration().getSentinels();
         }
         return factory.getHostName() + ":" + factory.getPort();
-    }
-
-    /** What went wrong at the bottom of {@code e}, in the user's terms where Lettuce's are obscure. */
-    static String rootMessage(Throwable e) {
-        Throwable t = e;
-        while (true) {
-            if (t instanceof RedisProtocolException) {
-                // Lettuce says "Invalid first byte: 60 (<) at buffer index 1 decoding using null": the reply was not
-                // RESP.
-                return "the server there does not speak the Redis protocol (it answered something else, such as HTTP):"
-                        + " another service listens on that host and port";
-            }
-            if (t.getCause() == null || t.getCause() == t) {
-                break;
-            }
-            t = t.getCause();
-        }
-        return t.getMessage() != null ? t.getMessage() : t.toString();
     }
 
     /** Makes sure advisors are applied even when Spring Boot's AOP auto-configuration is switched off. */

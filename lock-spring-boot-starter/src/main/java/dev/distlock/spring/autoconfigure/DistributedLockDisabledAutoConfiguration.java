@@ -36,7 +36,7 @@ public class DistributedLockDisabledAutoConfiguration {
     @ConditionalOnMissingBean
     LockTemplate distributedLockTemplate(DistributedLockProperties properties, Environment environment) {
         // The same start-up check of distlock.lease-time as with locks on, so switching them back on cannot fail late.
-        Duration lease = DistributedLockAutoConfiguration.checkedLease(properties.getLeaseTime(), environment);
+        Duration lease = LockClientSettings.checkedLease(properties.getLeaseTime(), environment);
         // redlockConfigured: a template asking for RedLock runs unlocked like any other, as the annotation does.
         return new LockTemplate(LockExecutor.unlocked(), lease, true);
     }

@@ -31,9 +31,12 @@ public class DistributedLockLocalAutoConfiguration {
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean(LockSource.class)
     LocalLocks distributedLockSource(
-            DistributedLockProperties properties, ObjectProvider<LockListener> listeners, Environment environment) {
+            DistributedLockProperties properties,
+            ObjectProvider<LockListener> listeners,
+            ObjectProvider<LockClientOptionsCustomizer> customizers,
+            Environment environment) {
         // Built and checked as for the Redis client, so a property that fails start-up in Redis mode fails it here too.
-        LockClientOptions options = DistributedLockAutoConfiguration.options(properties, listeners, environment);
+        LockClientOptions options = LockClientSettings.options(properties, listeners, customizers, environment);
         log.warn(
                 "distlock.mode=local: @DistributedLock and LockTemplate lock within this JVM only, NOT distributed; other"
                         + " instances of this application do not exclude each other, and the starter creates no LockClient (it is"

@@ -62,7 +62,7 @@ final class SeparateRedisClient implements DisposableBean {
                 case STANDALONE -> RedisClient.create(standaloneUri());
             };
             configure(client);
-            return DistributedLockAutoConfiguration.connect(client, options);
+            return LockClientSettings.connect(client, options);
         } catch (RuntimeException e) {
             destroy();
             if (e instanceof DistributedLockConfigurationException propertyError) {
@@ -72,7 +72,7 @@ final class SeparateRedisClient implements DisposableBean {
                     "Distributed locks could not open their own Lettuce connection to " + target
                             + " beside the application's "
                             + applicationFactory.getClass().getSimpleName() + ": "
-                            + DistributedLockAutoConfiguration.rootMessage(e),
+                            + LockClientSettings.rootMessage(e),
                     "Check spring.data.redis.* (url or host/port, sentinel.*, cluster.*, username/password, ssl): the locks connect with them,"
                             + " whatever client the application uses",
                     e);
