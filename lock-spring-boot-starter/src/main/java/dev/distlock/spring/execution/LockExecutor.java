@@ -1,17 +1,13 @@
 package dev.distlock.spring.execution;
 
 import dev.distlock.core.LockAcquisitionException;
-import dev.distlock.core.LockException;
 import dev.distlock.core.LockHandle;
-import dev.distlock.core.LockLeaseExpiredException;
 import dev.distlock.core.LockNameException;
 import dev.distlock.core.LockUnavailableException;
 import dev.distlock.core.RedisLock;
-import dev.distlock.core.RedisMultiLock;
 import dev.distlock.spring.LockContext;
 import dev.distlock.spring.metrics.LockInstrumentation;
 import dev.distlock.spring.metrics.LockMetrics;
-import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CancellationException;
@@ -90,61 +86,9 @@ public final class LockExecutor {
             return work.call();
         }
         RedisLock lock = lockFor(request);
-        String key = keyOf(lock, request);
-        return execute(request, work, whenBusy, lock, key);
-    }
-
-    private <T> T execute(LockRequest request, LockedCall<T> work, Supplier<T> whenBusy, RedisLock lock, String key)
-            throws Throwable {
-        LockInstrumentation.Acquisition acquisition =
-                instrumentation.get().acquiring(request.label(), request.metricType());
-        boolean acquired;
-        try {
-            acquired = acquire(lock, request);
-        } catch (LockUnavailableException e) {
-            acquisition.failed(LockMetrics.UNAVAILABLE, e);
-            throw e;
-        } catch (Exception e) {
-            acquisition.failed(LockMetrics.ERROR, e);
-            throw e;
-        }
-        if (!acquired) {
-            acquisition.failed(LockMetrics.TIMEOUT, null);
-            if (whenBusy != null) {
-                return whenBusy.get();
-            }
-            throw busy(request, key);
-        }
-        LockInstrumentation.Holding holding;
-        try {
-            holding = acquisition.acquired();
-        } catch (RuntimeException | Error e) {
-            // an observation handler of the application failed: the lock must not stay taken by nobody
-            giveBackAfter(e, () -> lock.unlock(Duration.ZERO));
-            throw e;
-        }
-        Map<String, Long> tokens;
-        try {
-            tokens = lock instanceof RedisMultiLock multi
-                    ? multi.fencingTokens()
-                    : Map.of(key, lock.currentFencingToken());
-        } catch (RuntimeException e) { // the hold was lost already: give it back, say so
-            release(lock, request, e, holding);
-            throw e;
-        }
-        Throwable failure = null;
-        long listed = holds.add(request, tokens, lock);
-        LockContext.enter(tokens);
-        try {
-            return work.call();
-        } catch (Throwable t) {
-            failure = t;
-            throw t;
-        } finally {
-            LockContext.exit();
-            holds.remove(listed);
-            release(lock, request, failure, holding);
-        }
+        String key = LockErrors.keyOf(lock, request);
+        return new BlockingCall(instrumentation.get(), holds, throwOnLeaseLost, interruptOnLeaseLost)
+                .run(request, work, whenBusy, lock, key);
     }
 
     /**
@@ -166,7 +110,7 @@ public final class LockExecutor {
 
     /** The exception of an async call whose lock stayed busy for the whole wait, as the blocking path throws it. */
     public LockAcquisitionException busy(LockRequest request) {
-        return busy(
+        return LockErrors.busy(
                 request,
                 request.multi()
                         ? String.join(", ", request.keys().stream().sorted().toList())
@@ -194,7 +138,7 @@ public final class LockExecutor {
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
-        String key = keyOf(lock, request);
+        String key = LockErrors.keyOf(lock, request);
         LockInstrumentation.Acquisition acquisition =
                 instrumentation.get().acquiring(request.label(), request.metricType());
         CompletableFuture<Optional<LockHandle>> waiting;
@@ -215,7 +159,7 @@ public final class LockExecutor {
                 Throwable cause =
                         error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
                 RuntimeException failure =
-                        cause instanceof CancellationException c ? c : inContext(lock, request, cause);
+                        cause instanceof CancellationException c ? c : LockErrors.inContext(lock, request, cause);
                 failedAsync(
                         acquisition,
                         cause instanceof CancellationException
@@ -235,7 +179,7 @@ public final class LockExecutor {
                     holding = acquisition.acquiredAsync();
                 } catch (RuntimeException | Error e) {
                     // an observation handler of the application failed: give the lock back, fail the call
-                    giveBackAfter(e, () -> handle.get().unlockAsync());
+                    LockErrors.giveBackAfter(e, () -> handle.get().unlockAsync());
                     result.completeExceptionally(e);
                     return;
                 }
@@ -257,21 +201,6 @@ public final class LockExecutor {
         return result;
     }
 
-    private static String keyOf(RedisLock lock, LockRequest request) {
-        return lock instanceof RedisMultiLock multi
-                ? String.join(", ", multi.keys())
-                : request.keys().get(0);
-    }
-
-    private static LockAcquisitionException busy(LockRequest request, String key) {
-        return new LockAcquisitionException(
-                key,
-                request.waitTime(),
-                "Lock '" + key + "' for " + request.caller() + " is held elsewhere and was not released within "
-                        + request.waitTime().toMillis() + " ms",
-                null);
-    }
-
     /** The core rejects bad names (too long, control characters); say which caller produced one and what to change. */
     private RedisLock lockFor(LockRequest request) {
         try {
@@ -283,87 +212,8 @@ public final class LockExecutor {
             String advice = e instanceof LockNameException name && name.problem() == LockNameException.Problem.TOO_LONG
                     ? "; shorten the key or raise distlock.max-key-length"
                     : "";
-            throw new IllegalArgumentException(describe(request) + " cannot lock: " + e.getMessage() + advice, e);
-        }
-    }
-
-    private static String describe(LockRequest request) {
-        return request.caller().startsWith("LockTemplate")
-                ? request.caller()
-                : "@DistributedLock on " + request.caller();
-    }
-
-    private static boolean acquire(RedisLock lock, LockRequest request) {
-        try {
-            return lock.tryLock(request.waitTime(), request.leaseTime());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new LockAcquisitionException(
-                    lock.getKey(),
-                    request.waitTime(),
-                    "Interrupted while waiting for lock '" + lock.getKey() + "' for " + request.caller(),
-                    e);
-        } catch (LockException e) {
-            throw inContext(lock, request, e);
-        }
-    }
-
-    /** The core's acquisition failure, saying which caller waited for which lock. */
-    private static RuntimeException inContext(RedisLock lock, LockRequest request, Throwable e) {
-        if (e instanceof LockUnavailableException) {
-            // Not "busy": nobody knows who holds the lock. A distinct type, so callers can answer 503 rather than 409.
-            return new LockUnavailableException(
-                    "Redis did not answer while " + request.caller() + " waited up to "
-                            + request.waitTime().toMillis() + " ms for lock '" + lock.getKey() + "': " + e.getMessage(),
-                    e);
-        }
-        if (e instanceof LockException) {
-            return new LockException(
-                    "Redis failed while acquiring lock '" + lock.getKey() + "' for " + request.caller() + ": "
-                            + e.getMessage(),
-                    e);
-        }
-        return e instanceof RuntimeException r
-                ? r
-                : new IllegalStateException(
-                        "Acquiring lock '" + lock.getKey() + "' for " + request.caller() + " failed: " + e, e);
-    }
-
-    /** Releases after the work; a failure to release never hides the work's own exception. */
-    private void release(RedisLock lock, LockRequest request, Throwable failure, LockInstrumentation.Holding holding) {
-        LockLeaseExpiredException lost = null;
-        try {
-            lock.unlock(request.holdAtLeast());
-        } catch (LockLeaseExpiredException e) {
-            lost = e;
-            if (interruptOnLeaseLost) {
-                Thread.interrupted(); // the interrupt was ours, to stop the work: do not leak it to the caller's thread
-            }
-            if (failure != null) {
-                failure.addSuppressed(e);
-            } else if (throwOnLeaseLost) {
-                throw e;
-            }
-            // else: reported already (WARN, distributed.lock.lost, listeners); the caller gets the result
-        } catch (LockUnavailableException e) {
-            // The work is done and mutual exclusion held: the release is retried in the background and the
-            // lock frees itself with its lease at the latest. Failing a finished call for that would mislead the
-            // caller.
-            log.warn(
-                    "Could not confirm the release of lock '{}' after {}: {}",
-                    lock.getKey(),
-                    request.caller(),
-                    e.getMessage());
-            if (failure != null) {
-                failure.addSuppressed(e);
-            }
-        } catch (RuntimeException e) {
-            if (failure == null) {
-                throw e;
-            }
-            failure.addSuppressed(e);
-        } finally {
-            holding.released(lost);
+            throw new IllegalArgumentException(
+                    LockErrors.describe(request) + " cannot lock: " + e.getMessage() + advice, e);
         }
     }
 
@@ -382,15 +232,6 @@ public final class LockExecutor {
             } else {
                 log.warn("Observation of lock '{}' failed as its wait ended: {}", lock.getKey(), e.toString());
             }
-        }
-    }
-
-    /** Runs {@code giveBack} after {@code failure}, which keeps a failure of the give-back as suppressed. */
-    private static void giveBackAfter(Throwable failure, Runnable giveBack) {
-        try {
-            giveBack.run();
-        } catch (RuntimeException e) {
-            failure.addSuppressed(e);
         }
     }
 }

@@ -8,7 +8,8 @@ import org.aopalliance.intercept.MethodInvocation;
 
 /**
  * The front of the three call styles: runs one locked call the way its method hands back its result.
- * A value: blocking, the lock held while the method runs ({@link LockExecutor#execute}). A
+ * A value: blocking, the lock held while the method runs ({@link BlockingCall}, through
+ * {@link LockExecutor#execute}). A
  * {@code CompletionStage}: the lock held until the stage completes ({@link StageCall}). A {@code Mono},
  * {@code Flux}, Kotlin {@code suspend} function or {@code Flow}: per subscription ({@link ReactiveCall},
  * loaded only for those, so applications without Reactor never load it). Infrastructure, not API.
