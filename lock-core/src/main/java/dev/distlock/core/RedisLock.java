@@ -41,9 +41,10 @@ public interface RedisLock extends Lock {
     Duration MIN_LEASE = Duration.ofMillis(10);
 
     /**
-     * The longest lease, wait or hold-at-least a lock accepts: 365 days. Longer is almost surely a
-     * mistake (a lock held for ever by a crashed process) and overflows the millisecond arithmetic of
-     * Redis and the JVM; wait for ever with {@link #lock()}.
+     * The longest lease or hold-at-least a lock accepts, and the longest finite wait: 365 days. A longer
+     * lease is almost surely a mistake (a lock held for ever by a crashed process) and overflows the
+     * millisecond arithmetic of Redis and the JVM. A longer wait (such as
+     * {@code Duration.ofSeconds(Long.MAX_VALUE)}) waits for ever, as {@code java.util.concurrent} locks do.
      */
     Duration MAX_DURATION = Duration.ofDays(365);
 
@@ -63,18 +64,19 @@ public interface RedisLock extends Lock {
     boolean tryLock();
 
     /**
-     * Waits up to {@code waitTime} for the lock, holding it with the watchdog lease.
+     * Waits up to {@code waitTime} for the lock, holding it with the watchdog lease; a wait over 365 days
+     * waits for ever.
      *
-     * @throws IllegalArgumentException when {@code waitTime} is negative or over 365 days
+     * @throws IllegalArgumentException when {@code waitTime} is negative
      * @throws LockUnavailableException when Redis did not answer within the wait time (plus at most 200 ms)
      */
     boolean tryLock(Duration waitTime) throws InterruptedException;
 
     /**
      * Waits up to {@code waitTime} for the lock and holds it for {@code lease} with no renewal;
-     * a {@code null} lease means the watchdog lease.
+     * a {@code null} lease means the watchdog lease. A wait over 365 days waits for ever.
      *
-     * @throws IllegalArgumentException when the wait is negative, the lease under 10 ms, or either over 365 days
+     * @throws IllegalArgumentException when the wait is negative, or the lease under 10 ms or over 365 days
      * @throws LockUnavailableException when Redis did not answer within the wait time (plus at most 200 ms)
      */
     boolean tryLock(Duration waitTime, @Nullable Duration lease) throws InterruptedException;
@@ -82,7 +84,7 @@ public interface RedisLock extends Lock {
     /**
      * {@inheritDoc} A non-positive time means a single attempt, as the {@link Lock} contract says; a
      * time over 365 days (such as {@code Long.MAX_VALUE}) waits for ever, as {@code java.util.concurrent}
-     * locks do. The {@link Duration} variants refuse waits over 365 days instead.
+     * locks do, and as the {@link Duration} variants do.
      */
     @Override
     boolean tryLock(long time, TimeUnit unit) throws InterruptedException;
@@ -158,17 +160,18 @@ public interface RedisLock extends Lock {
 
     /**
      * Waits up to {@code waitTime} for the lock without blocking a thread; the stage completes with the
-     * handle, or empty when the wait ran out. Cancelling it while it waits gives everything up in Redis.
+     * handle, or empty when the wait ran out. Cancelling it while it waits gives everything up in Redis. A
+     * wait over 365 days waits for ever.
      *
-     * @throws IllegalArgumentException when {@code waitTime} is negative or over 365 days (before Redis is touched)
+     * @throws IllegalArgumentException when {@code waitTime} is negative (before Redis is touched)
      */
     CompletionStage<Optional<LockHandle>> tryLockAsync(Duration waitTime);
 
     /**
      * As {@link #tryLockAsync(Duration)}, holding the lock for {@code lease} with no renewal; a
-     * {@code null} lease means the watchdog lease.
+     * {@code null} lease means the watchdog lease. A wait over 365 days waits for ever.
      *
-     * @throws IllegalArgumentException when the wait is negative, the lease under 10 ms, or either over 365 days
+     * @throws IllegalArgumentException when the wait is negative, or the lease under 10 ms or over 365 days
      */
     CompletionStage<Optional<LockHandle>> tryLockAsync(Duration waitTime, @Nullable Duration lease);
 

@@ -14,6 +14,7 @@ import dev.distlock.core.internal.redis.LockKeys;
 import dev.distlock.core.internal.redis.RedisCalls;
 import dev.distlock.core.internal.redis.RedisConnections;
 import dev.distlock.core.internal.redis.WakeupHub;
+import dev.distlock.core.internal.support.Durations;
 import dev.distlock.core.internal.support.Events;
 import java.time.Duration;
 import java.util.List;
@@ -32,8 +33,6 @@ import org.jspecify.annotations.Nullable;
  * Owners are plain strings, so thread-bound locks and (later) handle-bound async holds share it.
  */
 public final class LockEngine implements AutoCloseable {
-
-    private static final Duration FOREVER = Duration.ofDays(365L * 100);
 
     public final String clientId = UUID.randomUUID().toString();
     private final RedisConnections redis;
@@ -111,8 +110,7 @@ public final class LockEngine implements AutoCloseable {
                 Lease.of(want.lease(), keeper.watchdogLeaseMs()),
                 interruptible,
                 start);
-        long deadline =
-                wait == null || wait.compareTo(FOREVER) >= 0 ? start + Long.MAX_VALUE / 2 : start + wait.toNanos();
+        long deadline = Durations.deadline(start, wait);
         try {
             if (calls.isClosed()) {
                 throw calls.closedException();
@@ -196,8 +194,7 @@ public final class LockEngine implements AutoCloseable {
         if (calls.isClosed()) {
             return CompletableFuture.failedFuture(calls.closedException());
         }
-        long deadline =
-                wait == null || wait.compareTo(FOREVER) >= 0 ? start + Long.MAX_VALUE / 2 : start + wait.toNanos();
+        long deadline = Durations.deadline(start, wait);
         return acquirer.acquireAsync(request, deadline);
     }
 

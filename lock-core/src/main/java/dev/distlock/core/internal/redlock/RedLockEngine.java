@@ -15,6 +15,7 @@ import dev.distlock.core.internal.lock.HoldAtLeast;
 import dev.distlock.core.internal.lock.LockPort;
 import dev.distlock.core.internal.redis.LockKeys;
 import dev.distlock.core.internal.redis.RedisCalls;
+import dev.distlock.core.internal.support.Durations;
 import dev.distlock.core.internal.support.Events;
 import java.time.Duration;
 import java.util.List;
@@ -37,8 +38,6 @@ import org.jspecify.annotations.Nullable;
  * and {@link Events} a single Redis uses; the nodes are reached through {@link RedisNode} only.
  */
 public final class RedLockEngine implements AutoCloseable {
-
-    private static final Duration FOREVER = Duration.ofDays(365L * 100);
 
     public final String clientId = UUID.randomUUID().toString();
     private final RedLockQuorum nodes;
@@ -159,8 +158,7 @@ public final class RedLockEngine implements AutoCloseable {
         Duration explicitLease = want.lease();
         boolean interruptible = want.interruptible();
         long start = System.nanoTime();
-        long deadline =
-                wait == null || wait.compareTo(FOREVER) >= 0 ? start + Long.MAX_VALUE / 2 : start + wait.toNanos();
+        long deadline = Durations.deadline(start, wait);
         Lease lease = Lease.of(explicitLease, keeper.watchdogLeaseMs());
         boolean interrupted = false;
         try {
@@ -325,8 +323,7 @@ public final class RedLockEngine implements AutoCloseable {
     CompletableFuture<@Nullable RedLockHold> acquireAsync(
             LockInfo info, List<LockKeys> keys, @Nullable Duration wait, @Nullable Duration explicitLease) {
         long start = System.nanoTime();
-        long deadline =
-                wait == null || wait.compareTo(FOREVER) >= 0 ? start + Long.MAX_VALUE / 2 : start + wait.toNanos();
+        long deadline = Durations.deadline(start, wait);
         Lease lease = Lease.of(explicitLease, keeper.watchdogLeaseMs());
         String owner = clientId + ":h" + requests.incrementAndGet();
         CompletableFuture<@Nullable RedLockHold> result = new CompletableFuture<>();
