@@ -20,6 +20,14 @@ import org.jspecify.annotations.Nullable;
  * the lease runs out, and a later {@link #unlock()} reports that with a
  * {@link LockLeaseExpiredException}.
  *
+ * <p>A hold with a fixed lease is not looked at in Redis while it is held (the watchdog only visits
+ * watchdog leases, one call per hold). If its key disappears early, because Redis evicted it under
+ * memory pressure or an operator force-unlocked it, the holder learns it only at {@link #unlock()},
+ * up to its whole lease later, while another owner may have held the lock. A watchdog hold learns it
+ * at its next renewal, within a third of the watchdog lease. Run the Redis that holds the locks with
+ * {@code maxmemory-policy noeviction}: every lock key has a TTL, so the {@code volatile-*} policies
+ * evict locks too; the client logs a WARN at start-up and after a reconnect when the policy can evict.
+ *
  * <pre>{@code
  * RedisLock lock = client.getLock("order:42");
  * if (lock.tryLock(Duration.ofSeconds(2))) {
@@ -52,7 +60,8 @@ public interface RedisLock extends Lock {
     String getKey();
 
     /**
-     * Blocks until the lock is acquired, holding it for {@code lease} with no renewal.
+     * Blocks until the lock is acquired, holding it for {@code lease} with no renewal (nor any check
+     * in Redis while held: a key evicted or force-unlocked early shows only at {@link #unlock()}).
      *
      * @throws NullPointerException when {@code lease} is null ({@link #lock()} is the watchdog's)
      * @throws IllegalArgumentException when {@code lease} is under 10 ms or over 365 days

@@ -10,6 +10,7 @@ import dev.distlock.core.LockUnavailableException;
 import dev.distlock.core.internal.lease.Lease;
 import dev.distlock.core.internal.lease.LeaseKeeper;
 import dev.distlock.core.internal.lock.LockPort;
+import dev.distlock.core.internal.redis.EvictionPolicyCheck;
 import dev.distlock.core.internal.redis.LockKeys;
 import dev.distlock.core.internal.redis.RedisCalls;
 import dev.distlock.core.internal.redis.RedisConnections;
@@ -46,6 +47,7 @@ public final class LockEngine implements AutoCloseable {
     private final LeaseKeeper<Hold> keeper;
     private final Acquirer acquirer;
     private final Releaser releaser;
+    private final EvictionPolicyCheck evictionCheck;
     /** Numbers the handles of this client: each is an owner of its own. */
     private final AtomicLong handles = new AtomicLong();
 
@@ -77,6 +79,8 @@ public final class LockEngine implements AutoCloseable {
                 });
         this.acquirer = new Acquirer(node, calls, hub, holds, keeper, events, options, timers, handOffs);
         this.releaser = new Releaser(node, calls, holds, keeper, events, options);
+        this.evictionCheck =
+                EvictionPolicyCheck.start(redis, options.operationTimeout().toNanos());
     }
 
     LockKeys keys(String name) {
@@ -278,6 +282,7 @@ public final class LockEngine implements AutoCloseable {
      */
     @Override
     public void close() {
+        evictionCheck.close();
         calls.close();
         holds.close();
         hub.wakeAll();
