@@ -28,6 +28,19 @@ import org.jspecify.annotations.Nullable;
  * {@code maxmemory-policy noeviction}: every lock key has a TTL, so the {@code volatile-*} policies
  * evict locks too; the client logs a WARN at start-up and after a reconnect when the policy can evict.
  *
+ * <p>A wait rides out what is shorter than the caller's patience: a call to Redis that goes
+ * unanswered inside {@code tryLock(wait)} (a stalled or dropped connection, a paused or restarting
+ * server, a failover or a Cluster slot migration) is sent again, under the same grant id, until the
+ * wait's deadline; every script is idempotent, so a call that Redis ran although its reply was lost
+ * is the same grant when sent again. The caller gets the lock if it becomes free in time,
+ * {@code false} (an empty handle, async) if it does not, and a {@link LockUnavailableException} only
+ * when Redis left the last call of the wait unanswered up to the deadline. A {@code tryLock(wait)}
+ * returns at most {@code wait} plus 200 ms (the least time one call to Redis is given) after it was
+ * called, well within {@code wait} plus one
+ * {@link LockClientOptions#operationTimeout() operation timeout}. {@link #lock()}, which has no wait
+ * of its own, still fails after one operation timeout of silence; it rides out only refusals for now
+ * (TRYAGAIN, LOADING, a failover).
+ *
  * <pre>{@code
  * RedisLock lock = client.getLock("order:42");
  * if (lock.tryLock(Duration.ofSeconds(2))) {
@@ -77,7 +90,8 @@ public interface RedisLock extends Lock {
      * waits for ever.
      *
      * @throws IllegalArgumentException when {@code waitTime} is negative
-     * @throws LockUnavailableException when Redis did not answer within the wait time (plus at most 200 ms)
+     * @throws LockUnavailableException when Redis left the wait's last call unanswered up to the end of the wait
+     *         (returning at most 200 ms after it); shorter outages are ridden out
      */
     boolean tryLock(Duration waitTime) throws InterruptedException;
 
@@ -86,7 +100,8 @@ public interface RedisLock extends Lock {
      * a {@code null} lease means the watchdog lease. A wait over 365 days waits for ever.
      *
      * @throws IllegalArgumentException when the wait is negative, or the lease under 10 ms or over 365 days
-     * @throws LockUnavailableException when Redis did not answer within the wait time (plus at most 200 ms)
+     * @throws LockUnavailableException when Redis left the wait's last call unanswered up to the end of the wait
+     *         (returning at most 200 ms after it); shorter outages are ridden out
      */
     boolean tryLock(Duration waitTime, @Nullable Duration lease) throws InterruptedException;
 

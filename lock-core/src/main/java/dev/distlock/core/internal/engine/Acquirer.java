@@ -145,11 +145,7 @@ final class Acquirer {
                 grant = attempt(request, args, deadline);
             }
         } catch (LockUnavailableException e) {
-            if (args.held() == 0) {
-                // Redis may have granted the lock and the reply been lost: give that grant back, whenever Redis
-                // answers.
-                giveBack(request, args.grantId());
-            }
+            giveBackUnheld(request, args);
             throw e;
         } finally {
             withdrawOffer(slot);
@@ -267,17 +263,14 @@ final class Acquirer {
 
     /**
      * One script run, bounded by the caller's deadline (at least {@link RedisCalls#MIN_STEP_NANOS}) and
-     * by the operation timeout; a refusal for now (TRYAGAIN while the slot migrates, a failover) is
-     * ridden out for the caller's whole wait.
+     * by the operation timeout; silence and refusals for now are ridden out as {@link RideOut} says.
      */
-    private Grant attempt(AcquireRequest request, ScriptArgs.Acquire args, long deadline) {
+    private Grant attempt(AcquireRequest request, ScriptArgs.Acquire args, long deadline) throws InterruptedException {
         while (true) {
             try {
                 return attemptOnce(request, args, deadline);
             } catch (LockUnavailableException e) {
-                if (!RedisCalls.refusedForNow(e.getCause()) || deadline - System.nanoTime() <= 0) {
-                    throw e;
-                }
+                RideOut.orThrow(e, request, deadline, () -> giveBackUnheld(request, args));
             }
         }
     }
@@ -543,6 +536,13 @@ final class Acquirer {
     /** Gives back in Redis a grant handed on to a caller that no longer wants it. */
     void giveBack(LocalGates.Baton baton) {
         node.giveBack(baton.kind(), baton.keys(), baton.redisOwner(), baton.grantId(), baton.validUntilNanos());
+    }
+
+    /** Redis may have granted a new hold and its reply been lost: give that grant back, whenever Redis answers. */
+    private void giveBackUnheld(AcquireRequest request, ScriptArgs.Acquire args) {
+        if (args.held() == 0) {
+            giveBack(request, args.grantId());
+        }
     }
 
     void giveBack(AcquireRequest request, String grantId) {

@@ -8,6 +8,7 @@ import dev.distlock.core.LockLeaseExpiredException;
 import dev.distlock.core.LockListener.AcquireOutcome;
 import dev.distlock.core.LockUnavailableException;
 import dev.distlock.core.internal.engine.RedisNode;
+import dev.distlock.core.internal.engine.RideOut;
 import dev.distlock.core.internal.engine.Want;
 import dev.distlock.core.internal.lease.Lease;
 import dev.distlock.core.internal.lease.LeaseKeeper;
@@ -198,7 +199,7 @@ public final class RedLockEngine implements AutoCloseable {
                     events.acquire(info, AcquireOutcome.ACQUIRED, start);
                     return hold;
                 }
-                if (attempt.answered() < quorum) {
+                if (attempt.answered() < quorum && !RideOut.silenceRiddenOut(start, deadline)) {
                     throw new LockUnavailableException(
                             "RedLock '" + info.key() + "': only " + attempt.answered() + " of " + nodes.size()
                                     + " Redis nodes answered, a majority of " + quorum
@@ -384,7 +385,7 @@ public final class RedLockEngine implements AutoCloseable {
                 if (!r.result().complete(hold)) {
                     releaseAsync(hold); // cancelled meanwhile: nobody would release it
                 }
-            } else if (attempt.answered() < quorum) {
+            } else if (attempt.answered() < quorum && !RideOut.silenceRiddenOut(r.start(), r.deadline())) {
                 r.result()
                         .completeExceptionally(new LockUnavailableException(
                                 "RedLock '" + r.info().key() + "': only "
