@@ -586,10 +586,11 @@ final class Acquirer {
         if (!leaves(request.kind(), waited) || calls.isClosed()) {
             return;
         }
-        // A fair lock may have been granted to the waiter as it gave up: that grant is given back by the same
-        // call, so it is tried until the grant's lease would have ended.
-        long until = System.nanoTime()
-                + (request.kind().leavesWhenGivingUp() ? request.lease().nanos() : calls.operationTimeoutNanos());
+        // Tried until the request's lease would have ended, as a give-back is: a fair lock may have been granted
+        // to the waiter as it gave up (given back by the same call), and a waiting mark left behind (a slot
+        // migration refusing the leave with TRYAGAIN for longer than an operation timeout) keeps reserving the
+        // lock for this client, or holding readers back for a writer, after the slot has settled.
+        long until = System.nanoTime() + request.lease().nanos();
         calls.inBackground(
                 () -> node.gaveUp(request.kind(), request.keys(), request.owner(), args.grantId(), leaveGrantId(args)),
                 until,
