@@ -26,7 +26,8 @@ import org.jspecify.annotations.Nullable;
  * up to its whole lease later, while another owner may have held the lock. A watchdog hold learns it
  * at its next renewal, within a third of the watchdog lease. Run the Redis that holds the locks with
  * {@code maxmemory-policy noeviction}: every lock key has a TTL, so the {@code volatile-*} policies
- * evict locks too; the client logs a WARN at start-up and after a reconnect when the policy can evict.
+ * evict locks too; the client reads the policy at start-up and after each reconnect and logs a WARN
+ * when it can evict (once, until the policy it finds changes).
  *
  * <p>A wait rides out what is shorter than the caller's patience: a call to Redis that goes
  * unanswered inside {@code tryLock(wait)} (a stalled or dropped connection, a paused or restarting
