@@ -106,7 +106,8 @@ public final class LockClientOptions {
     /**
      * How long one lock operation waits for Redis, retries of transient errors included, when the
      * caller gave no bound: a release, a renewal, closing, and each step of a {@code lock()} that
-     * waits for ever. {@code tryLock(wait)} is bounded by its wait instead.
+     * waits for ever. {@code tryLock(wait)} is bounded by its wait instead, and sends a call that went
+     * unanswered again until its wait ends.
      */
     public Duration operationTimeout() {
         return operationTimeout;

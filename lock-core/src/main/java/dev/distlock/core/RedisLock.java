@@ -20,6 +20,28 @@ import org.jspecify.annotations.Nullable;
  * the lease runs out, and a later {@link #unlock()} reports that with a
  * {@link LockLeaseExpiredException}.
  *
+ * <p>A hold with a fixed lease is not looked at in Redis while it is held (the watchdog only visits
+ * watchdog leases, one call per hold). If its key disappears early, because Redis evicted it under
+ * memory pressure or an operator force-unlocked it, the holder learns it only at {@link #unlock()},
+ * up to its whole lease later, while another owner may have held the lock. A watchdog hold learns it
+ * at its next renewal, within a third of the watchdog lease. Run the Redis that holds the locks with
+ * {@code maxmemory-policy noeviction}: every lock key has a TTL, so the {@code volatile-*} policies
+ * evict locks too; the client reads the policy at start-up and after each reconnect and logs a WARN
+ * when it can evict (once, until the policy it finds changes).
+ *
+ * <p>A wait rides out what is shorter than the caller's patience: a call to Redis that goes
+ * unanswered inside {@code tryLock(wait)} (a stalled or dropped connection, a paused or restarting
+ * server, a failover or a Cluster slot migration) is sent again, under the same grant id, until the
+ * wait's deadline; every script is idempotent, so a call that Redis ran although its reply was lost
+ * is the same grant when sent again. The caller gets the lock if it becomes free in time,
+ * {@code false} (an empty handle, async) if it does not, and a {@link LockUnavailableException} only
+ * when Redis left the last call of the wait unanswered up to the deadline. A {@code tryLock(wait)}
+ * returns at most {@code wait} plus 200 ms (the least time one call to Redis is given) after it was
+ * called, well within {@code wait} plus one
+ * {@link LockClientOptions#operationTimeout() operation timeout}. {@link #lock()}, which has no wait
+ * of its own, still fails after one operation timeout of silence; it rides out only refusals for now
+ * (TRYAGAIN, LOADING, a failover).
+ *
  * <pre>{@code
  * RedisLock lock = client.getLock("order:42");
  * if (lock.tryLock(Duration.ofSeconds(2))) {
@@ -41,9 +63,10 @@ public interface RedisLock extends Lock {
     Duration MIN_LEASE = Duration.ofMillis(10);
 
     /**
-     * The longest lease, wait or hold-at-least a lock accepts: 365 days. Longer is almost surely a
-     * mistake (a lock held for ever by a crashed process) and overflows the millisecond arithmetic of
-     * Redis and the JVM; wait for ever with {@link #lock()}.
+     * The longest lease or hold-at-least a lock accepts, and the longest finite wait: 365 days. A longer
+     * lease is almost surely a mistake (a lock held for ever by a crashed process) and overflows the
+     * millisecond arithmetic of Redis and the JVM. A longer wait (such as
+     * {@code Duration.ofSeconds(Long.MAX_VALUE)}) waits for ever, as {@code java.util.concurrent} locks do.
      */
     Duration MAX_DURATION = Duration.ofDays(365);
 
@@ -51,7 +74,8 @@ public interface RedisLock extends Lock {
     String getKey();
 
     /**
-     * Blocks until the lock is acquired, holding it for {@code lease} with no renewal.
+     * Blocks until the lock is acquired, holding it for {@code lease} with no renewal (nor any check
+     * in Redis while held: a key evicted or force-unlocked early shows only at {@link #unlock()}).
      *
      * @throws NullPointerException when {@code lease} is null ({@link #lock()} is the watchdog's)
      * @throws IllegalArgumentException when {@code lease} is under 10 ms or over 365 days
@@ -63,26 +87,29 @@ public interface RedisLock extends Lock {
     boolean tryLock();
 
     /**
-     * Waits up to {@code waitTime} for the lock, holding it with the watchdog lease.
+     * Waits up to {@code waitTime} for the lock, holding it with the watchdog lease; a wait over 365 days
+     * waits for ever.
      *
-     * @throws IllegalArgumentException when {@code waitTime} is negative or over 365 days
-     * @throws LockUnavailableException when Redis did not answer within the wait time (plus at most 200 ms)
+     * @throws IllegalArgumentException when {@code waitTime} is negative
+     * @throws LockUnavailableException when Redis left the wait's last call unanswered up to the end of the wait
+     *         (returning at most 200 ms after it); shorter outages are ridden out
      */
     boolean tryLock(Duration waitTime) throws InterruptedException;
 
     /**
      * Waits up to {@code waitTime} for the lock and holds it for {@code lease} with no renewal;
-     * a {@code null} lease means the watchdog lease.
+     * a {@code null} lease means the watchdog lease. A wait over 365 days waits for ever.
      *
-     * @throws IllegalArgumentException when the wait is negative, the lease under 10 ms, or either over 365 days
-     * @throws LockUnavailableException when Redis did not answer within the wait time (plus at most 200 ms)
+     * @throws IllegalArgumentException when the wait is negative, or the lease under 10 ms or over 365 days
+     * @throws LockUnavailableException when Redis left the wait's last call unanswered up to the end of the wait
+     *         (returning at most 200 ms after it); shorter outages are ridden out
      */
     boolean tryLock(Duration waitTime, @Nullable Duration lease) throws InterruptedException;
 
     /**
      * {@inheritDoc} A non-positive time means a single attempt, as the {@link Lock} contract says; a
      * time over 365 days (such as {@code Long.MAX_VALUE}) waits for ever, as {@code java.util.concurrent}
-     * locks do. The {@link Duration} variants refuse waits over 365 days instead.
+     * locks do, and as the {@link Duration} variants do.
      */
     @Override
     boolean tryLock(long time, TimeUnit unit) throws InterruptedException;
@@ -158,17 +185,18 @@ public interface RedisLock extends Lock {
 
     /**
      * Waits up to {@code waitTime} for the lock without blocking a thread; the stage completes with the
-     * handle, or empty when the wait ran out. Cancelling it while it waits gives everything up in Redis.
+     * handle, or empty when the wait ran out. Cancelling it while it waits gives everything up in Redis. A
+     * wait over 365 days waits for ever.
      *
-     * @throws IllegalArgumentException when {@code waitTime} is negative or over 365 days (before Redis is touched)
+     * @throws IllegalArgumentException when {@code waitTime} is negative (before Redis is touched)
      */
     CompletionStage<Optional<LockHandle>> tryLockAsync(Duration waitTime);
 
     /**
      * As {@link #tryLockAsync(Duration)}, holding the lock for {@code lease} with no renewal; a
-     * {@code null} lease means the watchdog lease.
+     * {@code null} lease means the watchdog lease. A wait over 365 days waits for ever.
      *
-     * @throws IllegalArgumentException when the wait is negative, the lease under 10 ms, or either over 365 days
+     * @throws IllegalArgumentException when the wait is negative, or the lease under 10 ms or over 365 days
      */
     CompletionStage<Optional<LockHandle>> tryLockAsync(Duration waitTime, @Nullable Duration lease);
 

@@ -145,11 +145,7 @@ final class Acquirer {
                 grant = attempt(request, args, deadline);
             }
         } catch (LockUnavailableException e) {
-            if (args.held() == 0) {
-                // Redis may have granted the lock and the reply been lost: give that grant back, whenever Redis
-                // answers.
-                giveBack(request, args.grantId());
-            }
+            giveBackUnheld(request, args);
             throw e;
         } finally {
             withdrawOffer(slot);
@@ -267,17 +263,14 @@ final class Acquirer {
 
     /**
      * One script run, bounded by the caller's deadline (at least {@link RedisCalls#MIN_STEP_NANOS}) and
-     * by the operation timeout; a refusal for now (TRYAGAIN while the slot migrates, a failover) is
-     * ridden out for the caller's whole wait.
+     * by the operation timeout; silence and refusals for now are ridden out as {@link RideOut} says.
      */
-    private Grant attempt(AcquireRequest request, ScriptArgs.Acquire args, long deadline) {
+    private Grant attempt(AcquireRequest request, ScriptArgs.Acquire args, long deadline) throws InterruptedException {
         while (true) {
             try {
                 return attemptOnce(request, args, deadline);
             } catch (LockUnavailableException e) {
-                if (!RedisCalls.refusedForNow(e.getCause()) || deadline - System.nanoTime() <= 0) {
-                    throw e;
-                }
+                RideOut.orThrow(e, request, deadline, () -> giveBackUnheld(request, args));
             }
         }
     }
@@ -545,6 +538,13 @@ final class Acquirer {
         node.giveBack(baton.kind(), baton.keys(), baton.redisOwner(), baton.grantId(), baton.validUntilNanos());
     }
 
+    /** Redis may have granted a new hold and its reply been lost: give that grant back, whenever Redis answers. */
+    private void giveBackUnheld(AcquireRequest request, ScriptArgs.Acquire args) {
+        if (args.held() == 0) {
+            giveBack(request, args.grantId());
+        }
+    }
+
     void giveBack(AcquireRequest request, String grantId) {
         node.giveBack(
                 request.kind(),
@@ -586,10 +586,11 @@ final class Acquirer {
         if (!leaves(request.kind(), waited) || calls.isClosed()) {
             return;
         }
-        // A fair lock may have been granted to the waiter as it gave up: that grant is given back by the same
-        // call, so it is tried until the grant's lease would have ended.
-        long until = System.nanoTime()
-                + (request.kind().leavesWhenGivingUp() ? request.lease().nanos() : calls.operationTimeoutNanos());
+        // Tried until the request's lease would have ended, as a give-back is: a fair lock may have been granted
+        // to the waiter as it gave up (given back by the same call), and a waiting mark left behind (a slot
+        // migration refusing the leave with TRYAGAIN for longer than an operation timeout) keeps reserving the
+        // lock for this client, or holding readers back for a writer, after the slot has settled.
+        long until = System.nanoTime() + request.lease().nanos();
         calls.inBackground(
                 () -> node.gaveUp(request.kind(), request.keys(), request.owner(), args.grantId(), leaveGrantId(args)),
                 until,

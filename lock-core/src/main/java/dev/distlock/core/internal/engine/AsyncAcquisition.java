@@ -1,6 +1,5 @@
 package dev.distlock.core.internal.engine;
 
-import dev.distlock.core.LockUnavailableException;
 import dev.distlock.core.internal.redis.RedisCalls;
 import dev.distlock.core.internal.redis.WakeupHub.WaitChannel;
 import java.util.List;
@@ -213,10 +212,8 @@ final class AsyncAcquisition {
         }
         reply.whenComplete((r, error) -> {
             Throwable cause = error == null ? null : RedisCalls.unwrap(error);
-            if (cause instanceof LockUnavailableException
-                    && RedisCalls.refusedForNow(cause.getCause())
-                    && deadline - System.nanoTime() > 0) {
-                attempt(); // Redis refuses only for now (a slot migrating, a failover): ride it out within the wait
+            if (RideOut.sendAgain(cause, request.startNanos(), deadline)) {
+                attempt(); // Redis silent or refusing only for now: ride it out within the wait
             } else if (error != null) {
                 result.completeExceptionally(RedisCalls.asLockException(error));
             } else {

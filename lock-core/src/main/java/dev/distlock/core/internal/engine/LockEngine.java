@@ -10,10 +10,12 @@ import dev.distlock.core.LockUnavailableException;
 import dev.distlock.core.internal.lease.Lease;
 import dev.distlock.core.internal.lease.LeaseKeeper;
 import dev.distlock.core.internal.lock.LockPort;
+import dev.distlock.core.internal.redis.EvictionPolicyCheck;
 import dev.distlock.core.internal.redis.LockKeys;
 import dev.distlock.core.internal.redis.RedisCalls;
 import dev.distlock.core.internal.redis.RedisConnections;
 import dev.distlock.core.internal.redis.WakeupHub;
+import dev.distlock.core.internal.support.Durations;
 import dev.distlock.core.internal.support.Events;
 import java.time.Duration;
 import java.util.List;
@@ -33,8 +35,6 @@ import org.jspecify.annotations.Nullable;
  */
 public final class LockEngine implements AutoCloseable {
 
-    private static final Duration FOREVER = Duration.ofDays(365L * 100);
-
     public final String clientId = UUID.randomUUID().toString();
     private final RedisConnections redis;
     private final WakeupHub hub;
@@ -50,6 +50,7 @@ public final class LockEngine implements AutoCloseable {
     private final LeaseKeeper<Hold> keeper;
     private final Acquirer acquirer;
     private final Releaser releaser;
+    private final EvictionPolicyCheck evictionCheck;
     /** Numbers the handles of this client: each is an owner of its own. */
     private final AtomicLong handles = new AtomicLong();
 
@@ -82,6 +83,8 @@ public final class LockEngine implements AutoCloseable {
                 });
         this.acquirer = new Acquirer(node, calls, hub, holds, keeper, events, options, timers, handOffs);
         this.releaser = new Releaser(node, calls, holds, keeper, events, options);
+        this.evictionCheck =
+                EvictionPolicyCheck.start(redis, options.operationTimeout().toNanos());
     }
 
     LockKeys keys(String name) {
@@ -115,8 +118,7 @@ public final class LockEngine implements AutoCloseable {
                 Lease.of(want.lease(), keeper.watchdogLeaseMs()),
                 interruptible,
                 start);
-        long deadline =
-                wait == null || wait.compareTo(FOREVER) >= 0 ? start + Long.MAX_VALUE / 2 : start + wait.toNanos();
+        long deadline = Durations.deadline(start, wait);
         try {
             if (calls.isClosed()) {
                 throw calls.closedException();
@@ -200,8 +202,7 @@ public final class LockEngine implements AutoCloseable {
         if (calls.isClosed()) {
             return CompletableFuture.failedFuture(calls.closedException());
         }
-        long deadline =
-                wait == null || wait.compareTo(FOREVER) >= 0 ? start + Long.MAX_VALUE / 2 : start + wait.toNanos();
+        long deadline = Durations.deadline(start, wait);
         return acquirer.acquireAsync(request, deadline);
     }
 
@@ -286,6 +287,7 @@ public final class LockEngine implements AutoCloseable {
     @Override
     public void close() {
         stopConnectionEvents.run();
+        evictionCheck.close();
         calls.close();
         holds.close();
         hub.wakeAll();

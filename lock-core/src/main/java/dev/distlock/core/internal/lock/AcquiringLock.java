@@ -57,9 +57,9 @@ abstract class AcquiringLock implements RedisLock {
 
     @Override
     public CompletionStage<Optional<LockHandle>> tryLockAsync(Duration waitTime, @Nullable Duration lease) {
-        Durations.requireWait(waitTime, "waitTime of lock '" + info.key() + "'");
+        Duration wait = Durations.waitOrForever(waitTime, "waitTime of lock '" + info.key() + "'");
         Durations.requireLease(lease, info.key());
-        return acquireAsync(waitTime, lease);
+        return acquireAsync(wait, lease);
     }
 
     @Override
@@ -106,9 +106,9 @@ abstract class AcquiringLock implements RedisLock {
 
     @Override
     public boolean tryLock(Duration waitTime, @Nullable Duration lease) throws InterruptedException {
-        Durations.requireWait(waitTime, "waitTime of lock '" + info.key() + "'");
+        Duration wait = Durations.waitOrForever(waitTime, "waitTime of lock '" + info.key() + "'");
         Durations.requireLease(lease, info.key());
-        return acquire(waitTime, lease, true);
+        return acquire(wait, lease, true);
     }
 
     /**
@@ -117,7 +117,6 @@ abstract class AcquiringLock implements RedisLock {
      */
     @Override
     public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
-        Duration wait = Duration.ofNanos(Math.max(0, unit.toNanos(time)));
-        return wait.compareTo(Durations.MAX_WAIT) > 0 ? acquire(null, null, true) : tryLock(wait, null);
+        return acquire(Durations.waitOrForever(time, unit), null, true);
     }
 }

@@ -108,8 +108,9 @@ public final class MultiLock implements RedisMultiLock {
 
     @Override
     public boolean tryLock(Duration waitTime, @Nullable Duration lease) throws InterruptedException {
-        Durations.requireWait(waitTime, "waitTime of multi-lock '" + name + "'");
-        long deadline = System.nanoTime() + Math.min(waitTime.toNanos(), Long.MAX_VALUE / 4);
+        Duration wait = Durations.waitOrForever(waitTime, "waitTime of multi-lock '" + name + "'");
+        // For ever, each lock is given what is left of a deadline far beyond the limit, so it waits for ever too.
+        long deadline = Durations.deadline(System.nanoTime(), wait);
         List<RedisLock> taken = new ArrayList<>();
         try {
             for (RedisLock lock : locks) {
@@ -129,12 +130,8 @@ public final class MultiLock implements RedisMultiLock {
 
     @Override
     public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
-        Duration wait = Duration.ofNanos(Math.max(0, unit.toNanos(time)));
-        if (wait.compareTo(Durations.MAX_WAIT) > 0) {
-            lockInterruptibly(); // as with java.util.concurrent locks: a wait beyond the limit waits for ever
-            return true;
-        }
-        return tryLock(wait, null);
+        Duration wait = Durations.waitOrForever(time, unit);
+        return tryLock(wait == null ? Durations.MAX_WAIT.plusDays(1) : wait, null); // over the limit: for ever
     }
 
     @Override
@@ -152,9 +149,9 @@ public final class MultiLock implements RedisMultiLock {
 
     @Override
     public CompletionStage<Optional<LockHandle>> tryLockAsync(Duration waitTime, @Nullable Duration lease) {
-        Durations.requireWait(waitTime, "waitTime of multi-lock '" + name + "'");
+        Duration wait = Durations.waitOrForever(waitTime, "waitTime of multi-lock '" + name + "'");
         Durations.requireLease(lease, name);
-        return acquireAllAsync(waitTime, lease);
+        return acquireAllAsync(wait, lease);
     }
 
     /**
@@ -164,7 +161,7 @@ public final class MultiLock implements RedisMultiLock {
      * others.
      */
     private CompletableFuture<Optional<LockHandle>> acquireAllAsync(@Nullable Duration wait, @Nullable Duration lease) {
-        long deadline = wait == null ? 0 : System.nanoTime() + Math.min(wait.toNanos(), Long.MAX_VALUE / 4);
+        long deadline = Durations.deadline(System.nanoTime(), wait);
         List<LockHandle> taken = new ArrayList<>();
         CompletableFuture<Optional<LockHandle>> result = new CompletableFuture<>();
         AtomicReference<CompletableFuture<?>> step = new AtomicReference<>();

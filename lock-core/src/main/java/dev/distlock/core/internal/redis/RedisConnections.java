@@ -2,7 +2,9 @@ package dev.distlock.core.internal.redis;
 
 import dev.distlock.core.LockException;
 import io.lettuce.core.AbstractRedisClient;
+import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisConnectionStateListener;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.async.RedisAsyncCommands;
@@ -13,6 +15,10 @@ import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.event.connection.ConnectionActivatedEvent;
 import io.lettuce.core.event.connection.ReconnectFailedEvent;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+import java.net.SocketAddress;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 import reactor.core.Disposable;
 
@@ -38,7 +44,8 @@ public final class RedisConnections implements AutoCloseable {
     public final StatefulRedisPubSubConnection<String, String> pubSub;
     private final StatefulConnection<String, String> commands;
     private final StatefulConnection<String, String> renewing;
-    private final AbstractRedisClient ownedClient;
+    private final AbstractRedisClient client;
+    private final boolean owned;
 
     private RedisConnections(
             StatefulConnection<String, String> commands,
@@ -48,7 +55,8 @@ public final class RedisConnections implements AutoCloseable {
             RedisKeyAsyncCommands<String, String> keys,
             RedisAsyncCommands<String, String> base,
             StatefulRedisPubSubConnection<String, String> pubSub,
-            AbstractRedisClient ownedClient) {
+            AbstractRedisClient client,
+            boolean owned) {
         this.base = base;
         this.commands = commands;
         this.renewing = renewing;
@@ -56,7 +64,35 @@ public final class RedisConnections implements AutoCloseable {
         this.scripting = scripting;
         this.keys = keys;
         this.pubSub = pubSub;
-        this.ownedClient = ownedClient;
+        this.client = client;
+        this.owned = owned;
+    }
+
+    /**
+     * Runs {@code action} (on a Lettuce I/O thread: it must not block) each time the command connection
+     * connects again after a disconnect; the returned action stops that. Only this client's own command
+     * connection counts, not other connections of a Lettuce client the application shares with it.
+     */
+    public Runnable onReconnected(Runnable action) {
+        RedisConnectionStateListener listener = new RedisConnectionStateListener() {
+            @Override
+            public void onRedisConnected(RedisChannelHandler<?, ?> connection, SocketAddress address) {
+                if (connection == commands) {
+                    action.run();
+                }
+            }
+        };
+        client.addListener(listener);
+        return () -> client.removeListener(listener);
+    }
+
+    /** {@code CONFIG GET parameter}, sent without waiting: of the server, or of every master of a Cluster. */
+    public List<CompletableFuture<Map<String, String>>> configGet(String parameter) {
+        if (commands instanceof StatefulRedisClusterConnection<String, String> cluster) {
+            return List.of(
+                    cluster.async().masters().commands().configGet(parameter).futures());
+        }
+        return List.of(base.configGet(parameter).toCompletableFuture());
     }
 
     /**
@@ -115,7 +151,8 @@ public final class RedisConnections implements AutoCloseable {
                         c.async(),
                         null,
                         cluster.connectPubSub(ExactUtf8Codec.INSTANCE),
-                        owned ? client : null);
+                        client,
+                        owned);
             } catch (RuntimeException e) {
                 closeAll(c, r);
                 throw e;
@@ -134,7 +171,8 @@ public final class RedisConnections implements AutoCloseable {
                     c.async(),
                     c.async(),
                     standalone.connectPubSub(ExactUtf8Codec.INSTANCE),
-                    owned ? client : null);
+                    client,
+                    owned);
         } catch (RuntimeException e) {
             closeAll(c, r);
             throw e;
@@ -171,8 +209,8 @@ public final class RedisConnections implements AutoCloseable {
         pubSub.close();
         renewing.close();
         commands.close();
-        if (ownedClient != null) {
-            ownedClient.shutdown();
+        if (owned) {
+            client.shutdown();
         }
     }
 }

@@ -8,6 +8,7 @@ import dev.distlock.core.LockLeaseExpiredException;
 import dev.distlock.core.LockListener.AcquireOutcome;
 import dev.distlock.core.LockUnavailableException;
 import dev.distlock.core.internal.engine.RedisNode;
+import dev.distlock.core.internal.engine.RideOut;
 import dev.distlock.core.internal.engine.Want;
 import dev.distlock.core.internal.lease.Lease;
 import dev.distlock.core.internal.lease.LeaseKeeper;
@@ -15,6 +16,7 @@ import dev.distlock.core.internal.lock.HoldAtLeast;
 import dev.distlock.core.internal.lock.LockPort;
 import dev.distlock.core.internal.redis.LockKeys;
 import dev.distlock.core.internal.redis.RedisCalls;
+import dev.distlock.core.internal.support.Durations;
 import dev.distlock.core.internal.support.Events;
 import java.time.Duration;
 import java.util.List;
@@ -37,8 +39,6 @@ import org.jspecify.annotations.Nullable;
  * and {@link Events} a single Redis uses; the nodes are reached through {@link RedisNode} only.
  */
 public final class RedLockEngine implements AutoCloseable {
-
-    private static final Duration FOREVER = Duration.ofDays(365L * 100);
 
     public final String clientId = UUID.randomUUID().toString();
     private final RedLockQuorum nodes;
@@ -159,8 +159,7 @@ public final class RedLockEngine implements AutoCloseable {
         Duration explicitLease = want.lease();
         boolean interruptible = want.interruptible();
         long start = System.nanoTime();
-        long deadline =
-                wait == null || wait.compareTo(FOREVER) >= 0 ? start + Long.MAX_VALUE / 2 : start + wait.toNanos();
+        long deadline = Durations.deadline(start, wait);
         Lease lease = Lease.of(explicitLease, keeper.watchdogLeaseMs());
         boolean interrupted = false;
         try {
@@ -200,7 +199,7 @@ public final class RedLockEngine implements AutoCloseable {
                     events.acquire(info, AcquireOutcome.ACQUIRED, start);
                     return hold;
                 }
-                if (attempt.answered() < quorum) {
+                if (attempt.answered() < quorum && !RideOut.silenceRiddenOut(start, deadline)) {
                     throw new LockUnavailableException(
                             "RedLock '" + info.key() + "': only " + attempt.answered() + " of " + nodes.size()
                                     + " Redis nodes answered, a majority of " + quorum
@@ -338,8 +337,7 @@ public final class RedLockEngine implements AutoCloseable {
     CompletableFuture<@Nullable RedLockHold> acquireAsync(
             LockInfo info, List<LockKeys> keys, @Nullable Duration wait, @Nullable Duration explicitLease) {
         long start = System.nanoTime();
-        long deadline =
-                wait == null || wait.compareTo(FOREVER) >= 0 ? start + Long.MAX_VALUE / 2 : start + wait.toNanos();
+        long deadline = Durations.deadline(start, wait);
         Lease lease = Lease.of(explicitLease, keeper.watchdogLeaseMs());
         String owner = clientId + ":h" + requests.incrementAndGet();
         CompletableFuture<@Nullable RedLockHold> result = new CompletableFuture<>();
@@ -400,7 +398,7 @@ public final class RedLockEngine implements AutoCloseable {
                 if (!r.result().complete(hold)) {
                     releaseAsync(hold); // cancelled meanwhile: nobody would release it
                 }
-            } else if (attempt.answered() < quorum) {
+            } else if (attempt.answered() < quorum && !RideOut.silenceRiddenOut(r.start(), r.deadline())) {
                 r.result()
                         .completeExceptionally(new LockUnavailableException(
                                 "RedLock '" + r.info().key() + "': only "

@@ -3,7 +3,9 @@ package dev.distlock.core.internal.support;
 import dev.distlock.core.RedisLock;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 
 /** Argument checks for durations, with messages that name the argument and the limit. */
 public final class Durations {
@@ -11,8 +13,17 @@ public final class Durations {
     /** The longest lease accepted ({@link RedisLock#MAX_DURATION}). */
     public static final Duration MAX_LEASE = RedisLock.MAX_DURATION;
 
-    /** The longest wait accepted ({@link RedisLock#MAX_DURATION}); wait for ever with {@code lock()} instead. */
+    /**
+     * The longest finite wait ({@link RedisLock#MAX_DURATION}); a longer one waits for ever, as with
+     * {@code java.util.concurrent} locks, which saturate {@code tryLock(Long.MAX_VALUE, ...)}.
+     */
     public static final Duration MAX_WAIT = RedisLock.MAX_DURATION;
+
+    /**
+     * How far ahead of its start a wait for ever has its deadline, in nanoseconds: far enough never to
+     * come, near enough that {@code deadline - System.nanoTime()} cannot overflow.
+     */
+    public static final long FOREVER_NANOS = Long.MAX_VALUE / 2;
 
     private Durations() {}
 
@@ -33,17 +44,30 @@ public final class Durations {
         return value;
     }
 
-    /** A wait: not negative, at most {@link #MAX_WAIT}. */
-    public static Duration requireWait(Duration value, String what) {
+    /**
+     * A wait a caller gave: not negative; {@code null} (for ever) when it is longer than {@link #MAX_WAIT},
+     * such as {@code Duration.ofSeconds(Long.MAX_VALUE)}, which callers pass to mean "wait for ever".
+     */
+    public static @Nullable Duration waitOrForever(Duration value, String what) {
         Objects.requireNonNull(value, () -> what + " must not be null");
         if (value.isNegative()) {
             throw new IllegalArgumentException(what + " must not be negative, got " + value);
         }
-        if (value.compareTo(MAX_WAIT) > 0) {
-            throw new IllegalArgumentException(what + " must be at most " + describe(MAX_WAIT) + ", got " + value
-                    + "; use lock() to wait for ever");
-        }
-        return value;
+        return value.compareTo(MAX_WAIT) > 0 ? null : value;
+    }
+
+    /** As {@link #waitOrForever(Duration, String)} for the {@link java.util.concurrent.locks.Lock} overload; a negative time is zero. */
+    public static @Nullable Duration waitOrForever(long time, TimeUnit unit) {
+        long nanos = unit.toNanos(time); // saturates at Long.MAX_VALUE
+        return nanos > MAX_WAIT.toNanos() ? null : Duration.ofNanos(Math.max(0, nanos));
+    }
+
+    /**
+     * The deadline (System.nanoTime) of a wait that started at {@code startNanos}: {@code null} or over
+     * {@link #MAX_WAIT} is for ever ({@link #FOREVER_NANOS} ahead).
+     */
+    public static long deadline(long startNanos, @Nullable Duration wait) {
+        return wait == null || wait.compareTo(MAX_WAIT) > 0 ? startNanos + FOREVER_NANOS : startNanos + wait.toNanos();
     }
 
     /** The shortest fixed lease accepted ({@link RedisLock#MIN_LEASE}). */
