@@ -19,7 +19,7 @@ import org.jspecify.annotations.Nullable;
  */
 final class LocalLock implements RedisLock {
 
-    /** The Duration variants refuse longer waits and leases, as lock-core's do. */
+    /** The Duration variants refuse longer leases and wait for ever on longer waits, as lock-core's do. */
     private static final Duration MAX = Duration.ofDays(365);
 
     private final LocalLocks locks;
@@ -78,15 +78,16 @@ final class LocalLock implements RedisLock {
 
     @Override
     public boolean tryLock(Duration waitTime, Duration lease) throws InterruptedException {
-        requireWait(waitTime);
-        return acquire(lease == null ? 0 : leaseMs(lease), waitTime.toNanos(), true);
+        return acquire(lease == null ? 0 : leaseMs(lease), waitNanos(waitTime), true);
     }
 
-    private void requireWait(Duration waitTime) {
-        if (waitTime == null || waitTime.isNegative() || waitTime.compareTo(MAX) > 0) {
+    /** The wait in nanoseconds, or -1 (for ever) above 365 days. */
+    private long waitNanos(Duration waitTime) {
+        if (waitTime == null || waitTime.isNegative()) {
             throw new IllegalArgumentException(
-                    "waitTime of lock '" + info.key() + "' must be between 0 and 365 days, was " + waitTime);
+                    "waitTime of lock '" + info.key() + "' must not be negative or null, was " + waitTime);
         }
+        return waitTime.compareTo(MAX) > 0 ? -1 : waitTime.toNanos();
     }
 
     @Override
@@ -187,8 +188,7 @@ final class LocalLock implements RedisLock {
 
     @Override
     public CompletionStage<Optional<LockHandle>> tryLockAsync(Duration waitTime, @Nullable Duration lease) {
-        requireWait(waitTime);
-        return acquireAsync(lease == null ? 0 : leaseMs(lease), waitTime.toNanos());
+        return acquireAsync(lease == null ? 0 : leaseMs(lease), waitNanos(waitTime));
     }
 
     /**

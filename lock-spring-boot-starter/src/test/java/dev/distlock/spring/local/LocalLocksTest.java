@@ -85,6 +85,22 @@ class LocalLocksTest {
     }
 
     @Test
+    void aWaitAbove365DaysWaitsForEverAsInRedisMode() throws Exception {
+        RedisLock lock = locks.lock(LockType.REENTRANT, false, "forever", "label");
+        Duration forever = Duration.ofSeconds(Long.MAX_VALUE);
+        assertThat(lock.tryLock(forever)).isTrue();
+        lock.unlock();
+        LockHandle handle = lock.tryLockAsync(forever)
+                .toCompletableFuture()
+                .get(30, TimeUnit.SECONDS)
+                .orElseThrow();
+        handle.unlock();
+        assertThatThrownBy(() -> lock.tryLock(Duration.ofSeconds(-1)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("must not be negative");
+    }
+
+    @Test
     void fairLockGrantsInArrivalOrder() throws Exception {
         RedisLock holder = locks.lock(LockType.FAIR, false, "queue", "q");
         holder.lock();
