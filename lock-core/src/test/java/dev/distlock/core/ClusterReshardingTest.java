@@ -43,8 +43,13 @@ import org.junit.jupiter.params.provider.EnumSource;
 @SlowTest
 class ClusterReshardingTest {
 
-    /** Renewed every 2 s, so the held locks are renewed during every move. */
-    private static final Duration WATCHDOG_LEASE = Duration.ofSeconds(6);
+    /**
+     * Renewed every 3 s, so the held locks are renewed several times during the moves. A renewal of a key
+     * whose slot is moving waits for the move (TRYAGAIN), which on a loaded machine can take seconds (see
+     * the operation timeout below): the lease leaves 6 s for that after a renewal period, where 6 s (4 s
+     * after a renewal) ran out in Redis under a loaded CI host while its holder was alive.
+     */
+    private static final Duration WATCHDOG_LEASE = Duration.ofSeconds(9);
     /** Far beyond any wait the churn causes; a call that needs it has failed. */
     private static final Duration WAIT = Duration.ofSeconds(20);
     /** A released waiter must get the contended lock well before the holder's fixed lease would have freed it. */
