@@ -128,7 +128,7 @@ final class LockKeyResolver {
      */
     private static void rejectNullVariables(
             LockAttributes attributes, LockAttributes.Key source, EvaluationContext context, String key) {
-        for (String name : LockAttributeParser.variables(source.expression())) {
+        for (String name : KeyExpressions.variables(source.expression())) {
             if (!name.equals("root") && !name.equals("this") && context.lookupVariable(name) == null) {
                 if (reachesKey(source, context, name, key)) {
                     throw nullPart(attributes, source, "#" + name, key);
