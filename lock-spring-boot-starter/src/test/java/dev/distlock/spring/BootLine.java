@@ -3,7 +3,9 @@ package dev.distlock.spring;
 import dev.distlock.spring.autoconfigure.DistributedLockAutoConfiguration;
 import dev.distlock.testsupport.RedisServer;
 import java.util.Arrays;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.context.annotation.ImportCandidates;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.util.ClassUtils;
 
@@ -47,6 +49,14 @@ final class BootLine {
         return new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(REDIS, DistributedLockAutoConfiguration.class))
                 .withPropertyValues("spring.data.redis.port=" + redis.port());
+    }
+
+    /** Every auto-configuration of the starter, as its imports file lists them: what an application gets. */
+    static Class<?>[] starterAutoConfigurations() {
+        return ImportCandidates.load(AutoConfiguration.class, null).getCandidates().stream()
+                .filter(name -> name.startsWith("dev.distlock."))
+                .map(BootLine::load)
+                .toArray(Class<?>[]::new);
     }
 
     /** Redisson's starter's auto-configuration for this line (its jar has one per line), which replaces the connection factory. */

@@ -15,12 +15,9 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.context.annotation.ImportCandidates;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.util.ClassUtils;
 
 /**
  * Bad distlock.* values fail start-up naming the property and the fix, in Redis and local mode
@@ -31,13 +28,9 @@ class PropertyValidationAutoConfigurationTest {
 
     /** Every auto-configuration of the starter, as an application with a MeterRegistry gets them. */
     private static ApplicationContextRunner runner() {
-        Class<?>[] starter = ImportCandidates.load(AutoConfiguration.class, null).getCandidates().stream()
-                .filter(name -> name.startsWith("dev.distlock."))
-                .map(name -> ClassUtils.resolveClassName(name, null))
-                .toArray(Class<?>[]::new);
         return new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(BootLine.REDIS))
-                .withConfiguration(AutoConfigurations.of(starter))
+                .withConfiguration(AutoConfigurations.of(BootLine.starterAutoConfigurations()))
                 .withBean(MeterRegistry.class, SimpleMeterRegistry::new)
                 .withPropertyValues("spring.data.redis.port=" + RedisServer.freePort());
     }

@@ -162,7 +162,7 @@ public class DistributedLockAutoConfiguration {
             throw new DistributedLockConfigurationException(
                     "distlock.redlock.nodes lists " + nodes.size() + " node(s), but a RedLock needs at least "
                             + RedLockClient.MIN_NODES + " independent Redis masters",
-                    "List 3 or more (an odd number, such as 3 or 5) redis:// or rediss:// URIs of masters that do not replicate each other");
+                    "List 3 or more (an odd number, such as 3 or 5) redis:// or rediss:// URIs of masters that do not replicate each other in distlock.redlock.nodes");
         }
         List<RedisURI> uris = new ArrayList<>();
         for (String node : nodes) {
@@ -171,7 +171,7 @@ public class DistributedLockAutoConfiguration {
             } catch (RuntimeException e) {
                 throw new DistributedLockConfigurationException(
                         "distlock.redlock.nodes has \"" + node + "\", which is not a Redis URI: " + e.getMessage(),
-                        "Write each node as redis://[user:password@]host:port or rediss://... for TLS",
+                        "Write each node of distlock.redlock.nodes as redis://[user:password@]host:port or rediss://... for TLS",
                         e);
             }
         }

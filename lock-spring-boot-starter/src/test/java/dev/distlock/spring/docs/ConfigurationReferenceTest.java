@@ -24,9 +24,10 @@ import org.springframework.boot.json.JsonParserFactory;
  * docs/configuration.md is rendered from the configuration metadata that
  * spring-boot-configuration-processor writes from {@code DistributedLockProperties}, so the reference
  * cannot drift from the code: a changed property, default or javadoc line fails this test until the
- * file is written again with {@code -Ddistlock.docs.write=true}.
+ * file is written again with {@code -Ddistlock.docs.write=true}. The "accepted" column comes from
+ * {@link PropertyRanges}, whose every row {@code PropertyRangesTest} proves against start-up.
  */
-class ConfigurationReferenceTest {
+public class ConfigurationReferenceTest {
 
     static final Path REFERENCE = Path.of("..", "docs", "configuration.md");
 
@@ -36,13 +37,13 @@ class ConfigurationReferenceTest {
             # Configuration reference
 
             <!-- Generated from the starter's configuration metadata by ConfigurationReferenceTest; do not edit by hand.
-                 Change the javadoc or default in DistributedLockProperties, then run
+                 Change the javadoc or default in DistributedLockProperties (a range: PropertyRanges in the starter's tests), then run
                  ./mvnw -pl lock-spring-boot-starter test -Dtest=ConfigurationReferenceTest -Ddistlock.docs.write=true -->
 
-            Every property of the starter, with its default. Durations take Spring Boot's formats (`500ms`,
-            `2s`, `1m`, `1d`, ISO-8601 `PT2S`; a bare number is milliseconds). A value outside a property's
-            range fails start-up with a report naming the property. Redis itself is configured with Spring
-            Boot's own `spring.data.redis.*`.
+            Every property of the starter, with its default and the values it accepts. Durations take Spring
+            Boot's formats (`500ms`, `2s`, `1m`, `1d`, ISO-8601 `PT2S`; a bare number is milliseconds). A value
+            outside a property's range fails start-up with a report naming the property and how to fix it. Redis
+            itself is configured with Spring Boot's own `spring.data.redis.*`.
 
             """;
 
@@ -65,7 +66,7 @@ class ConfigurationReferenceTest {
 
     /** The properties of every metadata file on the classpath that declares distlock.* properties. */
     @SuppressWarnings("unchecked")
-    static List<Map<String, Object>> properties() throws IOException {
+    public static List<Map<String, Object>> properties() throws IOException {
         List<Map<String, Object>> properties = new ArrayList<>();
         Enumeration<URL> files = ConfigurationReferenceTest.class
                 .getClassLoader()
@@ -106,18 +107,20 @@ class ConfigurationReferenceTest {
     }
 
     static String table(List<Map<String, Object>> properties) {
-        return "| property | type | default | description |\n| --- | --- | --- | --- |\n"
+        return "| property | type | default | accepted | description |\n| --- | --- | --- | --- | --- |\n"
                 + properties.stream().map(ConfigurationReferenceTest::row).collect(Collectors.joining());
     }
 
     static String row(Map<String, Object> p) {
         String type = String.valueOf(p.get("type"));
         Object description = p.getOrDefault("description", "");
-        return "| `%s` | %s | %s | %s |\n"
+        String name = String.valueOf(p.get("name"));
+        return "| `%s` | %s | %s | %s | %s |\n"
                 .formatted(
-                        p.get("name"),
+                        name,
                         cell(typeName(type)),
                         p.containsKey("defaultValue") ? "`" + p.get("defaultValue") + "`" : "(none)",
+                        PropertyRanges.of(name).map(r -> cell(r.accepted())).orElse(""),
                         cell(String.valueOf(description)));
     }
 
