@@ -1,12 +1,13 @@
 package dev.distlock.spring.autoconfigure;
 
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import org.springframework.boot.context.properties.ConfigurationProperties;
-import org.springframework.core.Ordered;
+import org.springframework.boot.context.properties.NestedConfigurationProperty;
 
-/** Settings of distributed locks, under {@code distlock.*}. */
+/**
+ * Settings of distributed locks, under {@code distlock.*}. The groups ({@code aop}, {@code redlock},
+ * {@code metrics}, {@code actuator}, {@code health}) are classes of their own beside this one.
+ */
 @ConfigurationProperties("distlock")
 public class DistributedLockProperties {
 
@@ -63,15 +64,20 @@ public class DistributedLockProperties {
      */
     private Duration localHandOffWindow = Duration.ofMillis(20);
 
-    private final Aop aop = new Aop();
+    @NestedConfigurationProperty
+    private final DistributedLockAopProperties aop = new DistributedLockAopProperties();
 
-    private final Redlock redlock = new Redlock();
+    @NestedConfigurationProperty
+    private final DistributedLockRedlockProperties redlock = new DistributedLockRedlockProperties();
 
-    private final Metrics metrics = new Metrics();
+    @NestedConfigurationProperty
+    private final DistributedLockMetricsProperties metrics = new DistributedLockMetricsProperties();
 
-    private final Actuator actuator = new Actuator();
+    @NestedConfigurationProperty
+    private final DistributedLockActuatorProperties actuator = new DistributedLockActuatorProperties();
 
-    private final Health health = new Health();
+    @NestedConfigurationProperty
+    private final DistributedLockHealthProperties health = new DistributedLockHealthProperties();
 
     public boolean isEnabled() {
         return enabled;
@@ -215,119 +221,23 @@ public class DistributedLockProperties {
         INTERRUPT
     }
 
-    public Aop getAop() {
+    public DistributedLockAopProperties getAop() {
         return aop;
     }
 
-    public Metrics getMetrics() {
+    public DistributedLockMetricsProperties getMetrics() {
         return metrics;
     }
 
-    public Redlock getRedlock() {
+    public DistributedLockRedlockProperties getRedlock() {
         return redlock;
     }
 
-    public Actuator getActuator() {
+    public DistributedLockActuatorProperties getActuator() {
         return actuator;
     }
 
-    public Health getHealth() {
+    public DistributedLockHealthProperties getHealth() {
         return health;
-    }
-
-    /** Settings of the distributedlocks Actuator endpoint. */
-    public static class Actuator {
-
-        private final ForceUnlock forceUnlock = new ForceUnlock();
-
-        public ForceUnlock getForceUnlock() {
-            return forceUnlock;
-        }
-
-        /** Settings of the endpoint's force-unlock write operation. */
-        public static class ForceUnlock {
-
-            /** Whether the endpoint offers force-unlock of a key (dangerous: the holder runs on unprotected). */
-            private boolean enabled = false;
-
-            public boolean isEnabled() {
-                return enabled;
-            }
-
-            public void setEnabled(boolean enabled) {
-                this.enabled = enabled;
-            }
-        }
-    }
-
-    /** Settings of the distributedLock health indicator. */
-    public static class Health {
-
-        /** How long a lease loss stays in the health details. */
-        private Duration leaseLossWindow = Duration.ofMinutes(15);
-
-        /** How long the health check waits for Redis before it reports DOWN. */
-        private Duration timeout = Duration.ofSeconds(1);
-
-        public Duration getTimeout() {
-            return timeout;
-        }
-
-        public void setTimeout(Duration timeout) {
-            this.timeout = timeout;
-        }
-
-        public Duration getLeaseLossWindow() {
-            return leaseLossWindow;
-        }
-
-        public void setLeaseLossWindow(Duration leaseLossWindow) {
-            this.leaseLossWindow = leaseLossWindow;
-        }
-    }
-
-    /** Settings of the RedLock client used by {@code @DistributedLock(redlock = true)}. */
-    public static class Redlock {
-
-        /** Independent Redis masters (redis:// or rediss:// URIs, at least 3) that a RedLock must win a majority of. */
-        private List<String> nodes = new ArrayList<>();
-
-        public List<String> getNodes() {
-            return nodes;
-        }
-
-        public void setNodes(List<String> nodes) {
-            this.nodes = nodes;
-        }
-    }
-
-    /** Settings of the @DistributedLock advisor. */
-    public static class Aop {
-
-        /** Order of the @DistributedLock advisor; lower runs outside, and the default wraps @Transactional. */
-        private int order = Ordered.LOWEST_PRECEDENCE - 100;
-
-        public int getOrder() {
-            return order;
-        }
-
-        public void setOrder(int order) {
-            this.order = order;
-        }
-    }
-
-    /** Settings of lock metrics. */
-    public static class Metrics {
-
-        /** Whether lock metrics are recorded when a MeterRegistry is present; an application ObservationRegistry's meter handler still records the acquire/held timers (management.observations.enable.distributed.lock=false stops those). */
-        private boolean enabled = true;
-
-        public boolean isEnabled() {
-            return enabled;
-        }
-
-        public void setEnabled(boolean enabled) {
-            this.enabled = enabled;
-        }
     }
 }

@@ -82,7 +82,7 @@ class NativeHintsTest {
                         .invoke())
                 .accepts(hints);
         assertThat(RuntimeHintsPredicates.reflection()
-                        .onMethod(DistributedLockProperties.Redlock.class, "setNodes")
+                        .onMethod(dev.distlock.spring.autoconfigure.DistributedLockRedlockProperties.class, "setNodes")
                         .invoke())
                 .accepts(hints);
     }

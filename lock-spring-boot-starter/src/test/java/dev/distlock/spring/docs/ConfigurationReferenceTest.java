@@ -37,7 +37,7 @@ public class ConfigurationReferenceTest {
             # Configuration reference
 
             <!-- Generated from the starter's configuration metadata by ConfigurationReferenceTest; do not edit by hand.
-                 Change the javadoc or default in DistributedLockProperties (a range: PropertyRanges in the starter's tests), then run
+                 Change the javadoc or default in DistributedLockProperties or its group classes (a range: PropertyRanges in the starter's tests), then run
                  ./mvnw -pl lock-spring-boot-starter test -Dtest=ConfigurationReferenceTest -Ddistlock.docs.write=true -->
 
             Every property of the starter, with its default and the values it accepts. Durations take Spring
