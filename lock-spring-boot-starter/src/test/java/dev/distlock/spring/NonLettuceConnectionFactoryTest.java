@@ -120,11 +120,14 @@ class NonLettuceConnectionFactoryTest {
         return server.query("CLIENT", "LIST");
     }
 
-    /** While this application holds order:1, another instance (a plain LockClient on the same Redis) cannot take it. */
     private static void excludesAnotherInstanceOnTheSameRedis(AssertableApplicationContext context) throws Exception {
+        excludesAnotherInstance(context, RedisURI.create(redis.server().uri()));
+    }
+
+    /** While this application holds order:1, another instance (a plain LockClient on {@code redis}) cannot take it. */
+    static void excludesAnotherInstance(AssertableApplicationContext context, RedisURI redis) throws Exception {
         Orders orders = context.getBean(Orders.class);
-        try (LockClient otherInstance =
-                LockClient.create(RedisURI.create(redis.server().uri()))) {
+        try (LockClient otherInstance = LockClient.create(redis)) {
             RedisLock other = otherInstance.getLock("order:1");
             CountDownLatch inside = new CountDownLatch(1);
             CountDownLatch release = new CountDownLatch(1);
@@ -142,8 +145,7 @@ class NonLettuceConnectionFactoryTest {
             other.unlock();
         }
         // and the other way round: the application's lock is busy while the other instance holds it
-        try (LockClient otherInstance =
-                LockClient.create(RedisURI.create(redis.server().uri()))) {
+        try (LockClient otherInstance = LockClient.create(redis)) {
             RedisLock other = otherInstance.getLock("order:2");
             other.lock();
             try {

@@ -34,7 +34,6 @@ import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
-import org.springframework.boot.ssl.SslBundles;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.ConditionContext;
@@ -53,8 +52,8 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * Distributed locks on the application's own Redis connection: a {@link LockClient} built from the
  * Lettuce client behind Spring Boot's {@link RedisConnectionFactory} (so every
  * {@code spring.data.redis.*} setting applies), and the {@code @DistributedLock} advisor. Beside a
- * factory that is not Lettuce (Jedis, Redisson's), the locks open their own Lettuce connection from
- * the same {@code spring.data.redis.*} settings.
+ * factory that is not Lettuce (Jedis, Redisson's), the locks open their own Lettuce connection to the
+ * same Redis ({@link SeparateRedisClientConfiguration}).
  */
 @AutoConfiguration(
         afterName = {
@@ -65,7 +64,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 @ConditionalOnClass({LockClient.class, LettuceConnectionFactory.class})
 @ConditionalOnBooleanProperty(name = "distlock.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(DistributedLockProperties.class)
-@Import(DistributedLockAutoConfiguration.AutoProxyRegistrar.class)
+@Import({DistributedLockAutoConfiguration.AutoProxyRegistrar.class, SeparateRedisClientConfiguration.class})
 @ImportRuntimeHints(DistributedLockRuntimeHints.class)
 public class DistributedLockAutoConfiguration {
 
@@ -105,13 +104,6 @@ public class DistributedLockAutoConfiguration {
                     "Check spring.data.redis.host/port (or url, sentinel.*, cluster.*), username/password and ssl, and that Redis is running",
                     e);
         }
-    }
-
-    /** The locks' own Lettuce client when the application's RedisConnectionFactory is not Lettuce (Jedis, Redisson's). */
-    @Bean
-    SeparateRedisClient distributedLockSeparateRedisClient(
-            Environment environment, ObjectProvider<SslBundles> sslBundles) {
-        return new SeparateRedisClient(environment, sslBundles);
     }
 
     /**

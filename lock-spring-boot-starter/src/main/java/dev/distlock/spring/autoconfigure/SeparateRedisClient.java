@@ -12,13 +12,11 @@ import io.lettuce.core.SslOptions;
 import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.cluster.RedisClusterClient;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.DisposableBean;
 import org.springframework.beans.factory.ObjectProvider;
-import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.ssl.SslBundle;
 import org.springframework.boot.ssl.SslBundles;
@@ -27,41 +25,67 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 /**
  * The locks' own Lettuce client, for an application whose {@link RedisConnectionFactory} is not
- * Lettuce (Jedis, or Redisson's starter, which replaces the factory): built from the same
- * {@code spring.data.redis.*} settings (url, host, port, database, username, password, ssl,
- * timeouts, client name, sentinel, cluster) read the way Spring Boot reads them (sentinel over cluster
- * over url or host; the url's credentials and database win over username, password and database), so
- * the locks reach the same Redis over one more connection. Idle, and never connected, when the factory
- * is Lettuce.
+ * Lettuce (Jedis, or Redisson's starter, which replaces the factory), so the locks reach the same
+ * Redis over one more connection. Where it connects comes from Spring Boot's Redis connection-details
+ * bean, as for Spring Boot's own clients: the one Boot makes from {@code spring.data.redis.*}, or one
+ * that Testcontainers' {@code @ServiceConnection}, Docker Compose support or the application
+ * registers. Without such a bean (Spring Boot's Redis auto-configuration left out) it reads
+ * {@code spring.data.redis.*} itself ({@link PropertiesRedisTarget}). The timeouts and the client
+ * name come from {@code spring.data.redis.*} either way, as for Spring Boot's clients. Idle, and never
+ * connected, when the factory is Lettuce.
  */
 final class SeparateRedisClient implements DisposableBean {
 
     private static final Log log = LogFactory.getLog(SeparateRedisClient.class);
-    private static final String PREFIX = "spring.data.redis.";
+    private static final String PREFIX = PropertiesRedisTarget.PREFIX;
+
+    /** Spring Boot's Redis connection details as a {@link RedisTarget}, on the Boot line at hand. */
+    @FunctionalInterface
+    interface ConnectionDetailsTarget {
+        /** The details' target, or null when the application has no connection-details bean. */
+        @Nullable
+        RedisTarget read(boolean sslByProperties);
+    }
 
     private final Binder binder;
     private final ObjectProvider<SslBundles> sslBundles;
+    private final ObjectProvider<ConnectionDetailsTarget> connectionDetails;
     private volatile AbstractRedisClient client;
 
-    SeparateRedisClient(Environment environment, ObjectProvider<SslBundles> sslBundles) {
+    SeparateRedisClient(
+            Environment environment,
+            ObjectProvider<SslBundles> sslBundles,
+            ObjectProvider<ConnectionDetailsTarget> connectionDetails) {
         this.binder = Binder.get(environment);
         this.sslBundles = sslBundles;
+        this.connectionDetails = connectionDetails;
     }
 
-    /** Connects a lock client over a new Lettuce client; says once, in the log, that it does. */
+    /** Connects a lock client over a new Lettuce client; says once, in the log, that it does and where. */
     LockClient connect(RedisConnectionFactory applicationFactory, LockClientOptions options) {
-        String target = describe();
-        log.info("The application's RedisConnectionFactory is "
-                + applicationFactory.getClass().getName()
-                + ", not Lettuce: distributed locks open their own Lettuce connection to " + target
-                + " (from spring.data.redis.*)");
+        String target = "spring.data.redis.*";
         try {
-            client = switch (topology()) {
-                case SENTINEL -> RedisClient.create(sentinelUri());
-                case CLUSTER -> clusterClient();
-                case STANDALONE -> RedisClient.create(standaloneUri());
+            RedisTarget redis = target();
+            target = redis.describe();
+            log.info("The application's RedisConnectionFactory is "
+                    + applicationFactory.getClass().getName()
+                    + ", not Lettuce: distributed locks open their own Lettuce connection to " + target
+                    + " (from " + redis.access().source() + ")");
+            client = switch (redis.topology()) {
+                case SENTINEL -> RedisClient.create(sentinelUri(redis));
+                case CLUSTER ->
+                    RedisClusterClient.create(redis.nodes().stream()
+                            .map(node -> uri(RedisURI.builder(RedisURI.create(node.host(), node.port())), redis))
+                            .toList());
+                case STANDALONE ->
+                    RedisClient.create(uri(
+                            RedisURI.builder(RedisURI.create(
+                                            redis.nodes().get(0).host(),
+                                            redis.nodes().get(0).port()))
+                                    .withDatabase(redis.database()),
+                            redis));
             };
-            configure(client);
+            configure(client, redis.access().sslBundle());
             return LockClientSettings.connect(client, options);
         } catch (RuntimeException e) {
             destroy();
@@ -73,8 +97,9 @@ final class SeparateRedisClient implements DisposableBean {
                             + " beside the application's "
                             + applicationFactory.getClass().getSimpleName() + ": "
                             + LockClientSettings.rootMessage(e),
-                    "Check spring.data.redis.* (url or host/port, sentinel.*, cluster.*, username/password, ssl): the locks connect with them,"
-                            + " whatever client the application uses",
+                    "Check spring.data.redis.* (url or host/port, sentinel.*, cluster.*, username/password, ssl), or the"
+                            + " RedisConnectionDetails bean that replaces them (@ServiceConnection, Docker Compose):"
+                            + " the locks connect with them, whatever client the application uses",
                     e);
         }
     }
@@ -89,102 +114,61 @@ final class SeparateRedisClient implements DisposableBean {
         }
     }
 
-    /** Spring Boot's topologies, in its order of precedence: sentinel.* over cluster.* over url or host/port. */
-    private enum Topology {
-        SENTINEL,
-        CLUSTER,
-        STANDALONE
+    private RedisTarget target() {
+        boolean sslByProperties = PropertiesRedisTarget.sslByProperties(binder);
+        ConnectionDetailsTarget details = connectionDetails.getIfAvailable();
+        RedisTarget fromDetails = details == null ? null : details.read(sslByProperties);
+        return fromDetails != null ? fromDetails : PropertiesRedisTarget.read(binder, sslBundles);
     }
 
-    private Topology topology() {
-        if (string("sentinel.master") != null) {
-            return Topology.SENTINEL;
-        }
-        return list("cluster.nodes").isEmpty() ? Topology.STANDALONE : Topology.CLUSTER;
-    }
-
-    private RedisClusterClient clusterClient() {
-        List<RedisURI> nodes = new ArrayList<>();
-        for (String node : list("cluster.nodes")) {
-            nodes.add(common(RedisURI.builder(hostAndPort(node))));
-        }
-        return RedisClusterClient.create(nodes);
-    }
-
-    /** The url, else host, port and database. */
-    private RedisURI standaloneUri() {
-        RedisURI url = url();
-        if (url != null) {
-            return common(RedisURI.builder(url));
-        }
-        return common(RedisURI.builder(RedisURI.create(string("host", "localhost"), intValue("port", 6379)))
-                .withDatabase(database()));
-    }
-
-    /** The master's name, the sentinels (with their own credentials), and the database of the url or database. */
-    private RedisURI sentinelUri() {
+    /** The master's name, the sentinels (with their own credentials), and the database. */
+    private RedisURI sentinelUri(RedisTarget redis) {
         RedisURI.Builder builder = RedisURI.builder()
-                .withSentinelMasterId(string("sentinel.master"))
-                .withDatabase(database());
-        String sentinelPassword = string("sentinel.password");
-        for (String sentinel : list("sentinel.nodes")) {
-            RedisURI.Builder sentinelUri = RedisURI.builder(hostAndPort(sentinel));
-            if (sentinelPassword != null) {
-                sentinelUri.withAuthentication(string("sentinel.username"), sentinelPassword);
-            }
+                .withSentinelMasterId(redis.sentinel().master())
+                .withDatabase(redis.database());
+        String sentinelPassword = redis.sentinel().password();
+        for (RedisTarget.Node sentinel : redis.nodes()) {
+            RedisURI.Builder sentinelUri = RedisURI.builder(RedisURI.create(sentinel.host(), sentinel.port()));
+            authenticate(sentinelUri, redis.sentinel().username(), sentinelPassword);
             builder.withSentinel(sentinelUri.build());
         }
-        return common(builder);
+        return uri(builder, redis);
     }
 
-    /**
-     * What every topology takes alike, as Spring Boot does: the credentials of the url when one is set
-     * (else username/password), SSL, the command timeout and the client name.
-     */
-    private RedisURI common(RedisURI.Builder builder) {
-        RedisURI url = url();
-        if (url != null) {
-            builder.withAuthentication(url);
-        } else {
-            String password = string("password");
-            if (password != null) {
-                builder.withAuthentication(string("username"), password);
-            }
-        }
-        if (sslEnabled()) {
+    /** What every topology takes alike, as Spring Boot does: credentials, TLS, the command timeout, the client name. */
+    private RedisURI uri(RedisURI.Builder builder, RedisTarget redis) {
+        RedisTarget.Access access = redis.access();
+        authenticate(builder, access.username(), access.password());
+        if (access.ssl()) {
             builder.withSsl(true);
         }
         binder.bind(PREFIX + "timeout", Duration.class).ifBound(builder::withTimeout);
-        String clientName = string("client-name");
-        if (clientName != null) {
+        String clientName = binder.bind(PREFIX + "client-name", String.class).orElse("");
+        if (!clientName.isBlank()) {
             builder.withClientName(clientName);
         }
         return builder.build();
     }
 
-    private RedisURI url() {
-        String url = string("url");
-        return url == null ? null : RedisURI.create(url);
+    /** A password alone is Redis's default user (AUTH password); Lettuce refuses a null user name beside it. */
+    private static void authenticate(RedisURI.Builder builder, @Nullable String username, @Nullable String password) {
+        if (password != null && username != null) {
+            builder.withAuthentication(username, password);
+        } else if (password != null) {
+            builder.withPassword(password.toCharArray());
+        }
     }
 
-    private int database() {
-        RedisURI url = url();
-        return url != null ? url.getDatabase() : intValue("database", 0);
-    }
-
-    private void configure(AbstractRedisClient redisClient) {
+    private void configure(AbstractRedisClient redisClient, @Nullable SslBundle bundle) {
         SocketOptions.Builder socket = SocketOptions.builder();
         binder.bind(PREFIX + "connect-timeout", Duration.class).ifBound(socket::connectTimeout);
-        String bundleName = string("ssl.bundle");
-        SslOptions ssl = null;
-        if (bundleName != null) {
-            SslBundle bundle = sslBundles.getObject().getBundle(bundleName);
-            ssl = SslOptions.builder()
-                    .jdkSslProvider()
-                    .keyManager(bundle.getManagers().getKeyManagerFactory())
-                    .trustManager(bundle.getManagers().getTrustManagerFactory())
-                    .build();
-        }
+        SslOptions ssl = bundle == null
+                ? null
+                : SslOptions.builder()
+                        .jdkSslProvider()
+                        .keyManager(bundle.getManagers().getKeyManagerFactory())
+                        .trustManager(bundle.getManagers().getTrustManagerFactory())
+                        .build();
         if (redisClient instanceof RedisClusterClient cluster) {
             ClusterClientOptions.Builder options =
                     ClusterClientOptions.builder().socketOptions(socket.build());
@@ -199,55 +183,5 @@ final class SeparateRedisClient implements DisposableBean {
             }
             standalone.setOptions(options.build());
         }
-    }
-
-    /** As Spring Boot: ssl.enabled, or a bundle named (which enables SSL unless ssl.enabled=false), or a rediss:// url. */
-    private boolean sslEnabled() {
-        boolean enabled = binder.bind(PREFIX + "ssl.enabled", Boolean.class).orElse(string("ssl.bundle") != null);
-        RedisURI url = url();
-        return enabled || (url != null && url.isSsl());
-    }
-
-    /** Where the locks connect, for the log and error messages; never the password. */
-    private String describe() {
-        RedisURI url = url();
-        return switch (topology()) {
-            case SENTINEL -> "sentinel master '" + string("sentinel.master") + "' via " + list("sentinel.nodes");
-            case CLUSTER -> "cluster " + list("cluster.nodes");
-            case STANDALONE ->
-                url != null
-                        ? url.getHost() + ":" + url.getPort()
-                        : string("host", "localhost") + ":" + intValue("port", 6379);
-        };
-    }
-
-    private static RedisURI hostAndPort(String node) {
-        String trimmed = node.trim();
-        int colon = trimmed.lastIndexOf(':');
-        if (colon <= 0 || colon == trimmed.length() - 1) {
-            throw new IllegalArgumentException("\"" + node + "\" is not host:port");
-        }
-        String host = trimmed.substring(0, colon);
-        if (host.startsWith("[") && host.endsWith("]")) {
-            host = host.substring(1, host.length() - 1);
-        }
-        return RedisURI.create(host, Integer.parseInt(trimmed.substring(colon + 1)));
-    }
-
-    private String string(String key) {
-        return string(key, null);
-    }
-
-    private String string(String key, String fallback) {
-        String value = binder.bind(PREFIX + key, String.class).orElse(null);
-        return value == null || value.isBlank() ? fallback : value;
-    }
-
-    private int intValue(String key, int fallback) {
-        return binder.bind(PREFIX + key, Integer.class).orElse(fallback);
-    }
-
-    private List<String> list(String key) {
-        return binder.bind(PREFIX + key, Bindable.listOf(String.class)).orElse(List.of());
     }
 }
