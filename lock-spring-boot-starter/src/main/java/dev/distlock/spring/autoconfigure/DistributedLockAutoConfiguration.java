@@ -10,6 +10,7 @@ import dev.distlock.spring.LockTemplate;
 import dev.distlock.spring.aop.DistributedLockAdvisor;
 import dev.distlock.spring.aop.LockCoverageCheck;
 import dev.distlock.spring.execution.ActiveHolds;
+import dev.distlock.spring.execution.Invoker;
 import dev.distlock.spring.execution.LockExecutor;
 import dev.distlock.spring.execution.LockSource;
 import dev.distlock.spring.execution.RedisLockSource;
@@ -219,20 +220,22 @@ public class DistributedLockAutoConfiguration {
         return new ActiveHolds();
     }
 
-    /** The one code path of @DistributedLock and LockTemplate. */
+    /** The one code path of @DistributedLock and LockTemplate; async work on virtual threads when the application asks. */
     @Bean
     @ConditionalOnMissingBean
     LockExecutor distributedLockExecutor(
             LockSource source,
             ActiveHolds holds,
             ObjectProvider<LockInstrumentation> instrumentation,
-            DistributedLockProperties properties) {
+            DistributedLockProperties properties,
+            Environment environment) {
         return new LockExecutor(
                 source,
                 holds,
                 () -> instrumentation.getIfAvailable(() -> LockInstrumentation.NONE),
                 properties.isThrowOnLeaseLost(),
-                properties.getOnLeaseLost() == DistributedLockProperties.OnLeaseLost.INTERRUPT);
+                properties.getOnLeaseLost() == DistributedLockProperties.OnLeaseLost.INTERRUPT,
+                Invoker.create(environment.getProperty("spring.threads.virtual.enabled", Boolean.class, false)));
     }
 
     /** Locks for code that cannot use the annotation, with the same defaults, metrics and exceptions. */

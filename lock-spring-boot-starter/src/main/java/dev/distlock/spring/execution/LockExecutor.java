@@ -37,25 +37,30 @@ public final class LockExecutor {
     private final boolean interruptOnLeaseLost;
     /** Whether work runs without any lock (distlock.enabled=false), as the annotation's methods then do. */
     private final boolean unlocked;
+    /** Where async, reactive and Kotlin work is invoked once its lock is held. */
+    private final Invoker invoker;
 
     /**
      * @param holds where holds are listed while they run, for the Actuator endpoint
      * @param instrumentation meters and observations of every call, looked up on the first call
      * @param throwOnLeaseLost whether work whose lock was lost throws LockLeaseExpiredException on return
      * @param interruptOnLeaseLost whether the lock client interrupts holders (then the flag is cleared on return)
+     * @param invoker where async, reactive and Kotlin work is invoked once its lock is held
      */
     public LockExecutor(
             LockSource source,
             ActiveHolds holds,
             Supplier<LockInstrumentation> instrumentation,
             boolean throwOnLeaseLost,
-            boolean interruptOnLeaseLost) {
+            boolean interruptOnLeaseLost,
+            Invoker invoker) {
         this.source = source;
         this.holds = holds;
         this.instrumentation = SingletonSupplier.of(instrumentation);
         this.throwOnLeaseLost = throwOnLeaseLost;
         this.interruptOnLeaseLost = interruptOnLeaseLost;
         this.unlocked = false;
+        this.invoker = invoker;
     }
 
     private LockExecutor() {
@@ -65,6 +70,7 @@ public final class LockExecutor {
         this.throwOnLeaseLost = false;
         this.interruptOnLeaseLost = false;
         this.unlocked = true;
+        this.invoker = Invoker.create(false); // starts no thread until a call needs one
     }
 
     /**
@@ -94,7 +100,7 @@ public final class LockExecutor {
     /**
      * Runs {@code work} once the request's lock is held, without blocking the calling thread: waits with
      * the lock's async methods, invokes {@code work} on a thread of the starter's once the lock is held
-     * (with {@link LockContext} set around the invocation), holds the lock until the stage it returns
+     * (with {@link LockContext} and the caller's context, see {@link Invoker}, set around the invocation), holds the lock until the stage it returns
      * completes, then releases it through the hold's handle, once. Cancelling the returned future gives
      * the wait up, or cancels the work's stage and releases. With distlock.on-lease-lost=interrupt
      * a lost lease cancels the work's stage.
@@ -105,7 +111,7 @@ public final class LockExecutor {
     public <T> CompletableFuture<T> executeAsync(
             LockRequest request, LockedCall<? extends CompletionStage<T>> work, Supplier<T> whenBusy) {
         return new StageCall<T>(request, work, interruptOnLeaseLost)
-                .start(acquireAsync(request), whenBusy, () -> busy(request));
+                .start(acquireAsync(request), invoker.withCallerContext(), whenBusy, () -> busy(request));
     }
 
     /** The exception of an async call whose lock stayed busy for the whole wait, as the blocking path throws it. */
@@ -115,6 +121,16 @@ public final class LockExecutor {
                 request.multi()
                         ? String.join(", ", request.keys().stream().sorted().toList())
                         : request.keys().get(0));
+    }
+
+    /** Where async, reactive and Kotlin work is invoked once its lock is held. */
+    Invoker invoker() {
+        return invoker;
+    }
+
+    /** Stops the idle invoking threads when the application closes (Spring calls it as the bean's destroy method). */
+    public void close() {
+        invoker.close();
     }
 
     /** Whether a lost lease cancels async work (distlock.on-lease-lost=interrupt). */

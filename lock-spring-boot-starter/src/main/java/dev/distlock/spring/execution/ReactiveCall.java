@@ -8,7 +8,6 @@ import org.reactivestreams.Publisher;
 import org.springframework.aop.ProxyMethodInvocation;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
-import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 
 /**
@@ -19,8 +18,6 @@ import reactor.core.scheduler.Schedulers;
  * go the same way. Loaded only for such methods, so applications without Reactor never load it.
  */
 final class ReactiveCall {
-
-    private static final Scheduler INVOKER = Schedulers.fromExecutor(Invoker.executor());
 
     private ReactiveCall() {}
 
@@ -38,7 +35,8 @@ final class ReactiveCall {
                 // is inside the hold's scope: a cancel before it runs still releases the hold.
                 hold -> Flux.concat(
                         Flux.defer(() -> run(hold, executor, request, invocation, mono))
-                                .subscribeOn(INVOKER),
+                                .subscribeOn(Schedulers.fromExecutor(
+                                        executor.invoker().executor())),
                         released(hold)),
                 hold -> release(hold, null),
                 (hold, error) -> release(hold, error),

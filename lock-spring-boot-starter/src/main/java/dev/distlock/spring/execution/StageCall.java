@@ -6,6 +6,7 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
 import java.util.function.Supplier;
 
 /**
@@ -32,8 +33,10 @@ final class StageCall<T> {
         this.cancelOnLeaseLost = cancelOnLeaseLost;
     }
 
+    /** @param invoking where the method is invoked once the lock is held, with the caller's context */
     CompletableFuture<T> start(
             CompletableFuture<Optional<AsyncHold>> acquiring,
+            Executor invoking,
             Supplier<T> whenBusy,
             Supplier<LockAcquisitionException> busy) {
         result.whenComplete((value, error) -> {
@@ -57,7 +60,7 @@ final class StageCall<T> {
                         held(acquired.get());
                     }
                 },
-                Invoker.executor());
+                invoking);
         return result;
     }
 
