@@ -1,0 +1,4 @@
+package dev.distlock.snippets.docs;
+
+/** What the docs' payment examples return. */
+public record Receipt(long orderId) {}
