@@ -30,7 +30,11 @@ class SeparateRedisClientConfiguration {
         @Bean
         ConnectionDetailsTarget distributedLockConnectionDetailsTarget(
                 ObjectProvider<org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails> details) {
-            return ssl -> details.getIfAvailable() == null ? null : Boot4RedisTarget.of(details.getObject(), ssl);
+            return ssl -> {
+                org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails found =
+                        details.getIfAvailable();
+                return found == null ? null : Boot4RedisTarget.of(found, ssl);
+            };
         }
     }
 
@@ -40,7 +44,11 @@ class SeparateRedisClientConfiguration {
         @Bean
         ConnectionDetailsTarget distributedLockConnectionDetailsTarget(
                 ObjectProvider<org.springframework.boot.autoconfigure.data.redis.RedisConnectionDetails> details) {
-            return ssl -> details.getIfAvailable() == null ? null : Boot35RedisTarget.of(details.getObject(), ssl);
+            return ssl -> {
+                org.springframework.boot.autoconfigure.data.redis.RedisConnectionDetails found =
+                        details.getIfAvailable();
+                return found == null ? null : Boot35RedisTarget.of(found, ssl);
+            };
         }
     }
 }
