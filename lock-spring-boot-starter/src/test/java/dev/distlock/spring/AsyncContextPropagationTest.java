@@ -6,7 +6,6 @@ import dev.distlock.spring.annotation.DistributedLock;
 import dev.distlock.spring.autoconfigure.DistributedLockAutoConfiguration;
 import dev.distlock.testsupport.RedisExtension;
 import dev.distlock.testsupport.RedisServer;
-import dev.distlock.testsupport.VirtualThreads;
 import dev.distlock.testsupport.Waits;
 import io.micrometer.context.ContextRegistry;
 import io.micrometer.context.integration.Slf4jThreadLocalAccessor;
@@ -47,7 +46,7 @@ class AsyncContextPropagationTest {
         ContextRegistry.getInstance().removeThreadLocalAccessor(Slf4jThreadLocalAccessor.KEY);
     }
 
-    static ApplicationContextRunner application(RedisServer server) {
+    private static ApplicationContextRunner application(RedisServer server) {
         ObservationRegistry observations = ObservationRegistry.create();
         observations.observationConfig().observationHandler(new ObservationHandler<>() {
             @Override
@@ -107,17 +106,14 @@ class AsyncContextPropagationTest {
         });
     }
 
-    /** What the locked method saw: its thread (and whether virtual), the MDC's request, the current observation. */
-    record Seen(String thread, boolean virtual, String request, Observation observation) {}
+    /** What the locked method saw: its thread, the MDC's request, the current observation. */
+    record Seen(String thread, String request, Observation observation) {}
 
     public static class Reports {
         @DistributedLock(key = "'report'")
         public CompletableFuture<Seen> write(ObservationRegistry observations) {
-            return CompletableFuture.completedFuture(new Seen(
-                    Thread.currentThread().getName(),
-                    VirtualThreads.isVirtual(Thread.currentThread()),
-                    MDC.get(REQUEST),
-                    observations.getCurrentObservation()));
+            return CompletableFuture.completedFuture(
+                    new Seen(Thread.currentThread().getName(), MDC.get(REQUEST), observations.getCurrentObservation()));
         }
     }
 }
