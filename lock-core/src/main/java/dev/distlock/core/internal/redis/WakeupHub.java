@@ -1,8 +1,5 @@
 package dev.distlock.core.internal.redis;
 
-import io.lettuce.core.pubsub.RedisPubSubAdapter;
-import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
-import io.lettuce.core.pubsub.api.async.RedisPubSubAsyncCommands;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -44,28 +41,16 @@ public final class WakeupHub {
      */
     public static final Duration KEEP_OPEN = Duration.ofSeconds(1);
 
-    private final RedisPubSubAsyncCommands<String, String> commands;
+    private final RedisPort.Channels subscriptions;
     private final String selfId;
     private final ConcurrentHashMap<String, WaitChannel> channels = new ConcurrentHashMap<>();
     /** Closes kept channels once idle. */
     private final ScheduledExecutorService timers;
 
-    public WakeupHub(
-            StatefulRedisPubSubConnection<String, String> connection, String selfId, ScheduledExecutorService timers) {
-        this.commands = connection.async();
+    public WakeupHub(RedisPort redis, String selfId, ScheduledExecutorService timers) {
         this.selfId = selfId;
         this.timers = timers;
-        connection.addListener(new RedisPubSubAdapter<>() {
-            @Override
-            public void message(String channel, String message) {
-                onMessage(channel, message);
-            }
-
-            @Override
-            public void subscribed(String channel, long count) {
-                onSubscribed(channel);
-            }
-        });
+        this.subscriptions = redis.channels(this::onMessage, this::onSubscribed);
     }
 
     /** The message a release by this client publishes: other clients wake a waiter, this one ignores it. */
@@ -174,7 +159,7 @@ public final class WakeupHub {
 
     private void unsubscribe(String name) {
         try {
-            commands.unsubscribe(name);
+            subscriptions.unsubscribe(name);
         } catch (RuntimeException e) {
             // The connection is closed (the client is closing): there is no subscription left to end, and
             // the waiter's own outcome (a LockException saying the client is closed) must not be replaced.
@@ -201,7 +186,7 @@ public final class WakeupHub {
 
     private CompletableFuture<Void> subscribe(String channel) {
         try {
-            return commands.subscribe(channel).toCompletableFuture();
+            return subscriptions.subscribe(channel);
         } catch (RuntimeException e) { // a closed connection refuses at once; the waiter finds the client closed next
             return CompletableFuture.failedFuture(e);
         }
