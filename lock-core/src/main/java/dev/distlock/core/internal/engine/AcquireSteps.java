@@ -6,8 +6,9 @@ import dev.distlock.core.LockListener.AcquireOutcome;
 import dev.distlock.core.internal.lease.LeaseKeeper;
 import dev.distlock.core.internal.redis.LockKeys;
 import dev.distlock.core.internal.redis.RedisCalls;
+import dev.distlock.core.internal.redis.RedisFailures;
+import dev.distlock.core.internal.redis.WaitChannel;
 import dev.distlock.core.internal.redis.WakeupHub;
-import dev.distlock.core.internal.redis.WakeupHub.WaitChannel;
 import dev.distlock.core.internal.support.Events;
 import java.util.List;
 import java.util.concurrent.CancellationException;
@@ -202,7 +203,7 @@ final class AcquireSteps {
     }
 
     void failed(AcquireRequest request, Throwable error) {
-        events.failed(request.info(), RedisCalls.unwrap(error), request.startNanos());
+        events.failed(request.info(), RedisFailures.unwrap(error), request.startNanos());
     }
 
     long operationTimeoutNanos() {

@@ -5,7 +5,7 @@ import dev.distlock.core.LockException;
 import dev.distlock.core.LockUnavailableException;
 import dev.distlock.core.internal.redis.LockKeys;
 import dev.distlock.core.internal.redis.RedisCalls;
-import dev.distlock.core.internal.redis.WakeupHub.WaitChannel;
+import dev.distlock.core.internal.redis.WaitChannel;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;

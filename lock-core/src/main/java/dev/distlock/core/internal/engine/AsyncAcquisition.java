@@ -1,7 +1,7 @@
 package dev.distlock.core.internal.engine;
 
-import dev.distlock.core.internal.redis.RedisCalls;
-import dev.distlock.core.internal.redis.WakeupHub.WaitChannel;
+import dev.distlock.core.internal.redis.RedisFailures;
+import dev.distlock.core.internal.redis.WaitChannel;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -231,11 +231,11 @@ final class AsyncAcquisition {
             call = reply;
         }
         reply.whenComplete((r, error) -> {
-            Throwable cause = error == null ? null : RedisCalls.unwrap(error);
+            Throwable cause = error == null ? null : RedisFailures.unwrap(error);
             if (RideOut.sendAgain(cause, request.startNanos(), deadline)) {
                 attempt(); // Redis silent or refusing only for now: ride it out within the wait
             } else if (error != null) {
-                result.completeExceptionally(RedisCalls.asLockException(error));
+                result.completeExceptionally(RedisFailures.asLockException(error));
             } else {
                 answered(r);
             }

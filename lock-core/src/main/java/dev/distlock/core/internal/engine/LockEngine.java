@@ -11,6 +11,7 @@ import dev.distlock.core.internal.lease.LeaseKeeper;
 import dev.distlock.core.internal.lock.LockPort;
 import dev.distlock.core.internal.redis.LockKeys;
 import dev.distlock.core.internal.redis.RedisCalls;
+import dev.distlock.core.internal.redis.RedisFailures;
 import dev.distlock.core.internal.redis.RedisPort;
 import dev.distlock.core.internal.redis.WakeupHub;
 import dev.distlock.core.internal.support.Durations;
@@ -72,7 +73,8 @@ public final class LockEngine implements AutoCloseable {
         timers.setRemoveOnCancelPolicy(true);
         this.hub = new WakeupHub(redis, clientId, timers);
         this.calls = new RedisCalls(options.operationTimeout().toNanos(), timers);
-        this.stopConnectionEvents = redis.onConnectionEvents(calls::connectionFailed, calls::connectionRestored);
+        this.stopConnectionEvents =
+                redis.onConnectionEvents(calls::connectionFailed, () -> calls.connectionFailed(null));
         this.node = new RedisNode(redis, calls, hub, holds, options);
         this.events = new Events(options.listeners());
         this.keeper = new LeaseKeeper<>("Lock", timers, options, events, holds::all, this::renew);
@@ -199,7 +201,7 @@ public final class LockEngine implements AutoCloseable {
         return renewal.orTimeout(bound, TimeUnit.NANOSECONDS).handle((result, error) -> {
             if (error != null) {
                 renewal.cancel(true);
-                return LeaseKeeper.Renewal.failed("Redis did not answer: " + RedisCalls.unwrap(error));
+                return LeaseKeeper.Renewal.failed("Redis did not answer: " + RedisFailures.unwrap(error));
             }
             return result == 1L
                     ? LeaseKeeper.Renewal.renewed(TimeUnit.MILLISECONDS.toNanos(leaseMs))

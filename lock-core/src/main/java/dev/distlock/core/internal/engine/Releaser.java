@@ -6,6 +6,7 @@ import dev.distlock.core.LockLeaseExpiredException;
 import dev.distlock.core.LockUnavailableException;
 import dev.distlock.core.internal.lease.LeaseKeeper;
 import dev.distlock.core.internal.redis.RedisCalls;
+import dev.distlock.core.internal.redis.RedisFailures;
 import dev.distlock.core.internal.support.Events;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -279,7 +280,7 @@ final class Releaser {
         boolean ended = last;
         try {
             if (error != null) {
-                RuntimeException e = RedisCalls.asLockException(error);
+                RuntimeException e = RedisFailures.asLockException(error);
                 node.wakeLocal(hold.kind, hold.keys); // the release may have happened: let a waiter check
                 if (last && e instanceof LockUnavailableException) {
                     node.giveBack(hold);

@@ -3,7 +3,7 @@ package dev.distlock.core.internal.lease;
 import dev.distlock.core.HeldLock;
 import dev.distlock.core.LockClientOptions;
 import dev.distlock.core.LockListener.RenewalOutcome;
-import dev.distlock.core.internal.redis.RedisCalls;
+import dev.distlock.core.internal.redis.RedisFailures;
 import dev.distlock.core.internal.support.Events;
 import java.time.Instant;
 import java.util.AbstractCollection;
@@ -275,7 +275,9 @@ public final class LeaseKeeper<H extends LeaseState> implements AutoCloseable {
                 renewal = CompletableFuture.failedFuture(e);
             }
             return renewal.whenComplete((result, error) -> renewed(
-                    hold, claimed, error == null ? result : Renewal.failed(String.valueOf(RedisCalls.unwrap(error)))));
+                    hold,
+                    claimed,
+                    error == null ? result : Renewal.failed(String.valueOf(RedisFailures.unwrap(error)))));
         }
     }
 

@@ -3,7 +3,7 @@ package dev.distlock.core.internal.lock;
 import dev.distlock.core.LockHandle;
 import dev.distlock.core.RedisLock;
 import dev.distlock.core.RedisMultiLock;
-import dev.distlock.core.internal.redis.RedisCalls;
+import dev.distlock.core.internal.redis.RedisFailures;
 import dev.distlock.core.internal.support.Durations;
 import dev.distlock.core.internal.support.Futures;
 import java.time.Duration;
@@ -213,7 +213,7 @@ public final class MultiLock implements RedisMultiLock {
             }
             MultiHandle.releaseAll(taken); // all or nothing
             if (error != null) {
-                result.completeExceptionally(RedisCalls.unwrap(error));
+                result.completeExceptionally(RedisFailures.unwrap(error));
             } else {
                 result.complete(Optional.empty());
             }

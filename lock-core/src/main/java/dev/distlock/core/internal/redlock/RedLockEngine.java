@@ -15,7 +15,7 @@ import dev.distlock.core.internal.lease.LeaseKeeper;
 import dev.distlock.core.internal.lock.HoldAtLeast;
 import dev.distlock.core.internal.lock.LockPort;
 import dev.distlock.core.internal.redis.LockKeys;
-import dev.distlock.core.internal.redis.RedisCalls;
+import dev.distlock.core.internal.redis.RedisFailures;
 import dev.distlock.core.internal.support.Durations;
 import dev.distlock.core.internal.support.Events;
 import java.time.Duration;
@@ -270,7 +270,7 @@ public final class RedLockEngine implements AutoCloseable {
     }
 
     void release(RedLockHold hold) {
-        RedisCalls.join(releaseAsync(hold));
+        RedisFailures.join(releaseAsync(hold));
     }
 
     /** {@link #release} without blocking. */
@@ -295,7 +295,7 @@ public final class RedLockEngine implements AutoCloseable {
                 .handle((replies, error) -> {
                     try {
                         if (error != null) {
-                            throw RedisCalls.asLockException(error);
+                            throw RedisFailures.asLockException(error);
                         }
                         if (lost != null) {
                             throw new LockLeaseExpiredException(hold.info.key(), lost, lossOf(hold));
@@ -350,7 +350,7 @@ public final class RedLockEngine implements AutoCloseable {
         result.whenComplete((hold, error) -> {
             waiting.remove(result);
             if (error != null) {
-                events.failed(info, RedisCalls.unwrap(error), start);
+                events.failed(info, RedisFailures.unwrap(error), start);
             }
         });
         // closed while it was being added, unseen by close(): the first round finds the client closed
@@ -378,7 +378,7 @@ public final class RedLockEngine implements AutoCloseable {
         String grantId = Long.toString(requests.incrementAndGet()); // one per round, as in acquire()
         nodes.acquireAsync(r.keys(), r.owner(), grantId, r.lease().millis()).whenComplete((attempt, error) -> {
             if (error != null) {
-                r.result().completeExceptionally(RedisCalls.asLockException(error));
+                r.result().completeExceptionally(RedisFailures.asLockException(error));
             } else if (attempt.granted()) {
                 RedLockHold hold = new RedLockHold(
                         r.info(),
