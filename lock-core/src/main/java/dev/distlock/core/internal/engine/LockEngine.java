@@ -108,12 +108,12 @@ public final class LockEngine implements AutoCloseable {
      * @return the hold, or {@code null} when the wait ran out
      */
     @Nullable
-    Hold acquire(LockTarget target, String owner, Want want) throws InterruptedException {
+    Hold acquire(
+            LockTarget target, String owner, @Nullable Duration wait, @Nullable Duration lease, boolean interruptible)
+            throws InterruptedException {
         LockKind kind = target.kind();
         LockInfo info = target.info();
         LockKeys keys = target.keys();
-        Duration wait = want.waitTime();
-        boolean interruptible = want.interruptible();
         long start = System.nanoTime();
         AcquireRequest request = new AcquireRequest(
                 kind,
@@ -121,7 +121,7 @@ public final class LockEngine implements AutoCloseable {
                 keys,
                 owner,
                 Thread.currentThread(),
-                Lease.of(want.lease(), keeper.watchdogLeaseMs()),
+                Lease.of(lease, keeper.watchdogLeaseMs()),
                 interruptible,
                 start);
         long deadline = Durations.deadline(start, wait);
