@@ -8,6 +8,7 @@ import dev.distlock.core.LockLeaseExpiredException;
 import dev.distlock.core.LockUnavailableException;
 import dev.distlock.core.internal.lease.Lease;
 import dev.distlock.core.internal.lease.LeaseKeeper;
+import dev.distlock.core.internal.lease.LeaseState;
 import dev.distlock.core.internal.lock.LockPort;
 import dev.distlock.core.internal.redis.LockKeys;
 import dev.distlock.core.internal.redis.RedisCalls;
@@ -232,11 +233,11 @@ public final class LockEngine implements AutoCloseable {
 
     /** Holds of this client that are still valid. */
     public int activeHolds() {
-        return LeaseKeeper.live(holds.all());
+        return LeaseState.live(holds.all());
     }
 
     public List<HeldLock> heldLocks() {
-        return LeaseKeeper.snapshot(holds.all());
+        return LeaseState.snapshot(holds.all());
     }
 
     public int subscribedChannels() {

@@ -7,6 +7,7 @@ import dev.distlock.core.LockLeaseExpiredException;
 import dev.distlock.core.LockUnavailableException;
 import dev.distlock.core.internal.engine.RedisNode;
 import dev.distlock.core.internal.lease.LeaseKeeper;
+import dev.distlock.core.internal.lease.LeaseState;
 import dev.distlock.core.internal.lock.LockPort;
 import dev.distlock.core.internal.redis.LockKeys;
 import dev.distlock.core.internal.redis.RedisFailures;
@@ -175,11 +176,11 @@ public final class RedLockEngine implements AutoCloseable {
     }
 
     public int activeHolds() {
-        return LeaseKeeper.live(holds.values());
+        return LeaseState.live(holds.values());
     }
 
     public List<HeldLock> heldLocks() {
-        return LeaseKeeper.snapshot(holds.values());
+        return LeaseState.snapshot(holds.values());
     }
 
     static String holdId(String name, String owner) {
