@@ -173,12 +173,12 @@ final class AcquireSteps {
     }
 
     /** Gives {@code gate}'s place (and its permit, if {@code permit}) to {@code hold} until its last release. */
-    void attach(Hold hold, LocalGates.Gate gate, boolean permit) {
+    void attach(Hold hold, Gate gate, boolean permit) {
         holds.enterGate(hold, gate, permit);
     }
 
     /** Stops using {@code gate} (joined for {@code request}) without a hold. */
-    void leave(AcquireRequest request, LocalGates.Gate gate) {
+    void leave(AcquireRequest request, Gate gate) {
         holds.leave(request.kind(), request.keys(), gate);
     }
 

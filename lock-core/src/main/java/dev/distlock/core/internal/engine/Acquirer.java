@@ -49,7 +49,7 @@ final class Acquirer {
     /** Queues at the local gate first, so that one thread of this JVM at a time tries in Redis. */
     @Nullable
     Hold throughGate(AcquireRequest request, long deadline) throws InterruptedException {
-        LocalGates.Gate gate = holds.join(request.kind(), request.keys());
+        Gate gate = holds.join(request.kind(), request.keys());
         LocalGates.Pass pass = LocalGates.Pass.TIMEOUT;
         Hold hold = null;
         try {

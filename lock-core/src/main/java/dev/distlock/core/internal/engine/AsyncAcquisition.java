@@ -43,7 +43,7 @@ final class AsyncAcquisition {
 
     private final ScheduledExecutorService timers;
     /** The local gate this acquisition queues at first, or {@code null} (a kind without one). */
-    private final LocalGates.@Nullable Gate gate;
+    private final @Nullable Gate gate;
     /** Completes with the hold, with {@code null} when the wait ran out, or exceptionally. */
     final CompletableFuture<@Nullable Hold> result = new CompletableFuture<>();
 
@@ -71,7 +71,7 @@ final class AsyncAcquisition {
             long deadline,
             ScriptArgs.Acquire args,
             ScheduledExecutorService timers,
-            LocalGates.@Nullable Gate gate) {
+            @Nullable Gate gate) {
         this.gate = gate;
         this.atGate = gate == null ? AtGate.NONE : AtGate.QUEUED;
         this.steps = steps;
@@ -96,7 +96,7 @@ final class AsyncAcquisition {
             AcquireRequest request,
             long deadline,
             ScheduledExecutorService timers) {
-        LocalGates.Gate gate = request.kind().localQueue() ? holds.join(request.kind(), request.keys()) : null;
+        Gate gate = request.kind().localQueue() ? holds.join(request.kind(), request.keys()) : null;
         AsyncAcquisition acquisition =
                 new AsyncAcquisition(steps, grants, request, deadline, steps.afresh(request), timers, gate);
         acquisition.start();
@@ -126,7 +126,7 @@ final class AsyncAcquisition {
     }
 
     /** Its turn at the local gate came (or the wait there ran out): go on in Redis, or finish. */
-    private void entered(LocalGates.Gate gate, LocalGates.Entry entry) {
+    private void entered(Gate gate, LocalGates.Entry entry) {
         LocalGates.Pass pass = entry.pass();
         boolean stopped;
         synchronized (this) {
@@ -158,7 +158,7 @@ final class AsyncAcquisition {
     }
 
     /** Turns a grant handed on at the gate into this caller's hold, unless it stopped meanwhile. */
-    private void takeHandedOn(LocalGates.Gate gate, LocalGates.Entry entry) {
+    private void takeHandedOn(Gate gate, LocalGates.Entry entry) {
         boolean stopped;
         synchronized (this) {
             stopped = finished;
@@ -187,7 +187,7 @@ final class AsyncAcquisition {
     }
 
     /** What it got at the gate after it stopped: the permit (with a handed-on grant) goes to the next waiter. */
-    private void passOn(LocalGates.Gate gate, LocalGates.Entry entry) {
+    private void passOn(Gate gate, LocalGates.Entry entry) {
         if (entry.pass() == LocalGates.Pass.HANDED_ON && !gate.handOn(entry.baton())) {
             grants.giveBack(entry.baton());
             gate.exit();

@@ -31,7 +31,7 @@ public final class Hold extends LeaseState {
      */
     final @Nullable TokenRefill refill;
     /** The local gate this hold took part in, until its last release; see {@link LocalGates}. */
-    volatile LocalGates.Gate gate;
+    volatile Gate gate;
     /** Whether this hold owns its gate's permit (false when it went past an abandoned holder). */
     volatile boolean ownsPermit;
     /**
