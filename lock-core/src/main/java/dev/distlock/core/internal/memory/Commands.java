@@ -48,10 +48,9 @@ final class Commands {
         try {
             if (!Arity.accepts(name, a.size())) {
                 return Arity.known(name)
-                        ? new Failure(
-                                "ERR wrong number of arguments for '" + name.toLowerCase(Locale.ROOT) + "' command")
-                        : new Failure("ERR unknown command '" + command.get(0) + "' (MemoryRedis emulates only the"
-                                + " commands the lock scripts use)");
+                        ? new Failure("ERR Wrong number of args calling Redis command from script")
+                        : new Failure("ERR Unknown Redis command called from script (MemoryRedis emulates only the"
+                                + " commands the lock scripts use, not " + command.get(0) + ")");
             }
             return switch (name) {
                 case "GET" -> keys.lookup(a.get(0), Type.STRING, nowMs);
@@ -82,22 +81,46 @@ final class Commands {
         }
     }
 
+    /** PEXPIRE with its NX, XX, GT and LT options (no TTL counts as an infinite one for GT and LT). */
     private Object pexpire(List<String> a, long nowMs) {
         long ms = integer(a.get(1));
-        Slot slot = keys.lookup(a.get(0), nowMs);
-        if (a.size() > 2) {
-            return SYNTAX; // NX, XX, GT and LT: no script uses them
+        boolean nx = false, xx = false, gt = false, lt = false;
+        for (String option : a.subList(2, a.size())) {
+            switch (option.toUpperCase(Locale.ROOT)) {
+                case "NX" -> nx = true;
+                case "XX" -> xx = true;
+                case "GT" -> gt = true;
+                case "LT" -> lt = true;
+                default -> {
+                    return new Failure("ERR Unsupported option " + option);
+                }
+            }
+        }
+        if (nx && (xx || gt || lt)) {
+            return new Failure("ERR NX and XX, GT or LT options at the same time are not compatible");
+        }
+        if (gt && lt) {
+            return new Failure("ERR GT and LT options at the same time are not compatible");
         }
         if (ms > Long.MAX_VALUE - nowMs || ms < Long.MIN_VALUE + nowMs) {
             return new Failure("ERR invalid expire time in 'pexpire' command");
         }
+        Slot slot = keys.lookup(a.get(0), nowMs);
         if (slot == null) {
             return 0L;
         }
-        if (nowMs + ms <= nowMs) { // a time already past deletes the key
+        long when = nowMs + ms;
+        long current = slot.expireAtMs;
+        if ((nx && current >= 0)
+                || (xx && current < 0)
+                || (gt && (current < 0 || when <= current))
+                || (lt && current >= 0 && when >= current)) {
+            return 0L;
+        }
+        if (when <= nowMs) { // a time already past deletes the key
             keys.remove(a.get(0));
         } else {
-            keys.expireAt(a.get(0), slot, nowMs + ms);
+            keys.expireAt(a.get(0), slot, when);
         }
         return 1L;
     }

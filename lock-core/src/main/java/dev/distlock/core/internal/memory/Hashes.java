@@ -17,7 +17,7 @@ final class Hashes {
         switch (name) {
             case "HSET" -> {
                 if (a.size() % 2 != 1) {
-                    return new Failure("ERR wrong number of arguments for 'hset' command");
+                    return new Failure("ERR Wrong number of args calling Redis command from script");
                 }
                 LinkedHashMap<String, String> hash = keys.hashForWrite(key, nowMs);
                 long added = 0;

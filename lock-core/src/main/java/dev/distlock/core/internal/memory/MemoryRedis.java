@@ -57,6 +57,7 @@ public final class MemoryRedis implements AutoCloseable {
         return channels.getOrDefault(channel, List.of()).size();
     });
     private volatile boolean closed;
+    private volatile @Nullable Thread storeThread;
 
     /** A store on the system clock. */
     public MemoryRedis() {
@@ -68,6 +69,7 @@ public final class MemoryRedis implements AutoCloseable {
         this.clockMicros = clockMicros;
         this.thread = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, THREAD);
+            storeThread = t;
             t.setDaemon(true);
             return t;
         });
@@ -252,7 +254,7 @@ public final class MemoryRedis implements AutoCloseable {
     }
 
     private <T> T onThread(java.util.function.Supplier<T> work) {
-        if (Thread.currentThread().getName().equals(THREAD)) {
+        if (Thread.currentThread() == storeThread) {
             return work.get();
         }
         CompletableFuture<T> result = new CompletableFuture<>();

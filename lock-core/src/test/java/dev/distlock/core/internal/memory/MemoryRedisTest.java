@@ -63,6 +63,12 @@ class MemoryRedisTest {
         assertThat(redis.pttl("k").get()).isEqualTo(-2L);
         command("HSET", "h", "f", "v");
         assertThat(redis.pttl("h").get()).isEqualTo(-1L);
+        assertThat(command("PEXPIRE", "h", "1000", "GT"))
+                .as("no TTL counts as infinite")
+                .isEqualTo(List.of(0L));
+        assertThat(command("PEXPIRE", "h", "1000", "LT")).isEqualTo(List.of(1L));
+        assertThat(command("PEXPIRE", "h", "500", "XX", "GT")).isEqualTo(List.of(0L));
+        assertThat(redis.pttl("h").get()).isEqualTo(1000L);
         command("PEXPIRE", "h", "0"); // a time already past deletes the key
         assertThat(redis.exists("h").get()).isZero();
     }
@@ -156,10 +162,11 @@ class MemoryRedisTest {
                 .hasMessage("MINE custom");
         assertThatThrownBy(() -> redis.array(CASES, new String[0], "unknown").get())
                 .cause()
-                .hasMessageStartingWith("ERR unknown command 'NOSUCHCOMMAND'");
+                .hasMessageStartingWith("ERR Unknown Redis command called from script")
+                .hasMessageContaining("NOSUCHCOMMAND");
         assertThatThrownBy(() -> command("GET"))
                 .cause()
-                .hasMessageStartingWith("ERR wrong number of arguments for 'get' command");
+                .hasMessageStartingWith("ERR Wrong number of args calling Redis command from script script: ");
         assertThatThrownBy(() -> command("SET", "s", "v", "PX", "0"))
                 .cause()
                 .hasMessageStartingWith("ERR invalid expire time in 'set' command");
