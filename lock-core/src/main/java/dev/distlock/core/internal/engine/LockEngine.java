@@ -227,6 +227,15 @@ public final class LockEngine implements AutoCloseable {
                 calls.operationDeadline(),
                 "force-releasing",
                 keys);
+        if (result == 1) {
+            // Holders in this client learn it now; those of other clients at their next renewal or unlock.
+            for (Hold hold : holds.all()) {
+                if (hold.keys.lock().equals(keys.lock()) && !hold.released) {
+                    hold.forceUnlocked = true;
+                    keeper.lost(hold, "it was force-unlocked");
+                }
+            }
+        }
         node.wakeLocal(kind, keys);
         return result == 1;
     }

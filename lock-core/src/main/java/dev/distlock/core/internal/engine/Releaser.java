@@ -149,9 +149,11 @@ final class Releaser {
                     lost,
                     calls.isClosed()
                             ? LockLeaseExpiredException.Loss.CLIENT_CLOSED
-                            : hold.watchdog()
-                                    ? LockLeaseExpiredException.Loss.KEY_LOST
-                                    : LockLeaseExpiredException.Loss.LEASE_RAN_OUT);
+                            : hold.forceUnlocked
+                                    ? LockLeaseExpiredException.Loss.FORCE_UNLOCKED
+                                    : hold.watchdog()
+                                            ? LockLeaseExpiredException.Loss.KEY_LOST
+                                            : LockLeaseExpiredException.Loss.LEASE_RAN_OUT);
         }
         return last;
     }
