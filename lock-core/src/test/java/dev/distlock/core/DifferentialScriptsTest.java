@@ -27,6 +27,7 @@ class DifferentialScriptsTest {
 
     private static final LockScript CASES = LockScript.load("memory-cases.lua");
     private static final LockScript CONCAT = LockScript.load("memory-concat.lua");
+    private static final LockScript COMMANDS = LockScript.load("memory-commands.lua");
 
     private RedisProbe probe;
     private DifferentialScripts differential;
@@ -36,7 +37,7 @@ class DifferentialScriptsTest {
     @BeforeEach
     void connect() throws Exception {
         probe = RedisProbe.connect(redis.server());
-        differential = new DifferentialScripts(redis.server(), probe.async(), CASES, CONCAT);
+        differential = new DifferentialScripts(redis.server(), probe.async(), CASES, CONCAT, COMMANDS);
         scripts = new ScriptRunner(differential.commands());
     }
 
@@ -63,6 +64,69 @@ class DifferentialScriptsTest {
                 .hasMessageContaining("WRONGTYPE");
         assertThat(differential.finish()).isEmpty();
         assertThat(differential.compared.get()).isEqualTo(5);
+    }
+
+    /**
+     * Each emulated command, options and errors included, as the scripts call it and past that, agrees
+     * with Redis in reply (as Lua sees it, through redis.pcall) and in the state it leaves.
+     */
+    @Test
+    void everyEmulatedCommandAgreesWithRedis() throws Exception {
+        String s = tag + "s", h = tag + "h", l = tag + "l", z = tag + "z", n = tag + "n";
+        String commands = String.join(
+                " | ",
+                "SET " + s + " v PX 100000",
+                "GET " + s,
+                "SET " + s + " w KEEPTTL",
+                "PTTL " + s,
+                "SET " + s + " x NX",
+                "SET " + s + " y XX GET",
+                "SET " + n + " v NX GET",
+                "DEL " + n + " " + n,
+                "GET " + h,
+                "HSET " + h + " a 1 b 2",
+                "SET " + h + " x GET",
+                "HSETNX " + h + " a 3",
+                "HMGET " + h + " a zz b",
+                "HDEL " + h + " a zz",
+                "HSET " + h + " a 4",
+                "HGETALL " + h,
+                "HEXISTS " + h + " a",
+                "HGET " + h + " b",
+                "RPUSH " + l + " a b a c a",
+                "LREM " + l + " -2 a",
+                "LRANGE " + l + " 0 -1",
+                "LRANGE " + l + " -2 10",
+                "LINDEX " + l + " -1",
+                "LINDEX " + l + " 5",
+                "LPOP " + l,
+                "LPOP " + l + " 5",
+                "LPOP " + l,
+                "EXISTS " + l,
+                "ZADD " + z + " 1.5 a 0.1 b 1764000000000 c",
+                "ZSCORE " + z + " b",
+                "ZSCORE " + z + " c",
+                "ZREM " + z + " a x",
+                "ZADD " + z + " x a",
+                "EXISTS " + s + " " + h + " " + l + " " + z + " " + s,
+                "PEXPIRE " + h + " 50000",
+                "PEXPIRE " + h + " 1000 GT",
+                "PEXPIRE " + h + " 1000 LT",
+                "PTTL " + h,
+                "PEXPIRE " + n + " 100",
+                "PTTL " + n,
+                "HSET " + h + " a",
+                "PEXPIRE " + h + " abc",
+                "SET " + s + " v PX 0",
+                "SET " + s + " v EX 1 PX 1",
+                "LINDEX " + l + " x",
+                "PUBLISH " + tag + "channel hello",
+                "GET");
+        List<Object> lines = scripts.array(COMMANDS, new String[] {s, h, l, z, n}, commands.split(" "))
+                .get(5, TimeUnit.SECONDS);
+        assertThat(lines).hasSize(commands.split(" \\| ").length);
+        assertThat(differential.finish()).isEmpty();
+        assertThat(differential.compared.get()).isEqualTo(1);
     }
 
     @Test

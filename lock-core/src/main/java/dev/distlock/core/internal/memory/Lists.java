@@ -19,11 +19,11 @@ final class Lists {
                 return (long) list.size();
             }
             case "LINDEX" -> {
-                long index = Commands.integer(a.get(1));
                 ArrayList<String> list = keys.list(key, nowMs);
                 if (list == null) {
-                    return null;
+                    return null; // Redis looks the key up before it reads the index
                 }
+                long index = Commands.integer(a.get(1));
                 long at = index < 0 ? list.size() + index : index;
                 return at < 0 || at >= list.size() ? null : list.get((int) at);
             }

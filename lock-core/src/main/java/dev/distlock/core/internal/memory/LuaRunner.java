@@ -37,14 +37,16 @@ final class LuaRunner {
     private static final Pattern POSITION = Pattern.compile("^@?(user_script:\\d+):? (.*)$", Pattern.DOTALL);
 
     private final Map<String, Prototype> compiled = new HashMap<>();
+    /** The metatable of each run's globals: reads fall through to the shared ones, which no run can change. */
     private final LuaTable globals;
+
     private @Nullable Run current;
 
     /** The commands and times of the script that runs now. */
     private record Run(Commands commands, long nowMs, LongSupplier micros) {}
 
     LuaRunner() {
-        this.globals = LuaLibraries.readOnlyGlobals(redisTable());
+        this.globals = LuaLibraries.protectedGlobals(LuaLibraries.readOnlyGlobals(redisTable()));
     }
 
     /**
@@ -56,7 +58,7 @@ final class LuaRunner {
         LuaTable env = new LuaTable();
         env.set("KEYS", strings(keys));
         env.set("ARGV", strings(args));
-        env.setmetatable(LuaLibraries.protectedGlobals(globals));
+        env.setmetatable(globals);
         current = new Run(commands, nowMs, micros);
         try {
             LuaValue result = new LuaClosure(prototype(script), env).call();

@@ -21,6 +21,7 @@ import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -128,7 +129,7 @@ public final class MemoryRedis implements AutoCloseable {
      * Runs {@code work} on the store's thread and completes the future there with its reply (exceptionally
      * for an error reply), then delivers what it published.
      */
-    private CompletableFuture<@Nullable Object> submit(java.util.function.Supplier<@Nullable Object> work) {
+    private CompletableFuture<@Nullable Object> submit(Supplier<@Nullable Object> work) {
         CompletableFuture<@Nullable Object> future = new CompletableFuture<>();
         Runnable task = () -> {
             Object reply;
@@ -253,7 +254,7 @@ public final class MemoryRedis implements AutoCloseable {
         };
     }
 
-    private <T> T onThread(java.util.function.Supplier<T> work) {
+    private <T> T onThread(Supplier<T> work) {
         if (Thread.currentThread() == storeThread) {
             return work.get();
         }

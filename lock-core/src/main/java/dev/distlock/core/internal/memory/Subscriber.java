@@ -1,5 +1,6 @@
 package dev.distlock.core.internal.memory;
 
+import io.lettuce.core.RedisException;
 import java.util.LinkedHashSet;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -42,7 +43,7 @@ public final class Subscriber {
             done.complete(null);
         });
         if (!queued) {
-            done.completeExceptionally(new io.lettuce.core.RedisException("MemoryRedis is closed"));
+            done.completeExceptionally(new RedisException("MemoryRedis is closed"));
         }
         return done;
     }
