@@ -15,6 +15,7 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
@@ -241,5 +242,45 @@ final class AcquireSteps {
 
     private boolean leaves(LockKind kind, boolean waited) {
         return kind.leavesWhenGivingUp() || (waited && kind.recordsWaiters());
+    }
+
+    /**
+     * Undoes an async try that may have reached Redis after the undo its acquisition sent when it stopped. Of a fair lock, that
+     * leave may have landed before the try, which then queued the waiter again: a place nobody
+     * comes back to, which a release would grant the lock to until the place's deadline. So it leaves once
+     * more, which also gives back a grant made under the try's grant id. Of other kinds, the try may have
+     * taken the lock after its give-back, for nobody until the lease ends, or marked its client as waiting
+     * ('~w', which a release then reserves the lock for): given back, and left, again.
+     *
+     * <p>{@code late}, a try on its way when its caller stopped: undone once it has ended, whatever its end,
+     * so that the undo lands after it even when Redis refused its EVALSHA (NOSCRIPT, after a restart or
+     * failover) and it went out again as EVAL a round trip later. It is cancelled half a lease on, before
+     * the undo would stop trying (after the lease), so that a try still on a dead connection then is
+     * dropped, or never sent again by Lettuce after a reconnect; its end then sends the undo.
+     */
+    void undoLateTry(
+            AcquireRequest request,
+            ScriptArgs.Acquire sent,
+            @Nullable CompletableFuture<?> late,
+            ScheduledExecutorService timers) {
+        if (late == null) {
+            undo(request, sent);
+            return;
+        }
+        late.whenComplete((reply, error) -> undo(request, sent));
+        if (!late.isDone()) {
+            try {
+                timers.schedule(() -> late.cancel(true), request.lease().nanos() / 2, TimeUnit.NANOSECONDS);
+            } catch (RejectedExecutionException closing) {
+                late.cancel(true);
+            }
+        }
+    }
+
+    private void undo(AcquireRequest request, ScriptArgs.Acquire sent) {
+        gaveUpAsync(request, sent, true);
+        if (!request.kind().leavesWhenGivingUp() && sent.held() == 0) {
+            giveBack(request, sent.grantId());
+        }
     }
 }

@@ -3,7 +3,6 @@ package dev.distlock.core.internal.engine;
 import dev.distlock.core.internal.redis.RedisFailures;
 import dev.distlock.core.internal.redis.WaitChannel;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
@@ -18,22 +17,6 @@ import org.jspecify.annotations.Nullable;
  */
 final class AsyncAcquisition {
 
-    /** Where an acquisition stands at its local gate. */
-    private enum AtGate {
-        /** No gate (the kind has none). */
-        NONE,
-        /** Waiting for its turn. */
-        QUEUED,
-        /** Holding the permit, trying in Redis. */
-        PERMIT,
-        /** Holding the permit and a grant handed on with it, not yet a hold. */
-        HANDED,
-        /** Past the gate without the permit (its holder's lease ran out), or the wait ran out there. */
-        PASSED,
-        /** A hold took its place: released with the hold. */
-        ATTACHED
-    }
-
     private final AcquireSteps steps;
     private final Grants grants;
     private final AcquireRequest request;
@@ -42,18 +25,15 @@ final class AsyncAcquisition {
     private volatile ScriptArgs.Acquire args;
 
     private final ScheduledExecutorService timers;
-    /** The local gate this acquisition queues at first, or {@code null} (a kind without one). */
-    private final @Nullable Gate gate;
+    /** Its turn at the local gate it queues at first, or {@code null} (a kind without one). */
+    private final @Nullable GateTurn turn;
     /** Completes with the hold, with {@code null} when the wait ran out, or exceptionally. */
     final CompletableFuture<@Nullable Hold> result = new CompletableFuture<>();
 
-    private boolean finished;
+    /** Guarded by this, as {@link GateTurn}'s state is. */
+    boolean finished;
     /** Its wait ran out and its listeners were told so, before its result completes. */
     private boolean timedOut;
-    /** Its turn at the gate while it waits there. */
-    private @Nullable CompletableFuture<LocalGates.Entry> entering;
-    /** Where it stands at the gate; says who passes the permit on and leaves the gate when it stops. */
-    private AtGate atGate;
 
     private @Nullable WaitChannel channel;
     /** Where a fair grant is offered to it in-process (fair locks), made before its first try. */
@@ -72,8 +52,7 @@ final class AsyncAcquisition {
             ScriptArgs.Acquire args,
             ScheduledExecutorService timers,
             @Nullable Gate gate) {
-        this.gate = gate;
-        this.atGate = gate == null ? AtGate.NONE : AtGate.QUEUED;
+        this.turn = gate == null ? null : new GateTurn(this, gate, steps, grants, request, deadline, timers);
         this.steps = steps;
         this.grants = grants;
         this.request = request;
@@ -104,106 +83,19 @@ final class AsyncAcquisition {
     }
 
     private void start() {
-        if (gate == null) {
+        if (turn == null) {
             slot = grants.expectOffer(request, args);
             attempt();
-            return;
-        }
-        CompletableFuture<LocalGates.Entry> entry = gate.enterAsync(deadline, request.lease(), timers);
-        boolean stopped;
-        synchronized (this) {
-            stopped = finished;
-            entering = entry;
-        }
-        if (stopped) {
-            entry.cancel(false); // leaves the queue; a permit it got meanwhile is passed on in entered()
-        }
-        entry.whenComplete((passed, error) -> {
-            if (passed != null) {
-                entered(gate, passed);
-            }
-        });
-    }
-
-    /** Its turn at the local gate came (or the wait there ran out): go on in Redis, or finish. */
-    private void entered(Gate gate, LocalGates.Entry entry) {
-        LocalGates.Pass pass = entry.pass();
-        boolean stopped;
-        synchronized (this) {
-            stopped = finished;
-            if (!stopped) {
-                atGate = switch (pass) {
-                    case PERMIT -> AtGate.PERMIT;
-                    case HANDED_ON -> AtGate.HANDED;
-                    default -> AtGate.PASSED;
-                };
-            }
-        }
-        if (stopped) {
-            passOn(gate, entry); // finished() already left the gate
-            return;
-        }
-        try {
-            switch (pass) {
-                // Off the thread that handed on or timed out: that thread may be inside another caller's unlock
-                // (whose events the starter attributes by thread) or be the client's timer; the caller's own
-                // code runs when the result completes.
-                case TIMEOUT -> steps.offThread(this::timeOut);
-                case HANDED_ON -> steps.offThread(() -> takeHandedOn(gate, entry));
-                default -> attempt();
-            }
-        } catch (RuntimeException e) {
-            result.completeExceptionally(e);
-        }
-    }
-
-    /** Turns a grant handed on at the gate into this caller's hold, unless it stopped meanwhile. */
-    private void takeHandedOn(Gate gate, LocalGates.Entry entry) {
-        boolean stopped;
-        synchronized (this) {
-            stopped = finished;
-        }
-        if (stopped) {
-            passOn(gate, entry);
-            steps.leave(request, gate);
-            return;
-        }
-        Hold hold = grants.handedOn(request, entry.baton());
-        if (hold != null) {
-            deliver(hold);
-            return;
-        }
-        // Too close to its lease's end to use (given back): try in Redis, holding the permit.
-        synchronized (this) {
-            stopped = finished;
-            atGate = AtGate.PERMIT;
-        }
-        if (stopped) {
-            gate.exit();
-            steps.leave(request, gate);
         } else {
-            attempt();
-        }
-    }
-
-    /** What it got at the gate after it stopped: the permit (with a handed-on grant) goes to the next waiter. */
-    private void passOn(Gate gate, LocalGates.Entry entry) {
-        if (entry.pass() == LocalGates.Pass.HANDED_ON && !gate.handOn(entry.baton())) {
-            grants.giveBack(entry.baton());
-            gate.exit();
-        } else if (entry.pass() == LocalGates.Pass.PERMIT) {
-            gate.exit();
+            turn.start();
         }
     }
 
     /** Completes the result with {@code hold}, which takes over the place at the gate; given back if the result was cancelled. */
-    private void deliver(Hold hold) {
-        synchronized (this) {
-            // A handed-on grant is this acquisition's to pass on even when it stopped meanwhile: attached, the
-            // hold's give-back below passes the permit on.
-            if (gate != null && (atGate == AtGate.HANDED || (!finished && atGate != AtGate.QUEUED))) {
-                steps.attach(hold, gate, atGate != AtGate.PASSED);
-                atGate = AtGate.ATTACHED;
+    void deliver(Hold hold) {
+        if (turn != null) {
+            synchronized (this) {
+                turn.attach(hold);
             }
         }
         if (!result.complete(hold)) {
@@ -211,7 +103,7 @@ final class AsyncAcquisition {
         }
     }
 
-    private void attempt() {
+    void attempt() {
         synchronized (this) {
             if (finished) {
                 return;
@@ -220,12 +112,13 @@ final class AsyncAcquisition {
         ScriptArgs.Acquire sent = args;
         // Sent outside the monitor. A retry of it (a dropped connection) may also go out as finished() runs:
         // the call then undoes it once more itself.
-        CompletableFuture<Grant> reply = steps.tryAsync(request, sent, deadline, late -> undoLateTry(sent, late));
+        CompletableFuture<Grant> reply =
+                steps.tryAsync(request, sent, deadline, late -> steps.undoLateTry(request, sent, late, timers));
         synchronized (this) {
             if (finished) {
                 // finished() ran meanwhile and could not see this call: stop it, and undo what it may still do.
                 reply.cancel(true);
-                undoLateTry(sent, null);
+                steps.undoLateTry(request, sent, null, timers);
                 return;
             }
             call = reply;
@@ -240,42 +133,6 @@ final class AsyncAcquisition {
                 answered(r);
             }
         });
-    }
-
-    /**
-     * Undoes a try that may have reached Redis after the undo finished() sent. Of a fair lock, the leave
-     * finished() sent may have landed before the try, which then queued the waiter again: a place nobody
-     * comes back to, which a release would grant the lock to until the place's deadline. So it leaves once
-     * more, which also gives back a grant made under the try's grant id. Of other kinds, the try may have
-     * taken the lock after its give-back, for nobody until the lease ends, or marked its client as waiting
-     * ('~w', which a release then reserves the lock for): given back, and left, again.
-     *
-     * <p>{@code late}, a try on its way when its caller stopped: undone once it has ended, whatever its end,
-     * so that the undo lands after it even when Redis refused its EVALSHA (NOSCRIPT, after a restart or
-     * failover) and it went out again as EVAL a round trip later. It is cancelled half a lease on, before
-     * the undo would stop trying (after the lease), so that a try still on a dead connection then is
-     * dropped, or never sent again by Lettuce after a reconnect; its end then sends the undo.
-     */
-    private void undoLateTry(ScriptArgs.Acquire sent, @Nullable CompletableFuture<?> late) {
-        if (late == null) {
-            undo(sent);
-            return;
-        }
-        late.whenComplete((reply, error) -> undo(sent));
-        if (!late.isDone()) {
-            try {
-                timers.schedule(() -> late.cancel(true), request.lease().nanos() / 2, TimeUnit.NANOSECONDS);
-            } catch (RejectedExecutionException closing) {
-                late.cancel(true);
-            }
-        }
-    }
-
-    private void undo(ScriptArgs.Acquire sent) {
-        steps.gaveUpAsync(request, sent, true);
-        if (!request.kind().leavesWhenGivingUp() && sent.held() == 0) {
-            steps.giveBack(request, sent.grantId());
-        }
     }
 
     private void answered(Grant grant) {
@@ -375,7 +232,7 @@ final class AsyncAcquisition {
      * before it is delivered, so the caller's code that follows sees it counted. A caller that stopped
      * first keeps its own outcome, and one that stops meanwhile adds no second one (see {@link #finished}).
      */
-    private void timeOut() {
+    void timeOut() {
         synchronized (this) {
             if (finished || timedOut) {
                 return;
@@ -390,8 +247,7 @@ final class AsyncAcquisition {
         WaitChannel joined;
         CompletableFuture<?> pendingCall;
         CompletableFuture<Boolean> pendingSleep;
-        CompletableFuture<LocalGates.Entry> pendingEntry;
-        AtGate stood;
+        GateTurn.Standing stood;
         boolean told;
         synchronized (this) {
             finished = true;
@@ -399,18 +255,10 @@ final class AsyncAcquisition {
             joined = channel;
             pendingCall = call;
             pendingSleep = sleep;
-            pendingEntry = entering;
-            stood = atGate;
+            stood = turn == null ? null : turn.standing();
         }
-        // HANDED: takeHandedOn passes it on; ATTACHED: the hold's release does.
-        if (stood == AtGate.QUEUED && pendingEntry != null) {
-            pendingEntry.cancel(false); // leaves the queue; a permit it got meanwhile is passed on in entered()
-        }
-        if (stood == AtGate.PERMIT) {
-            gate.exit();
-        }
-        if (stood == AtGate.QUEUED || stood == AtGate.PERMIT || stood == AtGate.PASSED) {
-            steps.leave(request, gate);
+        if (stood != null) {
+            turn.stopped(stood);
         }
         // A try still in flight may have found the lock busy and marked its client as waiting ('~w'), as a
         // wait does: leave then too.
