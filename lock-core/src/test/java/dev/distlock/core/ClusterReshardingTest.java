@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.distlock.core.internal.redis.LockKeys;
+import dev.distlock.testsupport.OtherThread;
 import dev.distlock.testsupport.RedisClusterSetup;
 import dev.distlock.testsupport.RedisClusterSetup.SlotMigration;
 import dev.distlock.testsupport.RedisServer;
@@ -376,7 +377,7 @@ class ClusterReshardingTest {
             int slot = SlotHash.getSlot(key(name));
             SlotMove move = cluster.beginMigration(slot, nextMaster(cluster.ownerOf(slot)));
             OtherThread<Boolean> waiter =
-                    OtherThread.takesAndReleases(() -> quick.getFairLock(name), Duration.ofSeconds(10));
+                    Contenders.takesAndReleases(() -> quick.getFairLock(name), Duration.ofSeconds(10));
             Thread.sleep(3000); // the slot stays open for longer than operationTimeout, as a slot with many keys does
             move.moveRemainingKeys(10, Duration.ZERO).finish();
 

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.distlock.core.internal.redis.LockKeys;
+import dev.distlock.testsupport.OtherThread;
 import dev.distlock.testsupport.RedisClusterSetup;
 import dev.distlock.testsupport.RedisServer;
 import dev.distlock.testsupport.SlowTest;
@@ -253,7 +254,7 @@ class ClusterTopologyTest {
         String name = namesOnEveryNode("waited", 1).get(0);
         RedisLock held = client.getLock(name);
         held.lock(LONG_LEASE);
-        OtherThread<Boolean> waiter = OtherThread.takesAndReleases(() -> other.getLock(name), Duration.ofSeconds(25));
+        OtherThread<Boolean> waiter = Contenders.takesAndReleases(() -> other.getLock(name), Duration.ofSeconds(25));
         await().atMost(Duration.ofSeconds(5)).until(() -> other.subscribedChannels() == 1);
         held.unlock();
         assertThat(waiter.get()).isTrue();

@@ -9,6 +9,7 @@ import dev.distlock.core.internal.engine.FairHandOffs;
 import dev.distlock.core.internal.engine.FairKind;
 import dev.distlock.core.internal.redis.LockKeys;
 import dev.distlock.core.internal.redis.script.LockScript;
+import dev.distlock.testsupport.OtherThread;
 import dev.distlock.testsupport.RedisExtension;
 import dev.distlock.testsupport.Waits;
 import io.lettuce.core.RedisURI;

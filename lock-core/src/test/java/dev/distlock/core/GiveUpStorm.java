@@ -1,5 +1,6 @@
 package dev.distlock.core;
 
+import dev.distlock.testsupport.OtherThread;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

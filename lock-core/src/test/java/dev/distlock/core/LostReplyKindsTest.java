@@ -7,6 +7,7 @@ import dev.distlock.core.internal.engine.FairKind;
 import dev.distlock.core.internal.redis.LockKeys;
 import dev.distlock.testsupport.FaultRelay;
 import dev.distlock.testsupport.FaultRelay.Drop;
+import dev.distlock.testsupport.OtherThread;
 import dev.distlock.testsupport.RedisExtension;
 import dev.distlock.testsupport.RedisServer;
 import dev.distlock.testsupport.SlowTest;

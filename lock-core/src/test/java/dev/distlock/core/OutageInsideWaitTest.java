@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.distlock.core.reactor.ReactiveLocks;
 import dev.distlock.testsupport.FaultRelay;
+import dev.distlock.testsupport.OtherThread;
 import dev.distlock.testsupport.RedisExtension;
 import dev.distlock.testsupport.SlowTest;
 import io.lettuce.core.RedisURI;

@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.distlock.core.internal.engine.ReadWriteKind;
 import dev.distlock.core.internal.redis.LockKeys;
+import dev.distlock.testsupport.OtherThread;
 import dev.distlock.testsupport.RedisExtension;
 import dev.distlock.testsupport.Waits;
 import io.lettuce.core.RedisURI;

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import dev.distlock.testsupport.OtherThread;
 import dev.distlock.testsupport.RedisExtension;
 import dev.distlock.testsupport.SlowTest;
 import java.time.Duration;
@@ -61,7 +62,7 @@ class RedLockOutageInsideWaitTest {
         nodes.server(0).pause();
         nodes.server(1).pause();
 
-        OtherThread<Boolean> waiter = OtherThread.takesAndReleases(() -> blocking, WAIT);
+        OtherThread<Boolean> waiter = Contenders.takesAndReleases(() -> blocking, WAIT);
         CompletableFuture<Optional<LockHandle>> waiting =
                 async.tryLockAsync(WAIT).toCompletableFuture();
         // The outage's length, not a condition to wait for: the waits must outlast it.

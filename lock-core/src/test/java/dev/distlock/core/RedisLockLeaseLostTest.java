@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.distlock.core.LockListener.RenewalOutcome;
 import dev.distlock.core.internal.redis.script.LockScript;
+import dev.distlock.testsupport.OtherThread;
 import dev.distlock.testsupport.RedisExtension;
 import io.lettuce.core.RedisURI;
 import java.time.Duration;

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import dev.distlock.testsupport.OtherThread;
 import dev.distlock.testsupport.RedisExtension;
 import dev.distlock.testsupport.RedisServer;
 import dev.distlock.testsupport.SlowTest;
@@ -63,7 +64,7 @@ class ReplicaAcksTest {
             RedisLock held = client.getFairLock(name);
             held.lock();
             OtherThread<Boolean> waiter =
-                    OtherThread.takesAndReleases(() -> client.getFairLock(name), Duration.ofSeconds(20));
+                    Contenders.takesAndReleases(() -> client.getFairLock(name), Duration.ofSeconds(20));
             await().atMost(Duration.ofSeconds(10)).until(() -> probe.sync().llen("lock:{" + name + "}:queue") == 1);
             long waitsBefore = probe.commandRuns("wait");
 
