@@ -1,5 +1,6 @@
 package dev.distlock.core;
 
+import static dev.distlock.core.Attempts.answered;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
@@ -134,15 +135,15 @@ class AsyncLockTest {
 
     @Test
     void aHandleReleasesExactlyOnce() throws Exception {
-        LockHandle handle =
-                get(client.getLock(name).tryLockAsync(Duration.ZERO)).orElseThrow();
+        LockHandle handle = answered(() -> get(client.getLock(name).tryLockAsync(Duration.ZERO)))
+                .orElseThrow();
         handle.unlock();
 
         assertThatThrownBy(handle::unlock)
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("already released");
         handle.close(); // nothing left to do
-        assertThat(get(other.getLock(name).tryLockAsync(Duration.ZERO)))
+        assertThat(answered(() -> get(other.getLock(name).tryLockAsync(Duration.ZERO))))
                 .as("free for others")
                 .isPresent();
     }
@@ -253,7 +254,8 @@ class AsyncLockTest {
 
     @Test
     void aFixedLeaseRunningOutIsSignalledAtItsEnd() throws Exception {
-        LockHandle handle = get(client.getLock(name).tryLockAsync(Duration.ZERO, Duration.ofMillis(300)))
+        LockHandle handle = answered(
+                        () -> get(client.getLock(name).tryLockAsync(Duration.ZERO, Duration.ofMillis(300))))
                 .orElseThrow();
 
         String reason = handle.leaseLost().toCompletableFuture().get(GENEROUS.toMillis(), TimeUnit.MILLISECONDS);
@@ -267,7 +269,8 @@ class AsyncLockTest {
     void readHandlesShareAndAWriteHandleWaitsForThem() throws Exception {
         RedisReadWriteLock rw = client.getReadWriteLock(name);
         LockHandle read1 = get(rw.readLock().lockAsync());
-        LockHandle read2 = get(rw.readLock().tryLockAsync(Duration.ZERO)).orElseThrow();
+        LockHandle read2 =
+                answered(() -> get(rw.readLock().tryLockAsync(Duration.ZERO))).orElseThrow();
         CompletableFuture<Optional<LockHandle>> write =
                 rw.writeLock().tryLockAsync(Duration.ofSeconds(20)).toCompletableFuture();
         // it waits for the readers (listening for their release): only then does "not done" say anything
@@ -287,8 +290,8 @@ class AsyncLockTest {
     void multiLockHandleTakesAllOrNothing() throws Exception {
         String a = name + "-a";
         String b = name + "-b";
-        LockHandle both =
-                get(client.getMultiLock(a, b).tryLockAsync(Duration.ZERO)).orElseThrow();
+        LockHandle both = answered(() -> get(client.getMultiLock(a, b).tryLockAsync(Duration.ZERO)))
+                .orElseThrow();
         assertThat(observer.exists(lockKey(a), lockKey(b))).isEqualTo(2);
         both.unlock();
         assertThat(observer.exists(lockKey(a), lockKey(b))).isZero();

@@ -10,6 +10,7 @@ import dev.distlock.testsupport.RedisClusterSetup.SlotMigration;
 import dev.distlock.testsupport.RedisServer;
 import dev.distlock.testsupport.SlotMove;
 import dev.distlock.testsupport.SlowTest;
+import dev.distlock.testsupport.Waits;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.SlotHash;
@@ -426,7 +427,7 @@ class ClusterReshardingTest {
 
     private long grantAndRelease(RedisLock lock) throws Exception {
         return OtherThread.call(() -> {
-            assertThat(lock.tryLock(Duration.ofSeconds(5))).as("granted").isTrue();
+            assertThat(lock.tryLock(Waits.GRANTED)).as("granted").isTrue();
             long token = lock.currentFencingToken();
             lock.unlock();
             return token;

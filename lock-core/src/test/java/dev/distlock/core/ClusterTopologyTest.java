@@ -1,5 +1,6 @@
 package dev.distlock.core;
 
+import static dev.distlock.core.Attempts.tryOnce;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -123,8 +124,7 @@ class ClusterTopologyTest {
                         .as("key on its own node")
                         .isEqualTo(":1");
                 if (!kind.getKey().equals("read")) {
-                    assertThat(OtherThread.call(
-                                    () -> kind.getValue().apply(other, name).tryLock()))
+                    assertThat(OtherThread.call(() -> tryOnce(kind.getValue().apply(other, name))))
                             .as("other owner kept out")
                             .isFalse();
                 }
@@ -147,17 +147,17 @@ class ClusterTopologyTest {
             RedisReadWriteLock theirs = other.getReadWriteLock(name);
             mine.readLock().lock();
             assertThat(OtherThread.call(() -> {
-                        boolean read = theirs.readLock().tryLock();
+                        boolean read = tryOnce(theirs.readLock());
                         if (read) {
                             theirs.readLock().unlock();
                         }
                         return read;
                     }))
                     .isTrue();
-            assertThat(OtherThread.call(() -> theirs.writeLock().tryLock())).isFalse();
+            assertThat(OtherThread.call(() -> tryOnce(theirs.writeLock()))).isFalse();
             mine.readLock().unlock();
             assertThat(OtherThread.call(() -> {
-                        boolean write = theirs.writeLock().tryLock();
+                        boolean write = tryOnce(theirs.writeLock());
                         if (write) {
                             theirs.writeLock().unlock();
                         }
@@ -176,13 +176,12 @@ class ClusterTopologyTest {
         assertThat(slots).hasSizeGreaterThan(1);
 
         RedisMultiLock multi = client.getMultiLock(names.toArray(String[]::new));
-        assertThat(multi.tryLock(Duration.ofSeconds(2))).isTrue();
+        assertThat(multi.tryLock(Waits.GRANTED)).isTrue();
         assertThat(multi.fencingTokens()).containsOnlyKeys(names);
         for (String name : names) {
             assertThat(other.getLock(name).isLocked()).isTrue();
         }
-        assertThat(OtherThread.call(() -> other.getMultiLock(names.get(0), names.get(names.size() - 1))
-                        .tryLock()))
+        assertThat(OtherThread.call(() -> tryOnce(other.getMultiLock(names.get(0), names.get(names.size() - 1)))))
                 .isFalse();
         multi.lock(); // re-entry
         multi.unlock();

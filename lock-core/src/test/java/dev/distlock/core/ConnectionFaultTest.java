@@ -1,5 +1,6 @@
 package dev.distlock.core;
 
+import static dev.distlock.core.Attempts.tryOnce;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
@@ -124,7 +125,7 @@ class ConnectionFaultTest {
         String free = Names.fresh("free-" + kind);
         String busy = Names.fresh("busy-" + kind);
         owner("holder").act(() -> lockOf(holderClient, kind, busy).lock());
-        lockOf(client, kind, Names.fresh("warm-up")).tryLock(); // connected, scripts loaded
+        tryOnce(lockOf(client, kind, Names.fresh("warm-up"))); // connected, scripts loaded
         relay.blackHole();
         for (String name : List.of(free, busy)) {
             RedisLock lock = lockOf(client, kind, name);

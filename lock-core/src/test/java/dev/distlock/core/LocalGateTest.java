@@ -1,5 +1,6 @@
 package dev.distlock.core;
 
+import static dev.distlock.core.Attempts.tryOnce;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -114,7 +115,7 @@ class LocalGateTest {
                 lock.unlock();
             }
             assertThat(OtherThread.call(() -> {
-                        boolean got = lock.tryLock();
+                        boolean got = tryOnce(lock);
                         lock.unlock();
                         return got;
                     }))

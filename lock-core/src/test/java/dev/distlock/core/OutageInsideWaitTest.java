@@ -8,6 +8,7 @@ import dev.distlock.testsupport.FaultRelay;
 import dev.distlock.testsupport.OtherThread;
 import dev.distlock.testsupport.RedisExtension;
 import dev.distlock.testsupport.SlowTest;
+import dev.distlock.testsupport.Waits;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.sync.RedisCommands;
 import java.time.Duration;
@@ -185,7 +186,7 @@ class OutageInsideWaitTest {
     /** Connects the waiter's client and loads its scripts before the stall. */
     private void warmUp(String kind) throws InterruptedException {
         RedisLock lock = lockOf(waiterClient, kind, Names.fresh("warm-up"));
-        assertThat(lock.tryLock(Duration.ofSeconds(5))).isTrue();
+        assertThat(lock.tryLock(Waits.GRANTED)).isTrue();
         lock.unlock();
     }
 

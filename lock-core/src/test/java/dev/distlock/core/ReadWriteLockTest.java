@@ -1,5 +1,6 @@
 package dev.distlock.core;
 
+import static dev.distlock.core.Attempts.tryOnce;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
@@ -79,10 +80,10 @@ class ReadWriteLockTest {
         write.lock();
 
         assertThat(OtherThread.call(
-                        () -> otherClient.getReadWriteLock(name).readLock().tryLock()))
+                        () -> tryOnce(otherClient.getReadWriteLock(name).readLock())))
                 .isFalse();
         assertThat(OtherThread.call(
-                        () -> otherClient.getReadWriteLock(name).writeLock().tryLock()))
+                        () -> tryOnce(otherClient.getReadWriteLock(name).writeLock())))
                 .isFalse();
         assertThat(OtherThread.call(
                         () -> client.getReadWriteLock(name).readLock().tryLock(Waits.RUNS_OUT)))
@@ -103,7 +104,7 @@ class ReadWriteLockTest {
         otherRead.lock();
 
         assertThat(OtherThread.call(
-                        () -> otherClient.getReadWriteLock(name).writeLock().tryLock()))
+                        () -> tryOnce(otherClient.getReadWriteLock(name).writeLock())))
                 .isFalse();
         read.unlock();
         assertThat(OtherThread.call(
@@ -113,7 +114,7 @@ class ReadWriteLockTest {
 
         OtherThread<Boolean> writer = OtherThread.start(() -> {
             RedisLock write = client.getReadWriteLock(name).writeLock();
-            boolean got = write.tryLock();
+            boolean got = tryOnce(write);
             write.unlock();
             return got;
         });
@@ -126,7 +127,7 @@ class ReadWriteLockTest {
         rw.writeLock().lock();
         rw.readLock().lock();
         assertThat(OtherThread.call(
-                        () -> otherClient.getReadWriteLock(name).readLock().tryLock()))
+                        () -> tryOnce(otherClient.getReadWriteLock(name).readLock())))
                 .as("still writing")
                 .isFalse();
 
@@ -136,14 +137,14 @@ class ReadWriteLockTest {
         assertThat(rw.writeLock().isHeldByCurrentThread()).isFalse();
         assertThat(OtherThread.call(() -> {
                     RedisLock read = otherClient.getReadWriteLock(name).readLock();
-                    boolean got = read.tryLock();
+                    boolean got = tryOnce(read);
                     read.unlock();
                     return got;
                 }))
                 .as("other readers share now")
                 .isTrue();
         assertThat(OtherThread.call(
-                        () -> otherClient.getReadWriteLock(name).writeLock().tryLock()))
+                        () -> tryOnce(otherClient.getReadWriteLock(name).writeLock())))
                 .isFalse();
         rw.readLock().unlock();
         assertThat(rw.readLock().isLocked()).isFalse();
@@ -265,9 +266,9 @@ class ReadWriteLockTest {
         plain.lock();
 
         assertThat(OtherThread.call(
-                        () -> otherClient.getReadWriteLock(name).readLock().tryLock()))
+                        () -> tryOnce(otherClient.getReadWriteLock(name).readLock())))
                 .isFalse();
-        assertThat(client.getReadWriteLock(name).readLock().tryLock()).isFalse();
+        assertThat(tryOnce(client.getReadWriteLock(name).readLock())).isFalse();
         plain.unlock();
     }
 }

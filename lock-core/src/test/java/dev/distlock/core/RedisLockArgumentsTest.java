@@ -1,5 +1,6 @@
 package dev.distlock.core;
 
+import static dev.distlock.core.Attempts.answered;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -102,7 +103,7 @@ class RedisLockArgumentsTest {
 
     @Test
     void nullLeaseMeansTheWatchdogLease() throws Exception {
-        assertThat(lock.tryLock(Duration.ZERO, null)).isTrue();
+        assertThat(answered(() -> lock.tryLock(Duration.ZERO, null))).isTrue();
 
         assertThat(lock.remainingLease()).isGreaterThan(Duration.ofSeconds(20));
         lock.unlock();
@@ -180,7 +181,7 @@ class RedisLockArgumentsTest {
 
     @Test
     void nonPositiveTimeUnitWaitIsAllowedAsASingleAttempt() throws Exception {
-        assertThat(lock.tryLock(-1, TimeUnit.MILLISECONDS)).isTrue();
+        assertThat(answered(() -> lock.tryLock(-1, TimeUnit.MILLISECONDS))).isTrue();
         lock.unlock();
     }
 
