@@ -8,6 +8,8 @@ import dev.distlock.core.internal.engine.ReentrantKind;
 import dev.distlock.core.internal.engine.ScriptArgs;
 import dev.distlock.core.internal.redis.LockKeys;
 import dev.distlock.core.internal.redis.script.LockScript;
+import dev.distlock.core.testing.Names;
+import dev.distlock.core.testing.RedisMonitor;
 import dev.distlock.testsupport.OtherThread;
 import dev.distlock.testsupport.Waits;
 import io.lettuce.core.KeyScanCursor;

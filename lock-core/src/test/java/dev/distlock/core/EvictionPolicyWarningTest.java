@@ -8,6 +8,7 @@ import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import dev.distlock.core.internal.redis.EvictionPolicyCheck;
+import dev.distlock.core.testing.Names;
 import dev.distlock.testsupport.RedisServer;
 import dev.distlock.testsupport.Waits;
 import io.lettuce.core.RedisURI;

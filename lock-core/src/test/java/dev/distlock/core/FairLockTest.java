@@ -1,7 +1,7 @@
 package dev.distlock.core;
 
-import static dev.distlock.core.Attempts.answered;
-import static dev.distlock.core.Attempts.tryOnce;
+import static dev.distlock.core.testing.Attempts.answered;
+import static dev.distlock.core.testing.Attempts.tryOnce;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
@@ -11,6 +11,11 @@ import dev.distlock.core.internal.engine.FairHandOffs;
 import dev.distlock.core.internal.engine.FairKind;
 import dev.distlock.core.internal.redis.LockKeys;
 import dev.distlock.core.internal.redis.script.LockScript;
+import dev.distlock.core.testing.Exclusion;
+import dev.distlock.core.testing.GiveUpStorm;
+import dev.distlock.core.testing.Names;
+import dev.distlock.core.testing.RecordingListener;
+import dev.distlock.core.testing.RedisMonitor;
 import dev.distlock.testsupport.OtherThread;
 import dev.distlock.testsupport.RedisExtension;
 import dev.distlock.testsupport.Waits;

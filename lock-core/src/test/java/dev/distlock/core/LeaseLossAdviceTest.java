@@ -1,10 +1,11 @@
 package dev.distlock.core;
 
-import static dev.distlock.core.Attempts.answered;
+import static dev.distlock.core.testing.Attempts.answered;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 import static org.awaitility.Awaitility.await;
 
+import dev.distlock.core.testing.Names;
 import dev.distlock.testsupport.RedisExtension;
 import io.lettuce.core.RedisURI;
 import java.time.Duration;

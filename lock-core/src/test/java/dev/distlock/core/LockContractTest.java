@@ -2,6 +2,7 @@ package dev.distlock.core;
 
 import static org.awaitility.Awaitility.await;
 
+import dev.distlock.core.testing.ContractLocks;
 import dev.distlock.testsupport.RedisExtension;
 import dev.distlock.testsupport.contract.ContractLock;
 import dev.distlock.testsupport.contract.LeaseLosses;

@@ -1,11 +1,13 @@
 package dev.distlock.core;
 
-import static dev.distlock.core.Attempts.tryOnce;
+import static dev.distlock.core.testing.Attempts.tryOnce;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.distlock.core.LockListener.AcquireOutcome;
 import dev.distlock.core.LockListener.RenewalOutcome;
+import dev.distlock.core.testing.Names;
+import dev.distlock.core.testing.RecordingListener;
 import dev.distlock.testsupport.OtherThread;
 import dev.distlock.testsupport.RedisExtension;
 import dev.distlock.testsupport.Waits;

@@ -1,6 +1,6 @@
 package dev.distlock.core;
 
-import static dev.distlock.core.Attempts.tryOnce;
+import static dev.distlock.core.testing.Attempts.tryOnce;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.distlock.testsupport.RedisExtension;

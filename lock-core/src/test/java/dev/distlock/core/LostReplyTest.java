@@ -1,10 +1,14 @@
 package dev.distlock.core;
 
-import static dev.distlock.core.Attempts.tryOnce;
+import static dev.distlock.core.testing.Attempts.tryOnce;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 import static org.awaitility.Awaitility.await;
 
+import dev.distlock.core.testing.LockOwner;
+import dev.distlock.core.testing.Names;
+import dev.distlock.core.testing.RecordingListener;
+import dev.distlock.core.testing.ReplyLoss;
 import dev.distlock.testsupport.FaultRelay;
 import dev.distlock.testsupport.FaultRelay.Drop;
 import dev.distlock.testsupport.RedisExtension;

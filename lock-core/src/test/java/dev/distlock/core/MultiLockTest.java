@@ -1,10 +1,12 @@
 package dev.distlock.core;
 
-import static dev.distlock.core.Attempts.answered;
-import static dev.distlock.core.Attempts.tryOnce;
+import static dev.distlock.core.testing.Attempts.answered;
+import static dev.distlock.core.testing.Attempts.tryOnce;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.distlock.core.testing.MultiLockWorker;
+import dev.distlock.core.testing.Names;
 import dev.distlock.testsupport.OtherThread;
 import dev.distlock.testsupport.RedisExtension;
 import dev.distlock.testsupport.SlowTest;

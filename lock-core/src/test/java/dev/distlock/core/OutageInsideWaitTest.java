@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.distlock.core.reactor.ReactiveLocks;
+import dev.distlock.core.testing.Names;
 import dev.distlock.testsupport.FaultRelay;
 import dev.distlock.testsupport.OtherThread;
 import dev.distlock.testsupport.RedisExtension;

@@ -3,6 +3,8 @@ package dev.distlock.core;
 import static org.awaitility.Awaitility.await;
 
 import dev.distlock.core.internal.redlock.RedLockEngine;
+import dev.distlock.core.testing.ContractLocks;
+import dev.distlock.core.testing.RedLockNodes;
 import dev.distlock.testsupport.RedisExtension;
 import dev.distlock.testsupport.contract.ContractLock;
 import dev.distlock.testsupport.contract.LeaseLosses;

@@ -1,11 +1,14 @@
 package dev.distlock.core;
 
-import static dev.distlock.core.Attempts.tryOnce;
+import static dev.distlock.core.testing.Attempts.tryOnce;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.distlock.core.internal.redis.script.LockScript;
+import dev.distlock.core.testing.Names;
+import dev.distlock.core.testing.RedLockNodes;
+import dev.distlock.core.testing.RedisMonitor;
 import dev.distlock.testsupport.OtherThread;
 import dev.distlock.testsupport.RedisExtension;
 import dev.distlock.testsupport.Waits;

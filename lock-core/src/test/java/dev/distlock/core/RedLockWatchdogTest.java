@@ -1,11 +1,14 @@
 package dev.distlock.core;
 
-import static dev.distlock.core.Attempts.answered;
+import static dev.distlock.core.testing.Attempts.answered;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.distlock.core.LockListener.RenewalOutcome;
+import dev.distlock.core.testing.Names;
+import dev.distlock.core.testing.RecordingListener;
+import dev.distlock.core.testing.RedLockNodes;
 import dev.distlock.testsupport.OtherThread;
 import dev.distlock.testsupport.RedisExtension;
 import java.time.Duration;

@@ -1,9 +1,10 @@
 package dev.distlock.core;
 
-import static dev.distlock.core.Attempts.answered;
+import static dev.distlock.core.testing.Attempts.answered;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.distlock.core.testing.Names;
 import dev.distlock.testsupport.RedisExtension;
 import dev.distlock.testsupport.RedisServer;
 import io.lettuce.core.AbstractRedisClient;

@@ -1,17 +1,22 @@
-package dev.distlock.core;
+package dev.distlock.core.testing;
 
+import dev.distlock.core.LockClientOptions;
+import dev.distlock.core.LockInfo;
+import dev.distlock.core.LockListener;
+import dev.distlock.core.RedisLock;
+import dev.distlock.core.RedisMultiLock;
 import dev.distlock.testsupport.contract.ContractLock;
 import dev.distlock.testsupport.contract.LeaseLosses;
 import java.time.Duration;
 import org.jspecify.annotations.Nullable;
 
 /** lock-core's locks and options as lock-test-support's shared contract ({@code LockContract}) takes them. */
-final class ContractLocks {
+public final class ContractLocks {
 
     private ContractLocks() {}
 
     /** {@code lock} behind the contract's view of a lock. */
-    static ContractLock of(RedisLock lock) {
+    public static ContractLock of(RedisLock lock) {
         return new ContractLock() {
             @Override
             public boolean tryLock(Duration wait) throws InterruptedException {
@@ -61,7 +66,7 @@ final class ContractLocks {
     }
 
     /** The options of a contract client: its watchdog lease (default when null), its lease losses reported. */
-    static LockClientOptions options(@Nullable Duration watchdogLease, @Nullable LeaseLosses losses) {
+    public static LockClientOptions options(@Nullable Duration watchdogLease, @Nullable LeaseLosses losses) {
         LockClientOptions.Builder options = LockClientOptions.builder();
         if (watchdogLease != null) {
             options.watchdogLease(watchdogLease);

@@ -1,5 +1,7 @@
-package dev.distlock.core;
+package dev.distlock.core.testing;
 
+import dev.distlock.core.LockUnavailableException;
+import dev.distlock.core.RedisLock;
 import dev.distlock.testsupport.Waits;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletionException;
@@ -16,12 +18,12 @@ import java.util.concurrent.ExecutionException;
  * assertThat(OtherThread.call(() -> tryOnce(other.getLock(name)))).isFalse();
  * }</pre>
  */
-final class Attempts {
+public final class Attempts {
 
     private Attempts() {}
 
     /** {@code lock.tryLock()}, sent again while Redis's answer does not come in time. */
-    static boolean tryOnce(RedisLock lock) {
+    public static boolean tryOnce(RedisLock lock) {
         try {
             return answered(lock::tryLock);
         } catch (RuntimeException e) {
@@ -35,7 +37,7 @@ final class Attempts {
      * What {@code attempt} returns or throws, once Redis answered it: sent again while it fails with
      * {@link LockUnavailableException} (itself, or as the cause of a future's failure), up to {@link Waits#GRANTED}.
      */
-    static <T> T answered(Callable<T> attempt) throws Exception {
+    public static <T> T answered(Callable<T> attempt) throws Exception {
         long deadline = System.nanoTime() + Waits.GRANTED.toNanos();
         while (true) {
             try {

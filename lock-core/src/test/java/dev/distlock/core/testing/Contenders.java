@@ -1,11 +1,12 @@
-package dev.distlock.core;
+package dev.distlock.core.testing;
 
+import dev.distlock.core.RedisLock;
 import dev.distlock.testsupport.OtherThread;
 import java.time.Duration;
 import java.util.function.Supplier;
 
 /** Owners that contend for a lock from a thread of their own. */
-final class Contenders {
+public final class Contenders {
 
     private Contenders() {}
 
@@ -13,7 +14,7 @@ final class Contenders {
      * Starts a thread that waits up to {@code wait} for the lock {@code lock} gives (made on that thread),
      * releases it at once when it got it, and returns whether it did.
      */
-    static OtherThread<Boolean> takesAndReleases(Supplier<RedisLock> lock, Duration wait) {
+    public static OtherThread<Boolean> takesAndReleases(Supplier<RedisLock> lock, Duration wait) {
         return OtherThread.start(() -> {
             RedisLock l = lock.get();
             boolean got = l.tryLock(wait);
