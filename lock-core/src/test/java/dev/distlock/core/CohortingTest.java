@@ -8,6 +8,7 @@ import static org.awaitility.Awaitility.await;
 import dev.distlock.core.testing.Exclusion;
 import dev.distlock.core.testing.Names;
 import dev.distlock.testsupport.RedisExtension;
+import dev.distlock.testsupport.SlowTest;
 import dev.distlock.testsupport.Waits;
 import io.lettuce.core.RedisURI;
 import java.time.Duration;
@@ -123,6 +124,7 @@ class CohortingTest {
      * (its unlock then found it gone): several times a second at this rate.
      */
     @Test
+    @SlowTest // a 10 s soak
     void eightThreadsOfTwoInstancesChurningForSecondsNeverLoseTheirHoldOrOverlap() throws Exception {
         int threads = 8;
         AtomicBoolean stop = new AtomicBoolean();
