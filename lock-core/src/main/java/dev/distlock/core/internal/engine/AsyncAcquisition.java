@@ -1,8 +1,7 @@
 package dev.distlock.core.internal.engine;
 
-import dev.distlock.core.internal.redis.RedisCalls;
-import dev.distlock.core.internal.redis.WakeupHub.WaitChannel;
-import java.util.List;
+import dev.distlock.core.internal.redis.RedisFailures;
+import dev.distlock.core.internal.redis.WaitChannel;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -12,7 +11,7 @@ import org.jspecify.annotations.Nullable;
 /**
  * One acquisition that waits without a thread: each step (its turn at the local gate, a try in Redis,
  * the subscription, a sleep on the wake-up channel) is a future whose completion runs the next. The
- * same grant id serves every try, as in {@link Acquirer}. Completing or cancelling {@link #result}
+ * same grant id serves every try, as in the blocking {@link Acquirer}. Completing or cancelling {@link #result}
  * early stops it, and nothing stays behind: a grant that may have happened is given back, a
  * fair-queue place is left, the gate's permit (and a grant handed on with it) goes to the next local
  * waiter. The state below is guarded by this object's monitor, held only for a few non-blocking steps.
@@ -35,7 +34,8 @@ final class AsyncAcquisition {
         ATTACHED
     }
 
-    private final Acquirer acquirer;
+    private final AcquireSteps steps;
+    private final Grants grants;
     private final AcquireRequest request;
     private final long deadline;
     /** Replaced (a new grant id) after a grant that came too late was given back. */
@@ -43,7 +43,7 @@ final class AsyncAcquisition {
 
     private final ScheduledExecutorService timers;
     /** The local gate this acquisition queues at first, or {@code null} (a kind without one). */
-    private final LocalGates.@Nullable Gate gate;
+    private final @Nullable Gate gate;
     /** Completes with the hold, with {@code null} when the wait ran out, or exceptionally. */
     final CompletableFuture<@Nullable Hold> result = new CompletableFuture<>();
 
@@ -61,19 +61,21 @@ final class AsyncAcquisition {
 
     private @Nullable CompletableFuture<?> call;
     private @Nullable CompletableFuture<Boolean> sleep;
-    /** Grants of this wait that reached this client after their lease ({@link Acquirer#requireUsableLease}). */
+    /** Grants of this wait that reached this client after their lease ({@link Grants#requireUsableLease}). */
     private int lateGrants;
 
-    AsyncAcquisition(
-            Acquirer acquirer,
+    private AsyncAcquisition(
+            AcquireSteps steps,
+            Grants grants,
             AcquireRequest request,
             long deadline,
             ScriptArgs.Acquire args,
             ScheduledExecutorService timers,
-            LocalGates.@Nullable Gate gate) {
+            @Nullable Gate gate) {
         this.gate = gate;
         this.atGate = gate == null ? AtGate.NONE : AtGate.QUEUED;
-        this.acquirer = acquirer;
+        this.steps = steps;
+        this.grants = grants;
         this.request = request;
         this.deadline = deadline;
         this.args = args;
@@ -81,9 +83,29 @@ final class AsyncAcquisition {
         result.whenComplete(this::finished);
     }
 
-    void start() {
+    /**
+     * Acquires for a handle until {@code deadline} without blocking a thread: no re-entry (every handle
+     * is an owner of its own), its turn at the local gate first when the kind has one. The future
+     * completes with the hold, with {@code null} when the wait ran out, or exceptionally; cancelling it
+     * gives everything up.
+     */
+    static CompletableFuture<@Nullable Hold> start(
+            AcquireSteps steps,
+            Grants grants,
+            HoldTable holds,
+            AcquireRequest request,
+            long deadline,
+            ScheduledExecutorService timers) {
+        Gate gate = request.kind().localQueue() ? holds.join(request.kind(), request.keys()) : null;
+        AsyncAcquisition acquisition =
+                new AsyncAcquisition(steps, grants, request, deadline, steps.afresh(request), timers, gate);
+        acquisition.start();
+        return acquisition.result;
+    }
+
+    private void start() {
         if (gate == null) {
-            slot = acquirer.expectOffer(request, args);
+            slot = grants.expectOffer(request, args);
             attempt();
             return;
         }
@@ -104,7 +126,7 @@ final class AsyncAcquisition {
     }
 
     /** Its turn at the local gate came (or the wait there ran out): go on in Redis, or finish. */
-    private void entered(LocalGates.Gate gate, LocalGates.Entry entry) {
+    private void entered(Gate gate, LocalGates.Entry entry) {
         LocalGates.Pass pass = entry.pass();
         boolean stopped;
         synchronized (this) {
@@ -126,8 +148,8 @@ final class AsyncAcquisition {
                 // Off the thread that handed on or timed out: that thread may be inside another caller's unlock
                 // (whose events the starter attributes by thread) or be the client's timer; the caller's own
                 // code runs when the result completes.
-                case TIMEOUT -> acquirer.offThread(this::timeOut);
-                case HANDED_ON -> acquirer.offThread(() -> takeHandedOn(gate, entry));
+                case TIMEOUT -> steps.offThread(this::timeOut);
+                case HANDED_ON -> steps.offThread(() -> takeHandedOn(gate, entry));
                 default -> attempt();
             }
         } catch (RuntimeException e) {
@@ -136,17 +158,17 @@ final class AsyncAcquisition {
     }
 
     /** Turns a grant handed on at the gate into this caller's hold, unless it stopped meanwhile. */
-    private void takeHandedOn(LocalGates.Gate gate, LocalGates.Entry entry) {
+    private void takeHandedOn(Gate gate, LocalGates.Entry entry) {
         boolean stopped;
         synchronized (this) {
             stopped = finished;
         }
         if (stopped) {
             passOn(gate, entry);
-            acquirer.leave(request, gate);
+            steps.leave(request, gate);
             return;
         }
-        Hold hold = acquirer.handedOn(request, entry.baton());
+        Hold hold = grants.handedOn(request, entry.baton());
         if (hold != null) {
             deliver(hold);
             return;
@@ -158,16 +180,16 @@ final class AsyncAcquisition {
         }
         if (stopped) {
             gate.exit();
-            acquirer.leave(request, gate);
+            steps.leave(request, gate);
         } else {
             attempt();
         }
     }
 
     /** What it got at the gate after it stopped: the permit (with a handed-on grant) goes to the next waiter. */
-    private void passOn(LocalGates.Gate gate, LocalGates.Entry entry) {
+    private void passOn(Gate gate, LocalGates.Entry entry) {
         if (entry.pass() == LocalGates.Pass.HANDED_ON && !gate.handOn(entry.baton())) {
-            acquirer.giveBack(entry.baton());
+            grants.giveBack(entry.baton());
             gate.exit();
         } else if (entry.pass() == LocalGates.Pass.PERMIT) {
             gate.exit();
@@ -180,17 +202,16 @@ final class AsyncAcquisition {
             // A handed-on grant is this acquisition's to pass on even when it stopped meanwhile: attached, the
             // hold's give-back below passes the permit on.
             if (gate != null && (atGate == AtGate.HANDED || (!finished && atGate != AtGate.QUEUED))) {
-                acquirer.attach(hold, gate, atGate != AtGate.PASSED);
+                steps.attach(hold, gate, atGate != AtGate.PASSED);
                 atGate = AtGate.ATTACHED;
             }
         }
         if (!result.complete(hold)) {
-            acquirer.abandon(hold); // cancelled meanwhile: nobody would release it
+            grants.abandon(hold); // cancelled meanwhile: nobody would release it
         }
     }
 
     private void attempt() {
-        long sentAt = System.nanoTime();
         synchronized (this) {
             if (finished) {
                 return;
@@ -199,8 +220,7 @@ final class AsyncAcquisition {
         ScriptArgs.Acquire sent = args;
         // Sent outside the monitor. A retry of it (a dropped connection) may also go out as finished() runs:
         // the call then undoes it once more itself.
-        CompletableFuture<List<Object>> reply =
-                acquirer.tryAsync(request, sent, deadline, late -> undoLateTry(sent, late));
+        CompletableFuture<Grant> reply = steps.tryAsync(request, sent, deadline, late -> undoLateTry(sent, late));
         synchronized (this) {
             if (finished) {
                 // finished() ran meanwhile and could not see this call: stop it, and undo what it may still do.
@@ -211,13 +231,13 @@ final class AsyncAcquisition {
             call = reply;
         }
         reply.whenComplete((r, error) -> {
-            Throwable cause = error == null ? null : RedisCalls.unwrap(error);
+            Throwable cause = error == null ? null : RedisFailures.unwrap(error);
             if (RideOut.sendAgain(cause, request.startNanos(), deadline)) {
                 attempt(); // Redis silent or refusing only for now: ride it out within the wait
             } else if (error != null) {
-                result.completeExceptionally(RedisCalls.asLockException(error));
+                result.completeExceptionally(RedisFailures.asLockException(error));
             } else {
-                answered(Grant.of(r, args.grantId(), sentAt));
+                answered(r);
             }
         });
     }
@@ -252,24 +272,24 @@ final class AsyncAcquisition {
     }
 
     private void undo(ScriptArgs.Acquire sent) {
-        acquirer.gaveUpAsync(request, sent, true);
+        steps.gaveUpAsync(request, sent, true);
         if (!request.kind().leavesWhenGivingUp() && sent.held() == 0) {
-            acquirer.giveBack(request, sent.grantId());
+            steps.giveBack(request, sent.grantId());
         }
     }
 
     private void answered(Grant grant) {
         if (grant.granted()) {
-            Hold hold = acquirer.granted(request, grant);
+            Hold hold = grants.granted(request, grant);
             if (hold == null) {
                 try {
-                    Acquirer.requireUsableLease(request, grant, ++lateGrants);
+                    Grants.requireUsableLease(request, grant, ++lateGrants);
                 } catch (IllegalArgumentException e) {
                     result.completeExceptionally(e);
                     return;
                 }
-                args = acquirer.afresh(request); // as in Acquirer: the give-back names the old grant id
-                slot = acquirer.renewOffer(request, args, slot);
+                args = steps.afresh(request); // as in Acquirer: the give-back names the old grant id
+                slot = grants.renewOffer(request, args, slot);
                 boolean stopped;
                 synchronized (this) {
                     stopped = finished;
@@ -277,7 +297,7 @@ final class AsyncAcquisition {
                 if (stopped) {
                     // finished() may have withdrawn the slot this one replaced: withdraw this one too, or it
                     // would stay among the client's slots for good.
-                    acquirer.withdrawOffer(slot);
+                    grants.withdrawOffer(slot);
                     return;
                 }
                 attempt(); // arrived after its lease (given back): look again at once
@@ -300,17 +320,16 @@ final class AsyncAcquisition {
                 return;
             }
             if (channel == null) {
-                channel = acquirer.join(request);
+                channel = steps.join(request);
                 // Try again once Redis confirmed the subscription (a release after that is never missed), or
                 // after the operation timeout: waiting still works without it, each sleep bounded by the TTL.
                 next = channel.subscribed()
                         .copy()
                         .orTimeout(
-                                Math.max(1, Math.min(remaining, acquirer.operationTimeoutNanos())),
-                                TimeUnit.NANOSECONDS);
+                                Math.max(1, Math.min(remaining, steps.operationTimeoutNanos())), TimeUnit.NANOSECONDS);
             } else {
                 // The holder's TTL bounds the sleep, as in Acquirer.
-                long ttlMs = grant.ttlMs() >= 0 ? Math.max(1, grant.ttlMs()) : acquirer.watchdogLeaseMs();
+                long ttlMs = grant.ttlMs() >= 0 ? Math.max(1, grant.ttlMs()) : steps.watchdogLeaseMs();
                 sleep = channel.sleep(Math.min(TimeUnit.MILLISECONDS.toNanos(ttlMs), remaining), timers);
                 next = sleep;
             }
@@ -337,11 +356,11 @@ final class AsyncAcquisition {
      */
     private boolean tookOffer() {
         FairHandOffs.Slot s = slot;
-        if (s == null || !acquirer.offered(s)) {
+        if (s == null || !grants.offered(s)) {
             return false;
         }
-        acquirer.offThread(() -> {
-            Hold hold = acquirer.takeOffer(request, s);
+        steps.offThread(() -> {
+            Hold hold = grants.takeOffer(request, s);
             if (hold != null) {
                 deliver(hold);
             } else {
@@ -363,7 +382,7 @@ final class AsyncAcquisition {
             }
             timedOut = true;
         }
-        acquirer.timedOut(request);
+        steps.timedOut(request);
         result.complete(null);
     }
 
@@ -391,7 +410,7 @@ final class AsyncAcquisition {
             gate.exit();
         }
         if (stood == AtGate.QUEUED || stood == AtGate.PERMIT || stood == AtGate.PASSED) {
-            acquirer.leave(request, gate);
+            steps.leave(request, gate);
         }
         // A try still in flight may have found the lock busy and marked its client as waiting ('~w'), as a
         // wait does: leave then too.
@@ -400,22 +419,22 @@ final class AsyncAcquisition {
         if (tryInFlight) {
             pendingCall.cancel(true); // cancels the command too, so that Lettuce does not send it again
         }
-        acquirer.withdrawOffer(slot);
+        grants.withdrawOffer(slot);
         if (joined != null) {
             if (pendingSleep != null) {
                 joined.cancel(pendingSleep);
             }
-            acquirer.leave(joined);
+            steps.leave(joined);
         }
         if (hold == null) {
-            acquirer.gaveUpAsync(request, args, waited);
+            steps.gaveUpAsync(request, args, waited);
             if (error != null) {
                 if (args.held() == 0) {
                     // A try may have been granted with its reply lost or cancelled: give that grant back.
-                    acquirer.giveBack(request, args.grantId());
+                    steps.giveBack(request, args.grantId());
                 }
                 if (!told) { // stopped by its caller as it timed out: the timeout was its outcome
-                    acquirer.failed(request, error);
+                    steps.failed(request, error);
                 }
             }
         }
