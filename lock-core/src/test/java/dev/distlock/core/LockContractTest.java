@@ -56,6 +56,11 @@ class LockContractTest extends LockContract<LockClient> {
             public Class<LockLeaseExpiredException> leaseLost() {
                 return LockLeaseExpiredException.class;
             }
+
+            @Override
+            public Class<LockUnavailableException> unanswered() {
+                return LockUnavailableException.class;
+            }
         };
     }
 

@@ -63,20 +63,26 @@ class RedLockContractTest extends LockContract<RedLockClient> {
 
             /**
              * A RedLock waiter does not listen for releases (a release by another client reaches it at its next
-             * try): it has found the lock held once it sleeps out a back-off between two tries.
+             * try): it has found the lock held once it sleeps out a back-off between two tries (RedLock's {@code backOff}).
              */
             @Override
             public void awaitWaiting(RedLockClient client, Thread waiter, Duration atMost) {
-                await().alias("the waiter backing off in RedLockEngine.backOff")
+                String redLock = RedLockEngine.class.getPackageName() + ".";
+                await().alias("the waiter backing off (a backOff frame of " + redLock + "*)")
                         .atMost(atMost)
                         .until(() -> Arrays.stream(waiter.getStackTrace())
-                                .anyMatch(frame -> frame.getClassName().equals(RedLockEngine.class.getName())
+                                .anyMatch(frame -> frame.getClassName().startsWith(redLock)
                                         && frame.getMethodName().equals("backOff")));
             }
 
             @Override
             public Class<LockLeaseExpiredException> leaseLost() {
                 return LockLeaseExpiredException.class;
+            }
+
+            @Override
+            public Class<LockUnavailableException> unanswered() {
+                return LockUnavailableException.class;
             }
         };
     }

@@ -34,4 +34,10 @@ public interface LockMaker<C extends AutoCloseable> {
 
     /** What {@code unlock} throws after the lock was lost under its holder. */
     Class<? extends RuntimeException> leaseLost();
+
+    /**
+     * What a try throws when the store did not answer it in time (a try without a wait still gives it a short
+     * step): the contract sends such a try again and asserts the store's answer ({@code Answered}).
+     */
+    Class<? extends RuntimeException> unanswered();
 }
