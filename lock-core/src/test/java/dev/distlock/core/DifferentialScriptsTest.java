@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.distlock.core.internal.redis.script.LockScript;
 import dev.distlock.core.internal.redis.script.ScriptRunner;
+import dev.distlock.core.testing.Names;
 import dev.distlock.testsupport.RedisExtension;
 import java.util.List;
 import java.util.concurrent.TimeUnit;

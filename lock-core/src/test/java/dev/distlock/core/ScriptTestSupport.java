@@ -6,6 +6,7 @@ import dev.distlock.core.internal.engine.ReentrantKind;
 import dev.distlock.core.internal.redis.LockKeys;
 import dev.distlock.core.internal.redis.script.LockScript;
 import dev.distlock.core.internal.redis.script.ScriptRunner;
+import dev.distlock.core.testing.Names;
 import dev.distlock.testsupport.RedisExtension;
 import io.lettuce.core.api.sync.RedisCommands;
 import java.time.Duration;

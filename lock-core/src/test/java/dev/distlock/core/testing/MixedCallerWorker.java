@@ -1,5 +1,11 @@
-package dev.distlock.core;
+package dev.distlock.core.testing;
 
+import dev.distlock.core.LockClient;
+import dev.distlock.core.LockClientOptions;
+import dev.distlock.core.LockHandle;
+import dev.distlock.core.LockInfo;
+import dev.distlock.core.LockListener;
+import dev.distlock.core.RedisLock;
 import dev.distlock.core.reactor.ReactiveLocks;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;

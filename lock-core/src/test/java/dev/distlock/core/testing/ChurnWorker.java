@@ -1,5 +1,11 @@
-package dev.distlock.core;
+package dev.distlock.core.testing;
 
+import dev.distlock.core.LockClient;
+import dev.distlock.core.LockClientOptions;
+import dev.distlock.core.LockInfo;
+import dev.distlock.core.LockListener;
+import dev.distlock.core.LockUnavailableException;
+import dev.distlock.core.RedisLock;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -109,7 +115,7 @@ public final class ChurnWorker {
     }
 
     /** Records a failed check and prints it at once, so that it shows even when the run hangs afterwards. */
-    static void fail(ConcurrentLinkedQueue<String> failures, String what) {
+    public static void fail(ConcurrentLinkedQueue<String> failures, String what) {
         failures.add(what);
         System.out.println("FAILURE " + what);
         System.out.flush();

@@ -1,4 +1,4 @@
-package dev.distlock.core;
+package dev.distlock.core.testing;
 
 import dev.distlock.testsupport.RedisServer;
 import java.io.BufferedReader;
@@ -16,7 +16,7 @@ import java.util.regex.Pattern;
  * commands Lua scripts run included, which MONITOR marks {@code [<db> lua]}. Lets a test see each
  * key a script reads as well as each key it writes.
  */
-final class RedisMonitor implements AutoCloseable {
+public final class RedisMonitor implements AutoCloseable {
 
     private static final Pattern QUOTED = Pattern.compile("\"((?:[^\"\\\\]|\\\\.)*)\"");
 
@@ -29,7 +29,7 @@ final class RedisMonitor implements AutoCloseable {
     }
 
     /** Connects and returns once Redis confirmed MONITOR, so every later command is seen. */
-    static RedisMonitor start(RedisServer server) throws IOException {
+    public static RedisMonitor start(RedisServer server) throws IOException {
         Socket socket = new Socket(server.host(), server.port());
         socket.setSoTimeout(10_000); // a read that waits longer fails the test instead of hanging it
         RedisMonitor monitor = new RedisMonitor(socket);
@@ -47,13 +47,13 @@ final class RedisMonitor implements AutoCloseable {
      * One command Redis ran: its name and arguments, whether a Lua script ran it, and where it came
      * from ({@code lua}, or the client connection's address).
      */
-    record Command(boolean fromScript, List<String> words, String source) {}
+    public record Command(boolean fromScript, List<String> words, String source) {}
 
     /**
      * The commands Redis ran, read up to and including the first whose text contains {@code marker}
      * (send one, e.g. ECHO marker, after the commands to be seen, or wait for a command to come).
      */
-    List<Command> commandsUntil(String marker) throws IOException {
+    public List<Command> commandsUntil(String marker) throws IOException {
         List<Command> commands = new ArrayList<>();
         for (String line = in.readLine(); line != null; line = in.readLine()) {
             int source = line.indexOf(" [");

@@ -1,5 +1,8 @@
-package dev.distlock.core;
+package dev.distlock.core.testing;
 
+import dev.distlock.core.LockClient;
+import dev.distlock.core.LockClientOptions;
+import dev.distlock.core.RedLockClient;
 import dev.distlock.testsupport.RedisExtension;
 import dev.distlock.testsupport.RedisServer;
 import io.lettuce.core.ClientOptions;
@@ -12,29 +15,29 @@ import java.util.List;
  * Five independent Redis servers for the RedLock tests, and the clients to close after each test.
  * Servers stopped by a test are restarted (empty) after it.
  */
-final class RedLockNodes implements AutoCloseable {
+public final class RedLockNodes implements AutoCloseable {
 
-    final List<RedisServer> servers = new ArrayList<>();
+    public final List<RedisServer> servers = new ArrayList<>();
     private final List<AutoCloseable> toClose = new ArrayList<>();
     private final List<RedisClient> redisClients = new ArrayList<>();
 
-    RedLockNodes(RedisExtension redis) {
+    public RedLockNodes(RedisExtension redis) {
         servers.add(redis.server());
         while (servers.size() < 5) {
             servers.add(redis.startAnother());
         }
     }
 
-    List<RedisURI> uris(int n) {
+    public List<RedisURI> uris(int n) {
         return servers.subList(0, n).stream().map(s -> RedisURI.create(s.uri())).toList();
     }
 
     /** A RedLock over the first {@code n} servers, connected by {@link RedLockClient#connect}. */
-    RedLockClient connect(int n, LockClientOptions options) {
+    public RedLockClient connect(int n, LockClientOptions options) {
         return closeLater(RedLockClient.connect(uris(n), options));
     }
 
-    RedLockClient connect(int n) {
+    public RedLockClient connect(int n) {
         return connect(n, LockClientOptions.defaults());
     }
 
@@ -43,7 +46,7 @@ final class RedLockNodes implements AutoCloseable {
      * (REJECT_COMMANDS) or, with {@code rejectWhenDown} false, wait in Lettuce's queue until the
      * RedLock's per-node timeout.
      */
-    List<LockClient> nodeClients(int n, boolean rejectWhenDown) {
+    public List<LockClient> nodeClients(int n, boolean rejectWhenDown) {
         List<LockClient> clients = new ArrayList<>();
         for (RedisServer server : servers.subList(0, n)) {
             RedisClient redis = RedisClient.create(RedisURI.create(server.uri()));
@@ -58,17 +61,17 @@ final class RedLockNodes implements AutoCloseable {
         return clients;
     }
 
-    <T extends AutoCloseable> T closeLater(T closeable) {
+    public <T extends AutoCloseable> T closeLater(T closeable) {
         toClose.add(closeable);
         return closeable;
     }
 
     /** Whether server {@code i} has the lock's key. */
-    boolean hasKey(int i, String lockName) {
+    public boolean hasKey(int i, String lockName) {
         return !server(i).command("EXISTS", "lock:{" + lockName + "}").equals(":0");
     }
 
-    RedisServer server(int i) {
+    public RedisServer server(int i) {
         return servers.get(i);
     }
 

@@ -1,5 +1,10 @@
-package dev.distlock.core;
+package dev.distlock.core.testing;
 
+import dev.distlock.core.LockHandle;
+import dev.distlock.core.LockUnavailableException;
+import dev.distlock.core.RedisLock;
+import dev.distlock.core.RedisReadWriteLock;
+import dev.distlock.testsupport.OtherThread;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,10 +25,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * <p>Of a read/write lock ({@link #readWrite}), threads 0 and 1 of each client read (passing shared),
  * thread 2 writes, and the handles read or write at random.
  */
-final class GiveUpStorm {
+public final class GiveUpStorm {
 
     /** What the test does while the callers run, until {@code until} (System.nanoTime). */
-    interface Meanwhile {
+    public interface Meanwhile {
         void run(long until) throws Exception;
     }
 
@@ -50,7 +55,7 @@ final class GiveUpStorm {
      * @param reenter whether the first thread of each client also re-enters its hold (waiting up to
      *     5 ms) and checks that the re-entry keeps the hold's fencing token
      */
-    GiveUpStorm(List<RedisLock> locks, boolean reenter) {
+    public GiveUpStorm(List<RedisLock> locks, boolean reenter) {
         this(reenter, locks.stream().map(lock -> new Sides(lock, null)).toList());
     }
 
@@ -63,7 +68,7 @@ final class GiveUpStorm {
      * Readers and writers of each client's read/write lock, all of one name; the first thread of each
      * client re-enters its read hold and checks that the re-entry keeps the hold's fencing token.
      */
-    static GiveUpStorm readWrite(List<RedisReadWriteLock> locks) {
+    public static GiveUpStorm readWrite(List<RedisReadWriteLock> locks) {
         return new GiveUpStorm(
                 true,
                 locks.stream()
@@ -72,12 +77,12 @@ final class GiveUpStorm {
     }
 
     /** Runs the callers for {@code length}; then their record. */
-    Exclusion run(Duration length) throws Exception {
+    public Exclusion run(Duration length) throws Exception {
         return run(length, until -> TimeUnit.NANOSECONDS.sleep(until - System.nanoTime()));
     }
 
     /** Runs the callers for {@code length}, the test's {@code meanwhile} beside them; then their record. */
-    Exclusion run(Duration length, Meanwhile meanwhile) throws Exception {
+    public Exclusion run(Duration length, Meanwhile meanwhile) throws Exception {
         AtomicBoolean stop = new AtomicBoolean();
         List<OtherThread<Void>> callers = new ArrayList<>();
         for (int c = 0; c < locks.size(); c++) {

@@ -1,4 +1,4 @@
-package dev.distlock.core;
+package dev.distlock.core.testing;
 
 import static org.awaitility.Awaitility.await;
 
@@ -6,12 +6,12 @@ import java.time.Duration;
 import java.util.function.LongSupplier;
 
 /** A counter's value once it has stopped changing: what earlier tests set in motion has arrived. */
-final class Settled {
+public final class Settled {
 
     private Settled() {}
 
     /** Reads {@code counter} until two reads 200 ms apart agree (at most 10 s), and returns that value. */
-    static long value(LongSupplier counter) {
+    public static long value(LongSupplier counter) {
         long[] last = {Long.MIN_VALUE};
         await().pollInterval(Duration.ofMillis(200))
                 .atMost(Duration.ofSeconds(10))

@@ -1,4 +1,4 @@
-package dev.distlock.core;
+package dev.distlock.core.testing;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -15,13 +15,13 @@ import java.util.List;
  * and the check that a history is exclusive: sorted by start, every hold starts after the one before
  * ended and has a larger fencing token.
  */
-final class HoldHistory {
+public final class HoldHistory {
 
-    record Hold(long token, long start, long end, String owner) {}
+    public record Hold(long token, long start, long end, String owner) {}
 
     private HoldHistory() {}
 
-    static void assertExclusiveWithGrowingTokens(List<Hold> holds) {
+    public static void assertExclusiveWithGrowingTokens(List<Hold> holds) {
         List<Hold> history = new ArrayList<>(holds);
         history.sort(Comparator.comparingLong(Hold::start));
         for (int i = 1; i < history.size(); i++) {
@@ -37,7 +37,7 @@ final class HoldHistory {
     }
 
     /** Keys other than the fencing counters (kept on purpose) and release notes (expiring within seconds). */
-    static List<String> leftKeys(RedisServer server) {
+    public static List<String> leftKeys(RedisServer server) {
         return Arrays.stream(server.query("KEYS", "*").split("\n"))
                 .filter(k -> !k.isBlank())
                 .filter(k -> !k.endsWith(":fence") && !k.contains(":released:"))
@@ -45,7 +45,7 @@ final class HoldHistory {
     }
 
     /** Starts {@code main} of a test class in a child JVM on the test class path, its output (and errors) to {@code output}. */
-    static Process startJvm(Class<?> main, Path output, String... args) throws IOException {
+    public static Process startJvm(Class<?> main, Path output, String... args) throws IOException {
         List<String> command = new ArrayList<>(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Xmx256m",

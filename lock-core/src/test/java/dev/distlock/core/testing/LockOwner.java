@@ -1,5 +1,6 @@
-package dev.distlock.core;
+package dev.distlock.core.testing;
 
+import dev.distlock.core.LockClient;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -12,12 +13,12 @@ import java.util.concurrent.atomic.AtomicReference;
  * One thread that owns locks across several steps of a test (lock, then later unlock), while the
  * test thread injects faults between the steps. Steps run in order on that same thread.
  */
-final class LockOwner implements AutoCloseable {
+public final class LockOwner implements AutoCloseable {
 
     private final AtomicReference<Thread> thread = new AtomicReference<>();
     private final ExecutorService executor;
 
-    LockOwner(String name) {
+    public LockOwner(String name) {
         executor = Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, name);
             t.setDaemon(true);
@@ -28,12 +29,12 @@ final class LockOwner implements AutoCloseable {
     }
 
     /** A step that returns nothing. */
-    interface Step {
+    public interface Step {
         void run() throws Exception;
     }
 
     /** Runs {@code step} on the owner thread and waits for it, as {@link #run(Callable)}. */
-    void act(Step step) {
+    public void act(Step step) {
         run(() -> {
             step.run();
             return null;
@@ -41,7 +42,7 @@ final class LockOwner implements AutoCloseable {
     }
 
     /** Starts {@code step} on the owner thread without waiting for it. */
-    Future<Void> start(Step step) {
+    public Future<Void> start(Step step) {
         return submit(() -> {
             step.run();
             return null;
@@ -49,7 +50,7 @@ final class LockOwner implements AutoCloseable {
     }
 
     /** Starts {@code step} on the owner thread without waiting for it. */
-    <T> Future<T> submit(Callable<T> step) {
+    public <T> Future<T> submit(Callable<T> step) {
         return executor.submit(step);
     }
 
@@ -57,7 +58,7 @@ final class LockOwner implements AutoCloseable {
      * Runs {@code step} on the owner thread and returns its result (waits up to 30 s); what it throws
      * is the cause of the {@link StepFailed} thrown here.
      */
-    <T> T run(Callable<T> step) {
+    public <T> T run(Callable<T> step) {
         try {
             return executor.submit(step).get(30, TimeUnit.SECONDS);
         } catch (ExecutionException e) {
@@ -67,13 +68,13 @@ final class LockOwner implements AutoCloseable {
         }
     }
 
-    Thread thread() {
+    public Thread thread() {
         return thread.get();
     }
 
     /** The owner id this thread has in Redis for locks of {@code client}. */
     @SuppressWarnings("deprecation") // Thread.getId: threadId() needs Java 19, we run on 17
-    String ownerId(LockClient client) {
+    public String ownerId(LockClient client) {
         return client.clientId() + ':' + thread.get().getId();
     }
 
@@ -83,7 +84,7 @@ final class LockOwner implements AutoCloseable {
     }
 
     /** What a step threw, unwrapped. */
-    static final class StepFailed extends RuntimeException {
+    public static final class StepFailed extends RuntimeException {
         StepFailed(Throwable cause) {
             super(cause);
         }

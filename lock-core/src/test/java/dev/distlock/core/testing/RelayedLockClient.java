@@ -1,5 +1,7 @@
-package dev.distlock.core;
+package dev.distlock.core.testing;
 
+import dev.distlock.core.LockClient;
+import dev.distlock.core.LockClientOptions;
 import dev.distlock.testsupport.FaultRelay;
 import dev.distlock.testsupport.RedisServer;
 import io.lettuce.core.RedisClient;
@@ -11,13 +13,13 @@ import java.util.function.Consumer;
  * to {@code server}: the test sets the Lettuce client up first (options, a command listener), then holds,
  * cuts or reorders the replies. Closing it closes the three.
  */
-final class RelayedLockClient implements AutoCloseable {
+public final class RelayedLockClient implements AutoCloseable {
 
-    final FaultRelay relay;
-    final RedisClient lettuce;
-    final LockClient client;
+    public final FaultRelay relay;
+    public final RedisClient lettuce;
+    public final LockClient client;
 
-    RelayedLockClient(RedisServer server, Consumer<RedisClient> setUp, LockClientOptions options) {
+    public RelayedLockClient(RedisServer server, Consumer<RedisClient> setUp, LockClientOptions options) {
         relay = FaultRelay.to(server);
         lettuce = RedisClient.create(RedisURI.create(relay.uri()));
         setUp.accept(lettuce);

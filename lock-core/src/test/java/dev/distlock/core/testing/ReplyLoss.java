@@ -1,7 +1,9 @@
-package dev.distlock.core;
+package dev.distlock.core.testing;
 
 import static org.awaitility.Awaitility.await;
 
+import dev.distlock.core.LockClient;
+import dev.distlock.core.RedisLock;
 import dev.distlock.testsupport.FaultRelay;
 import java.time.Duration;
 import java.util.concurrent.Callable;
@@ -13,13 +15,13 @@ import java.util.concurrent.Future;
  * connection is dropped, so the reply never arrives and Lettuce or the engine sends the command
  * again.
  */
-final class ReplyLoss {
+public final class ReplyLoss {
 
     private final FaultRelay relay;
     private final LockOwner owner;
     private final boolean onlyItsConnection;
 
-    ReplyLoss(FaultRelay relay, LockOwner owner) {
+    public ReplyLoss(FaultRelay relay, LockOwner owner) {
         this(relay, owner, false);
     }
 
@@ -33,12 +35,12 @@ final class ReplyLoss {
      * The same, dropping only the connection the reply was held on: the client's subscriptions stay,
      * so no re-subscription makes its waiters look again.
      */
-    ReplyLoss onlyItsConnection() {
+    public ReplyLoss onlyItsConnection() {
         return new ReplyLoss(relay, owner, true);
     }
 
     /** Takes and releases a lock of {@code client} once on {@code owner}, so that a held reply later is a script's answer, not NOSCRIPT. */
-    static void loadScripts(LockClient client, LockOwner owner) {
+    public static void loadScripts(LockClient client, LockOwner owner) {
         RedisLock warmUp = client.getLock(Names.fresh("warm-up"));
         owner.act(() -> {
             warmUp.lock();
@@ -47,7 +49,7 @@ final class ReplyLoss {
     }
 
     /** Loses the reply of {@code step}; returns the step, still running. */
-    <T> Future<T> lose(FaultRelay.Drop how, Callable<Boolean> ranInRedis, Callable<T> step) {
+    public <T> Future<T> lose(FaultRelay.Drop how, Callable<Boolean> ranInRedis, Callable<T> step) {
         relay.holdReplies();
         Future<T> running = owner.submit(step);
         await("Redis ran the command and the relay holds its reply")
@@ -63,7 +65,7 @@ final class ReplyLoss {
     }
 
     /** {@link #lose(FaultRelay.Drop, Callable, Callable)} for a step that returns nothing. */
-    Future<Void> lose(FaultRelay.Drop how, Callable<Boolean> ranInRedis, LockOwner.Step step) {
+    public Future<Void> lose(FaultRelay.Drop how, Callable<Boolean> ranInRedis, LockOwner.Step step) {
         return lose(how, ranInRedis, () -> {
             step.run();
             return null;
@@ -71,7 +73,7 @@ final class ReplyLoss {
     }
 
     /** Loses the reply of {@code step}, the only command in flight: the relay having a reply shows that Redis ran it. */
-    Future<Void> lose(FaultRelay.Drop how, LockOwner.Step step) {
+    public Future<Void> lose(FaultRelay.Drop how, LockOwner.Step step) {
         return lose(how, () -> true, step);
     }
 }

@@ -1,24 +1,26 @@
-package dev.distlock.core;
+package dev.distlock.core.testing;
 
+import dev.distlock.core.LockInfo;
+import dev.distlock.core.LockListener;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /** Records every lock event, for assertions; thread-safe. */
-final class RecordingListener implements LockListener {
+public final class RecordingListener implements LockListener {
 
-    record Acquire(LockInfo lock, AcquireOutcome outcome, Duration waited) {}
+    public record Acquire(LockInfo lock, AcquireOutcome outcome, Duration waited) {}
 
-    record Release(LockInfo lock, Duration held) {}
+    public record Release(LockInfo lock, Duration held) {}
 
-    record Renewal(LockInfo lock, RenewalOutcome outcome) {}
+    public record Renewal(LockInfo lock, RenewalOutcome outcome) {}
 
-    record LeaseLost(LockInfo lock, String reason) {}
+    public record LeaseLost(LockInfo lock, String reason) {}
 
-    final List<Acquire> acquires = new CopyOnWriteArrayList<>();
-    final List<Release> releases = new CopyOnWriteArrayList<>();
-    final List<Renewal> renewals = new CopyOnWriteArrayList<>();
-    final List<LeaseLost> leaseLosses = new CopyOnWriteArrayList<>();
+    public final List<Acquire> acquires = new CopyOnWriteArrayList<>();
+    public final List<Release> releases = new CopyOnWriteArrayList<>();
+    public final List<Renewal> renewals = new CopyOnWriteArrayList<>();
+    public final List<LeaseLost> leaseLosses = new CopyOnWriteArrayList<>();
 
     @Override
     public void onAcquire(LockInfo lock, AcquireOutcome outcome, Duration waited) {
@@ -40,21 +42,21 @@ final class RecordingListener implements LockListener {
         leaseLosses.add(new LeaseLost(lock, reason));
     }
 
-    List<Acquire> acquires(String lockName) {
+    public List<Acquire> acquires(String lockName) {
         return acquires.stream().filter(e -> e.lock().key().equals(lockName)).toList();
     }
 
-    List<Release> releases(String lockName) {
+    public List<Release> releases(String lockName) {
         return releases.stream().filter(e -> e.lock().key().equals(lockName)).toList();
     }
 
-    List<Renewal> renewals(String lockName, RenewalOutcome outcome) {
+    public List<Renewal> renewals(String lockName, RenewalOutcome outcome) {
         return renewals.stream()
                 .filter(e -> e.lock().key().equals(lockName) && e.outcome() == outcome)
                 .toList();
     }
 
-    List<LeaseLost> leaseLosses(String lockName) {
+    public List<LeaseLost> leaseLosses(String lockName) {
         return leaseLosses.stream().filter(e -> e.lock().key().equals(lockName)).toList();
     }
 }

@@ -1,5 +1,6 @@
-package dev.distlock.core;
+package dev.distlock.core.testing;
 
+import dev.distlock.core.RedisLock;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -16,10 +17,10 @@ import java.util.concurrent.locks.LockSupport;
  * ({@link #SPAN_NANOS}, or a round trip between {@link #enter} and {@link #exit}): left empty, two
  * holders at once would almost never be inside at the same instant, and the check could not fail.
  */
-final class Exclusion {
+public final class Exclusion {
 
     /** How long {@link #pass} stays inside: about a lock round trip, so an overlap of two holders shows. */
-    static final long SPAN_NANOS = TimeUnit.MICROSECONDS.toNanos(150);
+    public static final long SPAN_NANOS = TimeUnit.MICROSECONDS.toNanos(150);
 
     private final AtomicInteger inside = new AtomicInteger();
     /** Callers inside shared (readers); {@link #inside} counts the exclusive ones. */
@@ -38,7 +39,7 @@ final class Exclusion {
     private record Entry(String who, boolean shared, long token, long in, long out) {}
 
     /** Enters, stays {@link #SPAN_NANOS} (parked: fine on a virtual thread, never on an event loop), leaves. */
-    void pass() {
+    public void pass() {
         enter();
         LockSupport.parkNanos(SPAN_NANOS);
         exit();
@@ -48,7 +49,7 @@ final class Exclusion {
      * As {@link #pass()}, also recording who passed with which fencing token: entries are then checked
      * for growing tokens ({@link #tokenBreaks}) and described around any fault ({@link #report}).
      */
-    void pass(String who, long token) {
+    public void pass(String who, long token) {
         long in = System.nanoTime();
         pass();
         log.add(new Entry(who, false, token, in, System.nanoTime()));
@@ -59,7 +60,7 @@ final class Exclusion {
      * exclusively, and its token need only be above those of the exclusive entries before it (readers
      * granted together enter in any order).
      */
-    void passShared(String who, long token) {
+    public void passShared(String who, long token) {
         long in = System.nanoTime();
         if (sharing.incrementAndGet() > 1) {
             sharedAtOnce.incrementAndGet();
@@ -78,7 +79,7 @@ final class Exclusion {
      * Entries (of {@link #pass(String, long)} and {@link #passShared}) whose token is not above every one
      * that entered before them (a shared entry: every exclusive one).
      */
-    int tokenBreaks() {
+    public int tokenBreaks() {
         return faults(sorted(), false).size();
     }
 
@@ -86,7 +87,7 @@ final class Exclusion {
      * The recorded entries around the first overlaps or token breaks (who, token, in and out in µs from
      * the first entry): what a failure needs to tell which holders met.
      */
-    String report() {
+    public String report() {
         List<Entry> sorted = sorted();
         StringBuilder out = new StringBuilder();
         for (int i : faults(sorted, true).stream().limit(5).toList()) {
@@ -141,37 +142,37 @@ final class Exclusion {
     }
 
     /** Enters the section, recording an overlap if another caller is inside; {@link #exit} leaves it. */
-    void enter() {
+    public void enter() {
         if (inside.incrementAndGet() != 1 || sharing.get() != 0) {
             overlaps.incrementAndGet();
         }
         entries.incrementAndGet();
     }
 
-    void exit() {
+    public void exit() {
         inside.decrementAndGet();
     }
 
-    int overlaps() {
+    public int overlaps() {
         return overlaps.get();
     }
 
-    int entries() {
+    public int entries() {
         return entries.get();
     }
 
     /** Entries made shared ({@link #passShared}). */
-    int sharedEntries() {
+    public int sharedEntries() {
         return sharedEntries.get();
     }
 
     /** Shared entries made while another shared caller was inside. */
-    int sharedAtOnce() {
+    public int sharedAtOnce() {
         return sharedAtOnce.get();
     }
 
     /** A worker that locks {@code lock}, {@link #pass passes}, and unlocks, until {@code stop}. */
-    Callable<Void> churn(RedisLock lock, AtomicBoolean stop) {
+    public Callable<Void> churn(RedisLock lock, AtomicBoolean stop) {
         return () -> {
             while (!stop.get()) {
                 lock.lock();

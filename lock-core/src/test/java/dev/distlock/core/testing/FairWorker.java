@@ -1,5 +1,8 @@
-package dev.distlock.core;
+package dev.distlock.core.testing;
 
+import dev.distlock.core.LockClient;
+import dev.distlock.core.RedisLock;
+import dev.distlock.core.TestAccess;
 import dev.distlock.core.internal.engine.FairKind;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
@@ -32,7 +35,7 @@ public final class FairWorker {
         RedisClient redis = RedisClient.create(uri);
         try (LockClient client = LockClient.create(RedisURI.create(uri));
                 StatefulRedisConnection<String, String> connection = redis.connect()) {
-            RedisLock lock = client.getLock(kind, lockName, lockName);
+            RedisLock lock = TestAccess.getLock(client, kind, lockName, lockName);
             System.out.println("READY");
             System.out.flush();
             String go = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)).readLine();

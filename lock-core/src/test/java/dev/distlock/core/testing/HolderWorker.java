@@ -1,5 +1,7 @@
-package dev.distlock.core;
+package dev.distlock.core.testing;
 
+import dev.distlock.core.LockClient;
+import dev.distlock.core.LockClientOptions;
 import io.lettuce.core.RedisURI;
 import java.time.Duration;
 
