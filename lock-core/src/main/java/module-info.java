@@ -4,6 +4,10 @@
  * <p>Exports the API only: {@code dev.distlock.core} and {@code dev.distlock.core.reactor}. The
  * engine's wings live in {@code dev.distlock.core.internal.*}, which this module does not export;
  * their package documentation describes how they fit.
+ *
+ * <p>LuaJ, which local mode's in-memory Redis needs (optional), is no module and cannot be an automatic one
+ * (its jar has classes in the unnamed package): it stays on the class path, lock-core is compiled reading
+ * the unnamed module, and {@code MemoryRedis} adds that read at run time.
  */
 module dev.distlock.core {
     requires transitive lettuce.core;

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.distlock.core.LockClient;
 import dev.distlock.core.RedisLock;
 import dev.distlock.testsupport.RedisServer;
+import dev.distlock.testsupport.Waits;
 import io.lettuce.core.RedisURI;
 import java.util.concurrent.locks.Lock;
 import org.junit.jupiter.api.Test;
@@ -42,14 +43,16 @@ class RawFloorProviderTest {
                     .as("a fencing token from distlock's acquire script")
                     .matches("\\d{10,}");
             assertThat(redis.query("EXISTS", "lock:{k}:fence")).isEqualTo(":1");
-            assertThat(same.tryLock()).as("distlock sees the floor's hold").isFalse();
+            assertThat(same.tryLock(Waits.RUNS_OUT))
+                    .as("distlock sees the floor's hold")
+                    .isFalse();
 
             lock.unlock();
             assertThat(redis.query("EXISTS", "lock:{k}")).isEqualTo(":0");
             assertThat(redis.query("KEYS", "lock:{k}:released:*"))
                     .as("distlock's release script leaves its note")
                     .isNotBlank();
-            assertThat(same.tryLock())
+            assertThat(same.tryLock(Waits.GRANTED))
                     .as("and the released lock is free for distlock")
                     .isTrue();
             same.unlock();

@@ -1,7 +1,7 @@
 package dev.distlock.core;
 
 import dev.distlock.core.internal.lock.HoldAtLeast;
-import dev.distlock.core.internal.redis.RedisCalls;
+import dev.distlock.core.internal.redis.RedisFailures;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -63,7 +63,7 @@ public abstract class AbstractLockHandle implements LockHandle {
 
     @Override
     public final void unlock() {
-        RedisCalls.join(unlockAsync().toCompletableFuture());
+        RedisFailures.join(unlockAsync().toCompletableFuture());
     }
 
     @Override

@@ -10,8 +10,10 @@ import dev.distlock.core.internal.engine.ReentrantKind;
 import dev.distlock.core.internal.lock.MultiLock;
 import dev.distlock.core.internal.lock.ThreadBoundLock;
 import dev.distlock.core.internal.lock.ThreadBoundReadWriteLock;
+import dev.distlock.core.internal.memory.MemoryPort;
 import dev.distlock.core.internal.redis.LockKeys;
 import dev.distlock.core.internal.redis.RedisConnections;
+import dev.distlock.core.internal.redis.RedisPort;
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
@@ -46,9 +48,9 @@ public final class LockClient implements AutoCloseable {
     private final AtomicBoolean closed;
     private final boolean timedByCaller;
 
-    private LockClient(RedisConnections connections, LockClientOptions options) {
+    private LockClient(RedisPort redis, LockClientOptions options) {
         this.options = options;
-        this.engine = new LockEngine(connections, options);
+        this.engine = new LockEngine(redis, options);
         this.closed = new AtomicBoolean();
         this.timedByCaller = false;
     }
@@ -83,6 +85,25 @@ public final class LockClient implements AutoCloseable {
         Objects.requireNonNull(redisClient, "redisClient must not be null");
         Objects.requireNonNull(options, "options must not be null: use LockClientOptions.defaults()");
         return new LockClient(RedisConnections.open(redisClient, false), options);
+    }
+
+    /**
+     * A client whose locks live in this JVM only, for tests and single-instance development: an
+     * in-process store runs the same lock scripts as Redis, under the same engine, so kinds, fencing
+     * tokens, leases and the watchdog, listener events and exceptions behave as on Redis. NOT
+     * distributed: another process, or another local client, does not see these locks. Needs LuaJ
+     * ({@code org.luaj:luaj-jse}) on the class path, which the Spring Boot starter brings.
+     *
+     * @throws IllegalStateException when LuaJ is not on the class path
+     */
+    public static LockClient local(LockClientOptions options) {
+        Objects.requireNonNull(options, "options must not be null: use LockClientOptions.defaults()");
+        return new LockClient(MemoryPort.open(), options);
+    }
+
+    /** A local client on {@code port}, whose store other clients may share (tests). */
+    static LockClient local(MemoryPort port, LockClientOptions options) {
+        return new LockClient(port, options);
     }
 
     /** A reentrant lock on {@code key}; cheap, no Redis call. Events and metrics call it by its key. */

@@ -1,11 +1,16 @@
 package dev.distlock.core;
 
+import static dev.distlock.core.testing.Attempts.answered;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.distlock.core.LockListener.AcquireOutcome;
 import dev.distlock.core.internal.redis.LockKeys;
+import dev.distlock.core.testing.Exclusion;
+import dev.distlock.core.testing.Names;
+import dev.distlock.core.testing.RedLockNodes;
+import dev.distlock.testsupport.OtherThread;
 import dev.distlock.testsupport.RedisExtension;
 import dev.distlock.testsupport.Waits;
 import io.lettuce.core.RedisClient;
@@ -133,15 +138,15 @@ class AsyncLockTest {
 
     @Test
     void aHandleReleasesExactlyOnce() throws Exception {
-        LockHandle handle =
-                get(client.getLock(name).tryLockAsync(Duration.ZERO)).orElseThrow();
+        LockHandle handle = answered(() -> get(client.getLock(name).tryLockAsync(Duration.ZERO)))
+                .orElseThrow();
         handle.unlock();
 
         assertThatThrownBy(handle::unlock)
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("already released");
         handle.close(); // nothing left to do
-        assertThat(get(other.getLock(name).tryLockAsync(Duration.ZERO)))
+        assertThat(answered(() -> get(other.getLock(name).tryLockAsync(Duration.ZERO))))
                 .as("free for others")
                 .isPresent();
     }
@@ -252,7 +257,8 @@ class AsyncLockTest {
 
     @Test
     void aFixedLeaseRunningOutIsSignalledAtItsEnd() throws Exception {
-        LockHandle handle = get(client.getLock(name).tryLockAsync(Duration.ZERO, Duration.ofMillis(300)))
+        LockHandle handle = answered(
+                        () -> get(client.getLock(name).tryLockAsync(Duration.ZERO, Duration.ofMillis(300))))
                 .orElseThrow();
 
         String reason = handle.leaseLost().toCompletableFuture().get(GENEROUS.toMillis(), TimeUnit.MILLISECONDS);
@@ -266,7 +272,8 @@ class AsyncLockTest {
     void readHandlesShareAndAWriteHandleWaitsForThem() throws Exception {
         RedisReadWriteLock rw = client.getReadWriteLock(name);
         LockHandle read1 = get(rw.readLock().lockAsync());
-        LockHandle read2 = get(rw.readLock().tryLockAsync(Duration.ZERO)).orElseThrow();
+        LockHandle read2 =
+                answered(() -> get(rw.readLock().tryLockAsync(Duration.ZERO))).orElseThrow();
         CompletableFuture<Optional<LockHandle>> write =
                 rw.writeLock().tryLockAsync(Duration.ofSeconds(20)).toCompletableFuture();
         // it waits for the readers (listening for their release): only then does "not done" say anything
@@ -286,8 +293,8 @@ class AsyncLockTest {
     void multiLockHandleTakesAllOrNothing() throws Exception {
         String a = name + "-a";
         String b = name + "-b";
-        LockHandle both =
-                get(client.getMultiLock(a, b).tryLockAsync(Duration.ZERO)).orElseThrow();
+        LockHandle both = answered(() -> get(client.getMultiLock(a, b).tryLockAsync(Duration.ZERO)))
+                .orElseThrow();
         assertThat(observer.exists(lockKey(a), lockKey(b))).isEqualTo(2);
         both.unlock();
         assertThat(observer.exists(lockKey(a), lockKey(b))).isZero();

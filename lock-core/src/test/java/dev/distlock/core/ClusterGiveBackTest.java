@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.distlock.core.internal.redis.LockKeys;
+import dev.distlock.core.testing.Names;
+import dev.distlock.testsupport.OtherThread;
 import dev.distlock.testsupport.RedisClusterSetup;
 import dev.distlock.testsupport.RedisServer;
 import dev.distlock.testsupport.SlotMove;

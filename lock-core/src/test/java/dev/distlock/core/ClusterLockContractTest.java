@@ -7,7 +7,7 @@ import io.lettuce.core.cluster.RedisClusterClient;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
-/** The shared contract suite on a real three-master Redis Cluster, every client through a {@link RedisClusterClient}. */
+/** The shared lock contract (lock-test-support) on a real three-master Redis Cluster, every client through a {@link RedisClusterClient}. */
 @SlowTest
 class ClusterLockContractTest extends LockContractTest {
 

@@ -4,11 +4,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.distlock.core.internal.redis.LockKeys;
+import dev.distlock.core.testing.Contenders;
+import dev.distlock.core.testing.Names;
+import dev.distlock.core.testing.RecordingListener;
+import dev.distlock.testsupport.OtherThread;
 import dev.distlock.testsupport.RedisClusterSetup;
 import dev.distlock.testsupport.RedisClusterSetup.SlotMigration;
 import dev.distlock.testsupport.RedisServer;
 import dev.distlock.testsupport.SlotMove;
 import dev.distlock.testsupport.SlowTest;
+import dev.distlock.testsupport.Waits;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.SlotHash;
@@ -376,7 +381,7 @@ class ClusterReshardingTest {
             int slot = SlotHash.getSlot(key(name));
             SlotMove move = cluster.beginMigration(slot, nextMaster(cluster.ownerOf(slot)));
             OtherThread<Boolean> waiter =
-                    OtherThread.takesAndReleases(() -> quick.getFairLock(name), Duration.ofSeconds(10));
+                    Contenders.takesAndReleases(() -> quick.getFairLock(name), Duration.ofSeconds(10));
             Thread.sleep(3000); // the slot stays open for longer than operationTimeout, as a slot with many keys does
             move.moveRemainingKeys(10, Duration.ZERO).finish();
 
@@ -425,7 +430,7 @@ class ClusterReshardingTest {
 
     private long grantAndRelease(RedisLock lock) throws Exception {
         return OtherThread.call(() -> {
-            assertThat(lock.tryLock(Duration.ofSeconds(5))).as("granted").isTrue();
+            assertThat(lock.tryLock(Waits.GRANTED)).as("granted").isTrue();
             long token = lock.currentFencingToken();
             lock.unlock();
             return token;

@@ -1,9 +1,14 @@
 package dev.distlock.core;
 
+import static dev.distlock.core.testing.Attempts.tryOnce;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.distlock.core.internal.redis.LockKeys;
+import dev.distlock.core.testing.Contenders;
+import dev.distlock.core.testing.Names;
+import dev.distlock.core.testing.Settled;
+import dev.distlock.testsupport.OtherThread;
 import dev.distlock.testsupport.RedisClusterSetup;
 import dev.distlock.testsupport.RedisServer;
 import dev.distlock.testsupport.SlowTest;
@@ -122,8 +127,7 @@ class ClusterTopologyTest {
                         .as("key on its own node")
                         .isEqualTo(":1");
                 if (!kind.getKey().equals("read")) {
-                    assertThat(OtherThread.call(
-                                    () -> kind.getValue().apply(other, name).tryLock()))
+                    assertThat(OtherThread.call(() -> tryOnce(kind.getValue().apply(other, name))))
                             .as("other owner kept out")
                             .isFalse();
                 }
@@ -146,17 +150,17 @@ class ClusterTopologyTest {
             RedisReadWriteLock theirs = other.getReadWriteLock(name);
             mine.readLock().lock();
             assertThat(OtherThread.call(() -> {
-                        boolean read = theirs.readLock().tryLock();
+                        boolean read = tryOnce(theirs.readLock());
                         if (read) {
                             theirs.readLock().unlock();
                         }
                         return read;
                     }))
                     .isTrue();
-            assertThat(OtherThread.call(() -> theirs.writeLock().tryLock())).isFalse();
+            assertThat(OtherThread.call(() -> tryOnce(theirs.writeLock()))).isFalse();
             mine.readLock().unlock();
             assertThat(OtherThread.call(() -> {
-                        boolean write = theirs.writeLock().tryLock();
+                        boolean write = tryOnce(theirs.writeLock());
                         if (write) {
                             theirs.writeLock().unlock();
                         }
@@ -175,13 +179,12 @@ class ClusterTopologyTest {
         assertThat(slots).hasSizeGreaterThan(1);
 
         RedisMultiLock multi = client.getMultiLock(names.toArray(String[]::new));
-        assertThat(multi.tryLock(Duration.ofSeconds(2))).isTrue();
+        assertThat(multi.tryLock(Waits.GRANTED)).isTrue();
         assertThat(multi.fencingTokens()).containsOnlyKeys(names);
         for (String name : names) {
             assertThat(other.getLock(name).isLocked()).isTrue();
         }
-        assertThat(OtherThread.call(() -> other.getMultiLock(names.get(0), names.get(names.size() - 1))
-                        .tryLock()))
+        assertThat(OtherThread.call(() -> tryOnce(other.getMultiLock(names.get(0), names.get(names.size() - 1)))))
                 .isFalse();
         multi.lock(); // re-entry
         multi.unlock();
@@ -253,7 +256,7 @@ class ClusterTopologyTest {
         String name = namesOnEveryNode("waited", 1).get(0);
         RedisLock held = client.getLock(name);
         held.lock(LONG_LEASE);
-        OtherThread<Boolean> waiter = OtherThread.takesAndReleases(() -> other.getLock(name), Duration.ofSeconds(25));
+        OtherThread<Boolean> waiter = Contenders.takesAndReleases(() -> other.getLock(name), Duration.ofSeconds(25));
         await().atMost(Duration.ofSeconds(5)).until(() -> other.subscribedChannels() == 1);
         held.unlock();
         assertThat(waiter.get()).isTrue();

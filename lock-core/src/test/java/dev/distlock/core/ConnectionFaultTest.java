@@ -1,10 +1,14 @@
 package dev.distlock.core;
 
+import static dev.distlock.core.testing.Attempts.tryOnce;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.distlock.core.internal.redis.LockKeys;
+import dev.distlock.core.testing.LockOwner;
+import dev.distlock.core.testing.Names;
+import dev.distlock.core.testing.RecordingListener;
 import dev.distlock.testsupport.FaultRelay;
 import dev.distlock.testsupport.RedisExtension;
 import dev.distlock.testsupport.SlowTest;
@@ -124,7 +128,7 @@ class ConnectionFaultTest {
         String free = Names.fresh("free-" + kind);
         String busy = Names.fresh("busy-" + kind);
         owner("holder").act(() -> lockOf(holderClient, kind, busy).lock());
-        lockOf(client, kind, Names.fresh("warm-up")).tryLock(); // connected, scripts loaded
+        tryOnce(lockOf(client, kind, Names.fresh("warm-up"))); // connected, scripts loaded
         relay.blackHole();
         for (String name : List.of(free, busy)) {
             RedisLock lock = lockOf(client, kind, name);

@@ -4,6 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.distlock.core.internal.redis.LockKeys;
+import dev.distlock.core.testing.Exclusion;
+import dev.distlock.core.testing.GiveUpStorm;
+import dev.distlock.core.testing.Names;
+import dev.distlock.core.testing.RecordingListener;
 import dev.distlock.testsupport.FaultRelay;
 import dev.distlock.testsupport.RedisExtension;
 import dev.distlock.testsupport.SlowTest;

@@ -4,6 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import dev.distlock.core.testing.Contenders;
+import dev.distlock.core.testing.Names;
+import dev.distlock.testsupport.OtherThread;
 import dev.distlock.testsupport.RedisExtension;
 import io.lettuce.core.RedisURI;
 import java.time.Duration;
@@ -65,7 +68,7 @@ class EndlessWaitTest {
     void anEndlessWaitWaitsForABusyLock() throws Exception {
         RedisLock held = holderClient.getLock(name);
         held.lock();
-        OtherThread<Boolean> waiter = OtherThread.takesAndReleases(() -> waiterClient.getLock(name), ENDLESS);
+        OtherThread<Boolean> waiter = Contenders.takesAndReleases(() -> waiterClient.getLock(name), ENDLESS);
         await().atMost(Duration.ofSeconds(10))
                 .until(() -> waiter.result.isDone() || waiterClient.subscribedChannels() == 1);
         assertThat(waiter.result).as("still waiting while the lock is held").isNotDone();

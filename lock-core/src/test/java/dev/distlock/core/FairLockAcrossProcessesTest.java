@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.distlock.core.internal.redis.LockKeys;
+import dev.distlock.core.testing.FairWorker;
+import dev.distlock.core.testing.Names;
 import dev.distlock.testsupport.RedisExtension;
 import dev.distlock.testsupport.SlowTest;
 import io.lettuce.core.RedisURI;

@@ -1,12 +1,18 @@
 package dev.distlock.core;
 
+import static dev.distlock.core.testing.Attempts.tryOnce;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import dev.distlock.core.testing.HolderWorker;
+import dev.distlock.core.testing.Names;
+import dev.distlock.core.testing.RecordingListener;
+import dev.distlock.testsupport.OtherThread;
 import dev.distlock.testsupport.RedisExtension;
 import dev.distlock.testsupport.RedisServer;
 import dev.distlock.testsupport.SlowTest;
+import dev.distlock.testsupport.Waits;
 import io.lettuce.core.RedisURI;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -58,7 +64,7 @@ class FaultToleranceTest {
             RedisLock lock = client.getLock(name);
             // renewed while the holder lives: still held after more than a lease
             Thread.sleep(leaseMs + 500);
-            assertThat(lock.tryLock()).isFalse();
+            assertThat(tryOnce(lock)).isFalse();
             holder.destroyForcibly(); // SIGKILL: no unlock, no shutdown hook
             assertThat(holder.waitFor(10, TimeUnit.SECONDS)).isTrue();
             long killed = System.nanoTime();
@@ -96,7 +102,7 @@ class FaultToleranceTest {
             }
             // after the pause the key has expired: another owner may take it, and the old holder knows it lost it
             RedisLock otherLock = other.getLock(name);
-            assertThat(otherLock.tryLock(Duration.ofSeconds(5))).isTrue();
+            assertThat(otherLock.tryLock(Waits.GRANTED)).isTrue();
             assertThatThrownBy(lock::unlock).isInstanceOf(LockLeaseExpiredException.class);
             assertThat(otherLock.isHeldByCurrentThread())
                     .as("the stale unlock did not release the new holder")

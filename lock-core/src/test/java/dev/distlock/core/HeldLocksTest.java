@@ -2,7 +2,9 @@ package dev.distlock.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.distlock.core.testing.Names;
 import dev.distlock.testsupport.RedisExtension;
+import dev.distlock.testsupport.Waits;
 import io.lettuce.core.RedisURI;
 import java.time.Duration;
 import java.time.Instant;
@@ -27,7 +29,7 @@ class HeldLocksTest {
             lock.lock();
             LockHandle handle = client.getReadWriteLock(Names.fresh("held-rw"))
                     .readLock()
-                    .tryLockAsync(Duration.ZERO, Duration.ofMinutes(2))
+                    .tryLockAsync(Waits.GRANTED, Duration.ofMinutes(2))
                     .toCompletableFuture()
                     .get(5, TimeUnit.SECONDS)
                     .orElseThrow();

@@ -1,9 +1,14 @@
 package dev.distlock.core;
 
+import static dev.distlock.core.testing.Attempts.answered;
+import static dev.distlock.core.testing.Attempts.tryOnce;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.distlock.core.testing.Names;
+import dev.distlock.testsupport.OtherThread;
 import dev.distlock.testsupport.RedisExtension;
+import dev.distlock.testsupport.Waits;
 import io.lettuce.core.RedisURI;
 import java.time.Duration;
 import java.util.List;
@@ -47,7 +52,7 @@ class HoldAtLeastTest {
         RedisLock lock = client.getLock(name);
         // The client counts holdAtLeast from when it sent the granting request: no later than this.
         long sent = System.nanoTime();
-        assertThat(lock.tryLock()).isTrue();
+        assertThat(tryOnce(lock)).isTrue();
         long token = lock.currentFencingToken();
 
         lock.unlock(KEEP);
@@ -55,9 +60,9 @@ class HoldAtLeastTest {
         assertThat(lock.isHeldByCurrentThread()).isFalse();
         assertThat(lock.isLocked()).as("still taken in Redis").isTrue();
         assertThat(lock.remainingLease()).isBetween(Duration.ofMillis(1), KEEP);
-        assertThat(lock.tryLock()).as("not even this thread re-enters").isFalse();
+        assertThat(tryOnce(lock)).as("not even this thread re-enters").isFalse();
         RedisLock elsewhere = otherInstance.getLock(name);
-        assertThat(OtherThread.call(() -> elsewhere.tryLock()))
+        assertThat(OtherThread.call(() -> tryOnce(elsewhere)))
                 .as("the other instance's trigger fires later")
                 .isFalse();
 
@@ -90,14 +95,14 @@ class HoldAtLeastTest {
         lock.unlock(Duration.ofMillis(100));
 
         assertThat(lock.isLocked()).isFalse();
-        assertThat(OtherThread.call(() -> otherInstance.getLock(name).tryLock()))
-                .isTrue();
+        assertThat(OtherThread.call(() -> tryOnce(otherInstance.getLock(name)))).isTrue();
     }
 
     @Test
     void aFixedLeaseEndingFirstStillEndsTheLock() throws Exception {
         RedisLock lock = client.getLock(name);
-        assertThat(lock.tryLock(Duration.ZERO, Duration.ofSeconds(1))).isTrue();
+        assertThat(answered(() -> lock.tryLock(Duration.ZERO, Duration.ofSeconds(1))))
+                .isTrue();
 
         lock.unlock(Duration.ofMinutes(5));
 
@@ -119,7 +124,7 @@ class HoldAtLeastTest {
                     .as("the whole holdAtLeast, not the 600 ms the watchdog lease had left")
                     .isGreaterThan(Duration.ofSeconds(3));
             Thread.sleep(1_500); // past two watchdog leases
-            assertThat(OtherThread.call(() -> otherInstance.getLock(name).tryLock()))
+            assertThat(OtherThread.call(() -> tryOnce(otherInstance.getLock(name))))
                     .as("still kept out after the watchdog lease would have ended")
                     .isFalse();
         }
@@ -136,29 +141,27 @@ class HoldAtLeastTest {
 
         lock.unlock(KEEP);
         assertThat(lock.isHeldByCurrentThread()).isFalse();
-        assertThat(OtherThread.call(() -> otherInstance.getLock(name).tryLock()))
-                .isFalse();
+        assertThat(OtherThread.call(() -> tryOnce(otherInstance.getLock(name)))).isFalse();
     }
 
     @Test
     void handlesAndMultiLocksKeepEveryName() throws Exception {
         Optional<LockHandle> handle = client.getLock(name)
-                .tryLockAsync(Duration.ofSeconds(1))
+                .tryLockAsync(Waits.GRANTED)
                 .toCompletableFuture()
                 .get(5, TimeUnit.SECONDS);
         assertThat(handle).isPresent();
         handle.get().unlockAsync(KEEP).toCompletableFuture().get(5, TimeUnit.SECONDS);
         assertThat(handle.get().isHeld()).isFalse();
-        assertThat(OtherThread.call(() -> otherInstance.getLock(name).tryLock()))
-                .isFalse();
+        assertThat(OtherThread.call(() -> tryOnce(otherInstance.getLock(name)))).isFalse();
 
         String a = Names.fresh("keep-a");
         String b = Names.fresh("keep-b");
         RedisMultiLock multi = client.getMultiLock(a, b);
         multi.lock();
         multi.unlock(KEEP);
-        assertThat(OtherThread.call(() -> otherInstance.getLock(a).tryLock())).isFalse();
-        assertThat(OtherThread.call(() -> otherInstance.getLock(b).tryLock())).isFalse();
+        assertThat(OtherThread.call(() -> tryOnce(otherInstance.getLock(a)))).isFalse();
+        assertThat(OtherThread.call(() -> tryOnce(otherInstance.getLock(b)))).isFalse();
     }
 
     @Test

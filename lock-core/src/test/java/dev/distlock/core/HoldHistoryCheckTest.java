@@ -2,6 +2,9 @@ package dev.distlock.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.distlock.core.testing.HoldHistory;
+import dev.distlock.core.testing.HoldRecorder;
+import dev.distlock.core.testing.Names;
 import dev.distlock.testsupport.RedisExtension;
 import dev.distlock.testsupport.SlowTest;
 import java.nio.file.Files;

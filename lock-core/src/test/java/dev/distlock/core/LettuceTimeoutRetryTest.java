@@ -3,6 +3,10 @@ package dev.distlock.core;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.distlock.core.testing.LockOwner;
+import dev.distlock.core.testing.Names;
+import dev.distlock.core.testing.RecordingListener;
+import dev.distlock.core.testing.ReplyLoss;
 import dev.distlock.testsupport.FaultRelay;
 import dev.distlock.testsupport.RedisExtension;
 import io.lettuce.core.RedisClient;

@@ -1,8 +1,12 @@
 package dev.distlock.core;
 
+import static dev.distlock.core.testing.Attempts.tryOnce;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.distlock.core.testing.Exclusion;
+import dev.distlock.core.testing.Names;
+import dev.distlock.testsupport.OtherThread;
 import dev.distlock.testsupport.RedisExtension;
 import dev.distlock.testsupport.RedisServer;
 import dev.distlock.testsupport.Waits;
@@ -113,7 +117,7 @@ class LocalGateTest {
                 lock.unlock();
             }
             assertThat(OtherThread.call(() -> {
-                        boolean got = lock.tryLock();
+                        boolean got = tryOnce(lock);
                         lock.unlock();
                         return got;
                     }))

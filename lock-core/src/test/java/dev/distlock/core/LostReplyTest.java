@@ -1,9 +1,14 @@
 package dev.distlock.core;
 
+import static dev.distlock.core.testing.Attempts.tryOnce;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 import static org.awaitility.Awaitility.await;
 
+import dev.distlock.core.testing.LockOwner;
+import dev.distlock.core.testing.Names;
+import dev.distlock.core.testing.RecordingListener;
+import dev.distlock.core.testing.ReplyLoss;
 import dev.distlock.testsupport.FaultRelay;
 import dev.distlock.testsupport.FaultRelay.Drop;
 import dev.distlock.testsupport.RedisExtension;
@@ -89,14 +94,14 @@ class LostReplyTest {
                 .as("hold count after one lock()")
                 .isEqualTo(1);
         assertThat(observer.hget(key, ownerId)).as("count in Redis").isEqualTo("1");
-        assertThat(direct.getLock(name).tryLock())
+        assertThat(tryOnce(direct.getLock(name)))
                 .as("another client while held")
                 .isFalse();
         owner.act(() -> lock.unlock());
         assertThat(observer.exists(key))
                 .as("one unlock() frees the lock in Redis")
                 .isZero();
-        assertThat(direct.getLock(name).tryLock())
+        assertThat(tryOnce(direct.getLock(name)))
                 .as("another client after the unlock")
                 .isTrue();
         assertThat(events.leaseLosses(name)).isEmpty();
@@ -153,7 +158,7 @@ class LostReplyTest {
         assertThat(owner.run(lock::getHoldCount)).isZero();
         assertThat(observer.exists(key)).isZero();
         assertThat(events.leaseLosses(name)).as("no false loss report").isEmpty();
-        assertThat(direct.getLock(name).tryLock()).isTrue();
+        assertThat(tryOnce(direct.getLock(name))).isTrue();
     }
 
     @ParameterizedTest
@@ -177,13 +182,13 @@ class LostReplyTest {
         assertThat(observer.hget(key, ownerId))
                 .as("count in Redis after the re-sent release")
                 .isEqualTo("1");
-        assertThat(direct.getLock(name).tryLock())
+        assertThat(tryOnce(direct.getLock(name)))
                 .as("another client while the outer hold lasts")
                 .isFalse();
 
         owner.act(() -> lock.unlock());
         assertThat(observer.exists(key)).as("the last unlock frees it").isZero();
-        assertThat(direct.getLock(name).tryLock()).isTrue();
+        assertThat(tryOnce(direct.getLock(name))).isTrue();
         assertThat(events.leaseLosses(name)).isEmpty();
     }
 

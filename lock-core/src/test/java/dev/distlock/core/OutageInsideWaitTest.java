@@ -4,9 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.distlock.core.reactor.ReactiveLocks;
+import dev.distlock.core.testing.Names;
 import dev.distlock.testsupport.FaultRelay;
+import dev.distlock.testsupport.OtherThread;
 import dev.distlock.testsupport.RedisExtension;
 import dev.distlock.testsupport.SlowTest;
+import dev.distlock.testsupport.Waits;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.sync.RedisCommands;
 import java.time.Duration;
@@ -184,7 +187,7 @@ class OutageInsideWaitTest {
     /** Connects the waiter's client and loads its scripts before the stall. */
     private void warmUp(String kind) throws InterruptedException {
         RedisLock lock = lockOf(waiterClient, kind, Names.fresh("warm-up"));
-        assertThat(lock.tryLock(Duration.ofSeconds(5))).isTrue();
+        assertThat(lock.tryLock(Waits.GRANTED)).isTrue();
         lock.unlock();
     }
 

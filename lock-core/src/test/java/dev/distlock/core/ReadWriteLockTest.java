@@ -1,11 +1,15 @@
 package dev.distlock.core;
 
+import static dev.distlock.core.testing.Attempts.tryOnce;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.distlock.core.internal.redis.LockKeys;
 import dev.distlock.core.internal.redis.script.LockScript;
+import dev.distlock.core.testing.Names;
+import dev.distlock.core.testing.RecordingListener;
+import dev.distlock.testsupport.OtherThread;
 import dev.distlock.testsupport.RedisExtension;
 import dev.distlock.testsupport.Waits;
 import io.lettuce.core.RedisURI;
@@ -78,10 +82,10 @@ class ReadWriteLockTest {
         write.lock();
 
         assertThat(OtherThread.call(
-                        () -> otherClient.getReadWriteLock(name).readLock().tryLock()))
+                        () -> tryOnce(otherClient.getReadWriteLock(name).readLock())))
                 .isFalse();
         assertThat(OtherThread.call(
-                        () -> otherClient.getReadWriteLock(name).writeLock().tryLock()))
+                        () -> tryOnce(otherClient.getReadWriteLock(name).writeLock())))
                 .isFalse();
         assertThat(OtherThread.call(
                         () -> client.getReadWriteLock(name).readLock().tryLock(Waits.RUNS_OUT)))
@@ -102,7 +106,7 @@ class ReadWriteLockTest {
         otherRead.lock();
 
         assertThat(OtherThread.call(
-                        () -> otherClient.getReadWriteLock(name).writeLock().tryLock()))
+                        () -> tryOnce(otherClient.getReadWriteLock(name).writeLock())))
                 .isFalse();
         read.unlock();
         assertThat(OtherThread.call(
@@ -112,7 +116,7 @@ class ReadWriteLockTest {
 
         OtherThread<Boolean> writer = OtherThread.start(() -> {
             RedisLock write = client.getReadWriteLock(name).writeLock();
-            boolean got = write.tryLock();
+            boolean got = tryOnce(write);
             write.unlock();
             return got;
         });
@@ -125,7 +129,7 @@ class ReadWriteLockTest {
         rw.writeLock().lock();
         rw.readLock().lock();
         assertThat(OtherThread.call(
-                        () -> otherClient.getReadWriteLock(name).readLock().tryLock()))
+                        () -> tryOnce(otherClient.getReadWriteLock(name).readLock())))
                 .as("still writing")
                 .isFalse();
 
@@ -135,14 +139,14 @@ class ReadWriteLockTest {
         assertThat(rw.writeLock().isHeldByCurrentThread()).isFalse();
         assertThat(OtherThread.call(() -> {
                     RedisLock read = otherClient.getReadWriteLock(name).readLock();
-                    boolean got = read.tryLock();
+                    boolean got = tryOnce(read);
                     read.unlock();
                     return got;
                 }))
                 .as("other readers share now")
                 .isTrue();
         assertThat(OtherThread.call(
-                        () -> otherClient.getReadWriteLock(name).writeLock().tryLock()))
+                        () -> tryOnce(otherClient.getReadWriteLock(name).writeLock())))
                 .isFalse();
         rw.readLock().unlock();
         assertThat(rw.readLock().isLocked()).isFalse();
@@ -264,9 +268,9 @@ class ReadWriteLockTest {
         plain.lock();
 
         assertThat(OtherThread.call(
-                        () -> otherClient.getReadWriteLock(name).readLock().tryLock()))
+                        () -> tryOnce(otherClient.getReadWriteLock(name).readLock())))
                 .isFalse();
-        assertThat(client.getReadWriteLock(name).readLock().tryLock()).isFalse();
+        assertThat(tryOnce(client.getReadWriteLock(name).readLock())).isFalse();
         plain.unlock();
     }
 }

@@ -3,6 +3,9 @@ package dev.distlock.core;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.distlock.core.testing.Names;
+import dev.distlock.core.testing.RedLockNodes;
+import dev.distlock.testsupport.OtherThread;
 import dev.distlock.testsupport.RedisExtension;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterEach;

@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.distlock.core.internal.redis.LockKeys;
 import dev.distlock.core.internal.redis.script.LockScript;
+import dev.distlock.core.testing.Names;
 import dev.distlock.testsupport.FaultRelay;
 import dev.distlock.testsupport.RedisExtension;
 import dev.distlock.testsupport.RedisServer;

@@ -3,6 +3,8 @@ package dev.distlock.core;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.distlock.core.testing.Names;
+import dev.distlock.core.testing.RedLockNodes;
 import dev.distlock.testsupport.RedisExtension;
 import dev.distlock.testsupport.SlowTest;
 import java.time.Duration;

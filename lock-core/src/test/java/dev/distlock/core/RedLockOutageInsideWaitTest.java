@@ -1,9 +1,14 @@
 package dev.distlock.core;
 
+import static dev.distlock.core.testing.Attempts.tryOnce;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import dev.distlock.core.testing.Contenders;
+import dev.distlock.core.testing.Names;
+import dev.distlock.core.testing.RedLockNodes;
+import dev.distlock.testsupport.OtherThread;
 import dev.distlock.testsupport.RedisExtension;
 import dev.distlock.testsupport.SlowTest;
 import java.time.Duration;
@@ -56,12 +61,12 @@ class RedLockOutageInsideWaitTest {
         RedLockClient client = nodes.connect(3);
         RedisLock blocking = client.getLock(Names.fresh("redlock-ride"));
         RedisLock async = client.getLock(Names.fresh("redlock-ride-async"));
-        assertThat(blocking.tryLock()).isTrue(); // connected, scripts loaded
+        assertThat(tryOnce(blocking)).isTrue(); // connected, scripts loaded
         blocking.unlock();
         nodes.server(0).pause();
         nodes.server(1).pause();
 
-        OtherThread<Boolean> waiter = OtherThread.takesAndReleases(() -> blocking, WAIT);
+        OtherThread<Boolean> waiter = Contenders.takesAndReleases(() -> blocking, WAIT);
         CompletableFuture<Optional<LockHandle>> waiting =
                 async.tryLockAsync(WAIT).toCompletableFuture();
         // The outage's length, not a condition to wait for: the waits must outlast it.

@@ -1,11 +1,17 @@
 package dev.distlock.core;
 
+import static dev.distlock.core.testing.Attempts.tryOnce;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.distlock.core.internal.redis.script.LockScript;
+import dev.distlock.core.testing.Names;
+import dev.distlock.core.testing.RedLockNodes;
+import dev.distlock.core.testing.RedisMonitor;
+import dev.distlock.testsupport.OtherThread;
 import dev.distlock.testsupport.RedisExtension;
+import dev.distlock.testsupport.Waits;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
@@ -44,7 +50,7 @@ class RedLockTest {
     void acquiresOnEveryNodeAndReleasesEverywhere(int n) throws Exception {
         RedisLock lock = nodes.connect(n).getLock(Names.fresh("basic"));
 
-        assertThat(lock.tryLock(Duration.ofSeconds(1))).isTrue();
+        assertThat(lock.tryLock(Waits.GRANTED)).isTrue();
 
         assertThat(lock.isHeldByCurrentThread()).isTrue();
         assertThat(lock.isLocked()).isTrue();
@@ -89,13 +95,13 @@ class RedLockTest {
         RedisLock sameLockOtherClient = nodes.connect(n).getLock(lock.getKey());
         lock.lock();
 
-        assertThat(OtherThread.<Boolean>call(() -> lock.tryLock()))
+        assertThat(OtherThread.<Boolean>call(() -> tryOnce(lock)))
                 .as("another thread of the same client")
                 .isFalse();
-        assertThat(OtherThread.<Boolean>call(() -> sameLockOtherClient.tryLock()))
+        assertThat(OtherThread.<Boolean>call(() -> tryOnce(sameLockOtherClient)))
                 .as("another client")
                 .isFalse();
-        assertThat(sameLockOtherClient.tryLock())
+        assertThat(tryOnce(sameLockOtherClient))
                 .as("the same thread id through another client")
                 .isFalse();
         assertThat(OtherThread.failure(() -> {
@@ -141,7 +147,7 @@ class RedLockTest {
         RedisLock lock = nodes.connect(n).getLock(Names.fresh("one-down"));
         nodes.server(0).stop();
 
-        assertThat(lock.tryLock(Duration.ofSeconds(2))).isTrue();
+        assertThat(lock.tryLock(Waits.GRANTED)).isTrue();
 
         assertThat(lock.isHeldByCurrentThread()).isTrue();
         // tryLock returns once a majority granted; a slower node's grant may land just after
@@ -163,7 +169,7 @@ class RedLockTest {
         nodes.server(2).stop();
 
         long start = System.nanoTime();
-        assertThat(lock.tryLock(Duration.ofSeconds(5))).isTrue();
+        assertThat(lock.tryLock(Waits.GRANTED)).isTrue();
 
         assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(3));
         lock.unlock();
@@ -318,7 +324,7 @@ class RedLockTest {
         }
         // three servers: accepted
         RedLockClient distinct = nodes.closeLater(RedLockClient.of(clients, LockClientOptions.defaults()));
-        assertThat(distinct.getLock(Names.fresh("distinct")).tryLock()).isTrue();
+        assertThat(tryOnce(distinct.getLock(Names.fresh("distinct")))).isTrue();
     }
 
     /**
@@ -428,7 +434,7 @@ class RedLockTest {
                 .as("node 0 still granted to the later round")
                 .isTrue();
         assertThat(handle.isHeld()).isTrue();
-        assertThat(onNode1.tryLock()).as("the RedLock still holds a majority").isFalse();
+        assertThat(tryOnce(onNode1)).as("the RedLock still holds a majority").isFalse();
         handle.unlock();
         // unlock returns once a majority released; node 0's release may land just after
         await().atMost(Duration.ofSeconds(5)).until(() -> !nodes.hasKey(0, name));

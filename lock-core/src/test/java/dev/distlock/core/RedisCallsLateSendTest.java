@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.distlock.core.internal.redis.LockKeys;
 import dev.distlock.core.internal.redis.RedisCalls;
+import dev.distlock.core.testing.Names;
 import dev.distlock.testsupport.RedisExtension;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisException;

@@ -2,7 +2,7 @@ package dev.distlock.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.distlock.core.internal.redis.RedisCalls;
+import dev.distlock.core.internal.redis.RedisFailures;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisException;
 import org.junit.jupiter.api.Test;
@@ -16,23 +16,23 @@ class RedisCallsTransientTest {
 
     @Test
     void aConnectionThatDroppedWithTheCommandInFlightIsWorthAnotherTry() {
-        assertThat(RedisCalls.isTransient(new RedisException("Connection disconnected")))
+        assertThat(RedisFailures.isTransient(new RedisException("Connection disconnected")))
                 .isTrue();
-        assertThat(RedisCalls.isTransient(new RedisException("Connection closed")))
+        assertThat(RedisFailures.isTransient(new RedisException("Connection closed")))
                 .isTrue();
-        assertThat(RedisCalls.isTransient(new RedisException("Connection reset by peer")))
+        assertThat(RedisFailures.isTransient(new RedisException("Connection reset by peer")))
                 .isTrue();
-        assertThat(RedisCalls.isTransient(new RedisException("Currently not connected. Commands are rejected.")))
+        assertThat(RedisFailures.isTransient(new RedisException("Currently not connected. Commands are rejected.")))
                 .isTrue();
     }
 
     @Test
     void refusalsForNowAreTransientAndRealErrorsAreNot() {
-        assertThat(RedisCalls.isTransient(new RedisCommandExecutionException("LOADING Redis is loading")))
+        assertThat(RedisFailures.isTransient(new RedisCommandExecutionException("LOADING Redis is loading")))
                 .isTrue();
-        assertThat(RedisCalls.isTransient(new RedisCommandExecutionException("NOPERM this user has no permissions")))
+        assertThat(RedisFailures.isTransient(new RedisCommandExecutionException("NOPERM this user has no permissions")))
                 .isFalse();
-        assertThat(RedisCalls.isTransient(new RedisCommandExecutionException("ERR wrong number of arguments")))
+        assertThat(RedisFailures.isTransient(new RedisCommandExecutionException("ERR wrong number of arguments")))
                 .isFalse();
     }
 }

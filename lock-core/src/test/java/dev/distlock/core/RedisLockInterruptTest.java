@@ -4,6 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.distlock.core.LockListener.AcquireOutcome;
+import dev.distlock.core.testing.Names;
+import dev.distlock.core.testing.RecordingListener;
+import dev.distlock.testsupport.OtherThread;
 import dev.distlock.testsupport.RedisExtension;
 import io.lettuce.core.RedisURI;
 import java.time.Duration;

@@ -1,10 +1,13 @@
 package dev.distlock.core;
 
+import static dev.distlock.core.testing.Attempts.tryOnce;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.distlock.core.LockListener.RenewalOutcome;
+import dev.distlock.core.testing.Names;
+import dev.distlock.core.testing.RecordingListener;
 import dev.distlock.testsupport.RedisExtension;
 import io.lettuce.core.RedisURI;
 import java.time.Duration;
@@ -106,7 +109,7 @@ class RedisLockLeaseTest {
         await().during(fourLeases)
                 .atMost(fourLeases.plusSeconds(5))
                 .pollInterval(Duration.ofMillis(100))
-                .until(() -> probe.sync().exists(key) == 1 && !other.tryLock());
+                .until(() -> probe.sync().exists(key) == 1 && !tryOnce(other));
 
         assertThat(events.renewals(name, RenewalOutcome.RENEWED)).hasSizeGreaterThanOrEqualTo(3);
         assertThat(lock.isHeldByCurrentThread()).isTrue();
@@ -152,7 +155,7 @@ class RedisLockLeaseTest {
         lock.lock(Duration.ofMillis(300)); // re-entry sets the lease in Redis to 300 ms
 
         await().atMost(Duration.ofSeconds(5)).until(() -> probe.sync().exists(key) == 0);
-        assertThat(other.tryLock()).as("another owner can take the lock now").isTrue();
+        assertThat(tryOnce(other)).as("another owner can take the lock now").isTrue();
 
         // so the holder must not go on believing it holds the lock (polled on the owner thread)
         await().pollInSameThread().atMost(Duration.ofSeconds(5)).until(() -> !lock.isHeldByCurrentThread());

@@ -4,6 +4,7 @@ import dev.distlock.core.internal.redis.script.ScriptRunner;
 import dev.distlock.testsupport.RedisServer;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.pubsub.RedisPubSubAdapter;
@@ -32,6 +33,10 @@ final class RedisProbe implements AutoCloseable {
 
     RedisCommands<String, String> sync() {
         return connection.sync();
+    }
+
+    RedisAsyncCommands<String, String> async() {
+        return connection.async();
     }
 
     /**

@@ -3,6 +3,9 @@ package dev.distlock.core;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.distlock.core.testing.ChurnWorker;
+import dev.distlock.core.testing.HoldHistory;
+import dev.distlock.core.testing.Names;
 import dev.distlock.testsupport.RedisExtension;
 import dev.distlock.testsupport.RedisServer;
 import dev.distlock.testsupport.SlowTest;

@@ -6,6 +6,7 @@ import dev.distlock.core.internal.engine.ReentrantKind;
 import dev.distlock.core.internal.redis.LockKeys;
 import dev.distlock.core.internal.redis.script.LockScript;
 import dev.distlock.core.internal.redis.script.ScriptRunner;
+import dev.distlock.core.testing.Names;
 import dev.distlock.testsupport.RedisExtension;
 import io.lettuce.core.api.sync.RedisCommands;
 import java.time.Duration;
@@ -19,6 +20,11 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * Fixture of the tests that run lock scripts directly: a real Redis, a plain connection, fresh keys,
  * and the reentrant scripts called with their ARGV spelled out. The caller plays the engine: it says
  * how many holds the owner has and which grant id it uses, so a test can send the very same call twice.
+ *
+ * <p>Every call through {@link #scripts} is differential ({@link DifferentialScripts}): it also runs on
+ * local mode's MemoryRedis, from the state its KEYS had in Redis, and the test fails after it unless
+ * both agreed on the reply, the KEYS' state afterwards and the messages published. Clock-derived numbers may differ by the
+ * time between the two runs, measured with TIME around each Redis run: see {@link KeyStates.Tolerance}.
  */
 abstract class ScriptTestSupport {
 
@@ -44,6 +50,7 @@ abstract class ScriptTestSupport {
 
     private final String keyHint;
     RedisProbe probe;
+    DifferentialScripts differential;
     RedisCommands<String, String> sync;
     ScriptRunner scripts;
     LockKeys keys;
@@ -53,16 +60,22 @@ abstract class ScriptTestSupport {
     }
 
     @BeforeEach
-    void connect() {
+    void connect() throws Exception {
         probe = RedisProbe.connect(redis.server());
         sync = probe.sync();
-        scripts = probe.scripts();
+        differential = new DifferentialScripts(redis.server(), probe.async());
+        scripts = new ScriptRunner(differential.commands());
         keys = LockKeys.of("lock:", Names.fresh(keyHint));
     }
 
     @AfterEach
     void close() {
+        List<String> mismatches = differential.finish();
+        differential.close();
         probe.close();
+        assertThat(mismatches)
+                .as("script calls on which MemoryRedis and Redis differ")
+                .isEmpty();
     }
 
     /** acquire.lua as a single attempt reserving no tokens: {1, token, count} or {0, ms busy, 0}. */

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.distlock.core.internal.redis.LockKeys;
+import dev.distlock.core.testing.Names;
 import dev.distlock.testsupport.RedisSentinelSetup;
 import dev.distlock.testsupport.RedisServer;
 import dev.distlock.testsupport.SlowTest;

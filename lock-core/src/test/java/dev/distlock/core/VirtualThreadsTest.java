@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.distlock.core.testing.Exclusion;
+import dev.distlock.core.testing.Names;
 import dev.distlock.testsupport.RedisExtension;
 import dev.distlock.testsupport.SlowTest;
 import dev.distlock.testsupport.ThreadDump;

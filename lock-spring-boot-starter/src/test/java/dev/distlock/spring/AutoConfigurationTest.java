@@ -11,6 +11,7 @@ import dev.distlock.spring.autoconfigure.DistributedLockMetricsAutoConfiguration
 import dev.distlock.spring.metrics.MicrometerLockListener;
 import dev.distlock.testsupport.RedisExtension;
 import dev.distlock.testsupport.RedisServer;
+import dev.distlock.testsupport.Waits;
 import io.lettuce.core.RedisURI;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -44,7 +45,7 @@ class AutoConfigurationTest {
         runner().run(context -> {
             assertThat(context).hasSingleBean(LockClient.class).hasSingleBean(DistributedLockAdvisor.class);
             RedisLock lock = context.getBean(LockClient.class).getLock("autoconfig-" + System.nanoTime());
-            assertThat(lock.tryLock()).isTrue();
+            assertThat(lock.tryLock(Waits.GRANTED)).isTrue();
             assertThat(redis.server().command("EXISTS", "lock:{" + lock.getKey() + "}"))
                     .isEqualTo(":1");
             lock.unlock();
@@ -102,7 +103,7 @@ class AutoConfigurationTest {
         runner().withPropertyValues("spring.data.redis.port=" + secured.port(), "spring.data.redis.password=s3cret")
                 .run(context -> {
                     RedisLock lock = context.getBean(LockClient.class).getLock("secured");
-                    assertThat(lock.tryLock()).isTrue();
+                    assertThat(lock.tryLock(Waits.GRANTED)).isTrue();
                     lock.unlock();
                 });
         runner().withPropertyValues("spring.data.redis.port=" + secured.port(), "spring.data.redis.password=wrong")

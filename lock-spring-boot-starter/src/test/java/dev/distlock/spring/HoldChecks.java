@@ -2,6 +2,8 @@ package dev.distlock.spring;
 
 import dev.distlock.core.LockClient;
 import dev.distlock.core.LockHandle;
+import dev.distlock.core.LockUnavailableException;
+import dev.distlock.testsupport.Answered;
 import dev.distlock.testsupport.RedisServer;
 import java.time.Duration;
 import java.util.Optional;
@@ -66,13 +68,18 @@ final class HoldChecks {
     /** Generous: the 50 ms reservation is all a free lock may wait for; the rest is room for a loaded host. */
     static final Duration TAKEN_SOON = Duration.ofSeconds(10);
 
-    /** One attempt by {@code otherInstance} to take {@code name} at once. */
+    /**
+     * One attempt by {@code otherInstance} to take {@code name} at once; sent again while Redis's answer does
+     * not come within the step a try without a wait still gets ({@link Answered}): the outcome is Redis's.
+     */
     static Optional<LockHandle> tryElsewhere(LockClient otherInstance, String name) {
-        return otherInstance
-                .getLock(name)
-                .tryLockAsync(Duration.ZERO)
-                .toCompletableFuture()
-                .join();
+        return Answered.get(
+                LockUnavailableException.class,
+                () -> otherInstance
+                        .getLock(name)
+                        .tryLockAsync(Duration.ZERO)
+                        .toCompletableFuture()
+                        .join());
     }
 
     /**

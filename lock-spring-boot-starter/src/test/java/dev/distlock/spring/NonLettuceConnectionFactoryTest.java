@@ -11,6 +11,7 @@ import dev.distlock.spring.annotation.DistributedLock;
 import dev.distlock.spring.autoconfigure.DistributedLockAutoConfiguration;
 import dev.distlock.testsupport.RedisExtension;
 import dev.distlock.testsupport.RedisServer;
+import dev.distlock.testsupport.Waits;
 import io.lettuce.core.RedisURI;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
@@ -134,7 +135,7 @@ class NonLettuceConnectionFactoryTest {
             Thread holder = new Thread(() -> orders.ship(1, inside, release));
             holder.start();
             assertThat(inside.await(10, TimeUnit.SECONDS)).isTrue();
-            assertThat(other.tryLock())
+            assertThat(other.tryLock(Waits.RUNS_OUT))
                     .as("held by the application through the separate connection")
                     .isFalse();
             release.countDown();

@@ -11,6 +11,7 @@ import dev.distlock.spring.autoconfigure.DistributedLockMetricsAutoConfiguration
 import dev.distlock.spring.autoconfigure.DistributedLockObservationAutoConfiguration;
 import dev.distlock.spring.metrics.LockMetrics;
 import dev.distlock.testsupport.RedisExtension;
+import dev.distlock.testsupport.Waits;
 import io.lettuce.core.RedisURI;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.observation.Observation;
@@ -130,10 +131,8 @@ class ObservationTest {
             try (LockClient otherInstance =
                     LockClient.create(RedisURI.create(redis.server().uri()))) {
                 for (String key : List.of("order:21", "order:22")) {
-                    org.awaitility.Awaitility.await()
-                            .atMost(java.time.Duration.ofSeconds(10))
-                            .pollInSameThread()
-                            .until(() -> otherInstance.getLock(key).tryLock());
+                    assertThat(otherInstance.getLock(key).tryLock(Waits.GRANTED))
+                            .isTrue();
                     otherInstance.getLock(key).unlock();
                 }
             }
@@ -161,10 +160,8 @@ class ObservationTest {
                 } finally {
                     busy.unlock();
                 }
-                org.awaitility.Awaitility.await()
-                        .atMost(java.time.Duration.ofSeconds(10))
-                        .pollInSameThread()
-                        .until(() -> otherInstance.getLock("order:31").tryLock());
+                assertThat(otherInstance.getLock("order:31").tryLock(Waits.GRANTED))
+                        .isTrue();
                 otherInstance.getLock("order:31").unlock();
             }
         });

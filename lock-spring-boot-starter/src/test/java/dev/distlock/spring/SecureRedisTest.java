@@ -12,6 +12,7 @@ import dev.distlock.testsupport.RedisBinary;
 import dev.distlock.testsupport.RedisExtension;
 import dev.distlock.testsupport.RedisServer;
 import dev.distlock.testsupport.TestCertificates;
+import dev.distlock.testsupport.Waits;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import java.nio.file.Path;
@@ -179,9 +180,9 @@ class SecureRedisTest {
         }
 
         /** The application's lock client writes its keys to this server (seen from the plain port). */
-        void assertLocksOnThisServer(ApplicationContext context) {
+        void assertLocksOnThisServer(ApplicationContext context) throws InterruptedException {
             RedisLock lock = context.getBean(LockClient.class).getLock("over-tls");
-            assertThat(lock.tryLock()).isTrue();
+            assertThat(lock.tryLock(Waits.GRANTED)).isTrue();
             try {
                 assertThat(server.command("EXISTS", "lock:{over-tls}")).isEqualTo(":1");
             } finally {
@@ -230,15 +231,15 @@ class SecureRedisTest {
         assertThat(waiter.get(10, TimeUnit.SECONDS)).as("fair waiter woken").isTrue();
 
         RedisLock plain = client.getLock("secure-plain");
-        assertThat(plain.tryLock()).isTrue();
+        assertThat(plain.tryLock(Waits.GRANTED)).isTrue();
         plain.unlock();
         RedisReadWriteLock rw = client.getReadWriteLock("secure-rw");
-        assertThat(rw.readLock().tryLock()).isTrue();
+        assertThat(rw.readLock().tryLock(Waits.GRANTED)).isTrue();
         rw.readLock().unlock();
-        assertThat(rw.writeLock().tryLock()).isTrue();
+        assertThat(rw.writeLock().tryLock(Waits.GRANTED)).isTrue();
         rw.writeLock().unlock();
         RedisLock multi = client.getMultiLock("secure-a", "secure-b");
-        assertThat(multi.tryLock()).isTrue();
+        assertThat(multi.tryLock(Waits.GRANTED)).isTrue();
         multi.unlock();
     }
 }

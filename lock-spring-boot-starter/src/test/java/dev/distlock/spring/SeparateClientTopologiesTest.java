@@ -14,6 +14,7 @@ import dev.distlock.testsupport.RedisSentinelSetup;
 import dev.distlock.testsupport.RedisServer;
 import dev.distlock.testsupport.SlowTest;
 import dev.distlock.testsupport.TestCertificates;
+import dev.distlock.testsupport.Waits;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.cluster.RedisClusterClient;
 import java.nio.file.Path;
@@ -181,7 +182,7 @@ class SeparateClientTopologiesTest {
     private static void excludes(ApplicationContext context, LockClient otherInstance) throws Exception {
         String id = "shared-" + UUID.randomUUID();
         RedisLock other = otherInstance.getLock("job:" + id);
-        assertThat(other.tryLock()).isTrue();
+        assertThat(other.tryLock(Waits.GRANTED)).isTrue();
         try {
             assertThatThrownBy(
                             () -> context.getBean(RedisTopologiesTest.Job.class).run(id))

@@ -4,7 +4,9 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.PreInterruptCallback;
@@ -12,9 +14,11 @@ import org.junit.jupiter.api.extension.PreInterruptContext;
 
 /**
  * When a test times out, before JUnit interrupts it: prints the thread dump of every child JVM this JVM
- * started (workers of the across-process tests, forked benchmark runs), then kills them. JUnit prints
- * the test JVM's own dump ({@code junit.jupiter.execution.timeout.threaddump.enabled}); the children's
- * show where the other side of a hang was. Killing them here, not only in the test's {@code finally},
+ * started (workers of the across-process tests, forked benchmark runs), and kills them {@link #KILL_AFTER}
+ * later. JUnit prints the test JVM's own dump ({@code junit.jupiter.execution.timeout.threaddump.enabled});
+ * the children's show where the other side of a hang was. The kill waits so that JUnit's dump, which may
+ * come after this one, still finds the test thread where it hung: a test waiting for its child would
+ * otherwise go on the moment the child died. Killing them here, not only in the test's {@code finally},
  * frees the host even when the test thread ignores the interrupt.
  *
  * <p>Registered for every test by {@code META-INF/services} and extension autodetection
@@ -23,6 +27,8 @@ import org.junit.jupiter.api.extension.PreInterruptContext;
 public final class ChildJvmDumpOnTimeout implements PreInterruptCallback {
 
     private static final long DUMP_WAIT_SECONDS = 30;
+    /** How long after the dumps the children are killed: JUnit's own dump comes within it. */
+    static final Duration KILL_AFTER = Duration.ofSeconds(5);
 
     /** Created by JUnit's extension autodetection. */
     public ChildJvmDumpOnTimeout() {}
@@ -38,7 +44,11 @@ public final class ChildJvmDumpOnTimeout implements PreInterruptCallback {
                     + " at its timeout, before it is killed: "
                     + child.info().commandLine().orElse("?"));
             System.out.println(threadDump(child));
-            child.destroyForcibly();
+        }
+        if (!children.isEmpty()) {
+            CompletableFuture.runAsync(
+                    () -> children.forEach(ProcessHandle::destroyForcibly),
+                    CompletableFuture.delayedExecutor(KILL_AFTER.toMillis(), TimeUnit.MILLISECONDS));
         }
     }
 

@@ -13,6 +13,7 @@ import dev.distlock.core.LockListener;
 import dev.distlock.core.LockType;
 import dev.distlock.core.RedisLock;
 import dev.distlock.core.RedisMultiLock;
+import dev.distlock.testsupport.Waits;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.time.Duration;
@@ -29,7 +30,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** The in-JVM locks of distlock.mode=local keep the Redis locks' rules. */
+/**
+ * The in-JVM locks of distlock.mode=local keep the Redis locks' rules. Tests that look into the store's
+ * fair queue live in lock-core's LocalLockClientTest, beside the store.
+ */
 class LocalLocksTest {
 
     private final List<String> events = new CopyOnWriteArrayList<>();
@@ -100,35 +104,6 @@ class LocalLocksTest {
                 .hasMessageContaining("must not be negative");
     }
 
-    @Test
-    void fairLockGrantsInArrivalOrder() throws Exception {
-        RedisLock holder = locks.lock(LockType.FAIR, false, "queue", "q");
-        holder.lock();
-        List<String> order = new CopyOnWriteArrayList<>();
-        // threads of their own: both block at once, which the common pool need not allow (it has one thread on
-        // two cores, and on Java 25 CompletableFuture's default executor then runs the second after the first)
-        ExecutorService waiters = Executors.newFixedThreadPool(2);
-        CompletableFuture<Void> first = CompletableFuture.runAsync(() -> takeAndRecord("first", order), waiters);
-        await().atMost(Duration.ofSeconds(10)).until(() -> locks.queued("queue") == 1);
-        CompletableFuture<Void> second = CompletableFuture.runAsync(() -> takeAndRecord("second", order), waiters);
-        await().atMost(Duration.ofSeconds(10)).until(() -> locks.queued("queue") == 2);
-        holder.unlock();
-        CompletableFuture.allOf(first, second).join();
-        waiters.shutdown();
-        assertThat(order).containsExactly("first", "second");
-    }
-
-    private void takeAndRecord(String who, List<String> order) {
-        RedisLock lock = locks.lock(LockType.FAIR, false, "queue", "q");
-        try {
-            assertThat(lock.tryLock(Duration.ofSeconds(20))).isTrue();
-        } catch (InterruptedException e) {
-            throw new IllegalStateException(e);
-        }
-        order.add(who);
-        lock.unlock();
-    }
-
     /**
      * lock() is not interruptible: an interrupted waiter waits on without burning CPU, is granted, and has its
      * flag back. (Re-setting the flag inside the wait made every further wait throw at once: the waiter spun
@@ -149,7 +124,10 @@ class LocalLocksTest {
         });
         waiter.setDaemon(true);
         waiter.start();
-        await().atMost(Duration.ofSeconds(10)).until(() -> waiter.getState() == Thread.State.WAITING);
+        // parked in lock(): at the local gate or on the wake-up channel, each sleep bounded by the holder's lease
+        await().atMost(Waits.GRANTED)
+                .until(() ->
+                        waiter.getState() == Thread.State.WAITING || waiter.getState() == Thread.State.TIMED_WAITING);
         waiter.interrupt();
         ThreadMXBean cpu = ManagementFactory.getThreadMXBean();
         long before = cpu.getThreadCpuTime(waiter.getId());
@@ -169,7 +147,7 @@ class LocalLocksTest {
     void fixedLeaseEndsTheHoldReportsItAndFreesTheLock() {
         RedisLock lock = locks.lock(LockType.REENTRANT, false, "lease", "l");
         lock.lock(Duration.ofMillis(100));
-        await().atMost(Duration.ofSeconds(10)).until(() -> events.contains("lost lease"));
+        await().atMost(Waits.GRANTED).until(() -> events.contains("lost lease"));
         assertThat(lock.isHeldByCurrentThread()).isFalse();
         assertThat(CompletableFuture.supplyAsync(lock::tryLock).join())
                 .as("free for others")
@@ -265,33 +243,6 @@ class LocalLocksTest {
             assertThat(tokens.get(i)).isGreaterThan(tokens.get(i - 1));
         }
         assertThat(locks.activeHolds()).isZero();
-    }
-
-    @Test
-    void cancellingAWaitingHandleLeavesTheFairQueueAndTheLockGoesToTheNext() throws Exception {
-        RedisLock holder = locks.lock(LockType.FAIR, false, "fq", "q");
-        holder.lock();
-        CompletableFuture<Optional<LockHandle>> waiting = locks.lock(LockType.FAIR, false, "fq", "q")
-                .tryLockAsync(Duration.ofSeconds(30))
-                .toCompletableFuture();
-        CompletableFuture<LockHandle> forever =
-                locks.lock(LockType.FAIR, false, "fq", "q").lockAsync().toCompletableFuture();
-        CompletableFuture<Optional<LockHandle>> last = locks.lock(LockType.FAIR, false, "fq", "q")
-                .tryLockAsync(Duration.ofSeconds(30))
-                .toCompletableFuture();
-        assertThat(locks.queued("fq")).isEqualTo(3);
-
-        assertThat(waiting.cancel(true)).isTrue();
-        assertThat(forever.cancel(true)).isTrue();
-        assertThat(locks.queued("fq")).as("the cancelled left the queue").isEqualTo(1);
-        holder.unlock();
-
-        LockHandle next = get(last).orElseThrow();
-        assertThat(next.isHeld()).isTrue();
-        next.unlock();
-        assertThat(locks.lock(LockType.FAIR, false, "fq", "q").isLocked()).isFalse();
-        assertThat(locks.queued("fq")).isZero();
-        assertThat(events).filteredOn(e -> e.startsWith("acquire fq")).contains("acquire fq ERROR");
     }
 
     @Test

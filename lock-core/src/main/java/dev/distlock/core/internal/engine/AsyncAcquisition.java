@@ -1,10 +1,8 @@
 package dev.distlock.core.internal.engine;
 
-import dev.distlock.core.internal.redis.RedisCalls;
-import dev.distlock.core.internal.redis.WakeupHub.WaitChannel;
-import java.util.List;
+import dev.distlock.core.internal.redis.RedisFailures;
+import dev.distlock.core.internal.redis.WaitChannel;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
@@ -12,48 +10,30 @@ import org.jspecify.annotations.Nullable;
 /**
  * One acquisition that waits without a thread: each step (its turn at the local gate, a try in Redis,
  * the subscription, a sleep on the wake-up channel) is a future whose completion runs the next. The
- * same grant id serves every try, as in {@link Acquirer}. Completing or cancelling {@link #result}
+ * same grant id serves every try, as in the blocking {@link Acquirer}. Completing or cancelling {@link #result}
  * early stops it, and nothing stays behind: a grant that may have happened is given back, a
  * fair-queue place is left, the gate's permit (and a grant handed on with it) goes to the next local
  * waiter. The state below is guarded by this object's monitor, held only for a few non-blocking steps.
  */
 final class AsyncAcquisition {
 
-    /** Where an acquisition stands at its local gate. */
-    private enum AtGate {
-        /** No gate (the kind has none). */
-        NONE,
-        /** Waiting for its turn. */
-        QUEUED,
-        /** Holding the permit, trying in Redis. */
-        PERMIT,
-        /** Holding the permit and a grant handed on with it, not yet a hold. */
-        HANDED,
-        /** Past the gate without the permit (its holder's lease ran out), or the wait ran out there. */
-        PASSED,
-        /** A hold took its place: released with the hold. */
-        ATTACHED
-    }
-
-    private final Acquirer acquirer;
+    private final AcquireSteps steps;
+    private final Grants grants;
     private final AcquireRequest request;
     private final long deadline;
     /** Replaced (a new grant id) after a grant that came too late was given back. */
     private volatile ScriptArgs.Acquire args;
 
     private final ScheduledExecutorService timers;
-    /** The local gate this acquisition queues at first, or {@code null} (a kind without one). */
-    private final LocalGates.@Nullable Gate gate;
+    /** Its turn at the local gate it queues at first, or {@code null} (a kind without one). */
+    private final @Nullable GateTurn turn;
     /** Completes with the hold, with {@code null} when the wait ran out, or exceptionally. */
     final CompletableFuture<@Nullable Hold> result = new CompletableFuture<>();
 
-    private boolean finished;
+    /** Guarded by this, as {@link GateTurn}'s state is. */
+    boolean finished;
     /** Its wait ran out and its listeners were told so, before its result completes. */
     private boolean timedOut;
-    /** Its turn at the gate while it waits there. */
-    private @Nullable CompletableFuture<LocalGates.Entry> entering;
-    /** Where it stands at the gate; says who passes the permit on and leaves the gate when it stops. */
-    private AtGate atGate;
 
     private @Nullable WaitChannel channel;
     /** Where a fair grant is offered to it in-process (fair locks), made before its first try. */
@@ -61,19 +41,20 @@ final class AsyncAcquisition {
 
     private @Nullable CompletableFuture<?> call;
     private @Nullable CompletableFuture<Boolean> sleep;
-    /** Grants of this wait that reached this client after their lease ({@link Acquirer#requireUsableLease}). */
+    /** Grants of this wait that reached this client after their lease ({@link Grants#requireUsableLease}). */
     private int lateGrants;
 
-    AsyncAcquisition(
-            Acquirer acquirer,
+    private AsyncAcquisition(
+            AcquireSteps steps,
+            Grants grants,
             AcquireRequest request,
             long deadline,
             ScriptArgs.Acquire args,
             ScheduledExecutorService timers,
-            LocalGates.@Nullable Gate gate) {
-        this.gate = gate;
-        this.atGate = gate == null ? AtGate.NONE : AtGate.QUEUED;
-        this.acquirer = acquirer;
+            @Nullable Gate gate) {
+        this.turn = gate == null ? null : new GateTurn(this, gate, steps, grants, request, deadline, timers);
+        this.steps = steps;
+        this.grants = grants;
         this.request = request;
         this.deadline = deadline;
         this.args = args;
@@ -81,116 +62,48 @@ final class AsyncAcquisition {
         result.whenComplete(this::finished);
     }
 
-    void start() {
-        if (gate == null) {
-            slot = acquirer.expectOffer(request, args);
+    /**
+     * Acquires for a handle until {@code deadline} without blocking a thread: no re-entry (every handle
+     * is an owner of its own), its turn at the local gate first when the kind has one. The future
+     * completes with the hold, with {@code null} when the wait ran out, or exceptionally; cancelling it
+     * gives everything up.
+     */
+    static CompletableFuture<@Nullable Hold> start(
+            AcquireSteps steps,
+            Grants grants,
+            HoldTable holds,
+            AcquireRequest request,
+            long deadline,
+            ScheduledExecutorService timers) {
+        Gate gate = request.kind().localQueue() ? holds.join(request.kind(), request.keys()) : null;
+        AsyncAcquisition acquisition =
+                new AsyncAcquisition(steps, grants, request, deadline, steps.afresh(request), timers, gate);
+        acquisition.start();
+        return acquisition.result;
+    }
+
+    private void start() {
+        if (turn == null) {
+            slot = grants.expectOffer(request, args);
             attempt();
-            return;
-        }
-        CompletableFuture<LocalGates.Entry> entry = gate.enterAsync(deadline, request.lease(), timers);
-        boolean stopped;
-        synchronized (this) {
-            stopped = finished;
-            entering = entry;
-        }
-        if (stopped) {
-            entry.cancel(false); // leaves the queue; a permit it got meanwhile is passed on in entered()
-        }
-        entry.whenComplete((passed, error) -> {
-            if (passed != null) {
-                entered(gate, passed);
-            }
-        });
-    }
-
-    /** Its turn at the local gate came (or the wait there ran out): go on in Redis, or finish. */
-    private void entered(LocalGates.Gate gate, LocalGates.Entry entry) {
-        LocalGates.Pass pass = entry.pass();
-        boolean stopped;
-        synchronized (this) {
-            stopped = finished;
-            if (!stopped) {
-                atGate = switch (pass) {
-                    case PERMIT -> AtGate.PERMIT;
-                    case HANDED_ON -> AtGate.HANDED;
-                    default -> AtGate.PASSED;
-                };
-            }
-        }
-        if (stopped) {
-            passOn(gate, entry); // finished() already left the gate
-            return;
-        }
-        try {
-            switch (pass) {
-                // Off the thread that handed on or timed out: that thread may be inside another caller's unlock
-                // (whose events the starter attributes by thread) or be the client's timer; the caller's own
-                // code runs when the result completes.
-                case TIMEOUT -> acquirer.offThread(this::timeOut);
-                case HANDED_ON -> acquirer.offThread(() -> takeHandedOn(gate, entry));
-                default -> attempt();
-            }
-        } catch (RuntimeException e) {
-            result.completeExceptionally(e);
-        }
-    }
-
-    /** Turns a grant handed on at the gate into this caller's hold, unless it stopped meanwhile. */
-    private void takeHandedOn(LocalGates.Gate gate, LocalGates.Entry entry) {
-        boolean stopped;
-        synchronized (this) {
-            stopped = finished;
-        }
-        if (stopped) {
-            passOn(gate, entry);
-            acquirer.leave(request, gate);
-            return;
-        }
-        Hold hold = acquirer.handedOn(request, entry.baton());
-        if (hold != null) {
-            deliver(hold);
-            return;
-        }
-        // Too close to its lease's end to use (given back): try in Redis, holding the permit.
-        synchronized (this) {
-            stopped = finished;
-            atGate = AtGate.PERMIT;
-        }
-        if (stopped) {
-            gate.exit();
-            acquirer.leave(request, gate);
         } else {
-            attempt();
-        }
-    }
-
-    /** What it got at the gate after it stopped: the permit (with a handed-on grant) goes to the next waiter. */
-    private void passOn(LocalGates.Gate gate, LocalGates.Entry entry) {
-        if (entry.pass() == LocalGates.Pass.HANDED_ON && !gate.handOn(entry.baton())) {
-            acquirer.giveBack(entry.baton());
-            gate.exit();
-        } else if (entry.pass() == LocalGates.Pass.PERMIT) {
-            gate.exit();
+            turn.start();
         }
     }
 
     /** Completes the result with {@code hold}, which takes over the place at the gate; given back if the result was cancelled. */
-    private void deliver(Hold hold) {
-        synchronized (this) {
-            // A handed-on grant is this acquisition's to pass on even when it stopped meanwhile: attached, the
-            // hold's give-back below passes the permit on.
-            if (gate != null && (atGate == AtGate.HANDED || (!finished && atGate != AtGate.QUEUED))) {
-                acquirer.attach(hold, gate, atGate != AtGate.PASSED);
-                atGate = AtGate.ATTACHED;
+    void deliver(Hold hold) {
+        if (turn != null) {
+            synchronized (this) {
+                turn.attach(hold);
             }
         }
         if (!result.complete(hold)) {
-            acquirer.abandon(hold); // cancelled meanwhile: nobody would release it
+            grants.abandon(hold); // cancelled meanwhile: nobody would release it
         }
     }
 
-    private void attempt() {
-        long sentAt = System.nanoTime();
+    void attempt() {
         synchronized (this) {
             if (finished) {
                 return;
@@ -199,77 +112,41 @@ final class AsyncAcquisition {
         ScriptArgs.Acquire sent = args;
         // Sent outside the monitor. A retry of it (a dropped connection) may also go out as finished() runs:
         // the call then undoes it once more itself.
-        CompletableFuture<List<Object>> reply =
-                acquirer.tryAsync(request, sent, deadline, late -> undoLateTry(sent, late));
+        CompletableFuture<Grant> reply =
+                steps.tryAsync(request, sent, deadline, late -> steps.undoLateTry(request, sent, late, timers));
         synchronized (this) {
             if (finished) {
                 // finished() ran meanwhile and could not see this call: stop it, and undo what it may still do.
                 reply.cancel(true);
-                undoLateTry(sent, null);
+                steps.undoLateTry(request, sent, null, timers);
                 return;
             }
             call = reply;
         }
         reply.whenComplete((r, error) -> {
-            Throwable cause = error == null ? null : RedisCalls.unwrap(error);
+            Throwable cause = error == null ? null : RedisFailures.unwrap(error);
             if (RideOut.sendAgain(cause, request.startNanos(), deadline)) {
                 attempt(); // Redis silent or refusing only for now: ride it out within the wait
             } else if (error != null) {
-                result.completeExceptionally(RedisCalls.asLockException(error));
+                result.completeExceptionally(RedisFailures.asLockException(error));
             } else {
-                answered(Grant.of(r, args.grantId(), sentAt));
+                answered(r);
             }
         });
     }
 
-    /**
-     * Undoes a try that may have reached Redis after the undo finished() sent. Of a fair lock, the leave
-     * finished() sent may have landed before the try, which then queued the waiter again: a place nobody
-     * comes back to, which a release would grant the lock to until the place's deadline. So it leaves once
-     * more, which also gives back a grant made under the try's grant id. Of other kinds, the try may have
-     * taken the lock after its give-back, for nobody until the lease ends, or marked its client as waiting
-     * ('~w', which a release then reserves the lock for): given back, and left, again.
-     *
-     * <p>{@code late}, a try on its way when its caller stopped: undone once it has ended, whatever its end,
-     * so that the undo lands after it even when Redis refused its EVALSHA (NOSCRIPT, after a restart or
-     * failover) and it went out again as EVAL a round trip later. It is cancelled half a lease on, before
-     * the undo would stop trying (after the lease), so that a try still on a dead connection then is
-     * dropped, or never sent again by Lettuce after a reconnect; its end then sends the undo.
-     */
-    private void undoLateTry(ScriptArgs.Acquire sent, @Nullable CompletableFuture<?> late) {
-        if (late == null) {
-            undo(sent);
-            return;
-        }
-        late.whenComplete((reply, error) -> undo(sent));
-        if (!late.isDone()) {
-            try {
-                timers.schedule(() -> late.cancel(true), request.lease().nanos() / 2, TimeUnit.NANOSECONDS);
-            } catch (RejectedExecutionException closing) {
-                late.cancel(true);
-            }
-        }
-    }
-
-    private void undo(ScriptArgs.Acquire sent) {
-        acquirer.gaveUpAsync(request, sent, true);
-        if (!request.kind().leavesWhenGivingUp() && sent.held() == 0) {
-            acquirer.giveBack(request, sent.grantId());
-        }
-    }
-
     private void answered(Grant grant) {
         if (grant.granted()) {
-            Hold hold = acquirer.granted(request, grant);
+            Hold hold = grants.granted(request, grant);
             if (hold == null) {
                 try {
-                    Acquirer.requireUsableLease(request, grant, ++lateGrants);
+                    Grants.requireUsableLease(request, grant, ++lateGrants);
                 } catch (IllegalArgumentException e) {
                     result.completeExceptionally(e);
                     return;
                 }
-                args = acquirer.afresh(request); // as in Acquirer: the give-back names the old grant id
-                slot = acquirer.renewOffer(request, args, slot);
+                args = steps.afresh(request); // as in Acquirer: the give-back names the old grant id
+                slot = grants.renewOffer(request, args, slot);
                 boolean stopped;
                 synchronized (this) {
                     stopped = finished;
@@ -277,7 +154,7 @@ final class AsyncAcquisition {
                 if (stopped) {
                     // finished() may have withdrawn the slot this one replaced: withdraw this one too, or it
                     // would stay among the client's slots for good.
-                    acquirer.withdrawOffer(slot);
+                    grants.withdrawOffer(slot);
                     return;
                 }
                 attempt(); // arrived after its lease (given back): look again at once
@@ -300,17 +177,16 @@ final class AsyncAcquisition {
                 return;
             }
             if (channel == null) {
-                channel = acquirer.join(request);
+                channel = steps.join(request);
                 // Try again once Redis confirmed the subscription (a release after that is never missed), or
                 // after the operation timeout: waiting still works without it, each sleep bounded by the TTL.
                 next = channel.subscribed()
                         .copy()
                         .orTimeout(
-                                Math.max(1, Math.min(remaining, acquirer.operationTimeoutNanos())),
-                                TimeUnit.NANOSECONDS);
+                                Math.max(1, Math.min(remaining, steps.operationTimeoutNanos())), TimeUnit.NANOSECONDS);
             } else {
                 // The holder's TTL bounds the sleep, as in Acquirer.
-                long ttlMs = grant.ttlMs() >= 0 ? Math.max(1, grant.ttlMs()) : acquirer.watchdogLeaseMs();
+                long ttlMs = grant.ttlMs() >= 0 ? Math.max(1, grant.ttlMs()) : steps.watchdogLeaseMs();
                 sleep = channel.sleep(Math.min(TimeUnit.MILLISECONDS.toNanos(ttlMs), remaining), timers);
                 next = sleep;
             }
@@ -337,11 +213,11 @@ final class AsyncAcquisition {
      */
     private boolean tookOffer() {
         FairHandOffs.Slot s = slot;
-        if (s == null || !acquirer.offered(s)) {
+        if (s == null || !grants.offered(s)) {
             return false;
         }
-        acquirer.offThread(() -> {
-            Hold hold = acquirer.takeOffer(request, s);
+        steps.offThread(() -> {
+            Hold hold = grants.takeOffer(request, s);
             if (hold != null) {
                 deliver(hold);
             } else {
@@ -356,14 +232,14 @@ final class AsyncAcquisition {
      * before it is delivered, so the caller's code that follows sees it counted. A caller that stopped
      * first keeps its own outcome, and one that stops meanwhile adds no second one (see {@link #finished}).
      */
-    private void timeOut() {
+    void timeOut() {
         synchronized (this) {
             if (finished || timedOut) {
                 return;
             }
             timedOut = true;
         }
-        acquirer.timedOut(request);
+        steps.timedOut(request);
         result.complete(null);
     }
 
@@ -371,8 +247,7 @@ final class AsyncAcquisition {
         WaitChannel joined;
         CompletableFuture<?> pendingCall;
         CompletableFuture<Boolean> pendingSleep;
-        CompletableFuture<LocalGates.Entry> pendingEntry;
-        AtGate stood;
+        GateTurn.Standing stood;
         boolean told;
         synchronized (this) {
             finished = true;
@@ -380,18 +255,10 @@ final class AsyncAcquisition {
             joined = channel;
             pendingCall = call;
             pendingSleep = sleep;
-            pendingEntry = entering;
-            stood = atGate;
+            stood = turn == null ? null : turn.standing();
         }
-        // HANDED: takeHandedOn passes it on; ATTACHED: the hold's release does.
-        if (stood == AtGate.QUEUED && pendingEntry != null) {
-            pendingEntry.cancel(false); // leaves the queue; a permit it got meanwhile is passed on in entered()
-        }
-        if (stood == AtGate.PERMIT) {
-            gate.exit();
-        }
-        if (stood == AtGate.QUEUED || stood == AtGate.PERMIT || stood == AtGate.PASSED) {
-            acquirer.leave(request, gate);
+        if (stood != null) {
+            turn.stopped(stood);
         }
         // A try still in flight may have found the lock busy and marked its client as waiting ('~w'), as a
         // wait does: leave then too.
@@ -400,22 +267,22 @@ final class AsyncAcquisition {
         if (tryInFlight) {
             pendingCall.cancel(true); // cancels the command too, so that Lettuce does not send it again
         }
-        acquirer.withdrawOffer(slot);
+        grants.withdrawOffer(slot);
         if (joined != null) {
             if (pendingSleep != null) {
                 joined.cancel(pendingSleep);
             }
-            acquirer.leave(joined);
+            steps.leave(joined);
         }
         if (hold == null) {
-            acquirer.gaveUpAsync(request, args, waited);
+            steps.gaveUpAsync(request, args, waited);
             if (error != null) {
                 if (args.held() == 0) {
                     // A try may have been granted with its reply lost or cancelled: give that grant back.
-                    acquirer.giveBack(request, args.grantId());
+                    steps.giveBack(request, args.grantId());
                 }
                 if (!told) { // stopped by its caller as it timed out: the timeout was its outcome
-                    acquirer.failed(request, error);
+                    steps.failed(request, error);
                 }
             }
         }

@@ -12,12 +12,14 @@ import org.jspecify.annotations.Nullable;
 final class EngineLockPort implements LockPort<Hold> {
 
     private final LockEngine engine;
+    private final LockTarget target;
     private final LockKind kind;
     private final LockInfo info;
     private final LockKeys keys;
 
     EngineLockPort(LockEngine engine, LockKind kind, LockInfo info, LockKeys keys) {
         this.engine = engine;
+        this.target = new LockTarget(kind, info, keys);
         this.kind = kind;
         this.info = info;
         this.keys = keys;
@@ -32,12 +34,12 @@ final class EngineLockPort implements LockPort<Hold> {
     public @Nullable Hold acquire(
             String owner, @Nullable Duration wait, @Nullable Duration lease, boolean interruptible)
             throws InterruptedException {
-        return engine.acquire(new LockTarget(kind, info, keys), owner, new Want(wait, lease, interruptible));
+        return engine.acquire(target, owner, wait, lease, interruptible);
     }
 
     @Override
     public CompletableFuture<@Nullable Hold> acquireAsync(@Nullable Duration wait, @Nullable Duration lease) {
-        return engine.acquireAsync(new LockTarget(kind, info, keys), wait, lease);
+        return engine.acquireAsync(target, wait, lease);
     }
 
     @Override

@@ -4,7 +4,7 @@ import dev.distlock.core.LockType;
 import dev.distlock.core.internal.redis.LockKeys;
 import dev.distlock.core.internal.redis.WakeupHub;
 import dev.distlock.core.internal.redis.script.LockScript;
-import dev.distlock.core.internal.redis.script.ScriptRunner;
+import dev.distlock.core.internal.redis.script.ScriptCalls;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -41,7 +41,7 @@ public final class FairKind extends LockKind {
     }
 
     @Override
-    public CompletableFuture<List<Object>> acquire(ScriptRunner scripts, LockKeys keys, ScriptArgs.Acquire a) {
+    public CompletableFuture<List<Object>> acquire(ScriptCalls scripts, LockKeys keys, ScriptArgs.Acquire a) {
         return scripts.array(
                 LockScript.FAIR_ACQUIRE,
                 new String[] {keys.lock(), keys.queue(), keys.timeouts(), keys.fence(), keys.waiting()},
@@ -58,7 +58,7 @@ public final class FairKind extends LockKind {
     }
 
     @Override
-    public CompletableFuture<Long> release(ScriptRunner scripts, LockKeys keys, ScriptArgs.Release r) {
+    public CompletableFuture<Long> release(ScriptCalls scripts, LockKeys keys, ScriptArgs.Release r) {
         // Fair waiters listen on their own channels, so a message published to one is its only wake-up (even in
         // this client); a grant made to a waiter of this client comes back in the reply instead.
         return scripts.array(
@@ -102,7 +102,7 @@ public final class FairKind extends LockKind {
 
     @Override
     public CompletableFuture<Long> renew(
-            ScriptRunner scripts, LockKeys keys, String owner, String grantId, long leaseMs) {
+            ScriptCalls scripts, LockKeys keys, String owner, String grantId, long leaseMs) {
         return ReentrantKind.renewReentrant(scripts, keys, owner, grantId, leaseMs);
     }
 
@@ -127,7 +127,7 @@ public final class FairKind extends LockKind {
     }
 
     @Override
-    public CompletableFuture<?> gaveUp(ScriptRunner scripts, LockKeys keys, ScriptArgs.Leave l) {
+    public CompletableFuture<?> gaveUp(ScriptCalls scripts, LockKeys keys, ScriptArgs.Leave l) {
         return scripts.integer(
                 LockScript.FAIR_LEAVE,
                 new String[] {keys.lock(), keys.queue(), keys.timeouts(), keys.waiting(), keys.fence()},

@@ -31,9 +31,11 @@ public final class Hold extends LeaseState {
      */
     final @Nullable TokenRefill refill;
     /** The local gate this hold took part in, until its last release; see {@link LocalGates}. */
-    volatile LocalGates.Gate gate;
+    volatile Gate gate;
     /** Whether this hold owns its gate's permit (false when it went past an abandoned holder). */
     volatile boolean ownsPermit;
+    /** Set when this client force-unlocked the lock under it: its loss is reported as that. */
+    volatile boolean forceUnlocked;
     /**
      * A fair grant's line of this client's waiters it passes down on release ({@link FairHandOffs}), or
      * {@code null}. Set before the hold is published.

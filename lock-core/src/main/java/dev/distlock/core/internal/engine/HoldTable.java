@@ -53,16 +53,16 @@ final class HoldTable {
     }
 
     /** The local gate of one kind of lock on one name, counted as used until {@link #leave}. */
-    LocalGates.Gate join(LockKind kind, LockKeys keys) {
+    Gate join(LockKind kind, LockKeys keys) {
         return gates.join(kind.type, keys.lock());
     }
 
-    void leave(LockKind kind, LockKeys keys, LocalGates.Gate gate) {
+    void leave(LockKind kind, LockKeys keys, Gate gate) {
         gates.leave(kind.type, keys.lock(), gate);
     }
 
     /** Gives {@code gate} to {@code hold} until its last release. */
-    void enterGate(Hold hold, LocalGates.Gate gate, boolean permit) {
+    void enterGate(Hold hold, Gate gate, boolean permit) {
         hold.ownsPermit = permit;
         hold.gate = gate;
         if (permit) {
@@ -72,7 +72,7 @@ final class HoldTable {
 
     /** After a hold's last release in Redis: the next local waiter may try. Runs once per hold. */
     void exitGate(Hold hold) {
-        LocalGates.Gate gate = hold.gate;
+        Gate gate = hold.gate;
         if (gate != null) {
             hold.gate = null;
             if (hold.ownsPermit) {

@@ -5,15 +5,15 @@ import dev.distlock.core.LockClientOptions;
 import dev.distlock.core.LockException;
 import dev.distlock.core.LockInfo;
 import dev.distlock.core.LockLeaseExpiredException;
-import dev.distlock.core.LockListener.AcquireOutcome;
 import dev.distlock.core.LockUnavailableException;
 import dev.distlock.core.internal.lease.Lease;
 import dev.distlock.core.internal.lease.LeaseKeeper;
+import dev.distlock.core.internal.lease.LeaseState;
 import dev.distlock.core.internal.lock.LockPort;
-import dev.distlock.core.internal.redis.EvictionPolicyCheck;
 import dev.distlock.core.internal.redis.LockKeys;
 import dev.distlock.core.internal.redis.RedisCalls;
-import dev.distlock.core.internal.redis.RedisConnections;
+import dev.distlock.core.internal.redis.RedisFailures;
+import dev.distlock.core.internal.redis.RedisPort;
 import dev.distlock.core.internal.redis.WakeupHub;
 import dev.distlock.core.internal.support.Durations;
 import dev.distlock.core.internal.support.Events;
@@ -29,14 +29,16 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Coordinates the locks of one client on one Redis: the local gate, then {@link Acquirer} in Redis;
- * releases; the {@link HoldTable}; lease keeping by {@link LeaseKeeper}; events by {@link Events}.
- * Owners are plain strings, so thread-bound locks and (later) handle-bound async holds share it.
+ * Coordinates the locks of one client on one {@link RedisPort} (a Redis server, or local mode's
+ * in-process store): acquisition blocking ({@link Acquirer}) or not ({@link AsyncAcquisition}), both
+ * through {@link AcquireSteps} and {@link Grants}; releases ({@link Releaser}); the {@link HoldTable};
+ * lease keeping by {@link LeaseKeeper}; events by {@link Events}. Owners are plain strings, so
+ * thread-bound locks and handle-bound holds share it.
  */
 public final class LockEngine implements AutoCloseable {
 
     public final String clientId = UUID.randomUUID().toString();
-    private final RedisConnections redis;
+    private final RedisPort redis;
     private final WakeupHub hub;
     private final ScheduledThreadPoolExecutor timers;
     private final ThreadPoolExecutor handOffs;
@@ -48,14 +50,16 @@ public final class LockEngine implements AutoCloseable {
     private final HoldTable holds = new HoldTable();
     private final Events events;
     private final LeaseKeeper<Hold> keeper;
+    private final AcquireSteps steps;
+    private final Grants grants;
     private final Acquirer acquirer;
     private final Releaser releaser;
-    private final EvictionPolicyCheck evictionCheck;
+    private final Runnable stopEvictionCheck;
     /** Numbers the handles of this client: each is an owner of its own. */
     private final AtomicLong handles = new AtomicLong();
 
-    public LockEngine(RedisConnections redis, LockClientOptions options) {
-        if (options.replicaAcks() > 0 && redis.base == null) {
+    public LockEngine(RedisPort redis, LockClientOptions options) {
+        if (options.replicaAcks() > 0 && !redis.acknowledgesReplicas()) {
             redis.close();
             throw new IllegalArgumentException(
                     "replicaAcks needs a standalone or Sentinel Redis: on Redis Cluster, WAIT cannot"
@@ -68,9 +72,10 @@ public final class LockEngine implements AutoCloseable {
             return t;
         });
         timers.setRemoveOnCancelPolicy(true);
-        this.hub = new WakeupHub(redis.pubSub, clientId, timers);
+        this.hub = new WakeupHub(redis, clientId, timers);
         this.calls = new RedisCalls(options.operationTimeout().toNanos(), timers);
-        this.stopConnectionEvents = redis.onConnectionEvents(calls::connectionFailed, calls::connectionRestored);
+        this.stopConnectionEvents =
+                redis.onConnectionEvents(calls::connectionFailed, () -> calls.connectionFailed(null));
         this.node = new RedisNode(redis, calls, hub, holds, options);
         this.events = new Events(options.listeners());
         this.keeper = new LeaseKeeper<>("Lock", timers, options, events, holds::all, this::renew);
@@ -81,10 +86,12 @@ public final class LockEngine implements AutoCloseable {
                     t.setDaemon(true);
                     return t;
                 });
-        this.acquirer = new Acquirer(node, calls, hub, holds, keeper, events, options, timers, handOffs);
+        this.steps = new AcquireSteps(node, calls, hub, holds, keeper, events, options, handOffs);
+        this.grants = new Grants(node, calls, holds, keeper, events, options);
+        this.acquirer = new Acquirer(steps, grants, node, calls, holds, options);
         this.releaser = new Releaser(node, calls, holds, keeper, events, options);
-        this.evictionCheck =
-                EvictionPolicyCheck.start(redis, options.operationTimeout().toNanos());
+        this.stopEvictionCheck =
+                redis.checkEvictionPolicy(options.operationTimeout().toNanos());
     }
 
     LockKeys keys(String name) {
@@ -102,12 +109,12 @@ public final class LockEngine implements AutoCloseable {
      * @return the hold, or {@code null} when the wait ran out
      */
     @Nullable
-    Hold acquire(LockTarget target, String owner, Want want) throws InterruptedException {
+    Hold acquire(
+            LockTarget target, String owner, @Nullable Duration wait, @Nullable Duration lease, boolean interruptible)
+            throws InterruptedException {
         LockKind kind = target.kind();
         LockInfo info = target.info();
         LockKeys keys = target.keys();
-        Duration wait = want.waitTime();
-        boolean interruptible = want.interruptible();
         long start = System.nanoTime();
         AcquireRequest request = new AcquireRequest(
                 kind,
@@ -115,7 +122,7 @@ public final class LockEngine implements AutoCloseable {
                 keys,
                 owner,
                 Thread.currentThread(),
-                Lease.of(want.lease(), keeper.watchdogLeaseMs()),
+                Lease.of(lease, keeper.watchdogLeaseMs()),
                 interruptible,
                 start);
         long deadline = Durations.deadline(start, wait);
@@ -133,43 +140,10 @@ public final class LockEngine implements AutoCloseable {
                 // Shared kinds never queue locally; re-entry already passed the local gate.
                 return acquirer.acquire(request, deadline);
             }
-            return throughGate(request, deadline);
+            return acquirer.throughGate(request, deadline);
         } catch (InterruptedException | RuntimeException e) {
             events.failed(info, e, start);
             throw e;
-        }
-    }
-
-    /** Queues at the local gate first, so that one thread of this JVM at a time tries in Redis. */
-    private Hold throughGate(AcquireRequest request, long deadline) throws InterruptedException {
-        LocalGates.Gate gate = holds.join(request.kind(), request.keys());
-        LocalGates.Pass pass = LocalGates.Pass.TIMEOUT;
-        Hold hold = null;
-        try {
-            LocalGates.Entry entry = gate.enter(deadline, request.interruptible(), request.lease());
-            pass = entry.pass();
-            if (pass == LocalGates.Pass.TIMEOUT) {
-                events.acquire(request.info(), AcquireOutcome.TIMEOUT, request.startNanos());
-                return null;
-            }
-            if (pass == LocalGates.Pass.HANDED_ON) {
-                pass = LocalGates.Pass.PERMIT; // the permit came with it
-                hold = acquirer.handedOn(request, entry.baton());
-                if (hold != null) {
-                    return hold;
-                }
-            }
-            hold = acquirer.acquire(request, deadline);
-            return hold;
-        } finally {
-            if (hold != null && hold.gate == null) {
-                holds.enterGate(hold, gate, pass == LocalGates.Pass.PERMIT);
-            } else {
-                if (pass == LocalGates.Pass.PERMIT) {
-                    gate.exit();
-                }
-                holds.leave(request.kind(), request.keys(), gate);
-            }
         }
     }
 
@@ -185,7 +159,7 @@ public final class LockEngine implements AutoCloseable {
     }
 
     /**
-     * Acquires for a handle (a new owner) without blocking a thread; see {@link Acquirer#acquireAsync}.
+     * Acquires for a handle (a new owner) without blocking a thread; see {@link AsyncAcquisition#start}.
      */
     CompletableFuture<@Nullable Hold> acquireAsync(
             LockTarget target, @Nullable Duration wait, @Nullable Duration lease) {
@@ -203,7 +177,7 @@ public final class LockEngine implements AutoCloseable {
             return CompletableFuture.failedFuture(calls.closedException());
         }
         long deadline = Durations.deadline(start, wait);
-        return acquirer.acquireAsync(request, deadline);
+        return AsyncAcquisition.start(steps, grants, holds, request, deadline, timers);
     }
 
     /**
@@ -228,7 +202,7 @@ public final class LockEngine implements AutoCloseable {
         return renewal.orTimeout(bound, TimeUnit.NANOSECONDS).handle((result, error) -> {
             if (error != null) {
                 renewal.cancel(true);
-                return LeaseKeeper.Renewal.failed("Redis did not answer: " + RedisCalls.unwrap(error));
+                return LeaseKeeper.Renewal.failed("Redis did not answer: " + RedisFailures.unwrap(error));
             }
             return result == 1L
                     ? LeaseKeeper.Renewal.renewed(TimeUnit.MILLISECONDS.toNanos(leaseMs))
@@ -253,17 +227,26 @@ public final class LockEngine implements AutoCloseable {
                 calls.operationDeadline(),
                 "force-releasing",
                 keys);
+        if (result == 1) {
+            // Holders in this client learn it now; those of other clients at their next renewal or unlock.
+            for (Hold hold : holds.all()) {
+                if (hold.keys.lock().equals(keys.lock()) && !hold.released) {
+                    hold.forceUnlocked = true;
+                    keeper.lost(hold, "it was force-unlocked");
+                }
+            }
+        }
         node.wakeLocal(kind, keys);
         return result == 1;
     }
 
     /** Holds of this client that are still valid. */
     public int activeHolds() {
-        return LeaseKeeper.live(holds.all());
+        return LeaseState.live(holds.all());
     }
 
     public List<HeldLock> heldLocks() {
-        return LeaseKeeper.snapshot(holds.all());
+        return LeaseState.snapshot(holds.all());
     }
 
     public int subscribedChannels() {
@@ -287,7 +270,7 @@ public final class LockEngine implements AutoCloseable {
     @Override
     public void close() {
         stopConnectionEvents.run();
-        evictionCheck.close();
+        stopEvictionCheck.run();
         calls.close();
         holds.close();
         hub.wakeAll();

@@ -3,7 +3,7 @@ package dev.distlock.core.internal.engine;
 import dev.distlock.core.LockInfo;
 import dev.distlock.core.LockType;
 import dev.distlock.core.internal.redis.LockKeys;
-import dev.distlock.core.internal.redis.script.ScriptRunner;
+import dev.distlock.core.internal.redis.script.ScriptCalls;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
@@ -27,14 +27,14 @@ public abstract sealed class LockKind permits ReentrantKind, FairKind, ReadWrite
      * {@code {0, ms to wait at most, 0}} when busy.
      */
     public abstract CompletableFuture<List<Object>> acquire(
-            ScriptRunner scripts, LockKeys keys, ScriptArgs.Acquire args);
+            ScriptCalls scripts, LockKeys keys, ScriptArgs.Acquire args);
 
     /** Releases one hold: 1 released, 0 still held, -1 not held by this grant. */
-    abstract CompletableFuture<Long> release(ScriptRunner scripts, LockKeys keys, ScriptArgs.Release args);
+    abstract CompletableFuture<Long> release(ScriptCalls scripts, LockKeys keys, ScriptArgs.Release args);
 
     /** Extends the lease while {@code owner} holds grant {@code grantId}: 1 renewed, 0 not held. */
     abstract CompletableFuture<Long> renew(
-            ScriptRunner scripts, LockKeys keys, String owner, String grantId, long leaseMs);
+            ScriptCalls scripts, LockKeys keys, String owner, String grantId, long leaseMs);
 
     /** The channel whose messages wake {@code owner} while it waits. */
     String waitChannel(LockKeys keys, String owner) {
@@ -68,7 +68,7 @@ public abstract sealed class LockKind permits ReentrantKind, FairKind, ReadWrite
      * Called when a waiter stops waiting without the lock (timeout, interrupt, error), for kinds that
      * {@link #leavesWhenGivingUp} or {@link #recordsWaiters}.
      */
-    CompletableFuture<?> gaveUp(ScriptRunner scripts, LockKeys keys, ScriptArgs.Leave args) {
+    CompletableFuture<?> gaveUp(ScriptCalls scripts, LockKeys keys, ScriptArgs.Leave args) {
         return CompletableFuture.completedFuture(null);
     }
 

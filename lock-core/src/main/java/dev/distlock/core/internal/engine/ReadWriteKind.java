@@ -5,7 +5,7 @@ import dev.distlock.core.LockType;
 import dev.distlock.core.internal.redis.LockKeys;
 import dev.distlock.core.internal.redis.LockUpgradeException;
 import dev.distlock.core.internal.redis.script.LockScript;
-import dev.distlock.core.internal.redis.script.ScriptRunner;
+import dev.distlock.core.internal.redis.script.ScriptCalls;
 import dev.distlock.core.internal.support.Futures;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -43,7 +43,7 @@ public final class ReadWriteKind extends LockKind {
     }
 
     @Override
-    public CompletableFuture<List<Object>> acquire(ScriptRunner scripts, LockKeys keys, ScriptArgs.Acquire a) {
+    public CompletableFuture<List<Object>> acquire(ScriptCalls scripts, LockKeys keys, ScriptArgs.Acquire a) {
         String owner = a.owner();
         String lease = ScriptArgs.decimal(a.leaseMs());
         String fenceTtl = ScriptArgs.decimal(a.fenceTtlMs());
@@ -73,7 +73,7 @@ public final class ReadWriteKind extends LockKind {
     }
 
     @Override
-    public CompletableFuture<Long> release(ScriptRunner scripts, LockKeys keys, ScriptArgs.Release r) {
+    public CompletableFuture<Long> release(ScriptCalls scripts, LockKeys keys, ScriptArgs.Release r) {
         return scripts.integer(
                 LockScript.RW_RELEASE,
                 new String[] {keys.lock(), keys.note(field + ':' + r.owner())},
@@ -88,7 +88,7 @@ public final class ReadWriteKind extends LockKind {
 
     @Override
     public CompletableFuture<Long> renew(
-            ScriptRunner scripts, LockKeys keys, String owner, String grantId, long leaseMs) {
+            ScriptCalls scripts, LockKeys keys, String owner, String grantId, long leaseMs) {
         return scripts.integer(
                 LockScript.RW_RENEW, new String[] {keys.lock()}, field, owner, grantId, ScriptArgs.decimal(leaseMs));
     }
@@ -105,7 +105,7 @@ public final class ReadWriteKind extends LockKind {
     }
 
     @Override
-    public CompletableFuture<?> gaveUp(ScriptRunner scripts, LockKeys keys, ScriptArgs.Leave args) {
+    public CompletableFuture<?> gaveUp(ScriptCalls scripts, LockKeys keys, ScriptArgs.Leave args) {
         if (this != WRITE) {
             return CompletableFuture.completedFuture(null);
         }

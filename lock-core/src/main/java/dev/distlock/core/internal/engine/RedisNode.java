@@ -2,13 +2,12 @@ package dev.distlock.core.internal.engine;
 
 import dev.distlock.core.LockClientOptions;
 import dev.distlock.core.RedLockClient;
-import dev.distlock.core.internal.redis.ExactUtf8Codec;
 import dev.distlock.core.internal.redis.LockKeys;
 import dev.distlock.core.internal.redis.RedisCalls;
-import dev.distlock.core.internal.redis.RedisConnections;
+import dev.distlock.core.internal.redis.RedisPort;
 import dev.distlock.core.internal.redis.WakeupHub;
 import dev.distlock.core.internal.redis.script.LockScript;
-import dev.distlock.core.internal.redis.script.ScriptRunner;
+import dev.distlock.core.internal.redis.script.ScriptCalls;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
@@ -22,10 +21,10 @@ import org.jspecify.annotations.Nullable;
  */
 public final class RedisNode {
 
-    private final RedisConnections redis;
-    private final ScriptRunner scripts;
+    private final RedisPort redis;
+    private final ScriptCalls scripts;
     /** The same scripts on the renewal connection. */
-    private final ScriptRunner renewals;
+    private final ScriptCalls renewals;
 
     private final RedisCalls calls;
     private final WakeupHub hub;
@@ -57,10 +56,10 @@ public final class RedisNode {
      */
     static final long RESERVE_MS = 50;
 
-    RedisNode(RedisConnections redis, RedisCalls calls, WakeupHub hub, HoldTable holds, LockClientOptions options) {
+    RedisNode(RedisPort redis, RedisCalls calls, WakeupHub hub, HoldTable holds, LockClientOptions options) {
         this.redis = redis;
-        this.scripts = new ScriptRunner(redis.scripting, ExactUtf8Codec.INSTANCE);
-        this.renewals = new ScriptRunner(redis.renewals, ExactUtf8Codec.INSTANCE);
+        this.scripts = redis.scripts();
+        this.renewals = redis.renewals();
         this.calls = calls;
         this.hub = hub;
         this.keyPrefix = options.keyPrefix();
@@ -259,37 +258,24 @@ public final class RedisNode {
 
     /** PTTL of the lock key: -2 when absent. */
     public CompletableFuture<Long> pttl(LockKeys keys) {
-        return redis.keys.pttl(keys.lock()).toCompletableFuture();
+        return redis.pttl(keys.lock());
     }
 
     CompletableFuture<Long> exists(LockKeys keys) {
-        return redis.keys.exists(keys.lock()).toCompletableFuture();
+        return redis.exists(keys.lock());
     }
 
     /**
-     * The run id of the Redis process that serves this node ({@code INFO server}), which tells two nodes
-     * that are one server apart whatever address or database each was reached by; {@code null} on Cluster
-     * (several processes, none of them the node).
+     * The id of the Redis process that serves this node, which tells two nodes that are one server apart
+     * whatever address or database each was reached by; {@code null} on Cluster (several processes, none
+     * of them the node).
      */
     public CompletableFuture<@Nullable String> serverRunId() {
-        if (redis.base == null) {
-            return CompletableFuture.completedFuture(null);
-        }
-        return redis.base.info("server").toCompletableFuture().thenApply(RedisNode::runId);
+        return redis.serverRunId();
     }
 
-    /** The {@code run_id} field of an {@code INFO} reply, or {@code null} if it has none. */
-    static @Nullable String runId(String info) {
-        for (String line : info.split("\r?\n")) {
-            if (line.startsWith("run_id:")) {
-                return line.substring("run_id:".length()).trim();
-            }
-        }
-        return null;
-    }
-
-    /** WAIT for {@code replicas} acknowledgements; {@code null} connection on Cluster is refused at start. */
+    /** WAIT for {@code replicas} acknowledgements; a Cluster, where WAIT cannot be sent, is refused at start. */
     CompletableFuture<Long> waitForReplicas(int replicas, long timeoutMs) {
-        return redis.base.waitForReplication(replicas, timeoutMs).toCompletableFuture();
+        return redis.waitForReplicas(replicas, timeoutMs);
     }
 }

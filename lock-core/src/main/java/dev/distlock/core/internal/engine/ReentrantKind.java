@@ -3,7 +3,7 @@ package dev.distlock.core.internal.engine;
 import dev.distlock.core.LockType;
 import dev.distlock.core.internal.redis.LockKeys;
 import dev.distlock.core.internal.redis.script.LockScript;
-import dev.distlock.core.internal.redis.script.ScriptRunner;
+import dev.distlock.core.internal.redis.script.ScriptCalls;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
@@ -17,7 +17,7 @@ public final class ReentrantKind extends LockKind {
     }
 
     @Override
-    public CompletableFuture<List<Object>> acquire(ScriptRunner scripts, LockKeys keys, ScriptArgs.Acquire a) {
+    public CompletableFuture<List<Object>> acquire(ScriptCalls scripts, LockKeys keys, ScriptArgs.Acquire a) {
         return scripts.array(
                 LockScript.ACQUIRE,
                 new String[] {keys.lock(), keys.fence()},
@@ -33,7 +33,7 @@ public final class ReentrantKind extends LockKind {
     }
 
     @Override
-    public CompletableFuture<Long> release(ScriptRunner scripts, LockKeys keys, ScriptArgs.Release r) {
+    public CompletableFuture<Long> release(ScriptCalls scripts, LockKeys keys, ScriptArgs.Release r) {
         return scripts.integer(
                 LockScript.RELEASE,
                 new String[] {keys.lock(), keys.note(r.owner())},
@@ -53,7 +53,7 @@ public final class ReentrantKind extends LockKind {
      * another client waits: {@code [first, last]}, or {@code [0, 0]} when refused.
      */
     public static CompletableFuture<List<Object>> refill(
-            ScriptRunner scripts, LockKeys keys, String owner, String grantId, int block, long fenceTtlMs) {
+            ScriptCalls scripts, LockKeys keys, String owner, String grantId, int block, long fenceTtlMs) {
         return scripts.array(
                 LockScript.REFILL,
                 new String[] {keys.lock(), keys.fence()},
@@ -79,7 +79,7 @@ public final class ReentrantKind extends LockKind {
     }
 
     @Override
-    public CompletableFuture<?> gaveUp(ScriptRunner scripts, LockKeys keys, ScriptArgs.Leave args) {
+    public CompletableFuture<?> gaveUp(ScriptCalls scripts, LockKeys keys, ScriptArgs.Leave args) {
         return scripts.integer(
                 LockScript.LEAVE,
                 new String[] {keys.lock(), keys.leaveNote(args.owner())},
@@ -92,13 +92,13 @@ public final class ReentrantKind extends LockKind {
 
     @Override
     public CompletableFuture<Long> renew(
-            ScriptRunner scripts, LockKeys keys, String owner, String grantId, long leaseMs) {
+            ScriptCalls scripts, LockKeys keys, String owner, String grantId, long leaseMs) {
         return renewReentrant(scripts, keys, owner, grantId, leaseMs);
     }
 
     /** Renewal of the reentrant hash, which the fair lock shares. */
     static CompletableFuture<Long> renewReentrant(
-            ScriptRunner scripts, LockKeys keys, String owner, String grantId, long leaseMs) {
+            ScriptCalls scripts, LockKeys keys, String owner, String grantId, long leaseMs) {
         return scripts.integer(
                 LockScript.RENEW, new String[] {keys.lock()}, owner, grantId, ScriptArgs.decimal(leaseMs));
     }

@@ -2,6 +2,7 @@ package dev.distlock.core.internal.engine;
 
 import dev.distlock.core.LockUnavailableException;
 import dev.distlock.core.internal.redis.RedisCalls;
+import dev.distlock.core.internal.redis.RedisFailures;
 import dev.distlock.core.internal.support.Durations;
 import org.jspecify.annotations.Nullable;
 
@@ -25,12 +26,12 @@ public final class RideOut {
 
     /** Whether a try of a wait that started at {@code startNanos} and ends at {@code deadline} that failed with {@code error} is sent again. */
     static boolean sendAgain(@Nullable Throwable error, long startNanos, long deadline) {
-        Throwable failure = error == null ? null : RedisCalls.unwrap(error);
+        Throwable failure = error == null ? null : RedisFailures.unwrap(error);
         if (!(failure instanceof LockUnavailableException)) {
             return false;
         }
         return silenceRiddenOut(startNanos, deadline)
-                || (RedisCalls.refusedForNow(failure.getCause()) && deadline - System.nanoTime() > 0);
+                || (RedisFailures.refusedForNow(failure.getCause()) && deadline - System.nanoTime() > 0);
     }
 
     /**

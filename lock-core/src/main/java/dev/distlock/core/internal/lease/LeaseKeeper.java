@@ -1,16 +1,12 @@
 package dev.distlock.core.internal.lease;
 
-import dev.distlock.core.HeldLock;
 import dev.distlock.core.LockClientOptions;
 import dev.distlock.core.LockListener.RenewalOutcome;
-import dev.distlock.core.internal.redis.RedisCalls;
+import dev.distlock.core.internal.redis.RedisFailures;
 import dev.distlock.core.internal.support.Events;
-import java.time.Instant;
 import java.util.AbstractCollection;
 import java.util.Collection;
-import java.util.Comparator;
 import java.util.Iterator;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
@@ -275,25 +271,10 @@ public final class LeaseKeeper<H extends LeaseState> implements AutoCloseable {
                 renewal = CompletableFuture.failedFuture(e);
             }
             return renewal.whenComplete((result, error) -> renewed(
-                    hold, claimed, error == null ? result : Renewal.failed(String.valueOf(RedisCalls.unwrap(error)))));
+                    hold,
+                    claimed,
+                    error == null ? result : Renewal.failed(String.valueOf(RedisFailures.unwrap(error)))));
         }
-    }
-
-    /** The holds among {@code holds} that are still valid now. */
-    public static int live(Collection<? extends LeaseState> holds) {
-        long now = System.nanoTime();
-        return (int) holds.stream().filter(h -> h.isLive(now)).count();
-    }
-
-    /** The valid ones of {@code holds}, as snapshots, oldest first. */
-    public static List<HeldLock> snapshot(Collection<? extends LeaseState> holds) {
-        long now = System.nanoTime();
-        Instant wallNow = Instant.now();
-        return holds.stream()
-                .filter(h -> h.isLive(now))
-                .map(h -> HeldLock.of(h, now, wallNow))
-                .sorted(Comparator.comparing(HeldLock::since))
-                .toList();
     }
 
     /**

@@ -1,9 +1,14 @@
 package dev.distlock.core.internal.lease;
 
+import dev.distlock.core.HeldLock;
 import dev.distlock.core.LockInfo;
 import dev.distlock.core.internal.engine.Hold;
 import dev.distlock.core.internal.redlock.RedLockHold;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
@@ -136,5 +141,22 @@ public abstract class LeaseState {
 
     public Duration heldFor(long nowNanos) {
         return Duration.ofNanos(nowNanos - acquiredNanos);
+    }
+
+    /** The holds among {@code holds} that are still valid now. */
+    public static int live(Collection<? extends LeaseState> holds) {
+        long now = System.nanoTime();
+        return (int) holds.stream().filter(h -> h.isLive(now)).count();
+    }
+
+    /** The valid ones of {@code holds}, as snapshots, oldest first. */
+    public static List<HeldLock> snapshot(Collection<? extends LeaseState> holds) {
+        long now = System.nanoTime();
+        Instant wallNow = Instant.now();
+        return holds.stream()
+                .filter(h -> h.isLive(now))
+                .map(h -> HeldLock.of(h, now, wallNow))
+                .sorted(Comparator.comparing(HeldLock::since))
+                .toList();
     }
 }

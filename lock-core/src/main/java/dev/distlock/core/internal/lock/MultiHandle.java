@@ -2,7 +2,7 @@ package dev.distlock.core.internal.lock;
 
 import dev.distlock.core.AbstractLockHandle;
 import dev.distlock.core.LockHandle;
-import dev.distlock.core.internal.redis.RedisCalls;
+import dev.distlock.core.internal.redis.RedisFailures;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -84,7 +84,7 @@ final class MultiHandle extends AbstractLockHandle {
                         if (error == null) {
                             return first;
                         }
-                        Throwable cause = RedisCalls.unwrap(error);
+                        Throwable cause = RedisFailures.unwrap(error);
                         if (first == null) {
                             return cause;
                         }
@@ -94,7 +94,7 @@ final class MultiHandle extends AbstractLockHandle {
         }
         return chain.thenApply(first -> {
             if (first != null) {
-                throw RedisCalls.asLockException(first);
+                throw RedisFailures.asLockException(first);
             }
             return null;
         });

@@ -3,7 +3,6 @@ package dev.distlock.core.internal.lock;
 import dev.distlock.core.LockHandle;
 import dev.distlock.core.RedisLock;
 import dev.distlock.core.RedisMultiLock;
-import dev.distlock.core.internal.redis.RedisCalls;
 import dev.distlock.core.internal.support.Durations;
 import dev.distlock.core.internal.support.Futures;
 import java.time.Duration;
@@ -12,10 +11,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
 
 /** All-or-nothing lock over several thread-bound locks, taken in sorted name order. */
@@ -137,7 +134,7 @@ public final class MultiLock implements RedisMultiLock {
     @Override
     public CompletionStage<LockHandle> lockAsync() {
         return Futures.derive(
-                acquireAllAsync(null, null),
+                MultiAcquisition.start(name, locks, null, null),
                 Optional::orElseThrow,
                 handle -> handle.ifPresent(LockHandle::unlockAsync));
     }
@@ -151,73 +148,7 @@ public final class MultiLock implements RedisMultiLock {
     public CompletionStage<Optional<LockHandle>> tryLockAsync(Duration waitTime, @Nullable Duration lease) {
         Duration wait = Durations.waitOrForever(waitTime, "waitTime of multi-lock '" + name + "'");
         Durations.requireLease(lease, name);
-        return acquireAllAsync(wait, lease);
-    }
-
-    /**
-     * Takes the names one after the other, in sorted order, within one wait; all or nothing: when one
-     * cannot be had, those taken are released. Ending the result before it is done (a cancel, or the
-     * caller's {@code orTimeout} or {@code complete}) cancels the name being waited for and releases the
-     * others.
-     */
-    private CompletableFuture<Optional<LockHandle>> acquireAllAsync(@Nullable Duration wait, @Nullable Duration lease) {
-        long deadline = Durations.deadline(System.nanoTime(), wait);
-        List<LockHandle> taken = new ArrayList<>();
-        CompletableFuture<Optional<LockHandle>> result = new CompletableFuture<>();
-        AtomicReference<CompletableFuture<?>> step = new AtomicReference<>();
-        result.whenComplete((handle, error) -> {
-            CompletableFuture<?> current = step.get();
-            if (current != null && !current.isDone()) {
-                current.cancel(true); // ended by the caller: its step fails, which releases what was taken
-            }
-        });
-        takeNext(0, deadline, wait == null, lease, taken, step, result);
-        return result;
-    }
-
-    private void takeNext(
-            int index,
-            long deadline,
-            boolean forever,
-            @Nullable Duration lease,
-            List<LockHandle> taken,
-            AtomicReference<CompletableFuture<?>> step,
-            CompletableFuture<Optional<LockHandle>> result) {
-        if (index == locks.size()) {
-            if (!result.complete(Optional.of(new MultiHandle(name, taken)))) {
-                MultiHandle.releaseAll(taken); // cancelled meanwhile
-            }
-            return;
-        }
-        RedisLock lock = locks.get(index);
-        // Each step is cancelled with the result, and the cancel must reach the lock's own acquisition: a stage
-        // derived with thenApply would swallow it, and the endless wait it left behind would take the lock later
-        // for nobody (the watchdog renewing it for ever). A grant made as it is cancelled is given back.
-        CompletableFuture<Optional<LockHandle>> next = forever
-                ? Futures.derive(lock.lockAsync().toCompletableFuture(), Optional::of, LockHandle::unlockAsync)
-                : lock.tryLockAsync(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())), lease)
-                        .toCompletableFuture();
-        step.set(next);
-        if (result.isDone()) {
-            next.cancel(true); // ended before this step was set, so the result's completion did not see it
-        }
-        next.whenComplete((handle, error) -> {
-            if (error == null && handle.isPresent()) {
-                taken.add(handle.get());
-                if (result.isDone()) {
-                    MultiHandle.releaseAll(taken);
-                } else {
-                    takeNext(index + 1, deadline, forever, lease, taken, step, result);
-                }
-                return;
-            }
-            MultiHandle.releaseAll(taken); // all or nothing
-            if (error != null) {
-                result.completeExceptionally(RedisCalls.unwrap(error));
-            } else {
-                result.complete(Optional.empty());
-            }
-        });
+        return MultiAcquisition.start(name, locks, wait, lease);
     }
 
     /** Releases every lock, in reverse order; the first failure is thrown after all were tried. */

@@ -61,7 +61,7 @@ public final class EvictionPolicyCheck implements AutoCloseable {
         CompletableFuture<?>[] each = reads.stream()
                 .map(read -> read.orTimeout(timeoutNanos, TimeUnit.NANOSECONDS).handle((config, error) -> {
                     if (error != null) {
-                        skipped(RedisCalls.unwrap(error));
+                        skipped(RedisFailures.unwrap(error));
                         return null;
                     }
                     String policy = config.get("maxmemory-policy");

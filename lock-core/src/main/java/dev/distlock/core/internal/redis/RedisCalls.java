@@ -3,21 +3,14 @@ package dev.distlock.core.internal.redis;
 import dev.distlock.core.LockException;
 import dev.distlock.core.LockUnavailableException;
 import io.lettuce.core.RedisCommandTimeoutException;
-import io.lettuce.core.RedisConnectionException;
-import io.lettuce.core.RedisException;
-import java.io.IOException;
 import java.util.Set;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
@@ -45,8 +38,8 @@ public final class RedisCalls {
      */
     public static final long MIN_STEP_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
 
-    private static final long FIRST_BACK_OFF_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
-    private static final long MAX_BACK_OFF_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
+    static final long FIRST_BACK_OFF_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
+    static final long MAX_BACK_OFF_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
 
     private final long operationTimeoutNanos;
     private final ScheduledExecutorService timers;
@@ -87,6 +80,10 @@ public final class RedisCalls {
         for (CompletableFuture<?> call : unfinished) {
             call.completeExceptionally(closedException());
         }
+    }
+
+    ScheduledExecutorService timers() {
+        return timers;
     }
 
     public boolean isClosed() {
@@ -132,7 +129,7 @@ public final class RedisCalls {
                         future.cancel(true); // so that Lettuce does not send it again after a reconnect
                         throw unavailable(doing, keys, last);
                     } catch (ExecutionException | CancellationException e) {
-                        cause = unwrap(e instanceof ExecutionException ? e.getCause() : e);
+                        cause = RedisFailures.unwrap(e instanceof ExecutionException ? e.getCause() : e);
                         break;
                     }
                 }
@@ -160,14 +157,15 @@ public final class RedisCalls {
      * What a failed attempt means for its call: {@code null} when sending it again may succeed (a
      * transient failure), else the exception the call ends with.
      */
-    private @Nullable RuntimeException fatal(Throwable cause, String doing, LockKeys keys) {
+    @Nullable
+    RuntimeException fatal(Throwable cause, String doing, LockKeys keys) {
         if (cause instanceof LockUpgradeException refused) {
             return new LockUpgradeException(refused.getMessage(), refused); // a refusal, not a Redis failure
         }
         if (closed) {
             return closedException();
         }
-        if (!isTransient(cause)) {
+        if (!RedisFailures.isTransient(cause)) {
             return new LockException(
                     "Redis failed while " + doing + " lock " + keys.lock() + ": " + cause.getMessage(), cause);
         }
@@ -209,126 +207,9 @@ public final class RedisCalls {
                 sent.cancel(true);
             }
         });
-        attempt(new Attempt<>(call, deadline, doing, keys, result, inFlight, sentLate), FIRST_BACK_OFF_NANOS, null);
+        new AsyncCall<>(this, call, deadline, doing, keys, result, inFlight, sentLate)
+                .attempt(FIRST_BACK_OFF_NANOS, null);
         return result;
-    }
-
-    /** One {@link #callAsync} and its state across attempts. */
-    private record Attempt<T>(
-            Supplier<CompletableFuture<T>> call,
-            long deadline,
-            String doing,
-            LockKeys keys,
-            CompletableFuture<T> result,
-            AtomicReference<CompletableFuture<T>> inFlight,
-            @Nullable Consumer<CompletableFuture<T>> sentLate) {}
-
-    private <T> void attempt(Attempt<T> a, long backOff, @Nullable Throwable last) {
-        if (a.result().isDone()) {
-            return;
-        }
-        if (closed) {
-            a.result().completeExceptionally(closedException());
-            return;
-        }
-        long left = a.deadline() - System.nanoTime();
-        if (left <= 0) {
-            a.result().completeExceptionally(unavailable(a.doing(), a.keys(), last));
-            return;
-        }
-        CompletableFuture<T> future = send(a.call());
-        a.inFlight().set(future);
-        if (a.result().isDone()) {
-            // Completed after the check above: its caller may have undone the call before this command went
-            // out (the cancel saw the previous attempt in flight, not this one), so it lands after the undo.
-            if (a.sentLate() == null) {
-                future.cancel(true);
-            } else {
-                a.sentLate().accept(future);
-            }
-            return;
-        }
-        AtomicBoolean timedOut = new AtomicBoolean();
-        ScheduledFuture<?> timer;
-        try {
-            timer = timers.schedule(
-                    () -> {
-                        timedOut.set(true);
-                        future.cancel(true);
-                    },
-                    left,
-                    TimeUnit.NANOSECONDS);
-        } catch (RejectedExecutionException e) { // the client is closing
-            future.cancel(true);
-            a.result().completeExceptionally(closedException());
-            return;
-        }
-        future.whenComplete((value, error) -> {
-            timer.cancel(false);
-            if (error == null) {
-                a.result().complete(value);
-                return;
-            }
-            if (a.result().isDone()) {
-                return; // cancelled by its caller (which cancels the command too): nothing to retry
-            }
-            Throwable cause = unwrap(error);
-            RuntimeException fatal =
-                    timedOut.get() ? unavailable(a.doing(), a.keys(), last) : fatal(cause, a.doing(), a.keys());
-            if (fatal != null) {
-                a.result().completeExceptionally(fatal);
-            } else {
-                long pause = Math.min(backOff, a.deadline() - System.nanoTime());
-                if (pause <= 0) {
-                    a.result().completeExceptionally(unavailable(a.doing(), a.keys(), cause));
-                    return;
-                }
-                try {
-                    timers.schedule(
-                            () -> attempt(a, Math.min(backOff * 2, MAX_BACK_OFF_NANOS), cause),
-                            pause,
-                            TimeUnit.NANOSECONDS);
-                } catch (RejectedExecutionException e) {
-                    a.result().completeExceptionally(closedException());
-                }
-            }
-        });
-    }
-
-    /**
-     * Waits for {@code future} without being interruptible (an interrupt is kept for the caller) and
-     * returns its value, or throws what it failed with: lock exceptions as they are. Every future it
-     * is given is bounded by a timer of its own.
-     */
-    public static <T> T join(CompletableFuture<T> future) {
-        boolean interrupted = false;
-        try {
-            while (true) {
-                try {
-                    return future.get();
-                } catch (InterruptedException e) {
-                    interrupted = true;
-                } catch (ExecutionException e) {
-                    throw asLockException(e.getCause());
-                }
-            }
-        } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
-        }
-    }
-
-    /**
-     * {@code error} as thrown to a caller: runtime exceptions as they are (Redis failures reach here as
-     * {@link LockException}s already), anything else wrapped.
-     */
-    public static RuntimeException asLockException(Throwable error) {
-        Throwable cause = unwrap(error);
-        if (cause instanceof RuntimeException runtime) {
-            return runtime;
-        }
-        return new LockException("Redis call failed: " + cause, cause);
     }
 
     /**
@@ -356,9 +237,12 @@ public final class RedisCalls {
             if (error == null) {
                 return;
             }
-            Throwable cause = unwrap(error);
+            Throwable cause = RedisFailures.unwrap(error);
             long remaining = until - System.nanoTime();
-            if (cause instanceof TimeoutException || !isTransient(cause) || remaining <= backOff || closed) {
+            if (cause instanceof TimeoutException
+                    || !RedisFailures.isTransient(cause)
+                    || remaining <= backOff
+                    || closed) {
                 sent.cancel(true);
                 log.warn(
                         "Gave up {} lock {} in the background; it expires with its lease: {}",
@@ -378,7 +262,7 @@ public final class RedisCalls {
         });
     }
 
-    private static <T> CompletableFuture<T> send(Supplier<CompletableFuture<T>> call) {
+    static <T> CompletableFuture<T> send(Supplier<CompletableFuture<T>> call) {
         try {
             return call.get();
         } catch (RuntimeException e) { // a client that refuses at once (closed, disconnected and rejecting)
@@ -386,17 +270,12 @@ public final class RedisCalls {
         }
     }
 
-    /** Records why a reconnect failed, to be the cause of calls that time out meanwhile. */
-    public void connectionFailed(Throwable cause) {
+    /** Records why a reconnect failed ({@code null}: a connection is back), the cause of calls that time out meanwhile. */
+    public void connectionFailed(@Nullable Throwable cause) {
         connectionFailure = cause;
     }
 
-    /** A connection is back: earlier reconnect failures no longer explain a call that times out. */
-    public void connectionRestored() {
-        connectionFailure = null;
-    }
-
-    private LockUnavailableException unavailable(String doing, LockKeys keys, @Nullable Throwable last) {
+    LockUnavailableException unavailable(String doing, LockKeys keys, @Nullable Throwable last) {
         // A call sent while Lettuce reconnects waits in its buffer and times out with no error of its own: then
         // the reconnect's failure ("Connection refused") is the root cause, kept as the cause, not only logged.
         Throwable failure = connectionFailure;
@@ -405,71 +284,13 @@ public final class RedisCalls {
         LockUnavailableException e = new LockUnavailableException(
                 "Redis did not answer while " + doing + " lock " + keys.lock() + " within the bound"
                         + (last == null ? "" : "; last error: " + last.getMessage())
-                        + (fromConnection ? "; reconnecting to Redis failed: " + rootMessage(failure) : "")
+                        + (fromConnection
+                                ? "; reconnecting to Redis failed: " + RedisFailures.rootMessage(failure)
+                                : "")
                         + " (Redis down, paused or unreachable; the bound is the wait time, or operationTimeout where there is none)",
                 fromConnection ? failure : last);
         if (fromConnection && last != null) {
             e.addSuppressed(last);
-        }
-        return e;
-    }
-
-    private static String rootMessage(Throwable e) {
-        Throwable t = e;
-        while (t.getCause() != null && t.getCause() != t) {
-            t = t.getCause();
-        }
-        return t.getMessage() != null ? t.getMessage() : t.toString();
-    }
-
-    /** Whether sending the same call again may succeed: the connection or the server was briefly unable, not the call wrong. */
-    public static boolean isTransient(Throwable e) {
-        if (e instanceof RedisCommandTimeoutException
-                || e instanceof RedisConnectionException
-                || e instanceof IOException
-                || e instanceof TimeoutException
-                || e instanceof CancellationException) { // Lettuce cancels when a reconnect fails
-            return true;
-        }
-        String message = e.getMessage();
-        if (message == null) {
-            return false;
-        }
-        if (refusedForNow(e)) {
-            return true;
-        }
-        // Lettuce rejects commands while disconnected when told to (DisconnectedBehavior.REJECT), and fails a
-        // command in flight when its connection drops ("Connection disconnected", "Connection closed"): every
-        // script is safe to run again, so all of these are worth another try once it reconnects.
-        return e instanceof RedisException
-                && (message.contains("not connected")
-                        || message.contains("Connection reset")
-                        || message.contains("Connection disconnected")
-                        || message.contains("Connection closed"));
-    }
-
-    /**
-     * Whether Redis answered, refusing the call only for now: TRYAGAIN while a Cluster slot migrates,
-     * LOADING, BUSY, READONLY or MASTERDOWN during a restart or failover, CLUSTERDOWN. Unlike silence,
-     * this is worth riding out for a caller's whole wait.
-     */
-    public static boolean refusedForNow(@Nullable Throwable e) {
-        String message = e == null ? null : e.getMessage();
-        if (message == null) {
-            return false;
-        }
-        for (String prefix : new String[] {"TRYAGAIN", "LOADING", "BUSY", "READONLY", "MASTERDOWN", "CLUSTERDOWN"}) {
-            if (message.startsWith(prefix)) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    public static Throwable unwrap(Throwable error) {
-        Throwable e = error;
-        while ((e instanceof CompletionException || e instanceof ExecutionException) && e.getCause() != null) {
-            e = e.getCause();
         }
         return e;
     }

@@ -1,6 +1,8 @@
 package dev.distlock.core.internal.redis;
 
 import dev.distlock.core.LockException;
+import dev.distlock.core.internal.redis.script.ScriptCalls;
+import dev.distlock.core.internal.redis.script.ScriptRunner;
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.RedisClient;
@@ -18,8 +20,11 @@ import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import java.net.SocketAddress;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 import reactor.core.Disposable;
 
 /**
@@ -28,20 +33,20 @@ import reactor.core.Disposable;
  * never queues in front of a lock call: Redis serves its clients in turn, so a lock call waits
  * behind one batch of renewals at most, not behind the whole round.
  */
-public final class RedisConnections implements AutoCloseable {
+public final class RedisConnections implements RedisPort {
 
-    public final RedisClusterAsyncCommands<String, String> scripting;
+    private final ScriptRunner scripts;
     /** Watchdog renewals only (the renew scripts are safe in any order with the other commands). */
-    public final RedisClusterAsyncCommands<String, String> renewals;
+    private final ScriptRunner renewals;
 
-    public final RedisKeyAsyncCommands<String, String> keys;
+    private final RedisKeyAsyncCommands<String, String> keys;
     /**
      * For WAIT and INFO; {@code null} on Redis Cluster, where WAIT would not reach the node that holds a given
      * key and no one process is the server.
      */
-    public final RedisAsyncCommands<String, String> base;
+    private final @Nullable RedisAsyncCommands<String, String> base;
 
-    public final StatefulRedisPubSubConnection<String, String> pubSub;
+    private final StatefulRedisPubSubConnection<String, String> pubSub;
     private final StatefulConnection<String, String> commands;
     private final StatefulConnection<String, String> renewing;
     private final AbstractRedisClient client;
@@ -53,19 +58,76 @@ public final class RedisConnections implements AutoCloseable {
             RedisClusterAsyncCommands<String, String> renewals,
             RedisClusterAsyncCommands<String, String> scripting,
             RedisKeyAsyncCommands<String, String> keys,
-            RedisAsyncCommands<String, String> base,
+            @Nullable RedisAsyncCommands<String, String> base,
             StatefulRedisPubSubConnection<String, String> pubSub,
             AbstractRedisClient client,
             boolean owned) {
         this.base = base;
         this.commands = commands;
         this.renewing = renewing;
-        this.renewals = renewals;
-        this.scripting = scripting;
+        this.renewals = new ScriptRunner(renewals, ExactUtf8Codec.INSTANCE);
+        this.scripts = new ScriptRunner(scripting, ExactUtf8Codec.INSTANCE);
         this.keys = keys;
         this.pubSub = pubSub;
         this.client = client;
         this.owned = owned;
+    }
+
+    @Override
+    public ScriptCalls scripts() {
+        return scripts;
+    }
+
+    @Override
+    public ScriptCalls renewals() {
+        return renewals;
+    }
+
+    @Override
+    public Channels channels(BiConsumer<String, String> onMessage, Consumer<String> onSubscribed) {
+        return new LettuceChannels(pubSub, onMessage, onSubscribed);
+    }
+
+    @Override
+    public CompletableFuture<Long> pttl(String key) {
+        return keys.pttl(key).toCompletableFuture();
+    }
+
+    @Override
+    public CompletableFuture<Long> exists(String key) {
+        return keys.exists(key).toCompletableFuture();
+    }
+
+    @Override
+    public CompletableFuture<@Nullable String> serverRunId() {
+        if (base == null) {
+            return CompletableFuture.completedFuture(null);
+        }
+        // the run_id line of INFO server
+        return base.info("server")
+                .toCompletableFuture()
+                .thenApply(info -> info.lines()
+                        .filter(line -> line.startsWith("run_id:"))
+                        .map(line -> line.substring("run_id:".length()).trim())
+                        .findFirst()
+                        .orElse(null));
+    }
+
+    @Override
+    public boolean acknowledgesReplicas() {
+        return base != null;
+    }
+
+    @Override
+    public CompletableFuture<Long> waitForReplicas(int replicas, long timeoutMs) {
+        return Objects.requireNonNull(base, "WAIT needs a standalone or Sentinel Redis")
+                .waitForReplication(replicas, timeoutMs)
+                .toCompletableFuture();
+    }
+
+    @Override
+    public Runnable checkEvictionPolicy(long timeoutNanos) {
+        return EvictionPolicyCheck.start(this, timeoutNanos)::close;
     }
 
     /**
@@ -92,7 +154,7 @@ public final class RedisConnections implements AutoCloseable {
             return List.of(
                     cluster.async().masters().commands().configGet(parameter).futures());
         }
-        return List.of(base.configGet(parameter).toCompletableFuture());
+        return List.of(Objects.requireNonNull(base).configGet(parameter).toCompletableFuture());
     }
 
     /**
@@ -193,6 +255,7 @@ public final class RedisConnections implements AutoCloseable {
      * time out with no error of their own, so this is where the cause of an outage is seen. Running the
      * returned handle stops it.
      */
+    @Override
     public Runnable onConnectionEvents(Consumer<Throwable> failed, Runnable restored) {
         Disposable subscription = commands.getResources().eventBus().get().subscribe(event -> {
             if (event instanceof ReconnectFailedEvent failure) {

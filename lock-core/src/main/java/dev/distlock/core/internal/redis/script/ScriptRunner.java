@@ -19,7 +19,7 @@ import java.util.function.Function;
  * back to EVALSHA. Keys and arguments only ever travel as KEYS/ARGV, never inside script text.
  * Internal: not part of the public API.
  */
-public final class ScriptRunner {
+public final class ScriptRunner implements ScriptCalls {
 
     private final RedisClusterAsyncCommands<String, String> commands;
     private final RedisCodec<String, String> codec;
@@ -35,12 +35,13 @@ public final class ScriptRunner {
         this(commands, StringCodec.UTF8);
     }
 
-    /** Runs a script whose reply is an integer. */
+    @Override
     public CompletableFuture<Long> integer(LockScript script, String[] keys, String... args) {
         return run(script, IntegerOutput::new, keys, args);
     }
 
-    /** Runs a script whose reply is a flat array (see {@link FlatArrayOutput}). */
+    /** A flat array as {@link FlatArrayOutput} reads it. */
+    @Override
     public CompletableFuture<List<Object>> array(LockScript script, String[] keys, String... args) {
         return run(script, FlatArrayOutput::new, keys, args);
     }
