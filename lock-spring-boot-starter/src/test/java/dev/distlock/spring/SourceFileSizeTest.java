@@ -7,7 +7,6 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
@@ -22,18 +21,11 @@ class SourceFileSizeTest {
     /** From the starter's own folder and from the Boot-line modules that run its tests again alike. */
     static final Path MAIN = Path.of("..", "lock-spring-boot-starter", "src", "main", "java");
 
-    /** Files still over the limit, each with the work that removes it. */
-    static final Map<String, String> KNOWN = Map.of(
-            "dev/distlock/spring/local/LocalLockState.java",
-            "local mode's second engine, being replaced by lock-core's engine (issue 45, item 3)");
-
     @Test
     void everyMainSourceFileIsUnder300Lines() throws IOException {
         List<String> tooLong;
         try (Stream<Path> files = Files.walk(MAIN)) {
             tooLong = files.filter(f -> f.toString().endsWith(".java"))
-                    .filter(f ->
-                            !KNOWN.containsKey(MAIN.relativize(f).toString().replace('\\', '/')))
                     .filter(f -> lines(f) >= MAX_LINES)
                     .map(f -> MAIN.relativize(f) + " (" + lines(f) + " lines)")
                     .sorted()
