@@ -11,6 +11,7 @@ import dev.distlock.core.testing.RecordingListener;
 import dev.distlock.core.testing.RedLockNodes;
 import dev.distlock.testsupport.OtherThread;
 import dev.distlock.testsupport.RedisExtension;
+import dev.distlock.testsupport.Waits;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -20,7 +21,11 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /** The RedLock watchdog: renews on every node, and reports loss when a majority loses the key. */
 class RedLockWatchdogTest {
 
-    private static final Duration LEASE = Duration.ofMillis(600);
+    /**
+     * Renewed every third of it: 2 s leaves a renewal well over a second to come back on a busy host (with
+     * 600 ms, a renewal delayed by a loaded scheduler once let the lock run out with a node down).
+     */
+    private static final Duration LEASE = Duration.ofSeconds(2);
 
     @RegisterExtension
     static final RedisExtension redis = new RedisExtension();
@@ -54,7 +59,7 @@ class RedLockWatchdogTest {
         lock.lock();
         long start = System.nanoTime();
 
-        await().atMost(Duration.ofSeconds(10))
+        await().atMost(LEASE.multipliedBy(3).plus(Waits.GRANTED))
                 .until(() -> System.nanoTime() - start > LEASE.multipliedBy(3).toNanos()
                         && events.renewals(lock.getKey(), RenewalOutcome.RENEWED)
                                         .size()
@@ -78,7 +83,7 @@ class RedLockWatchdogTest {
         nodes.server(2).stop();
         long start = System.nanoTime();
 
-        await().atMost(Duration.ofSeconds(10))
+        await().atMost(LEASE.multipliedBy(3).plus(Waits.GRANTED))
                 .until(() -> System.nanoTime() - start > LEASE.multipliedBy(3).toNanos());
 
         assertThat(lock.isHeldByCurrentThread()).isTrue();
@@ -94,13 +99,13 @@ class RedLockWatchdogTest {
         // its way, and landing after the flush below it would rightly keep a majority. Flush once all have it.
         for (int i = 0; i < 3; i++) {
             int node = i;
-            await().atMost(Duration.ofSeconds(5)).until(() -> nodes.hasKey(node, lock.getKey()));
+            await().atMost(Waits.GRANTED).until(() -> nodes.hasKey(node, lock.getKey()));
         }
 
         nodes.server(0).command("FLUSHALL");
         nodes.server(1).command("FLUSHALL");
 
-        await().atMost(Duration.ofSeconds(5))
+        await().atMost(Waits.GRANTED)
                 .until(() -> !events.leaseLosses(lock.getKey()).isEmpty());
         assertThat(lock.isHeldByCurrentThread()).isFalse();
         assertThat(events.leaseLosses(lock.getKey()).get(0).reason()).contains("1 of 3 nodes");
@@ -144,7 +149,7 @@ class RedLockWatchdogTest {
         // grant keeps a majority and the holder rightly keeps its lock.
         for (int i = 0; i < 3; i++) {
             int node = i;
-            await().atMost(Duration.ofSeconds(5)).until(() -> nodes.hasKey(node, lock.getKey()));
+            await().atMost(Waits.GRANTED).until(() -> nodes.hasKey(node, lock.getKey()));
         }
         nodes.server(0).command("FLUSHALL");
         nodes.server(1).command("FLUSHALL");
@@ -157,9 +162,9 @@ class RedLockWatchdogTest {
         assertThat(answered(() -> lock.tryLock(Duration.ZERO, Duration.ofMillis(300))))
                 .isTrue();
 
-        await().atMost(Duration.ofSeconds(5)).pollInSameThread().until(() -> !lock.isHeldByCurrentThread());
+        await().atMost(Waits.GRANTED).pollInSameThread().until(() -> !lock.isHeldByCurrentThread());
 
-        await().atMost(Duration.ofSeconds(5)).until(() -> !lock.isLocked());
+        await().atMost(Waits.GRANTED).until(() -> !lock.isLocked());
         assertThatThrownBy(lock::unlock)
                 .isInstanceOf(LockLeaseExpiredException.class)
                 .hasMessageContaining("300 ms");

@@ -53,7 +53,7 @@ class RedisCallsLateSendTest {
         connection = lettuce.connect();
         commands = connection.async();
         timers = Executors.newSingleThreadScheduledExecutor();
-        calls = new RedisCalls(TimeUnit.SECONDS.toNanos(5), timers);
+        calls = new RedisCalls(TimeUnit.SECONDS.toNanos(5), RedisCalls.MIN_STEP_NANOS, timers);
     }
 
     @AfterEach

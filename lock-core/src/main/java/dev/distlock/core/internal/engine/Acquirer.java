@@ -189,7 +189,7 @@ final class Acquirer {
     }
 
     /**
-     * One script run, bounded by the caller's deadline (at least {@link RedisCalls#MIN_STEP_NANOS}) and
+     * One script run, bounded by the caller's deadline (at least the port's least step) and
      * by the operation timeout; silence and refusals for now are ridden out as {@link RideOut} says.
      */
     private Grant attempt(AcquireRequest request, ScriptArgs.Acquire args, long deadline) throws InterruptedException {
@@ -256,7 +256,7 @@ final class Acquirer {
                             request.owner(),
                             args.grantId(),
                             AcquireSteps.leaveGrantId(args)),
-                    System.nanoTime() + RedisCalls.MIN_STEP_NANOS,
+                    calls.stepDeadline(System.nanoTime()),
                     "leaving the queue of",
                     request.keys());
         } catch (LockException e) {

@@ -73,7 +73,7 @@ public final class LockEngine implements AutoCloseable {
         });
         timers.setRemoveOnCancelPolicy(true);
         this.hub = new WakeupHub(redis, clientId, timers);
-        this.calls = new RedisCalls(options.operationTimeout().toNanos(), timers);
+        this.calls = new RedisCalls(options.operationTimeout().toNanos(), redis.minStepNanos(), timers);
         this.stopConnectionEvents =
                 redis.onConnectionEvents(calls::connectionFailed, () -> calls.connectionFailed(null));
         this.node = new RedisNode(redis, calls, hub, holds, options);

@@ -1,7 +1,6 @@
 package dev.distlock.core.internal.engine;
 
 import dev.distlock.core.LockUnavailableException;
-import dev.distlock.core.internal.redis.RedisCalls;
 import dev.distlock.core.internal.redis.RedisFailures;
 import dev.distlock.core.internal.support.Durations;
 import org.jspecify.annotations.Nullable;
@@ -13,7 +12,7 @@ import org.jspecify.annotations.Nullable;
  * acquire script is idempotent, so a try that Redis ran although its reply never came is the same
  * grant when sent again. A wait thus survives any outage that ends before its deadline, and fails
  * with {@link LockUnavailableException} only when its last try, reaching the deadline, went
- * unanswered. Each try is bounded by the deadline (at least {@link RedisCalls#MIN_STEP_NANOS}), so a
+ * unanswered. Each try is bounded by the deadline (at least the least step of its RedisPort), so a
  * wait returns at most that long after its deadline.
  *
  * <p>A wait for ever ({@code lock()}) rides out refusals for now only: silence ends it after one

@@ -42,6 +42,9 @@ public final class RedisCalls {
     static final long MAX_BACK_OFF_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
 
     private final long operationTimeoutNanos;
+    /** The least time one step of a wait gets: {@link RedisPort#minStepNanos()}. */
+    private final long minStepNanos;
+
     private final ScheduledExecutorService timers;
     private volatile boolean closed;
     /** Async calls not completed yet, failed by {@link #close()} (a call added after it sees {@code closed}). */
@@ -49,7 +52,12 @@ public final class RedisCalls {
     /** Why the connection to Redis last failed to reconnect; {@code null} once connected again. */
     private volatile @Nullable Throwable connectionFailure;
 
-    public RedisCalls(long operationTimeoutNanos, ScheduledExecutorService timers) {
+    /**
+     * Calls bounded by {@code operationTimeoutNanos}, each step of a wait getting at least
+     * {@code minStepNanos} (capped by the operation timeout).
+     */
+    public RedisCalls(long operationTimeoutNanos, long minStepNanos, ScheduledExecutorService timers) {
+        this.minStepNanos = Math.min(minStepNanos, operationTimeoutNanos);
         this.operationTimeoutNanos = operationTimeoutNanos;
         this.timers = timers;
     }
@@ -63,11 +71,11 @@ public final class RedisCalls {
         return operationTimeoutNanos;
     }
 
-    /** The deadline of one acquire step: the caller's deadline, but at least {@link #MIN_STEP_NANOS} and at most the operation timeout. */
+    /** The deadline of one acquire step: the caller's deadline, but at least the least step and at most the operation timeout. */
     public long stepDeadline(long callerDeadline) {
         long now = System.nanoTime();
         long latest = now + operationTimeoutNanos;
-        long earliest = now + Math.min(MIN_STEP_NANOS, operationTimeoutNanos);
+        long earliest = now + minStepNanos;
         return callerDeadline - latest > 0 ? latest : (callerDeadline - earliest < 0 ? earliest : callerDeadline);
     }
 

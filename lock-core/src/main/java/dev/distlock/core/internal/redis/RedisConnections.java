@@ -74,6 +74,11 @@ public final class RedisConnections implements RedisPort {
     }
 
     @Override
+    public long minStepNanos() {
+        return RedisCalls.MIN_STEP_NANOS;
+    }
+
+    @Override
     public ScriptCalls scripts() {
         return scripts;
     }

@@ -15,6 +15,13 @@ import org.jspecify.annotations.Nullable;
  */
 public interface RedisPort extends AutoCloseable {
 
+    /**
+     * The least time one step of a wait gets for an answer, even when the caller's wait has (almost) run
+     * out, so that {@code tryLock(0)} still makes its one round trip: a Redis that does not answer costs a
+     * zero wait at most this much.
+     */
+    long minStepNanos();
+
     /** Scripts of lock calls. */
     ScriptCalls scripts();
 
