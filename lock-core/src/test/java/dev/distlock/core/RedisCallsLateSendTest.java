@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.distlock.core.internal.redis.LockKeys;
 import dev.distlock.core.internal.redis.RedisCalls;
+import dev.distlock.core.internal.redis.RedisConnections;
 import dev.distlock.core.testing.Names;
 import dev.distlock.testsupport.RedisExtension;
 import io.lettuce.core.RedisClient;
@@ -53,7 +54,7 @@ class RedisCallsLateSendTest {
         connection = lettuce.connect();
         commands = connection.async();
         timers = Executors.newSingleThreadScheduledExecutor();
-        calls = new RedisCalls(TimeUnit.SECONDS.toNanos(5), RedisCalls.MIN_STEP_NANOS, timers);
+        calls = new RedisCalls(TimeUnit.SECONDS.toNanos(5), RedisConnections.MIN_STEP_NANOS, timers);
     }
 
     @AfterEach

@@ -8,7 +8,7 @@ import java.util.concurrent.Callable;
 
 /**
  * Single attempts whose asserted outcome is Redis's answer, not whether it came in time. A try without a wait
- * still gets one step of at least 200 ms ({@code RedisCalls.MIN_STEP_NANOS}) for Redis to answer; a loaded
+ * still gets one step of at least 200 ms ({@code RedisConnections.MIN_STEP_NANOS}) for Redis to answer; a loaded
  * host can miss that, and the try then fails with {@link LockUnavailableException} (and gives back what Redis
  * may have granted). Such a try is sent again, as a new single attempt, until Redis answers one, within
  * {@link Waits#GRANTED} ({@link Answered}). Any other outcome, a refusal included, is the answer.

@@ -31,13 +31,6 @@ public final class RedisCalls {
 
     private static final Logger log = LoggerFactory.getLogger(RedisCalls.class);
 
-    /**
-     * The least time one acquire step gets even when the caller's wait has (almost) run out, so that
-     * {@code tryLock(0)} still makes its one round trip: {@code tryLock(wait)} returns within its wait
-     * plus at most this much when Redis does not answer.
-     */
-    public static final long MIN_STEP_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
-
     static final long FIRST_BACK_OFF_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
     static final long MAX_BACK_OFF_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
 
@@ -52,10 +45,7 @@ public final class RedisCalls {
     /** Why the connection to Redis last failed to reconnect; {@code null} once connected again. */
     private volatile @Nullable Throwable connectionFailure;
 
-    /**
-     * Calls bounded by {@code operationTimeoutNanos}, each step of a wait getting at least
-     * {@code minStepNanos} (capped by the operation timeout).
-     */
+    /** Calls bounded by the operation timeout, each step of a wait getting at least {@code minStepNanos} of it. */
     public RedisCalls(long operationTimeoutNanos, long minStepNanos, ScheduledExecutorService timers) {
         this.minStepNanos = Math.min(minStepNanos, operationTimeoutNanos);
         this.operationTimeoutNanos = operationTimeoutNanos;

@@ -22,6 +22,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
@@ -34,6 +35,13 @@ import reactor.core.Disposable;
  * behind one batch of renewals at most, not behind the whole round.
  */
 public final class RedisConnections implements RedisPort {
+
+    /**
+     * The least time one acquire step gets on a Redis server even when the caller's wait has (almost) run
+     * out, so that {@code tryLock(0)} still makes its one round trip: {@code tryLock(wait)} returns within
+     * its wait plus at most this much when Redis does not answer.
+     */
+    public static final long MIN_STEP_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
 
     private final ScriptRunner scripts;
     /** Watchdog renewals only (the renew scripts are safe in any order with the other commands). */
@@ -75,7 +83,7 @@ public final class RedisConnections implements RedisPort {
 
     @Override
     public long minStepNanos() {
-        return RedisCalls.MIN_STEP_NANOS;
+        return MIN_STEP_NANOS;
     }
 
     @Override
