@@ -17,6 +17,7 @@ import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEn
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
 
 /**
  * The {@code distributedlocks} Actuator endpoint (holds of this instance; force-unlock only with
@@ -36,15 +37,16 @@ public class DistributedLockActuatorAutoConfiguration {
     }
 
     /** distlock.health.timeout, checked: zero or less would report DOWN before Redis could answer. */
-    static java.time.Duration healthTimeout(DistributedLockProperties properties) {
-        return LockClientSettings.checked(properties.getHealth().getTimeout(), "distlock.health.timeout", true);
+    static java.time.Duration healthTimeout(DistributedLockProperties properties, Environment environment) {
+        return LockClientSettings.checked(
+                properties.getHealth().getTimeout(), "distlock.health.timeout", true, environment);
     }
 
     /** A LockListener, so the lock client reports lease losses to it; the health indicator of either Boot line shows them. */
-    static RecentLeaseLosses recentLeaseLosses(DistributedLockProperties properties) {
+    static RecentLeaseLosses recentLeaseLosses(DistributedLockProperties properties, Environment environment) {
         // Zero or less would hide every loss.
         return new RecentLeaseLosses(LockClientSettings.checked(
-                properties.getHealth().getLeaseLossWindow(), "distlock.health.lease-loss-window", true));
+                properties.getHealth().getLeaseLossWindow(), "distlock.health.lease-loss-window", true, environment));
     }
 
     @Configuration(proxyBeanMethods = false)
@@ -77,16 +79,21 @@ public class DistributedLockActuatorAutoConfiguration {
 
         @Bean
         @ConditionalOnMissingBean
-        RecentLeaseLosses distributedLockRecentLeaseLosses(DistributedLockProperties properties) {
-            return recentLeaseLosses(properties);
+        RecentLeaseLosses distributedLockRecentLeaseLosses(
+                DistributedLockProperties properties, Environment environment) {
+            return recentLeaseLosses(properties, environment);
         }
 
         @Bean
         @ConditionalOnMissingBean(name = "distributedLockHealthIndicator")
         DistributedLockHealthIndicator distributedLockHealthIndicator(
-                LockSource source, ActiveHolds holds, RecentLeaseLosses losses, DistributedLockProperties properties) {
+                LockSource source,
+                ActiveHolds holds,
+                RecentLeaseLosses losses,
+                DistributedLockProperties properties,
+                Environment environment) {
             return new DistributedLockHealthIndicator(
-                    source, holds, losses, mode(properties), healthTimeout(properties));
+                    source, holds, losses, mode(properties), healthTimeout(properties, environment));
         }
     }
 }

@@ -11,6 +11,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProp
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
+import org.springframework.core.env.Environment;
 
 /**
  * The {@code distributedLock} health indicator on Spring Boot 3.5, whose health API (package
@@ -35,19 +36,23 @@ public class DistributedLockBoot3HealthAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    RecentLeaseLosses distributedLockRecentLeaseLosses(DistributedLockProperties properties) {
-        return DistributedLockActuatorAutoConfiguration.recentLeaseLosses(properties);
+    RecentLeaseLosses distributedLockRecentLeaseLosses(DistributedLockProperties properties, Environment environment) {
+        return DistributedLockActuatorAutoConfiguration.recentLeaseLosses(properties, environment);
     }
 
     @Bean
     @ConditionalOnMissingBean(name = "distributedLockHealthIndicator")
     DistributedLockBoot3HealthIndicator distributedLockHealthIndicator(
-            LockSource source, ActiveHolds holds, RecentLeaseLosses losses, DistributedLockProperties properties) {
+            LockSource source,
+            ActiveHolds holds,
+            RecentLeaseLosses losses,
+            DistributedLockProperties properties,
+            Environment environment) {
         return new DistributedLockBoot3HealthIndicator(
                 source,
                 holds,
                 losses,
                 DistributedLockActuatorAutoConfiguration.mode(properties),
-                DistributedLockActuatorAutoConfiguration.healthTimeout(properties));
+                DistributedLockActuatorAutoConfiguration.healthTimeout(properties, environment));
     }
 }
