@@ -117,7 +117,7 @@ class PropertyValidationAutoConfigurationTest {
         "distlock.wait-time=-1500ms, redis, -1500ms, PT-1.5S",
         "distlock.watchdog-lease=5ms, redis, 5ms, PT0.005S",
         "distlock.operation-timeout=2h, local, 2h, PT2H",
-        "distlock.health.timeout=-1s, redis, -1s, PT-1S",
+        "distlock.health.timeout=-1s, local, -1s, PT-1S",
         "distlock.health.lease-loss-window=-90s, local, -90s, PT-1M-30S"
     })
     void badDurationIsEchoedAsTyped(String property, String mode, String typed, String iso) {
