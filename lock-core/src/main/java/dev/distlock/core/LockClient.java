@@ -7,7 +7,9 @@ import dev.distlock.core.internal.engine.LockKind;
 import dev.distlock.core.internal.engine.ReadWriteKind;
 import dev.distlock.core.internal.engine.RedisNode;
 import dev.distlock.core.internal.engine.ReentrantKind;
+import dev.distlock.core.internal.engine.SemaphoreKind;
 import dev.distlock.core.internal.lock.MultiLock;
+import dev.distlock.core.internal.lock.PortSemaphore;
 import dev.distlock.core.internal.lock.ThreadBoundLock;
 import dev.distlock.core.internal.lock.ThreadBoundReadWriteLock;
 import dev.distlock.core.internal.memory.MemoryPort;
@@ -171,6 +173,34 @@ public final class LockClient implements AutoCloseable {
                 key,
                 threadBound(ReadWriteKind.READ, new LockInfo(key, shownAs, LockType.READ, timedByCaller)),
                 threadBound(ReadWriteKind.WRITE, new LockInfo(key, shownAs, LockType.WRITE, timedByCaller)));
+    }
+
+    /**
+     * A semaphore on {@code key} with {@code permits} permits; cheap, no Redis call. Every client must
+     * declare the same number for a key; see {@link RedisSemaphore}.
+     *
+     * @throws IllegalArgumentException when {@code permits} is below 1
+     */
+    public RedisSemaphore getSemaphore(String key, int permits) {
+        return semaphore(key, permits, false);
+    }
+
+    /** A semaphore whose waiters are served in the order they first asked; see {@link #getSemaphore}. */
+    public RedisSemaphore getFairSemaphore(String key, int permits) {
+        return semaphore(key, permits, true);
+    }
+
+    private RedisSemaphore semaphore(String key, int permits, boolean fair) {
+        LockKeys.requireName(key, options);
+        PortSemaphore.requirePermits(permits, key);
+        LockType type = fair ? LockType.FAIR_SEMAPHORE : LockType.SEMAPHORE;
+        LockInfo info = new LockInfo(key, key, type, timedByCaller);
+        return new PortSemaphore<>(
+                key,
+                permits,
+                fair,
+                n -> engine.port(SemaphoreKind.of(permits, n, fair), info),
+                () -> engine.usedPermits(key));
     }
 
     /**

@@ -215,6 +215,14 @@ public final class LockEngine implements AutoCloseable {
         return calls.call(() -> node.exists(keys), calls.operationDeadline(), "checking", keys) > 0;
     }
 
+    /** The permits of the semaphore {@code name} held now. */
+    public int usedPermits(String name) {
+        LockKeys keys = keys(name);
+        long used =
+                calls.call(() -> node.usedPermits(keys), calls.operationDeadline(), "counting the permits of", keys);
+        return (int) used;
+    }
+
     Duration remainingLease(LockKeys keys) {
         long ttl = calls.call(() -> node.pttl(keys), calls.operationDeadline(), "reading the lease of", keys);
         return ttl > 0 ? Duration.ofMillis(ttl) : Duration.ZERO;

@@ -29,6 +29,19 @@ public record LockKeys(String lock) {
         return lock + ":writers";
     }
 
+    /** A semaphore's number of permits, {@code <lock>:permits}: kept as long as its fencing counter. */
+    public String permits() {
+        return lock + ":permits";
+    }
+
+    /**
+     * A fair semaphore's waiters, {@code <lock>:waiters}: a hash of when each asked first and until when
+     * its place holds (see {@code sem-acquire.lua}).
+     */
+    public String waiters() {
+        return lock + ":waiters";
+    }
+
     /** The wake-up channel, {@code <lock>:channel}. */
     public String channel() {
         return lock + ":channel";

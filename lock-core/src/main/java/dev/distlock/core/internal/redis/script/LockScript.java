@@ -42,6 +42,16 @@ public final class LockScript {
     public static final LockScript FAIR_RELEASE = load("token.lua", "fair-queue.lua", "fair-release.lua");
     /** Remove a waiter that gave up from a fair lock's queue, giving back a grant made to it meanwhile. */
     public static final LockScript FAIR_LEAVE = load("token.lua", "fair-queue.lua", "fair-leave.lua");
+    /** Take permits of a semaphore for one new holder, fair or not. */
+    public static final LockScript SEM_ACQUIRE = load("token.lua", "sem-settle.lua", "sem-acquire.lua");
+    /** Give back one holder's permits of a semaphore and wake those who wait. */
+    public static final LockScript SEM_RELEASE = load("sem-settle.lua", "sem-release.lua");
+    /** Extend one semaphore holder's own lease and the hash TTL. */
+    public static final LockScript SEM_RENEW = load("token.lua", "sem-settle.lua", "sem-renew.lua");
+    /** How many permits of a semaphore are held. */
+    public static final LockScript SEM_USED = load("sem-settle.lua", "sem-used.lua");
+    /** A waiter of a fair semaphore gives up its place, giving back permits granted to it meanwhile. */
+    public static final LockScript SEM_LEAVE = load("sem-settle.lua", "sem-leave.lua");
     /** Raise a lock's fencing counter to a token while the owner holds the lock (RedLock). */
     public static final LockScript RAISE_FENCE = load("raise-fence.lua");
 
