@@ -10,6 +10,7 @@ import dev.distlock.core.internal.redis.LockKeys;
 import dev.distlock.core.testing.Exclusion;
 import dev.distlock.core.testing.Names;
 import dev.distlock.core.testing.RedLockNodes;
+import dev.distlock.testsupport.BehaviourTest;
 import dev.distlock.testsupport.OtherThread;
 import dev.distlock.testsupport.RedisExtension;
 import dev.distlock.testsupport.Waits;
@@ -37,6 +38,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * thread exactly once, renewed and reported lost like a thread's hold, and given up completely when
  * the caller cancels while waiting.
  */
+@BehaviourTest
 class AsyncLockTest {
 
     @RegisterExtension

@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.distlock.core.testing.Exclusion;
 import dev.distlock.core.testing.Names;
+import dev.distlock.testsupport.BehaviourTest;
 import dev.distlock.testsupport.RedisExtension;
 import dev.distlock.testsupport.SlowTest;
 import dev.distlock.testsupport.Waits;
@@ -34,6 +35,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * trip, in arrival order, with a larger fencing token every time, renewed by the next holder's
  * watchdog, for a bounded run; then it goes back to Redis, where another client that waits gets it.
  */
+@BehaviourTest
 class CohortingTest {
 
     @RegisterExtension

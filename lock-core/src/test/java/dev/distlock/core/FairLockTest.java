@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.distlock.core.LockListener.RenewalOutcome;
+import dev.distlock.testsupport.BehaviourTest;
 import dev.distlock.testsupport.OtherThread;
 import io.lettuce.core.RedisURI;
 import java.time.Duration;
@@ -24,6 +25,7 @@ import org.junit.jupiter.api.Test;
  * every lock keeps (owner-only release, watchdog renewal, lease loss reported). Hand-offs along a line of
  * waiters are {@link FairHandOffTest}'s, waiters leaving the queue {@link FairQueueLeavingTest}'s.
  */
+@BehaviourTest
 class FairLockTest extends FairLockFixture {
 
     @Test

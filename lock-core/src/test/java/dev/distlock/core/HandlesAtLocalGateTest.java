@@ -10,6 +10,7 @@ import dev.distlock.core.LockListener.AcquireOutcome;
 import dev.distlock.core.testing.Exclusion;
 import dev.distlock.core.testing.Names;
 import dev.distlock.core.testing.RecordingListener;
+import dev.distlock.testsupport.BehaviourTest;
 import dev.distlock.testsupport.OtherThread;
 import dev.distlock.testsupport.RedisExtension;
 import dev.distlock.testsupport.RedisServer;
@@ -37,6 +38,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * arrival order, is handed a grant (and hands one on) without a round trip, and leaving the queue
  * (cancelled, timed out) never keeps the permit from the next waiter.
  */
+@BehaviourTest
 class HandlesAtLocalGateTest {
 
     @RegisterExtension

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.distlock.core.testing.Names;
+import dev.distlock.testsupport.BehaviourTest;
 import dev.distlock.testsupport.OtherThread;
 import dev.distlock.testsupport.RedisExtension;
 import dev.distlock.testsupport.Waits;
@@ -23,6 +24,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * unlock(holdAtLeast): a job that finished early keeps the lock taken, by nobody, until holdAtLeast
  * after its grant, so an instance whose trigger fires a little later cannot run it again.
  */
+@BehaviourTest
 class HoldAtLeastTest {
 
     @RegisterExtension

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.distlock.core.testing.Exclusion;
 import dev.distlock.core.testing.Names;
+import dev.distlock.testsupport.BehaviourTest;
 import dev.distlock.testsupport.OtherThread;
 import dev.distlock.testsupport.RedisExtension;
 import dev.distlock.testsupport.RedisServer;
@@ -18,6 +19,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Threads of one client contend at a local gate, so only one of them at a time goes to Redis. */
+@BehaviourTest
 class LocalGateTest {
 
     @RegisterExtension

@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 import dev.distlock.core.LockListener.RenewalOutcome;
 import dev.distlock.core.testing.Names;
 import dev.distlock.core.testing.RecordingListener;
+import dev.distlock.testsupport.BehaviourTest;
 import dev.distlock.testsupport.OtherThread;
 import dev.distlock.testsupport.RedisExtension;
 import io.lettuce.core.RedisURI;
@@ -17,6 +18,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Leases of read holds: each reader's own, renewed by the watchdog, lost and reported like any hold. */
+@BehaviourTest
 class ReadWriteLockLeaseTest {
 
     @RegisterExtension

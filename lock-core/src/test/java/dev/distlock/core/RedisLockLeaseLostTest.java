@@ -10,6 +10,7 @@ import dev.distlock.core.LockListener.RenewalOutcome;
 import dev.distlock.core.internal.redis.script.LockScript;
 import dev.distlock.core.testing.Names;
 import dev.distlock.core.testing.RecordingListener;
+import dev.distlock.testsupport.BehaviourTest;
 import dev.distlock.testsupport.OtherThread;
 import dev.distlock.testsupport.RedisExtension;
 import io.lettuce.core.RedisURI;
@@ -26,6 +27,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * A hold lost while its owner still runs (deleted, force-unlocked, explicit lease run out) is
  * reported once to listeners, no longer counts as held, and makes unlock() say so loudly.
  */
+@BehaviourTest
 class RedisLockLeaseLostTest {
 
     @RegisterExtension

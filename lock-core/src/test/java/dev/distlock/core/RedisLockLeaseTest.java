@@ -8,6 +8,7 @@ import static org.awaitility.Awaitility.await;
 import dev.distlock.core.LockListener.RenewalOutcome;
 import dev.distlock.core.testing.Names;
 import dev.distlock.core.testing.RecordingListener;
+import dev.distlock.testsupport.BehaviourTest;
 import dev.distlock.testsupport.RedisExtension;
 import io.lettuce.core.RedisURI;
 import java.time.Duration;
@@ -17,6 +18,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Leases: explicit ones expire on their own, watchdog ones live while the holder does and no longer. */
+@BehaviourTest
 class RedisLockLeaseTest {
 
     @RegisterExtension

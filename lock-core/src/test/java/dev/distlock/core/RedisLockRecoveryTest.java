@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.distlock.core.internal.redis.script.LockScript;
 import dev.distlock.core.testing.Names;
 import dev.distlock.core.testing.RecordingListener;
+import dev.distlock.testsupport.BehaviourTest;
 import dev.distlock.testsupport.RedisExtension;
 import io.lettuce.core.RedisURI;
 import java.time.Duration;
@@ -15,6 +16,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Locks keep working when Redis forgets its script cache or restarts. */
+@BehaviourTest
 class RedisLockRecoveryTest {
 
     @RegisterExtension

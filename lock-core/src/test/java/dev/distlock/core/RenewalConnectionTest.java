@@ -8,6 +8,7 @@ import dev.distlock.core.internal.redis.script.LockScript;
 import dev.distlock.core.testing.Names;
 import dev.distlock.core.testing.RecordingListener;
 import dev.distlock.core.testing.RedisMonitor;
+import dev.distlock.testsupport.BehaviourTest;
 import dev.distlock.testsupport.RedisExtension;
 import io.lettuce.core.RedisURI;
 import java.time.Duration;
@@ -22,6 +23,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * Watchdog renewals travel on a connection of their own, so that a renewal round never queues in
  * front of the client's lock calls (Redis serves its connections in turn).
  */
+@BehaviourTest
 class RenewalConnectionTest {
 
     @RegisterExtension

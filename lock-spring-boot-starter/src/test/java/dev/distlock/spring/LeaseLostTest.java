@@ -9,6 +9,7 @@ import dev.distlock.spring.annotation.DistributedLock;
 import dev.distlock.spring.autoconfigure.DistributedLockAutoConfiguration;
 import dev.distlock.spring.autoconfigure.DistributedLockMetricsAutoConfiguration;
 import dev.distlock.spring.metrics.LockMetrics;
+import dev.distlock.testsupport.BehaviourTest;
 import dev.distlock.testsupport.RedisExtension;
 import io.lettuce.core.RedisURI;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -22,6 +23,7 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 /** distlock.on-lease-lost and throw-on-lease-lost: what an annotated method's caller sees when the lock is lost mid-run. */
+@BehaviourTest
 class LeaseLostTest {
 
     @RegisterExtension
