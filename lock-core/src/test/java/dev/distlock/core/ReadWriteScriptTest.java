@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.distlock.core.internal.redis.script.LockScript;
+import dev.distlock.testsupport.Waits;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
@@ -129,10 +130,12 @@ class ReadWriteScriptTest extends ScriptTestSupport {
     @Test
     void aMarkThatRanOutHoldsNobodyBackAndIsDropped() throws Exception {
         read(A, LEASE);
-        write(C, LEASE, 0, grantOf("w", C), 150); // a wait shorter than the mark bounds it
+        // A wait shorter than the mark bounds it; as long as a wait that runs out, so that the next call,
+        // however late a loaded host sends it, still finds the mark.
+        write(C, LEASE, 0, grantOf("w", C), Waits.RUNS_OUT.toMillis());
         assertThat(read(B, LEASE).get(0)).isEqualTo(0L);
 
-        await().atMost(Duration.ofSeconds(2)).until(() -> read(B, LEASE).get(0).equals(1L));
+        await().atMost(Waits.GRANTED).until(() -> read(B, LEASE).get(0).equals(1L));
 
         assertThat(sync.hexists(keys.writers(), C)).isFalse();
     }
