@@ -8,6 +8,7 @@ import dev.distlock.core.testing.Names;
 import dev.distlock.core.testing.RecordingListener;
 import dev.distlock.testsupport.BehaviourTest;
 import dev.distlock.testsupport.RedisExtension;
+import dev.distlock.testsupport.Waits;
 import io.lettuce.core.RedisURI;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterEach;
@@ -77,14 +78,16 @@ class RedisLockRecoveryTest {
         try (LockClient watched = LockClient.create(
                 RedisURI.create(redis.server().uri()),
                 LockClientOptions.builder()
-                        .watchdogLease(Duration.ofMillis(600))
+                        // renewed every lease/3; long enough that a late renewal on a loaded host still
+                        // lands in time, since no loss may be reported here
+                        .watchdogLease(Duration.ofSeconds(2))
                         .listener(events)
                         .build())) {
             RedisLock lock = watched.getLock(name);
             lock.lock();
             redis.server().command("SCRIPT", "FLUSH");
 
-            await().atMost(Duration.ofSeconds(5))
+            await().atMost(Waits.GRANTED)
                     .until(() -> events.renewals(name, LockListener.RenewalOutcome.RENEWED)
                                     .size()
                             >= 3);
