@@ -112,11 +112,7 @@ public final class MixedCallerWorker {
                         LockClientOptions.builder().listener(counting).build());
                 StatefulRedisConnection<String, String> clock = redis.connect();
                 PrintWriter out = new PrintWriter(Files.newBufferedWriter(output, StandardCharsets.UTF_8))) {
-            System.out.println("READY");
-            System.out.flush();
-            if (!"GO".equals(stdin.readLine())) {
-                throw new IllegalStateException("expected GO on stdin");
-            }
+            ChildMain.readyThenGo(stdin);
             worker = new MixedCallerWorker(client, clock, names, out, System.nanoTime() + runNanos);
             worker.run();
             // listener events of a release may follow its stage by a moment
