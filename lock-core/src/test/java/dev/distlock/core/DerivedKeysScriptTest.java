@@ -116,9 +116,10 @@ class DerivedKeysScriptTest extends ScriptTestSupport {
     @Test
     void theEngineCallsEveryScriptInItsShapeAndTouchesOnlyDerivedKeys() throws Exception {
         Map<String, LockScript> bySha = loadEveryScript();
-        LockClientOptions options = LockClientOptions.builder()
-                .watchdogLease(Duration.ofMillis(900))
-                .build();
+        // A watchdog lease short enough to see renewals soon (every lease/3), long enough that a renewal a
+        // loaded host sends late still lands before the lease ends: the holds here must not be lost.
+        LockClientOptions options =
+                LockClientOptions.builder().watchdogLease(Duration.ofSeconds(2)).build();
         List<RedisURI> redLockNodes = List.of(
                 RedisURI.create(redis.server().uri()),
                 RedisURI.create(redis.startAnother().uri()),
@@ -133,7 +134,9 @@ class DerivedKeysScriptTest extends ScriptTestSupport {
                         LockClient.create(RedisURI.create(redis.server().uri()), options);
                 LockClient otherInstance =
                         LockClient.create(RedisURI.create(redis.server().uri()), options);
-                RedLockClient redLock = RedLockClient.connect(redLockNodes, options)) {
+                // The default 30 s lease: a RedLock node's answer is awaited for a hundredth of the lease (at
+                // least 50 ms), which a loaded host missed with a 2 s lease ("only 1 of 3 nodes answered").
+                RedLockClient redLock = RedLockClient.connect(redLockNodes, LockClientOptions.defaults())) {
             RedisLock plain = client.getLock(plainName);
             plain.lock();
             commands.addAll(monitor.commandsUntil(LockScript.RENEW.sha1())); // the watchdog renewed it

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.distlock.core.reactor.ReactiveLocks;
+import dev.distlock.testsupport.BehaviourTest;
 import dev.distlock.testsupport.RedisExtension;
 import dev.distlock.testsupport.Waits;
 import io.lettuce.core.RedisURI;
@@ -22,6 +23,7 @@ import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 
 /** The Reactor views: work runs under the lock, and the lock is released once on complete, error and cancel. */
+@BehaviourTest
 class ReactiveLocksTest {
 
     @RegisterExtension
