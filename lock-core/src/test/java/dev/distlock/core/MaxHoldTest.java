@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.distlock.core.testing.Names;
 import dev.distlock.core.testing.RecordingListener;
+import dev.distlock.testsupport.BehaviourTest;
 import dev.distlock.testsupport.RedisExtension;
 import dev.distlock.testsupport.Waits;
 import io.lettuce.core.RedisURI;
@@ -21,6 +22,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * reason, listeners, the handle, unlock), the watchdog stops renewing it so another owner gets the lock
  * within a lease, the long-hold warning comes first and once, and a hold released in time is not touched.
  */
+@BehaviourTest
 class MaxHoldTest {
 
     @RegisterExtension

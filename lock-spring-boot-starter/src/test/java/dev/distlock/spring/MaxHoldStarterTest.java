@@ -10,6 +10,7 @@ import dev.distlock.spring.annotation.DistributedLock;
 import dev.distlock.spring.autoconfigure.DistributedLockAutoConfiguration;
 import dev.distlock.spring.autoconfigure.DistributedLockMetricsAutoConfiguration;
 import dev.distlock.spring.metrics.LockMetrics;
+import dev.distlock.testsupport.BehaviourTest;
 import dev.distlock.testsupport.RedisExtension;
 import dev.distlock.testsupport.Waits;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -25,6 +26,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
  * distlock.max-hold: a method that runs past it loses its lock, is told (LockLeaseExpiredException on
  * return, distributed.lock.lost), and was warned about once before (distributed.lock.long.holds).
  */
+@BehaviourTest
 class MaxHoldStarterTest {
 
     @RegisterExtension

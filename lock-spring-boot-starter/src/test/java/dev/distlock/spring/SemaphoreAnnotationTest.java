@@ -12,6 +12,7 @@ import dev.distlock.spring.autoconfigure.DistributedLockAutoConfiguration;
 import dev.distlock.spring.autoconfigure.DistributedLockLocalAutoConfiguration;
 import dev.distlock.spring.autoconfigure.DistributedLockMetricsAutoConfiguration;
 import dev.distlock.spring.metrics.LockMetrics;
+import dev.distlock.testsupport.BehaviourTest;
 import dev.distlock.testsupport.RedisExtension;
 import io.lettuce.core.RedisURI;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -36,6 +37,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
  * finds the permits taken elsewhere as it would a busy lock, metrics tag the type, and local mode does
  * the same.
  */
+@BehaviourTest
 class SemaphoreAnnotationTest {
 
     @RegisterExtension
