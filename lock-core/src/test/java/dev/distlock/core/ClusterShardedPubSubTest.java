@@ -116,6 +116,31 @@ class ClusterShardedPubSubTest {
         }
     }
 
+    @Test
+    void aWaiterWhoseShardSubscriptionDroppedIsWokenOnceItIsBack() throws Exception {
+        String name = Names.fresh("sharded-reconnect");
+        String key = LockKeys.of(LockClientOptions.DEFAULT_KEY_PREFIX, name).lock();
+        String channel = LockKeys.of(LockClientOptions.DEFAULT_KEY_PREFIX, name).channel();
+        RedisServer owner = cluster.nodeFor(channel);
+        LockClient holder = open(() -> LockClient.create(redis, LockClientOptions.defaults()));
+        LockClient waiting = open(() -> LockClient.create(redis, LockClientOptions.defaults()));
+        RedisLock held = holder.getLock(name);
+        held.lock(LONG_LEASE);
+        OtherThread<Boolean> waiter =
+                OtherThread.start(() -> waiting.getLock(name).tryLock(LONG_LEASE.multipliedBy(2)));
+        await().atMost(Waits.GRANTED)
+                .until(() -> owner.query("HEXISTS", key, "~w").equals(":1") && shardSubscribers(owner, channel) == 1);
+
+        // the owner drops the waiter's shard subscription, and the release's SPUBLISH finds nobody
+        owner.query("CLIENT", "KILL", "TYPE", "pubsub");
+        held.unlock();
+
+        // Lettuce reconnects and subscribes again; the confirmation sends the waiter to look again
+        assertThat(waiter.get())
+                .as("the waiter got the lock well within the lease it would have slept")
+                .isTrue();
+    }
+
     /**
      * {@code holder} takes the lock with a long lease, {@code waiting} waits for it in another thread; once
      * the waiter has marked itself waiting in Redis and {@code subscribed} holds, the holder releases, and
