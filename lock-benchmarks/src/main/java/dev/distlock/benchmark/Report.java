@@ -334,7 +334,7 @@ final class Report {
                 ratios.add(f.applyAsDouble(a) / f.applyAsDouble(b));
             }
         }
-        return Spread.of(ratios).format(Spread::twoDecimals);
+        return Spread.of(ratios).format(Spread::ratio);
     }
 
     private void cost() {
