@@ -7,6 +7,7 @@ import dev.distlock.core.internal.engine.LockKind;
 import dev.distlock.core.internal.engine.ReadWriteKind;
 import dev.distlock.core.internal.engine.RedisNode;
 import dev.distlock.core.internal.engine.ReentrantKind;
+import dev.distlock.core.internal.leader.Candidate;
 import dev.distlock.core.internal.lock.MultiLock;
 import dev.distlock.core.internal.lock.ThreadBoundLock;
 import dev.distlock.core.internal.lock.ThreadBoundReadWriteLock;
@@ -195,6 +196,31 @@ public final class LockClient implements AutoCloseable {
                 .toList();
         List<RedisLock> locks = sorted.stream().map(k -> getLock(k, name)).toList();
         return new MultiLock(sorted, locks);
+    }
+
+    /** A candidate for the leadership of {@code role} that tells nobody; see {@link #leader(String, LeaderListener)}. */
+    public LeaderCandidate leader(String role) {
+        return leader(role, new LeaderListener() {});
+    }
+
+    /**
+     * A candidate for the leadership of {@code role} (for example {@code billing-consumer}), which tells
+     * {@code listener} when it is granted and revoked; cheap, nothing is sent to Redis before
+     * {@link LeaderCandidate#start()}. Its lease is this client's watchdog lease: a leader that dies is
+     * replaced within one lease. The role's lock is {@code leader:<role>}, a reentrant lock nothing else
+     * should take. In local mode the election runs among the candidates of this client.
+     *
+     * @throws IllegalArgumentException when {@code role} is null, blank or not a valid lock name
+     */
+    public LeaderCandidate leader(String role, LeaderListener listener) {
+        return Candidate.create(
+                role,
+                listener,
+                options,
+                LockType.REENTRANT,
+                timedByCaller,
+                named -> engine.port(ReentrantKind.INSTANCE, named),
+                closed::get);
     }
 
     /**
