@@ -12,7 +12,8 @@ import org.slf4j.LoggerFactory;
 /**
  * A candidate's one thread ({@code distlock-leader-<role>}, a daemon, started on first use): calls its
  * listener one call at a time in the order the calls were made, and runs its timers. After
- * {@link #shutdown()} the calls already queued still run; later ones are dropped.
+ * {@link #shutdown()} the calls already queued still run (so does a timer not cancelled: the candidate
+ * cancels its one timer before it shuts the thread down); later ones are dropped.
  */
 final class LeaderThread {
 
