@@ -4,8 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import dev.distlock.core.testing.Names;
 import dev.distlock.core.testing.RecordingLeaderListener;
+import dev.distlock.core.testing.RedLockNodes;
 import dev.distlock.testsupport.RedisExtension;
 import dev.distlock.testsupport.RedisServer;
 import dev.distlock.testsupport.Waits;
@@ -16,6 +21,7 @@ import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.slf4j.LoggerFactory;
 
 /**
  * Leader election on one Redis: one candidate of a role leads, its term is the lock's fencing token, and
@@ -199,5 +205,74 @@ class LeaderCandidateTest {
         assertThatThrownBy(() -> client.leader(role, null))
                 .isInstanceOf(NullPointerException.class)
                 .hasMessageContaining("listener");
+    }
+
+    @Test
+    void aRedLockCandidateLeadsWithTheRedLocksTokenAsTermAndHandsOverWhenClosed() {
+        RedLockNodes nodes = closeLater(new RedLockNodes(redis));
+        RecordingLeaderListener firstEvents = new RecordingLeaderListener();
+        RecordingLeaderListener secondEvents = new RecordingLeaderListener();
+        LeaderCandidate first = closeLater(nodes.connect(3).leader(role, firstEvents));
+        first.start();
+        await().atMost(Waits.GRANTED).until(first::isLeader);
+        LeaderCandidate second = closeLater(nodes.connect(3).leader(role, secondEvents));
+        second.start();
+        assertThat(second.isLeader()).isFalse();
+
+        first.close();
+
+        await().atMost(Waits.GRANTED).until(second::isLeader);
+        assertThat(secondEvents.lastTerm()).isGreaterThan(firstEvents.lastTerm());
+    }
+
+    @Test
+    void aCandidateWhoseRedisIsDownRetriesWithABoundedBackOffLogsOnceAndLeadsWhenRedisIsBack() {
+        Logger logger = (Logger) LoggerFactory.getLogger("dev.distlock.core.internal.leader.Retries");
+        ListAppender<ILoggingEvent> log = new ListAppender<>();
+        Level level = logger.getLevel();
+        logger.setLevel(Level.DEBUG);
+        log.start();
+        logger.addAppender(log);
+        try {
+            RedisServer server = redis.startAnother();
+            LockClient client = closeLater(LockClient.create(
+                    RedisURI.create(server.uri()),
+                    LockClientOptions.builder()
+                            .watchdogLease(Duration.ofSeconds(3))
+                            .operationTimeout(Duration.ofMillis(300))
+                            .build()));
+            server.stop();
+            RecordingLeaderListener events = new RecordingLeaderListener();
+            LeaderCandidate candidate = started(client, events);
+
+            // each attempt fails after the operation timeout; the back-off between them is at most a
+            // renewal period (1 s), so several fail while one WARN says so
+            await().atMost(Waits.GRANTED)
+                    .until(() -> lines(log, Level.DEBUG, "failed").size() >= 3);
+            assertThat(lines(log, Level.WARN, "cannot take part in the election"))
+                    .singleElement()
+                    .asString()
+                    .contains(role)
+                    .contains("at most 1000 ms apart");
+            assertThat(candidate.isLeader()).isFalse();
+
+            server.restart();
+
+            await().atMost(Waits.GRANTED).until(candidate::isLeader);
+            assertThat(lines(log, Level.INFO, "reached Redis again")).hasSize(1);
+            assertThat(lines(log, Level.WARN, "")).hasSize(1);
+            assertThat(events.grants()).hasSize(1);
+        } finally {
+            logger.detachAppender(log);
+            logger.setLevel(level);
+        }
+    }
+
+    private static List<String> lines(ListAppender<ILoggingEvent> log, Level level, String containing) {
+        return log.list.stream()
+                .filter(e -> e.getLevel() == level)
+                .map(ILoggingEvent::getFormattedMessage)
+                .filter(m -> m.contains(containing))
+                .toList();
     }
 }
