@@ -7,9 +7,8 @@ import dev.distlock.core.internal.engine.LockKind;
 import dev.distlock.core.internal.engine.ReadWriteKind;
 import dev.distlock.core.internal.engine.RedisNode;
 import dev.distlock.core.internal.engine.ReentrantKind;
-import dev.distlock.core.internal.engine.SemaphoreKind;
+import dev.distlock.core.internal.leader.Candidate;
 import dev.distlock.core.internal.lock.MultiLock;
-import dev.distlock.core.internal.lock.PortSemaphore;
 import dev.distlock.core.internal.lock.ThreadBoundLock;
 import dev.distlock.core.internal.lock.ThreadBoundReadWriteLock;
 import dev.distlock.core.internal.memory.MemoryPort;
@@ -122,21 +121,10 @@ public final class LockClient implements AutoCloseable {
     }
 
     /**
-     * A fair lock on {@code key}; cheap, no Redis call. Threads get it in the order they first
-     * asked, across all clients: a waiting thread keeps its place in a queue in Redis and is woken
-     * alone when its turn comes. A waiter that disappears without giving up (a crashed process)
-     * holds up the queue for a few seconds at most. Use either the fair or the plain lock for a
-     * given key, never both: the plain one would not queue.
-     *
-     * <pre>{@code
-     * RedisLock lock = client.getFairLock("invoice-numbers");
-     * lock.lock();
-     * try {
-     *     ...
-     * } finally {
-     *     lock.unlock();
-     * }
-     * }</pre>
+     * A fair lock on {@code key}; cheap, no Redis call. Threads get it in the order they first asked,
+     * across all clients: a waiter keeps its place in a queue in Redis and is woken alone when its turn
+     * comes; one that disappears without giving up (a crashed process) holds the queue up for a few
+     * seconds at most. Use either the fair or the plain lock for a given key, never both.
      */
     public RedisLock getFairLock(String key) {
         return getFairLock(key, key);
@@ -192,15 +180,8 @@ public final class LockClient implements AutoCloseable {
 
     private RedisSemaphore semaphore(String key, int permits, boolean fair) {
         LockKeys.requireName(key, options);
-        PortSemaphore.requirePermits(permits, key);
         LockType type = fair ? LockType.FAIR_SEMAPHORE : LockType.SEMAPHORE;
-        LockInfo info = new LockInfo(key, key, type, timedByCaller);
-        return new PortSemaphore<>(
-                key,
-                permits,
-                fair,
-                n -> engine.port(SemaphoreKind.of(permits, n, fair), info),
-                () -> engine.usedPermits(key));
+        return engine.semaphore(new LockInfo(key, key, type, timedByCaller), permits, fair);
     }
 
     /**
@@ -225,6 +206,29 @@ public final class LockClient implements AutoCloseable {
                 .toList();
         List<RedisLock> locks = sorted.stream().map(k -> getLock(k, name)).toList();
         return new MultiLock(sorted, locks);
+    }
+
+    /** A candidate for the leadership of {@code role} that tells nobody; see {@link #leader(String, LeaderListener)}. */
+    public LeaderCandidate leader(String role) {
+        return leader(role, new LeaderListener() {});
+    }
+
+    /**
+     * A candidate for the leadership of {@code role} (say {@code billing-consumer}) that tells {@code listener}
+     * when it is granted and revoked; nothing is sent before {@link LeaderCandidate#start()}. On this client's
+     * watchdog lease (a dead leader is replaced within one), over the reentrant lock {@code leader:<role>}.
+     *
+     * @throws IllegalArgumentException when {@code role} is null, blank or not a valid lock name
+     */
+    public LeaderCandidate leader(String role, LeaderListener listener) {
+        return Candidate.create(
+                role,
+                listener,
+                options,
+                LockType.REENTRANT,
+                timedByCaller,
+                named -> engine.port(ReentrantKind.INSTANCE, named),
+                closed::get);
     }
 
     /**
@@ -281,12 +285,10 @@ public final class LockClient implements AutoCloseable {
     }
 
     /**
-     * Stops the watchdog and closes the connections; held locks are not released (their holders may
-     * still run) and expire within one lease. A hold on the watchdog lease is reported lost at once
-     * (listeners, WARN, interrupt when chosen), since nothing renews it any more, and its unlock throws
-     * {@link LockLeaseExpiredException}; a fixed lease lasts as long as its holder was told. Threads waiting for a lock of this client wake at once
-     * with a {@link LockException}, and every later call on its locks throws a {@link LockException}
-     * saying the client is closed. Calling it again does nothing.
+     * Stops the watchdog and closes the connections; held locks are not released and expire within one
+     * lease. A hold on the watchdog lease is reported lost at once (nothing renews it any more) and its
+     * unlock throws {@link LockLeaseExpiredException}. Waiting threads wake at once with a {@link LockException},
+     * as does every later call. Calling it again does nothing.
      */
     @Override
     public void close() {

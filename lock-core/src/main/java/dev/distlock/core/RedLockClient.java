@@ -1,5 +1,6 @@
 package dev.distlock.core;
 
+import dev.distlock.core.internal.leader.Candidate;
 import dev.distlock.core.internal.lock.ThreadBoundLock;
 import dev.distlock.core.internal.redis.LockKeys;
 import dev.distlock.core.internal.redlock.DistinctNodes;
@@ -193,6 +194,21 @@ public final class RedLockClient implements AutoCloseable {
         LockKeys.requireName(key, options);
         LockInfo info = new LockInfo(key, name == null ? key : name, LockType.REDLOCK, timedByCaller);
         return new ThreadBoundLock<>(info, engine.port(info), "RedLock");
+    }
+
+    /** A candidate for the leadership of {@code role} that tells nobody; see {@link #leader(String, LeaderListener)}. */
+    public LeaderCandidate leader(String role) {
+        return leader(role, new LeaderListener() {});
+    }
+
+    /**
+     * A candidate for the leadership of {@code role} held as a RedLock on a majority of the nodes; see
+     * {@link LockClient#leader(String, LeaderListener)}. Its term is the RedLock's fencing token.
+     *
+     * @throws IllegalArgumentException when {@code role} is null, blank or not a valid lock name
+     */
+    public LeaderCandidate leader(String role, LeaderListener listener) {
+        return Candidate.create(role, listener, options, LockType.REDLOCK, timedByCaller, engine::port, closed::get);
     }
 
     /** Unique id of this client; part of the owner id it writes to every node. */

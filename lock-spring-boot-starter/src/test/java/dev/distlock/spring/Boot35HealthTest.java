@@ -1,6 +1,7 @@
 package dev.distlock.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.distlock.core.LockLeaseExpiredException;
 import dev.distlock.spring.actuate.DistributedLockBoot3HealthIndicator;
@@ -9,8 +10,10 @@ import dev.distlock.spring.annotation.DistributedLock;
 import dev.distlock.spring.autoconfigure.DistributedLockActuatorAutoConfiguration;
 import dev.distlock.spring.autoconfigure.DistributedLockAutoConfiguration;
 import dev.distlock.spring.autoconfigure.DistributedLockBoot3HealthAutoConfiguration;
+import dev.distlock.spring.autoconfigure.DistributedLockLeaderAutoConfiguration;
 import dev.distlock.testsupport.RedisExtension;
 import dev.distlock.testsupport.RedisServer;
+import dev.distlock.testsupport.Waits;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -42,6 +45,7 @@ class Boot35HealthTest {
                 .withConfiguration(AutoConfigurations.of(
                         BootLine.REDIS,
                         DistributedLockAutoConfiguration.class,
+                        DistributedLockLeaderAutoConfiguration.class,
                         DistributedLockActuatorAutoConfiguration.class,
                         DistributedLockBoot3HealthAutoConfiguration.class,
                         EndpointAutoConfiguration.class,
@@ -53,7 +57,8 @@ class Boot35HealthTest {
                         "spring.data.redis.timeout=1s",
                         "distlock.operation-timeout=1s",
                         "management.endpoint.health.show-details=always",
-                        "management.endpoints.web.exposure.include=health,distributedlocks")
+                        "management.endpoints.web.exposure.include=health,distributedlocks",
+                        "distlock.leader.roles=boot35-health-" + server.port())
                 .withBean(Jobs.class);
     }
 
@@ -86,6 +91,10 @@ class Boot35HealthTest {
             Health up = lockHealth(endpoint);
             assertThat(up.getStatus()).isEqualTo(Status.UP);
             assertThat(up.getDetails()).containsEntry("mode", "redis").containsKey("leaseLossWindow");
+            await().atMost(Waits.GRANTED)
+                    .until(() -> ((java.util.Map<?, ?>)
+                                    lockHealth(endpoint).getDetails().get("leading"))
+                            .containsKey("boot35-health-" + server.port()));
             assertThat((List<?>) up.getDetails().get("recentLeaseLosses"))
                     .singleElement()
                     .asString()

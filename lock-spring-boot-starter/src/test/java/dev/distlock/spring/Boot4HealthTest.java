@@ -1,10 +1,13 @@
 package dev.distlock.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.distlock.spring.autoconfigure.DistributedLockAutoConfiguration;
+import dev.distlock.spring.autoconfigure.DistributedLockLeaderAutoConfiguration;
 import dev.distlock.spring.autoconfigure.DistributedLockMetricsAutoConfiguration;
 import dev.distlock.testsupport.RedisExtension;
+import dev.distlock.testsupport.Waits;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -62,5 +65,20 @@ class Boot4HealthTest {
             assertThat(health.health().getStatus()).isEqualTo(Status.UP);
             assertThat(health.health().getDetails()).containsEntry("mode", "local");
         });
+    }
+
+    @Test
+    void theHealthDetailsListTheRolesThisInstanceLeads() {
+        LocalModeTest.runner()
+                .withConfiguration(AutoConfigurations.of(DistributedLockLeaderAutoConfiguration.class))
+                .withPropertyValues("distlock.leader.roles=nightly-report")
+                .run(context -> {
+                    HealthIndicator health = context.getBean("distributedLockHealthIndicator", HealthIndicator.class);
+                    await().atMost(Waits.GRANTED)
+                            .until(
+                                    () -> health.health().getDetails().get("leading"),
+                                    leading -> ((java.util.Map<?, ?>) leading).containsKey("nightly-report"));
+                    assertThat(health.health().getStatus()).isEqualTo(Status.UP);
+                });
     }
 }

@@ -3,6 +3,8 @@ package dev.distlock.spring.actuate;
 import dev.distlock.spring.execution.ActiveHolds;
 import dev.distlock.spring.execution.LockSource;
 import java.time.Duration;
+import java.util.Map;
+import java.util.function.Supplier;
 import org.springframework.boot.actuate.health.AbstractHealthIndicator;
 import org.springframework.boot.actuate.health.Health;
 
@@ -25,8 +27,19 @@ public class DistributedLockBoot3HealthIndicator extends AbstractHealthIndicator
     /** @param timeout how long the check waits for Redis before it reports DOWN (distlock.health.timeout) */
     public DistributedLockBoot3HealthIndicator(
             LockSource source, ActiveHolds holds, RecentLeaseLosses losses, String mode, Duration timeout) {
+        this(source, holds, losses, mode, timeout, Map::of);
+    }
+
+    /** @param leading the leader roles this instance leads now, with their terms (the starter's {@code Leadership}) */
+    public DistributedLockBoot3HealthIndicator(
+            LockSource source,
+            ActiveHolds holds,
+            RecentLeaseLosses losses,
+            String mode,
+            Duration timeout,
+            Supplier<Map<String, Long>> leading) {
         super(LockHealthCheck.FAILED);
-        this.check = new LockHealthCheck(source, holds, losses, mode, timeout);
+        this.check = new LockHealthCheck(source, holds, losses, mode, timeout, leading);
     }
 
     @Override

@@ -7,12 +7,13 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 
 /**
  * {@code /actuator/distributedlocks}: the locks this instance holds through {@code @DistributedLock}
- * and {@code LockTemplate} right now. Read-only; see {@link ForceUnlockDistributedLocksEndpoint} for
+ * and {@code LockTemplate} right now, the others its lock clients hold, and the leader roles it leads. Read-only; see {@link ForceUnlockDistributedLocksEndpoint} for
  * the opt-in force-unlock.
  */
 @Endpoint(id = DistributedLocksEndpoint.ID)
@@ -27,11 +28,19 @@ public class DistributedLocksEndpoint {
     private final ActiveHolds holds;
     private final String mode;
     private final LockSource source;
+    private final Supplier<Map<String, Long>> leading;
 
     public DistributedLocksEndpoint(ActiveHolds holds, String mode, LockSource source) {
+        this(holds, mode, source, Map::of);
+    }
+
+    /** @param leading the leader roles this instance leads now, with their terms (the starter's {@code Leadership}) */
+    public DistributedLocksEndpoint(
+            ActiveHolds holds, String mode, LockSource source, Supplier<Map<String, Long>> leading) {
         this.holds = holds;
         this.mode = mode;
         this.source = source;
+        this.leading = leading;
     }
 
     @ReadOperation
@@ -45,7 +54,8 @@ public class DistributedLocksEndpoint {
                 mode,
                 SCOPE,
                 entries.stream().map(DistributedLocksEndpoint::describe).toList(),
-                others);
+                others,
+                leading.get());
     }
 
     /** Whether the client's {@code held} is the starter's hold {@code entry} (same key, same grant's token). */
@@ -93,9 +103,17 @@ public class DistributedLocksEndpoint {
                 leaseError);
     }
 
-    /** The endpoint's answer. */
+    /**
+     * The endpoint's answer.
+     *
+     * @param leading the leader roles this instance leads now, each with the term of its leadership
+     */
     public record HoldsDescriptor(
-            String mode, String scope, List<HoldDescriptor> holds, List<OtherHoldDescriptor> otherHolds) {}
+            String mode,
+            String scope,
+            List<HoldDescriptor> holds,
+            List<OtherHoldDescriptor> otherHolds,
+            Map<String, Long> leading) {}
 
     /**
      * One hold taken directly through a lock client, not through the starter; what the client knows of

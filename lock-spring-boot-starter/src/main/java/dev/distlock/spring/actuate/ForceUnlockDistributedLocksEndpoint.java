@@ -5,7 +5,9 @@ import dev.distlock.spring.execution.LockSource;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -28,7 +30,13 @@ public class ForceUnlockDistributedLocksEndpoint extends DistributedLocksEndpoin
     private final LockSource source;
 
     public ForceUnlockDistributedLocksEndpoint(ActiveHolds holds, String mode, LockSource source) {
-        super(holds, mode, source);
+        this(holds, mode, source, Map::of);
+    }
+
+    /** @param leading the leader roles this instance leads now, with their terms (the starter's {@code Leadership}) */
+    public ForceUnlockDistributedLocksEndpoint(
+            ActiveHolds holds, String mode, LockSource source, Supplier<Map<String, Long>> leading) {
+        super(holds, mode, source, leading);
         this.source = source;
     }
 

@@ -3,6 +3,7 @@ package dev.distlock.spring.actuate;
 import dev.distlock.spring.execution.ActiveHolds;
 import dev.distlock.spring.execution.LockSource;
 import java.time.Duration;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
@@ -10,6 +11,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 /**
  * What the {@code distributedLock} health indicator reports, whichever Spring Boot health API shows it
@@ -33,6 +35,7 @@ final class LockHealthCheck {
     private final RecentLeaseLosses losses;
     private final String mode;
     private final Duration timeout;
+    private final Supplier<Map<String, Long>> leading;
 
     /**
      * The check still running, if any: a later health request waits for it rather than starting another, so
@@ -40,7 +43,14 @@ final class LockHealthCheck {
      */
     private CompletableFuture<Void> inFlight = CompletableFuture.completedFuture(null);
 
-    LockHealthCheck(LockSource source, ActiveHolds holds, RecentLeaseLosses losses, String mode, Duration timeout) {
+    LockHealthCheck(
+            LockSource source,
+            ActiveHolds holds,
+            RecentLeaseLosses losses,
+            String mode,
+            Duration timeout,
+            Supplier<Map<String, Long>> leading) {
+        this.leading = leading;
         this.source = source;
         this.holds = holds;
         this.losses = losses;
@@ -49,8 +59,8 @@ final class LockHealthCheck {
     }
 
     /**
-     * Reports to a health builder of either Boot line: the mode, the holds listed by the endpoint and
-     * recent lease losses with their window as details; then up, or down with the error when the lock
+     * Reports to a health builder of either Boot line: the mode, the holds listed by the endpoint,
+     * recent lease losses with their window, and the leader roles this instance leads (with their terms) as details; then up, or down with the error when the lock
      * client's own connection does not answer within distlock.health.timeout (or fails sooner).
      */
     void report(BiConsumer<String, Object> detail, Runnable up, Consumer<Throwable> down) {
@@ -58,6 +68,7 @@ final class LockHealthCheck {
         detail.accept("holds", holds.size());
         detail.accept("recentLeaseLosses", losses.recent());
         detail.accept("leaseLossWindow", losses.window().toString());
+        detail.accept("leading", leading.get());
         try {
             check().get(timeout.toNanos(), TimeUnit.NANOSECONDS);
         } catch (TimeoutException e) {

@@ -7,6 +7,10 @@ import dev.distlock.spring.actuate.ForceUnlockDistributedLocksEndpoint;
 import dev.distlock.spring.actuate.RecentLeaseLosses;
 import dev.distlock.spring.execution.ActiveHolds;
 import dev.distlock.spring.execution.LockSource;
+import dev.distlock.spring.leader.Leadership;
+import java.util.Map;
+import java.util.function.Supplier;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -49,6 +53,14 @@ public class DistributedLockActuatorAutoConfiguration {
                 properties.getHealth().getLeaseLossWindow(), "distlock.health.lease-loss-window", true, environment));
     }
 
+    /** The roles this instance leads, with their terms; none without a Leadership bean. */
+    static Supplier<Map<String, Long>> leading(ObjectProvider<Leadership> leadership) {
+        return () -> {
+            Leadership l = leadership.getIfAvailable();
+            return l == null ? Map.of() : l.leading();
+        };
+    }
+
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnClass(Endpoint.class)
     @ConditionalOnAvailableEndpoint(DistributedLocksEndpoint.class)
@@ -58,16 +70,22 @@ public class DistributedLockActuatorAutoConfiguration {
         @ConditionalOnMissingBean(DistributedLocksEndpoint.class)
         @ConditionalOnBooleanProperty(name = FORCE_UNLOCK, havingValue = false, matchIfMissing = true)
         DistributedLocksEndpoint distributedLocksEndpoint(
-                ActiveHolds holds, DistributedLockProperties properties, LockSource source) {
-            return new DistributedLocksEndpoint(holds, mode(properties), source);
+                ActiveHolds holds,
+                DistributedLockProperties properties,
+                LockSource source,
+                ObjectProvider<Leadership> leadership) {
+            return new DistributedLocksEndpoint(holds, mode(properties), source, leading(leadership));
         }
 
         @Bean
         @ConditionalOnMissingBean(DistributedLocksEndpoint.class)
         @ConditionalOnBooleanProperty(name = FORCE_UNLOCK)
         ForceUnlockDistributedLocksEndpoint distributedLocksForceUnlockEndpoint(
-                ActiveHolds holds, DistributedLockProperties properties, LockSource source) {
-            return new ForceUnlockDistributedLocksEndpoint(holds, mode(properties), source);
+                ActiveHolds holds,
+                DistributedLockProperties properties,
+                LockSource source,
+                ObjectProvider<Leadership> leadership) {
+            return new ForceUnlockDistributedLocksEndpoint(holds, mode(properties), source, leading(leadership));
         }
     }
 
@@ -91,9 +109,15 @@ public class DistributedLockActuatorAutoConfiguration {
                 ActiveHolds holds,
                 RecentLeaseLosses losses,
                 DistributedLockProperties properties,
-                Environment environment) {
+                Environment environment,
+                ObjectProvider<Leadership> leadership) {
             return new DistributedLockHealthIndicator(
-                    source, holds, losses, mode(properties), healthTimeout(properties, environment));
+                    source,
+                    holds,
+                    losses,
+                    mode(properties),
+                    healthTimeout(properties, environment),
+                    leading(leadership));
         }
     }
 }

@@ -5,6 +5,8 @@ import dev.distlock.spring.actuate.DistributedLockBoot3HealthIndicator;
 import dev.distlock.spring.actuate.RecentLeaseLosses;
 import dev.distlock.spring.execution.ActiveHolds;
 import dev.distlock.spring.execution.LockSource;
+import dev.distlock.spring.leader.Leadership;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.health.ConditionalOnEnabledHealthIndicator;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -47,12 +49,14 @@ public class DistributedLockBoot3HealthAutoConfiguration {
             ActiveHolds holds,
             RecentLeaseLosses losses,
             DistributedLockProperties properties,
-            Environment environment) {
+            Environment environment,
+            ObjectProvider<Leadership> leadership) {
         return new DistributedLockBoot3HealthIndicator(
                 source,
                 holds,
                 losses,
                 DistributedLockActuatorAutoConfiguration.mode(properties),
-                DistributedLockActuatorAutoConfiguration.healthTimeout(properties, environment));
+                DistributedLockActuatorAutoConfiguration.healthTimeout(properties, environment),
+                DistributedLockActuatorAutoConfiguration.leading(leadership));
     }
 }

@@ -3,6 +3,8 @@ package dev.distlock.spring.autoconfigure;
 import dev.distlock.core.LockClient;
 import dev.distlock.spring.aop.DistributedLockAdvisor;
 import dev.distlock.spring.execution.LockSource;
+import dev.distlock.spring.leader.Leadership;
+import dev.distlock.spring.metrics.LeadershipMetrics;
 import dev.distlock.spring.metrics.LockInstrumentation;
 import dev.distlock.spring.metrics.LockMetersAtStartup;
 import dev.distlock.spring.metrics.LockMetrics;
@@ -106,6 +108,20 @@ public class DistributedLockMetricsAutoConfiguration {
             advisor.ifAvailable(
                     a -> a.declaredLocks(beanFactory).forEach(lock -> meters.register(lock.name(), lock.type())));
         };
+    }
+
+    /** Leaderships granted and revoked per role, counted from the leader elections' events. */
+    @Bean
+    @ConditionalOnMissingBean
+    LeadershipMetrics distributedLockLeadershipMetrics(MeterRegistry registry) {
+        return new LeadershipMetrics(registry);
+    }
+
+    /** The leadership counters of every role at zero once the application has started. */
+    @Bean
+    SmartInitializingSingleton distributedLockLeadershipMetersAtStartup(
+            LeadershipMetrics metrics, ObjectProvider<Leadership> leadership) {
+        return () -> leadership.ifAvailable(l -> metrics.registerRoles(l.roles()));
     }
 
     /** Registered directly (not as a MeterBinder) so it works without Spring Boot's metrics auto-configuration too. */

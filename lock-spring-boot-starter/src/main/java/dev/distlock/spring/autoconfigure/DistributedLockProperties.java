@@ -6,7 +6,7 @@ import org.springframework.boot.context.properties.NestedConfigurationProperty;
 
 /**
  * Settings of distributed locks, under {@code distlock.*}. The groups ({@code aop}, {@code redlock},
- * {@code metrics}, {@code actuator}, {@code health}) are classes of their own beside this one.
+ * {@code metrics}, {@code actuator}, {@code health}, {@code leader}) are classes of their own beside this one.
  */
 @ConfigurationProperties("distlock")
 public class DistributedLockProperties {
@@ -84,6 +84,9 @@ public class DistributedLockProperties {
 
     @NestedConfigurationProperty
     private final DistributedLockHealthProperties health = new DistributedLockHealthProperties();
+
+    @NestedConfigurationProperty
+    private final DistributedLockLeaderProperties leader = new DistributedLockLeaderProperties();
 
     public boolean isEnabled() {
         return enabled;
@@ -261,5 +264,9 @@ public class DistributedLockProperties {
 
     public DistributedLockHealthProperties getHealth() {
         return health;
+    }
+
+    public DistributedLockLeaderProperties getLeader() {
+        return leader;
     }
 }

@@ -1,6 +1,8 @@
 package dev.distlock.spring.local;
 
 import dev.distlock.core.HeldLock;
+import dev.distlock.core.LeaderCandidate;
+import dev.distlock.core.LeaderListener;
 import dev.distlock.core.LockClient;
 import dev.distlock.core.LockClientOptions;
 import dev.distlock.core.LockType;
@@ -46,6 +48,11 @@ public final class LocalLocks implements LockSource, AutoCloseable {
             redLock = RedLockClient.of(redLockNodes, options);
         }
         return redLock;
+    }
+
+    /** A leader candidate on the local lock client: the election runs among this JVM's candidates. */
+    public LeaderCandidate leader(String role, LeaderListener listener) {
+        return client.leader(role, listener);
     }
 
     @Override

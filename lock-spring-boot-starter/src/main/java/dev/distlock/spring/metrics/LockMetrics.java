@@ -19,6 +19,12 @@ public final class LockMetrics {
     public static final String LOST = "distributed.lock.lost";
     /** Counter of holds that ran past the long-hold fraction of distlock.max-hold (those past it count as lost). */
     public static final String LONG_HOLDS = "distributed.lock.long.holds";
+    /** Counter of leaderships this instance was granted; tag {@link #ROLE}. */
+    public static final String LEADER_GRANTED = "distributed.lock.leader.granted";
+    /** Counter of leaderships of this instance that ended (yielded, stopped, lost); tag {@link #ROLE}. */
+    public static final String LEADER_REVOKED = "distributed.lock.leader.revoked";
+    /** The leader role, as {@code distlock.leader.roles} or a {@code LeaderElection} bean names it. */
+    public static final String ROLE = "role";
 
     /**
      * The lock's declared name, never the resolved key, for {@code @DistributedLock} and {@code LockTemplate}; a lock

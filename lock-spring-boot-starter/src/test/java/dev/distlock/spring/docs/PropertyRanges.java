@@ -73,6 +73,11 @@ public final class PropertyRanges {
                     List.of("app{x}:", "app}x:", "app\tx:"),
                     List.of("", "app:")),
             range(
+                    "distlock.leader.roles",
+                    "none, or role names, each not blank and listed once",
+                    List.of("a,a", "a,,b"),
+                    List.of("a,b")),
+            range(
                     "distlock.redlock.nodes",
                     "none, or 3 or more independent masters, each listed once",
                     List.of(
