@@ -79,7 +79,7 @@ public final class SemaphoreKind extends LockKind {
     }
 
     @Override
-    CompletableFuture<Long> release(ScriptCalls scripts, LockKeys keys, ScriptArgs.Release r) {
+    public CompletableFuture<Long> release(ScriptCalls scripts, LockKeys keys, ScriptArgs.Release r) {
         return scripts.integer(
                 LockScript.SEM_RELEASE,
                 new String[] {keys.lock(), keys.note(r.owner()), keys.waiters()},
@@ -91,13 +91,14 @@ public final class SemaphoreKind extends LockKind {
     }
 
     @Override
-    CompletableFuture<Long> renew(ScriptCalls scripts, LockKeys keys, String owner, String grantId, long leaseMs) {
+    public CompletableFuture<Long> renew(
+            ScriptCalls scripts, LockKeys keys, String owner, String grantId, long leaseMs) {
         return scripts.integer(
                 LockScript.SEM_RENEW, new String[] {keys.lock()}, owner, grantId, ScriptArgs.decimal(leaseMs));
     }
 
     /** The permits of the semaphore at {@code keys} held now. */
-    static CompletableFuture<Long> used(ScriptCalls scripts, LockKeys keys) {
+    public static CompletableFuture<Long> used(ScriptCalls scripts, LockKeys keys) {
         return scripts.integer(LockScript.SEM_USED, new String[] {keys.lock()});
     }
 
@@ -107,7 +108,7 @@ public final class SemaphoreKind extends LockKind {
     }
 
     @Override
-    CompletableFuture<?> gaveUp(ScriptCalls scripts, LockKeys keys, ScriptArgs.Leave args) {
+    public CompletableFuture<?> gaveUp(ScriptCalls scripts, LockKeys keys, ScriptArgs.Leave args) {
         if (!fair) {
             return CompletableFuture.completedFuture(null);
         }
