@@ -17,6 +17,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.locks.Lock;
+import org.springframework.integration.redis.util.RedisLockRegistry.RedisLockType;
 
 /**
  * Scenario 11 on a Redis Cluster of three masters (no replicas: two cores do not carry six servers),
@@ -24,7 +25,8 @@ import java.util.concurrent.locks.Lock;
  * a key picked at random from {@code threads} keys per master, so locks are contended across clients and
  * their wake-ups are spread over every shard. "distlock" publishes them with sharded pub/sub (Redis 7),
  * "distlock, PUBLISH" with the broadcast PUBLISH ({@code -Ddistlock.sharded-pubsub=false} as its clients
- * connect). Redis counters are of all masters together, and the pub/sub messages node by node.
+ * connect); the peers run on the cluster with their defaults. Redis counters are of all masters together,
+ * and the pub/sub messages node by node.
  */
 final class ClusterRun implements AutoCloseable {
 
@@ -66,19 +68,18 @@ final class ClusterRun implements AutoCloseable {
         List<String> keys = keysOnEveryMaster(config.threads());
         RedisClusterClient lettuce = RedisClusterClient.create(
                 cluster.uris().stream().map(RedisURI::create).toList());
-        List<LockClient> clients = new ArrayList<>();
+        List<LockProvider> clients = new ArrayList<>();
         try {
             for (int i = 0; i < 2; i++) {
-                clients.add(open(lettuce, library == Library.DISTLOCK_PUBLISH));
+                clients.add(open(library, lettuce));
             }
             Occupancy occupancy = Occupancy.local(keys.size());
             List<Occupancy.Slot> slots = keys.stream().map(occupancy::slot).toList();
             List<Lock> workers = new ArrayList<>();
             for (int t = 0; t < config.threads(); t++) {
-                LockClient client = clients.get(t % clients.size());
-                Workload.prime(client.getLock("bench-prime-" + t));
-                List<Lock> locks =
-                        keys.stream().map(k -> (Lock) client.getLock(k)).toList();
+                LockProvider client = clients.get(t % clients.size());
+                Workload.prime(client.lock("bench-prime-" + t));
+                List<Lock> locks = keys.stream().map(client::lock).toList();
                 workers.add(new KeyRotation(locks, slots));
             }
             ClusterCounters counters = new ClusterCounters(admins);
@@ -95,22 +96,54 @@ final class ClusterRun implements AutoCloseable {
                             null)
                     .withCluster(counters.messages());
         } finally {
-            clients.forEach(LockClient::close);
+            clients.forEach(LockProvider::close);
             lettuce.shutdown();
         }
     }
 
+    /** One client of {@code library} on the cluster, each at its defaults as in the other scenarios. */
+    private LockProvider open(Library library, RedisClusterClient lettuce) {
+        List<String> uris = cluster.uris();
+        return switch (library) {
+            case DISTLOCK -> distlock(lettuce, false);
+            case DISTLOCK_PUBLISH -> distlock(lettuce, true);
+            case REDISSON -> new RedissonProvider(uris, false, Library.DEFAULT_LEASE);
+            case REDISSON_EPOLL -> new RedissonProvider(uris, true, Library.DEFAULT_LEASE);
+            case SPRING_SPIN -> new SpringProvider(hostPorts(), RedisLockType.SPIN_LOCK);
+            case SPRING_PUB_SUB -> new SpringProvider(hostPorts(), RedisLockType.PUB_SUB_LOCK);
+            case RAW_FLOOR, RAW_FLOOR_AGAIN, RAW_SCRIPTS ->
+                throw new IllegalArgumentException(library.label + " is not a lock: not on the cluster");
+        };
+    }
+
+    private List<String> hostPorts() {
+        return cluster.nodes().stream().map(n -> n.host() + ":" + n.port()).toList();
+    }
+
     /** A distlock client on the cluster; with {@code plain}, one that publishes wake-ups with PUBLISH. */
-    private static LockClient open(RedisClusterClient lettuce, boolean plain) {
-        if (!plain) {
-            return LockClient.create(lettuce, LockClientOptions.defaults());
+    private static LockProvider distlock(RedisClusterClient lettuce, boolean plain) {
+        LockClient client;
+        if (plain) {
+            System.setProperty(PLAIN_PUBLISH, "false"); // read as the client connects
+            try {
+                client = LockClient.create(lettuce, LockClientOptions.defaults());
+            } finally {
+                System.clearProperty(PLAIN_PUBLISH);
+            }
+        } else {
+            client = LockClient.create(lettuce, LockClientOptions.defaults());
         }
-        System.setProperty(PLAIN_PUBLISH, "false"); // read as the client connects
-        try {
-            return LockClient.create(lettuce, LockClientOptions.defaults());
-        } finally {
-            System.clearProperty(PLAIN_PUBLISH);
-        }
+        return new LockProvider() {
+            @Override
+            public Lock lock(String key) {
+                return client.getLock(key);
+            }
+
+            @Override
+            public void close() {
+                client.close();
+            }
+        };
     }
 
     /** {@code perMaster} lock names whose slots each master owns, so wake-ups come from every shard. */

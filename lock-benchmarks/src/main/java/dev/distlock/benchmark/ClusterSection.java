@@ -25,16 +25,17 @@ final class ClusterSection {
                 .orElse(0);
         md.append("\n## Redis Cluster\n\n");
         md.append(s.label(config))
-                .append(
-                        ": three masters started by the benchmark, no replicas (two cores do not carry six "
-                                + "servers), the keys spread evenly over the masters; two clients, the workers split between "
-                                + "them, each op on a key picked at random. Wake-ups: PUBLISH and SPUBLISH the masters ran "
-                                + "(the release scripts'), per op. Messages per wake-up, node by node: each master's own wake-ups "
-                                + "plus those it got from another node over the cluster bus (`CLUSTER INFO` "
-                                + "cluster_stats_messages_publish_received and _publishshard_received), divided by all wake-ups "
-                                + "of the cluster; \"other nodes\" is the part the bus carried, what nodes that do not own a lock's "
-                                + "slot handled for it. A PUBLISH is broadcast to every node (other nodes: masters - 1); an "
-                                + "SPUBLISH stays on the shard that owns its channel's slot (0). Redis CPU: of all masters.\n\n");
+                .append(": three masters started by the benchmark, no replicas (two cores do not carry six "
+                        + "servers), the keys spread evenly over the masters; two clients of each library, the workers "
+                        + "split between them, each op on a key picked at random. distlock uses sharded pub/sub (Redis 7), "
+                        + "\"distlock, PUBLISH\" the broadcast PUBLISH; the peers run with their defaults. Wake-ups: "
+                        + "PUBLISH and SPUBLISH the masters ran (the releases'), per op. Messages per wake-up, node by "
+                        + "node: each master's own wake-ups plus those it got from another node over the cluster bus "
+                        + "(`CLUSTER INFO` cluster_stats_messages_publish_received and _publishshard_received), divided "
+                        + "by all wake-ups of the cluster; \"other nodes\" is the part the bus carried, what nodes that "
+                        + "do not own a lock's slot handled for it. A PUBLISH is broadcast to every node (other nodes: "
+                        + "masters - 1); an SPUBLISH stays on the shard that owns its channel's slot (0). Redis CPU: of "
+                        + "all masters.\n\n");
         md.append("| library | ops/s | p99 ms | Redis CPU µs/op | wake-ups/op |");
         for (int i = 1; i <= masters; i++) {
             md.append(" node ").append(i).append(" messages/wake-up |");

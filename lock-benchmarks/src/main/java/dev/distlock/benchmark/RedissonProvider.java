@@ -1,6 +1,7 @@
 package dev.distlock.benchmark;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.locks.Lock;
 import org.redisson.Redisson;
@@ -26,14 +27,27 @@ final class RedissonProvider implements LockProvider {
     private final RedissonReactiveClient reactive;
 
     RedissonProvider(String host, int port, boolean epoll, Duration watchdogLease) {
+        Config config = config(epoll, watchdogLease);
+        config.useSingleServer().setAddress("redis://" + host + ":" + port);
+        this.client = Redisson.create(config);
+        this.reactive = client.reactive();
+    }
+
+    /** On the Redis Cluster of {@code nodes} ({@code redis://host:port}), with Redisson's cluster defaults. */
+    RedissonProvider(List<String> nodes, boolean epoll, Duration watchdogLease) {
+        Config config = config(epoll, watchdogLease);
+        config.useClusterServers().addNodeAddress(nodes.toArray(String[]::new));
+        this.client = Redisson.create(config);
+        this.reactive = client.reactive();
+    }
+
+    private static Config config(boolean epoll, Duration watchdogLease) {
         Config config = new Config();
         if (epoll) {
             config.setTransportMode(TransportMode.EPOLL);
         }
         config.setLockWatchdogTimeout(watchdogLease.toMillis());
-        config.useSingleServer().setAddress("redis://" + host + ":" + port);
-        this.client = Redisson.create(config);
-        this.reactive = client.reactive();
+        return config;
     }
 
     @Override

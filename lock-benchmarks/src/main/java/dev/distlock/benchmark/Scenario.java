@@ -33,7 +33,8 @@ enum Scenario {
     REACTIVE_CONTENDED("10", "reactive, %d callers, 1 key", LockProvider.Feature.REACTIVE),
     /**
      * Redis Cluster of three masters: workers of two clients on keys spread over every master, so
-     * wake-ups come from every shard; sharded pub/sub against the broadcast PUBLISH (see {@link ClusterRun}).
+     * wake-ups come from every shard; distlock's sharded pub/sub against its broadcast PUBLISH and the peers (see
+     * {@link ClusterRun}).
      */
     CLUSTER_CONTENDED("11", "Redis Cluster, 3 masters: contended, %d threads in 2 clients, %d keys");
 
@@ -57,7 +58,7 @@ enum Scenario {
      */
     boolean runsWith(Library library) {
         if (this == CLUSTER_CONTENDED || library == Library.DISTLOCK_PUBLISH) {
-            return this == CLUSTER_CONTENDED && (library == Library.DISTLOCK || library == Library.DISTLOCK_PUBLISH);
+            return this == CLUSTER_CONTENDED && !library.isRawFloor(); // distlock, PUBLISH: on the cluster only
         }
         if (library.isRawFloor()) {
             return this == UNCONTENDED_SINGLE || this == UNCONTENDED_THREADS; // it cannot wait

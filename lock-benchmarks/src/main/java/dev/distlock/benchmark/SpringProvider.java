@@ -1,6 +1,8 @@
 package dev.distlock.benchmark;
 
+import java.util.List;
 import java.util.concurrent.locks.Lock;
+import org.springframework.data.redis.connection.RedisClusterConfiguration;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.integration.redis.util.RedisLockRegistry;
@@ -17,7 +19,16 @@ final class SpringProvider implements LockProvider {
     private final RedisLockRegistry registry;
 
     SpringProvider(String host, int port, RedisLockType type) {
-        factory = new LettuceConnectionFactory(new RedisStandaloneConfiguration(host, port));
+        this(new LettuceConnectionFactory(new RedisStandaloneConfiguration(host, port)), type);
+    }
+
+    /** On the Redis Cluster of {@code nodes} ({@code host:port}). */
+    SpringProvider(List<String> nodes, RedisLockType type) {
+        this(new LettuceConnectionFactory(new RedisClusterConfiguration(nodes)), type);
+    }
+
+    private SpringProvider(LettuceConnectionFactory factory, RedisLockType type) {
+        this.factory = factory;
         factory.afterPropertiesSet();
         factory.start();
         registry = new RedisLockRegistry(factory, "bench-registry");

@@ -154,7 +154,8 @@ class LockBenchmarkSmokeTest {
                     assertThat(r.cluster().busReceived())
                             .as("sharded wake-ups over the bus")
                             .isZero();
-                } else if (r.cluster().published() >= 20) {
+                } else if (r.library() == Library.DISTLOCK_PUBLISH
+                        && r.cluster().published() >= 20) {
                     // a wake-up published as the window opened or closed may cross the bus on the other side of it: not
                     // exactly 2
                     assertThat(r.cluster().otherNodesPerRelease()).isBetween(1.5, 2.5);

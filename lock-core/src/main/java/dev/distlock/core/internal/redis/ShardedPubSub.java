@@ -2,9 +2,11 @@ package dev.distlock.core.internal.redis;
 
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.async.AsyncExecutions;
-import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -54,20 +56,39 @@ final class ShardedPubSub {
         return false;
     }
 
-    /** The lowest {@code redis_version} among the masters. */
+    /**
+     * The lowest {@code redis_version} among the masters that answer within the connection's timeout (one
+     * deadline for all). A master that does not answer (down while its replica takes over, which runs the
+     * same version) is left out, so that a client started then chooses as the others do.
+     */
     private static String oldestMaster(StatefulRedisClusterConnection<String, String> cluster) {
-        Duration timeout = cluster.getTimeout();
+        long deadline = System.nanoTime() + cluster.getTimeout().toNanos();
         AsyncExecutions<String> infos = cluster.async().masters().commands().info("server");
+        return oldestAnswered(List.of(infos.futures()), deadline);
+    }
+
+    /** The lowest version of the {@code INFO server} replies that come by {@code deadline} ({@link System#nanoTime}). */
+    static String oldestAnswered(List<CompletableFuture<String>> infos, long deadline) {
         String oldest = null;
-        for (CompletableFuture<String> info : infos.futures()) {
-            String version = version(
-                    info.orTimeout(timeout.toNanos(), TimeUnit.NANOSECONDS).join());
-            if (oldest == null || compare(version, oldest) < 0) {
-                oldest = version;
+        RuntimeException unanswered = null;
+        for (CompletableFuture<String> info : infos) {
+            try {
+                String version = version(info.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS));
+                if (oldest == null || compare(version, oldest) < 0) {
+                    oldest = version;
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while reading the masters' versions", e);
+            } catch (ExecutionException | TimeoutException | RuntimeException e) {
+                unanswered = new IllegalStateException("a master did not tell its version: " + e, e);
             }
         }
         if (oldest == null) {
-            throw new IllegalStateException("no master known");
+            throw unanswered != null ? unanswered : new IllegalStateException("no master known");
+        }
+        if (unanswered != null) {
+            log.warn("distlock on Redis Cluster: choosing by the masters that answered; {}", unanswered.getMessage());
         }
         return oldest;
     }
