@@ -84,6 +84,10 @@ class SemaphoreAnnotationTest {
                             .tag("type", "SEMAPHORE")
                             .meters())
                     .isNotEmpty();
+            assertThat(exports.permitsHeldInside(registry))
+                    .as("the gauge counts the permit held")
+                    .isEqualTo(1.0);
+            assertThat(registry.get(LockMetrics.PERMITS).gauge().value()).isZero();
         });
     }
 
@@ -152,6 +156,11 @@ class SemaphoreAnnotationTest {
         @DistributedLock(key = "'partner-api'", permits = 2, waitTime = "200ms")
         public long exportOnce() {
             return LockContext.currentToken();
+        }
+
+        @DistributedLock(key = "'partner-api'", permits = 2, waitTime = "30s")
+        public double permitsHeldInside(MeterRegistry registry) {
+            return registry.get(LockMetrics.PERMITS).gauge().value();
         }
     }
 }

@@ -1,6 +1,7 @@
 package dev.distlock.spring.autoconfigure;
 
 import dev.distlock.core.LockClient;
+import dev.distlock.core.LockType;
 import dev.distlock.spring.aop.DistributedLockAdvisor;
 import dev.distlock.spring.execution.LockSource;
 import dev.distlock.spring.leader.Leadership;
@@ -130,5 +131,20 @@ public class DistributedLockMetricsAutoConfiguration {
         return Gauge.builder(LockMetrics.ACTIVE, source, LockSource::activeHolds)
                 .description("Distributed locks this instance holds now")
                 .register(registry);
+    }
+
+    /** Semaphore permits this instance holds now, from the clients' own records: no call to Redis. */
+    @Bean
+    Gauge distributedLockPermitsGauge(MeterRegistry registry, LockSource source) {
+        return Gauge.builder(LockMetrics.PERMITS, source, DistributedLockMetricsAutoConfiguration::permitsHeld)
+                .description("Semaphore permits this instance holds now")
+                .register(registry);
+    }
+
+    private static double permitsHeld(LockSource source) {
+        return source.heldLocks().stream()
+                .filter(held ->
+                        held.lock().type() == LockType.SEMAPHORE || held.lock().type() == LockType.FAIR_SEMAPHORE)
+                .count();
     }
 }
