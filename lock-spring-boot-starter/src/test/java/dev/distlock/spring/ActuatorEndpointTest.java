@@ -8,6 +8,7 @@ import dev.distlock.core.LockHandle;
 import dev.distlock.core.RedisLock;
 import dev.distlock.spring.annotation.DistributedLock;
 import dev.distlock.testsupport.IntegrationTest;
+import dev.distlock.testsupport.Waits;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -149,10 +150,12 @@ class ActuatorEndpointTest extends RunningApplication {
             awaitRelease(release);
         }
 
-        @DistributedLock(key = "short-job", leaseTime = "200ms")
+        // Runs out while the method runs, never before it starts: a 200 ms lease could, on a loaded host,
+        // between the grant and the fencing token's read ("no fencing token" instead of a lost lease).
+        @DistributedLock(key = "short-job", leaseTime = "1s")
         public void outliveLease() {
             org.awaitility.Awaitility.await()
-                    .atMost(Duration.ofSeconds(10))
+                    .atMost(Waits.GRANTED)
                     .until(() -> redis.command("EXISTS", "lock:{short-job}").equals(":0"));
         }
     }

@@ -35,7 +35,7 @@ class ActuatorHealthTest extends RunningApplication {
     @Test
     void healthIsUpWithRecentLeaseLossesAndDownWhileRedisDoesNotAnswer() throws Exception {
         try {
-            jobs.outliveLease(); // a 200 ms lease held past its end: reported lost
+            jobs.outliveLease(); // a 1 s lease held past its end: reported lost
         } catch (dev.distlock.core.LockLeaseExpiredException expected) {
             // the caller's view; the health details are what this test is about
         }

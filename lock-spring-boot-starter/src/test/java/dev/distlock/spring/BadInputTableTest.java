@@ -14,9 +14,9 @@ import dev.distlock.testsupport.RedisBinary;
 import dev.distlock.testsupport.RedisExtension;
 import dev.distlock.testsupport.RedisServer;
 import dev.distlock.testsupport.TestCertificates;
+import dev.distlock.testsupport.Waits;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicReference;
@@ -531,10 +531,13 @@ class BadInputTableTest {
             return CompletableFuture.completedFuture("done");
         }
 
-        /** Holds "report" on a 200 ms lease and keeps working after it ran out. */
-        @DistributedLock(key = "report", leaseTime = "200ms")
+        /**
+         * Holds "report" on a 1 s lease and keeps working after it ran out; long enough that it never runs out
+         * before the method starts (see ActuatorEndpointTest.Jobs).
+         */
+        @DistributedLock(key = "report", leaseTime = "1s")
         public void outlivesLease() {
-            await().atMost(Duration.ofSeconds(5))
+            await().atMost(Waits.GRANTED)
                     .until(() ->
                             redis.server().command("EXISTS", "lock:{report}").equals(":0"));
         }

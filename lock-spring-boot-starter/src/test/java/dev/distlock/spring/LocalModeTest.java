@@ -369,18 +369,20 @@ class LocalModeTest {
             return Optional.of("ran");
         }
 
-        @DistributedLock(key = "short-redlock", leaseTime = "200ms", redlock = true)
+        // Leases that run out while the method runs: long enough that they cannot run out before it starts (a
+        // loaded host's stall between grant and the token read made 200 ms fail with "no fencing token").
+        @DistributedLock(key = "short-redlock", leaseTime = "1s", redlock = true)
         public void outliveRedLockLease() {
             org.awaitility.Awaitility.await()
-                    .atMost(Duration.ofSeconds(10))
+                    .atMost(Waits.GRANTED)
                     .until(() -> !locks.lock(LockType.REENTRANT, true, "short-redlock", "probe")
                             .isLocked());
         }
 
-        @DistributedLock(key = "short", leaseTime = "200ms")
+        @DistributedLock(key = "short", leaseTime = "1s")
         public void outliveLease() {
             org.awaitility.Awaitility.await()
-                    .atMost(Duration.ofSeconds(10))
+                    .atMost(Waits.GRANTED)
                     .until(() -> !locks.lock(LockType.REENTRANT, false, "short", "probe")
                             .isLocked());
         }

@@ -11,6 +11,7 @@ import dev.distlock.spring.autoconfigure.DistributedLockMetricsAutoConfiguration
 import dev.distlock.spring.metrics.LockMetrics;
 import dev.distlock.testsupport.BehaviourTest;
 import dev.distlock.testsupport.RedisExtension;
+import dev.distlock.testsupport.Waits;
 import io.lettuce.core.RedisURI;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tag;
@@ -195,9 +196,15 @@ class MetricsTest {
             Thread.sleep(3_500);
         }
 
-        @DistributedLock(key = "short-lease", leaseTime = "100ms")
-        public void outlivesItsLease() throws InterruptedException {
-            Thread.sleep(400);
+        // Runs out while the method runs, never before it starts: a 100 ms lease could, on a loaded host,
+        // between the grant and the fencing token's read ("no fencing token" instead of a lost lease).
+        @DistributedLock(key = "short-lease", leaseTime = "1s")
+        public void outlivesItsLease() {
+            org.awaitility.Awaitility.await()
+                    .atMost(Waits.GRANTED)
+                    .until(() -> redis.server()
+                            .command("EXISTS", "lock:{short-lease}")
+                            .equals(":0"));
         }
     }
 }
