@@ -64,7 +64,8 @@ class LeaderCandidateTest {
         RecordingLeaderListener firstEvents = new RecordingLeaderListener();
         RecordingLeaderListener secondEvents = new RecordingLeaderListener();
         LeaderCandidate first = started(client(redis.server(), Duration.ofSeconds(30)), firstEvents);
-        await().atMost(Waits.GRANTED).until(first::isLeader);
+        await().atMost(Waits.GRANTED)
+                .until(() -> first.isLeader() && !firstEvents.grants().isEmpty());
         LeaderCandidate second = started(client(redis.server(), Duration.ofSeconds(30)), secondEvents);
 
         long term = firstEvents.lastTerm();
@@ -78,7 +79,8 @@ class LeaderCandidateTest {
 
         first.close();
 
-        await().atMost(Waits.GRANTED).until(second::isLeader);
+        await().atMost(Waits.GRANTED)
+                .until(() -> second.isLeader() && !secondEvents.grants().isEmpty());
         assertThat(secondEvents.lastTerm()).isGreaterThan(term);
         assertThat(first.isLeader()).isFalse();
         assertThat(firstEvents.revocations())
@@ -96,7 +98,8 @@ class LeaderCandidateTest {
         RecordingLeaderListener firstEvents = new RecordingLeaderListener();
         RecordingLeaderListener secondEvents = new RecordingLeaderListener();
         LeaderCandidate first = started(client(redis.server(), Duration.ofSeconds(30)), firstEvents);
-        await().atMost(Waits.GRANTED).until(first::isLeader);
+        await().atMost(Waits.GRANTED)
+                .until(() -> first.isLeader() && !firstEvents.grants().isEmpty());
         LeaderCandidate second = started(client(redis.server(), Duration.ofSeconds(30)), secondEvents);
         assertThat(second.yieldLeadership())
                 .as("not the leader: nothing to yield")
@@ -105,7 +108,8 @@ class LeaderCandidateTest {
         assertThat(first.yieldLeadership()).isTrue();
 
         // far sooner than the 30 s lease: the release woke the waiting candidate
-        await().atMost(Waits.GRANTED).until(second::isLeader);
+        await().atMost(Waits.GRANTED)
+                .until(() -> second.isLeader() && !secondEvents.grants().isEmpty());
         assertThat(secondEvents.lastTerm()).isGreaterThan(firstEvents.lastTerm());
         assertThat(firstEvents.revocations())
                 .singleElement()
@@ -120,7 +124,8 @@ class LeaderCandidateTest {
     void aLostLockIsRevokedAndTheCandidateLeadsAgainWithALargerTerm() {
         RecordingLeaderListener events = new RecordingLeaderListener();
         LeaderCandidate candidate = started(client(redis.server(), Duration.ofSeconds(3)), events);
-        await().atMost(Waits.GRANTED).until(candidate::isLeader);
+        await().atMost(Waits.GRANTED)
+                .until(() -> candidate.isLeader() && !events.grants().isEmpty());
         long term = events.lastTerm();
 
         try (LockClient operator =
@@ -150,7 +155,8 @@ class LeaderCandidateTest {
         Duration period = lease.dividedBy(3);
         RecordingLeaderListener events = new RecordingLeaderListener();
         LeaderCandidate candidate = started(client(server, lease), events);
-        await().atMost(Waits.GRANTED).until(candidate::isLeader);
+        await().atMost(Waits.GRANTED)
+                .until(() -> candidate.isLeader() && !events.grants().isEmpty());
         long term = events.lastTerm();
 
         // paused before the first renewal (a period after the grant): the lock lives in Redis until the
@@ -181,13 +187,15 @@ class LeaderCandidateTest {
         RecordingLeaderListener firstEvents = new RecordingLeaderListener();
         RecordingLeaderListener secondEvents = new RecordingLeaderListener();
         LeaderCandidate first = started(local, firstEvents);
-        await().atMost(Waits.GRANTED).until(first::isLeader);
+        await().atMost(Waits.GRANTED)
+                .until(() -> first.isLeader() && !firstEvents.grants().isEmpty());
         LeaderCandidate second = started(local, secondEvents);
         assertThat(second.isLeader()).isFalse();
 
         first.yieldLeadership();
 
-        await().atMost(Waits.GRANTED).until(second::isLeader);
+        await().atMost(Waits.GRANTED)
+                .until(() -> second.isLeader() && !secondEvents.grants().isEmpty());
         assertThat(secondEvents.lastTerm()).isGreaterThan(firstEvents.lastTerm());
     }
 
@@ -214,14 +222,16 @@ class LeaderCandidateTest {
         RecordingLeaderListener secondEvents = new RecordingLeaderListener();
         LeaderCandidate first = closeLater(nodes.connect(3).leader(role, firstEvents));
         first.start();
-        await().atMost(Waits.GRANTED).until(first::isLeader);
+        await().atMost(Waits.GRANTED)
+                .until(() -> first.isLeader() && !firstEvents.grants().isEmpty());
         LeaderCandidate second = closeLater(nodes.connect(3).leader(role, secondEvents));
         second.start();
         assertThat(second.isLeader()).isFalse();
 
         first.close();
 
-        await().atMost(Waits.GRANTED).until(second::isLeader);
+        await().atMost(Waits.GRANTED)
+                .until(() -> second.isLeader() && !secondEvents.grants().isEmpty());
         assertThat(secondEvents.lastTerm()).isGreaterThan(firstEvents.lastTerm());
     }
 
@@ -258,7 +268,8 @@ class LeaderCandidateTest {
 
             server.restart();
 
-            await().atMost(Waits.GRANTED).until(candidate::isLeader);
+            await().atMost(Waits.GRANTED)
+                    .until(() -> candidate.isLeader() && !events.grants().isEmpty());
             assertThat(lines(log, Level.INFO, "reached Redis again")).hasSize(1);
             assertThat(lines(log, Level.WARN, "")).hasSize(1);
             assertThat(events.grants()).hasSize(1);

@@ -67,6 +67,8 @@ public final class Candidate<H extends LeaseState> implements LeaderCandidate {
 
     /**
      * A candidate for {@code role}, whose lock ({@code leader:<role>}, of {@code type}) {@code ports} serves.
+     * The lock counts as timed by its caller: a candidate may wait hours for it, which a metrics listener
+     * must not record as lock waits; leaderships are counted from the candidate's listener instead.
      *
      * @throws IllegalArgumentException when the role is null or blank, or not a valid lock name
      */
@@ -75,7 +77,6 @@ public final class Candidate<H extends LeaseState> implements LeaderCandidate {
             LeaderListener listener,
             LockClientOptions options,
             LockType type,
-            boolean timedByCaller,
             Function<LockInfo, LockPort<H>> ports,
             BooleanSupplier clientClosed) {
         Objects.requireNonNull(listener, "listener must not be null: use leader(role) for none");
@@ -84,8 +85,7 @@ public final class Candidate<H extends LeaseState> implements LeaderCandidate {
                     + ": name what the leader does, for example 'billing-consumer'");
         }
         String key = options.requireValidLockName("leader:" + role);
-        return new Candidate<>(
-                role, ports.apply(new LockInfo(key, key, type, timedByCaller)), options, listener, clientClosed);
+        return new Candidate<>(role, ports.apply(new LockInfo(key, key, type, true)), options, listener, clientClosed);
     }
 
     @Override
