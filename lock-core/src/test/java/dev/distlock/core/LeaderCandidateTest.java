@@ -216,6 +216,26 @@ class LeaderCandidateTest {
     }
 
     @Test
+    void closingALeaderWhoseLockWasTakenAwayTellsTheListenerBeforeItReturns() {
+        RecordingLeaderListener events = new RecordingLeaderListener();
+        LeaderCandidate candidate = started(client(redis.server(), Duration.ofSeconds(30)), events);
+        await().atMost(Waits.GRANTED)
+                .until(() -> candidate.isLeader() && !events.grants().isEmpty());
+        try (LockClient operator =
+                LockClient.create(RedisURI.create(redis.server().uri()))) {
+            assertThat(operator.getLock("leader:" + role).forceUnlock()).isTrue();
+        }
+
+        candidate.close(); // before the next renewal (10 s) notices: its release finds the lock gone
+
+        assertThat(events.revocations())
+                .singleElement()
+                .satisfies(r -> assertThat(r.term()).isEqualTo(events.lastTerm()))
+                .satisfies(r -> assertThat(r.reason()).isEqualTo("closed"));
+        assertThat(candidate.isLeader()).isFalse();
+    }
+
+    @Test
     void aRedLockCandidateLeadsWithTheRedLocksTokenAsTermAndHandsOverWhenClosed() {
         RedLockNodes nodes = closeLater(new RedLockNodes(redis));
         RecordingLeaderListener firstEvents = new RecordingLeaderListener();

@@ -14,8 +14,10 @@ import java.util.Objects;
 import java.util.OptionalLong;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
@@ -152,12 +154,14 @@ public final class Candidate<H extends LeaseState> implements LeaderCandidate {
             thread.shutdown(); // after the revoked call was queued: it still runs
         }
         try {
-            released.get(operationTimeout.toMillis(), TimeUnit.MILLISECONDS);
-            thread.awaitCalls(operationTimeout);
+            try {
+                released.get(operationTimeout.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (ExecutionException | TimeoutException e) {
+                log.debug("Leader candidate of role '{}': release at close not confirmed; the lease ends it", role, e);
+            }
+            thread.awaitCalls(operationTimeout); // the revoked call too, whatever the release did
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-        } catch (Exception e) {
-            log.debug("Leader candidate of role '{}': release at close not confirmed; the lease ends it", role, e);
         }
     }
 
