@@ -40,6 +40,8 @@ final class BenchmarkRunner implements AutoCloseable {
     private final RedisClient adminClient;
     private final StatefulRedisConnection<String, String> adminConnection;
     private final RedisCommands<String, String> admin;
+    /** Scenario 11's Redis Cluster, started when it first runs. */
+    private ClusterRun cluster;
 
     BenchmarkRunner(BenchmarkConfig config, RedisServer redis, PrintStream log) {
         this.config = config;
@@ -122,6 +124,7 @@ final class BenchmarkRunner implements AutoCloseable {
             return switch (scenario) {
                 case CONTENDED_PROCESSES -> inChildren(library);
                 case HELD_LOCKS -> new HeldLocks(config, admin).run(library, redis.host(), redis.port());
+                case CLUSTER_CONTENDED -> cluster().run(config, library, config.warmup(round));
                 default ->
                     config.fork()
                             ? ForkedRun.inChild(config, scenario, library, redis.host(), redis.port(), log)
@@ -281,8 +284,18 @@ final class BenchmarkRunner implements AutoCloseable {
         }
     }
 
+    private ClusterRun cluster() {
+        if (cluster == null) {
+            cluster = ClusterRun.start();
+        }
+        return cluster;
+    }
+
     @Override
     public void close() {
+        if (cluster != null) {
+            cluster.close();
+        }
         adminConnection.close();
         adminClient.shutdown();
     }

@@ -13,6 +13,12 @@ import org.springframework.integration.redis.util.RedisLockRegistry.RedisLockTyp
  */
 enum Library {
     DISTLOCK("distlock", "distlock"),
+    /**
+     * distlock as it is on Redis before 7.0 (or with {@code -Ddistlock.sharded-pubsub=false}): wake-ups by
+     * PUBLISH, which a Redis Cluster broadcasts to every node. Only in the Redis Cluster scenario, where
+     * plain "distlock" uses sharded pub/sub.
+     */
+    DISTLOCK_PUBLISH("distlock-publish", "distlock, PUBLISH"),
     /** Not a peer: two bare EVALSHA round trips per op, the floor of the uncontended scenarios. */
     RAW_FLOOR("raw", "raw floor"),
     /**
@@ -51,7 +57,7 @@ enum Library {
      */
     LockProvider open(String host, int port, Duration watchdogLease) {
         return switch (this) {
-            case DISTLOCK -> new DistlockProvider(host, port, watchdogLease);
+            case DISTLOCK, DISTLOCK_PUBLISH -> new DistlockProvider(host, port, watchdogLease);
             case REDISSON -> new RedissonProvider(host, port, false, watchdogLease);
             case REDISSON_EPOLL -> new RedissonProvider(host, port, true, watchdogLease);
             case SPRING_SPIN -> new SpringProvider(host, port, RedisLockType.SPIN_LOCK);

@@ -35,6 +35,10 @@ public final class LockBenchmark {
             System.exit(0);
             return;
         }
+        if (args.length > 0 && args[0].equals(SemaphoreBenchmark.COMMAND)) {
+            System.exit(SemaphoreBenchmark.main(Arrays.copyOfRange(args, 1, args.length), System.out));
+            return;
+        }
         if (args.length > 0 && args[0].equals(ScriptCosts.COMMAND)) {
             System.exit(ScriptCosts.main(Arrays.copyOfRange(args, 1, args.length), System.out, System.err));
             return;

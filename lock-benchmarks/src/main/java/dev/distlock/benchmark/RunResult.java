@@ -24,6 +24,7 @@ import java.util.function.ToDoubleFunction;
  * @param roundTripP50Nanos median Redis round trip (PING) from the coordinating JVM during the measured
  *        window, under the run's load (multi-JVM scenario), else NaN
  * @param held the held-locks scenario's own figures, or {@code null}
+ * @param cluster the Redis Cluster scenario's pub/sub messages, or {@code null}
  * @param error why the run failed or was incomplete, or {@code null}
  */
 record RunResult(
@@ -52,6 +53,7 @@ record RunResult(
         Map<String, Double> commandsPerOp,
         double roundTripP50Nanos,
         Held held,
+        ClusterMessages cluster,
         String error) {
 
     /**
@@ -66,6 +68,32 @@ record RunResult(
      *        ({@link GcPauses}): a probe call that waited about as long stood still with the whole JVM
      */
     record Held(int count, double heapBytesPerHold, double acquirePerSecond, long lost, double longestGcPauseMillis) {}
+
+    /**
+     * Pub/sub messages of the Redis Cluster scenario's window.
+     *
+     * @param published PUBLISH and SPUBLISH the masters ran (the release scripts' wake-ups), summed
+     * @param busReceived messages the masters received from another node over the cluster bus, summed: a
+     *        PUBLISH reaches every other node so, an SPUBLISH none (without replicas)
+     * @param handledPerNode each master's own wake-ups plus those it received over the bus
+     */
+    record ClusterMessages(long published, long busReceived, long[] handledPerNode) {
+
+        /** Messages the nodes that do not own a wake-up's slot handled, per wake-up published. */
+        double otherNodesPerRelease() {
+            return published == 0 ? Double.NaN : busReceived / (double) published;
+        }
+
+        /** Node {@code i}'s messages per wake-up published, of all the cluster's. */
+        double nodePerRelease(int i) {
+            return published == 0 ? Double.NaN : handledPerNode[i] / (double) published;
+        }
+    }
+
+    /** This run with the Redis Cluster scenario's messages. */
+    RunResult withCluster(ClusterMessages messages) {
+        return with(roundTripP50Nanos, messages);
+    }
 
     /**
      * @param jvmOps measured ops of each JVM when several took part, else empty
@@ -116,11 +144,16 @@ record RunResult(
                 CommandStats.perOp(before, after, ops),
                 Double.NaN,
                 held,
+                null,
                 o.error());
     }
 
     /** This run with the round trip measured during it. */
     RunResult withRoundTrip(double roundTripNanos) {
+        return with(roundTripNanos, cluster);
+    }
+
+    private RunResult with(double roundTripNanos, ClusterMessages messages) {
         return new RunResult(
                 scenario,
                 library,
@@ -147,6 +180,7 @@ record RunResult(
                 commandsPerOp,
                 roundTripNanos,
                 held,
+                messages,
                 error);
     }
 
@@ -181,6 +215,7 @@ record RunResult(
                 Double.NaN,
                 Map.of(),
                 Double.NaN,
+                null,
                 null,
                 String.valueOf(error));
     }

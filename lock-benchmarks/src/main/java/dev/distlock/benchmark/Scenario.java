@@ -30,7 +30,12 @@ enum Scenario {
     /** The Reactor API, every caller on its own key. */
     REACTIVE_UNCONTENDED("9", "reactive, %d callers, own keys", LockProvider.Feature.REACTIVE),
     /** The Reactor API, every caller on one key. */
-    REACTIVE_CONTENDED("10", "reactive, %d callers, 1 key", LockProvider.Feature.REACTIVE);
+    REACTIVE_CONTENDED("10", "reactive, %d callers, 1 key", LockProvider.Feature.REACTIVE),
+    /**
+     * Redis Cluster of three masters: workers of two clients on keys spread over every master, so
+     * wake-ups come from every shard; sharded pub/sub against the broadcast PUBLISH (see {@link ClusterRun}).
+     */
+    CLUSTER_CONTENDED("11", "Redis Cluster, 3 masters: contended, %d threads in 2 clients, %d keys");
 
     final String id;
     private final String format;
@@ -51,16 +56,24 @@ enum Scenario {
      * floor runs the uncontended thread scenarios only).
      */
     boolean runsWith(Library library) {
+        if (this == CLUSTER_CONTENDED || library == Library.DISTLOCK_PUBLISH) {
+            return this == CLUSTER_CONTENDED && (library == Library.DISTLOCK || library == Library.DISTLOCK_PUBLISH);
+        }
         if (library.isRawFloor()) {
             return this == UNCONTENDED_SINGLE || this == UNCONTENDED_THREADS; // it cannot wait
         }
         return needs == null || library.has(needs);
     }
 
-    /** Whether workers share one key, so that grants pass from holder to holder. */
+    /** Whether workers share keys, so that grants pass from holder to holder. */
     boolean contended() {
         return switch (this) {
-            case CONTENDED_THREADS, CONTENDED_PROCESSES, FAIR_CONTENDED, ASYNC_CONTENDED, REACTIVE_CONTENDED -> true;
+            case CONTENDED_THREADS,
+                    CONTENDED_PROCESSES,
+                    FAIR_CONTENDED,
+                    ASYNC_CONTENDED,
+                    REACTIVE_CONTENDED,
+                    CLUSTER_CONTENDED -> true;
             default -> false;
         };
     }
@@ -82,6 +95,7 @@ enum Scenario {
             case HELD_LOCKS -> String.format(Locale.ROOT, format, config.heldLocks());
             case ASYNC_UNCONTENDED, ASYNC_CONTENDED, REACTIVE_UNCONTENDED, REACTIVE_CONTENDED ->
                 String.format(Locale.ROOT, format, config.asyncCallers());
+            case CLUSTER_CONTENDED -> String.format(Locale.ROOT, format, config.threads(), 3 * config.threads());
         };
         return id + ". " + text;
     }

@@ -55,6 +55,11 @@ record Spread(double median, double min, double max, int n) {
         return String.format(Locale.ROOT, "%.2f", v);
     }
 
+    /** A ratio: two decimals, or two significant digits below 0.1, so that 0.0025 does not read as 0. */
+    static String ratio(double v) {
+        return v != 0 && Math.abs(v) < 0.1 ? String.format(Locale.ROOT, "%.2g", v) : twoDecimals(v);
+    }
+
     static String whole(double v) {
         return String.format(Locale.ROOT, "%.0f", v);
     }

@@ -61,8 +61,8 @@ final class Workload {
     /**
      * One thread per lock.
      *
-     * @param locks each thread's lock (the same key twice means contention)
-     * @param slots each thread's occupancy slot (the lock's key)
+     * @param locks each thread's lock (the same key twice means contention), or its {@link KeyRotation}
+     * @param slots each thread's occupancy slot (the lock's key; a key rotation's slot comes with each key)
      * @param order checks the grant order of a fair lock, or {@code null}
      */
     static Outcome threads(
@@ -82,7 +82,7 @@ final class Workload {
         for (int i = 0; i < n; i++) {
             int t = i;
             Lock lock = locks.get(i);
-            Occupancy.Slot slot = slots.get(i);
+            Occupancy.Slot fixed = slots.get(i);
             Tally tally = new Tally();
             tallies.add(tally);
             long holder = Occupancy.Holders.of(t);
@@ -93,6 +93,8 @@ final class Workload {
                             go.await();
                             int p;
                             while ((p = w.phase) != STOP) {
+                                // a lock over several keys takes the next one, and its key's slot, each op
+                                Occupancy.Slot slot = lock instanceof KeyRotation keys ? keys.next() : fixed;
                                 long start = System.nanoTime();
                                 if (order != null) {
                                     order.asking(t, start);

@@ -101,9 +101,9 @@ class BenchmarkConfigTest {
         assertThatThrownBy(() -> BenchmarkConfig.fromSystemPropertiesAndArgs("libraries=spring"))
                 .hasMessageContaining("Unknown library 'spring'")
                 .hasMessageContaining("spring-spin, spring-pubsub");
-        assertThatThrownBy(() -> BenchmarkConfig.fromSystemPropertiesAndArgs("scenarios=11"))
-                .hasMessageContaining("Unknown scenario '11'")
-                .hasMessageContaining("10");
+        assertThatThrownBy(() -> BenchmarkConfig.fromSystemPropertiesAndArgs("scenarios=12"))
+                .hasMessageContaining("Unknown scenario '12'")
+                .hasMessageContaining("11");
         assertThatThrownBy(() -> BenchmarkConfig.fromSystemPropertiesAndArgs("heldLease=100ms"))
                 .hasMessageContaining("heldLease must be at least 300ms");
         assertThatThrownBy(() -> BenchmarkConfig.fromSystemPropertiesAndArgs("fork=yes"))

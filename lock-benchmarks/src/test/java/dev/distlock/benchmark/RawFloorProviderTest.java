@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.distlock.core.LockClient;
 import dev.distlock.core.RedisLock;
+import dev.distlock.testsupport.IntegrationTest;
 import dev.distlock.testsupport.RedisServer;
 import dev.distlock.testsupport.Waits;
 import io.lettuce.core.RedisURI;
@@ -15,6 +16,7 @@ import org.junit.jupiter.api.Test;
  * distlock's scripts writes exactly what distlock writes, so that a distlock client sees its hold as a
  * hold (otherwise its table would measure some other script, not distlock's).
  */
+@IntegrationTest
 class RawFloorProviderTest {
 
     @Test

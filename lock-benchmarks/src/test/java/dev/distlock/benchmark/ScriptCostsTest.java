@@ -3,6 +3,7 @@ package dev.distlock.benchmark;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.distlock.testsupport.IntegrationTest;
 import dev.distlock.testsupport.RedisServer;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
@@ -20,6 +21,7 @@ import org.junit.jupiter.api.Test;
  * The script-cost harness against a real Redis: it runs every subject, leaves nothing behind, refuses
  * to time a script that did not take or release the lock, and explains a bad setting.
  */
+@IntegrationTest
 class ScriptCostsTest {
 
     @Test

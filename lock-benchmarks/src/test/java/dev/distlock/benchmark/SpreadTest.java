@@ -30,4 +30,12 @@ class SpreadTest {
         assertThat(Spread.of(List.of(Double.NaN, 5.0)).format(Spread::whole)).isEqualTo("5");
         assertThat(Spread.of(List.of(Double.NaN)).format(Spread::whole)).isEqualTo("-");
     }
+
+    @Test
+    void aSmallRatioKeepsTwoSignificantDigits() {
+        assertThat(Spread.ratio(0.0025)).isEqualTo("0.0025");
+        assertThat(Spread.ratio(0.25)).isEqualTo("0.25");
+        assertThat(Spread.ratio(74.16)).isEqualTo("74.16");
+        assertThat(Spread.ratio(0)).isEqualTo("0.00");
+    }
 }

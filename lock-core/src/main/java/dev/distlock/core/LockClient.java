@@ -121,21 +121,10 @@ public final class LockClient implements AutoCloseable {
     }
 
     /**
-     * A fair lock on {@code key}; cheap, no Redis call. Threads get it in the order they first
-     * asked, across all clients: a waiting thread keeps its place in a queue in Redis and is woken
-     * alone when its turn comes. A waiter that disappears without giving up (a crashed process)
-     * holds up the queue for a few seconds at most. Use either the fair or the plain lock for a
-     * given key, never both: the plain one would not queue.
-     *
-     * <pre>{@code
-     * RedisLock lock = client.getFairLock("invoice-numbers");
-     * lock.lock();
-     * try {
-     *     ...
-     * } finally {
-     *     lock.unlock();
-     * }
-     * }</pre>
+     * A fair lock on {@code key}; cheap, no Redis call. Threads get it in the order they first asked,
+     * across all clients: a waiter keeps its place in a queue in Redis and is woken alone when its turn
+     * comes; one that disappears without giving up (a crashed process) holds the queue up for a few
+     * seconds at most. Use either the fair or the plain lock for a given key, never both.
      */
     public RedisLock getFairLock(String key) {
         return getFairLock(key, key);
@@ -175,6 +164,27 @@ public final class LockClient implements AutoCloseable {
     }
 
     /**
+     * A semaphore on {@code key} with {@code permits} permits; cheap, no Redis call. Every client must
+     * declare the same number for a key; see {@link RedisSemaphore}.
+     *
+     * @throws IllegalArgumentException when {@code permits} is below 1
+     */
+    public RedisSemaphore getSemaphore(String key, int permits) {
+        return semaphore(key, permits, false);
+    }
+
+    /** A semaphore whose waiters are served in the order they first asked; see {@link #getSemaphore}. */
+    public RedisSemaphore getFairSemaphore(String key, int permits) {
+        return semaphore(key, permits, true);
+    }
+
+    private RedisSemaphore semaphore(String key, int permits, boolean fair) {
+        LockKeys.requireName(key, options);
+        LockType type = fair ? LockType.FAIR_SEMAPHORE : LockType.SEMAPHORE;
+        return engine.semaphore(new LockInfo(key, key, type, timedByCaller), permits, fair);
+    }
+
+    /**
      * Several locks taken as one, all or nothing, in sorted key order (no deadlock between callers
      * naming them in different orders). Duplicate keys count once.
      *
@@ -204,11 +214,9 @@ public final class LockClient implements AutoCloseable {
     }
 
     /**
-     * A candidate for the leadership of {@code role} (for example {@code billing-consumer}), which tells
-     * {@code listener} when it is granted and revoked; cheap, nothing is sent to Redis before
-     * {@link LeaderCandidate#start()}. Its lease is this client's watchdog lease: a leader that dies is
-     * replaced within one lease. The role's lock is {@code leader:<role>}, a reentrant lock nothing else
-     * should take. In local mode the election runs among the candidates of this client.
+     * A candidate for the leadership of {@code role} (say {@code billing-consumer}) that tells {@code listener}
+     * when it is granted and revoked; nothing is sent before {@link LeaderCandidate#start()}. On this client's
+     * watchdog lease (a dead leader is replaced within one), over the reentrant lock {@code leader:<role>}.
      *
      * @throws IllegalArgumentException when {@code role} is null, blank or not a valid lock name
      */
@@ -276,12 +284,10 @@ public final class LockClient implements AutoCloseable {
     }
 
     /**
-     * Stops the watchdog and closes the connections; held locks are not released (their holders may
-     * still run) and expire within one lease. A hold on the watchdog lease is reported lost at once
-     * (listeners, WARN, interrupt when chosen), since nothing renews it any more, and its unlock throws
-     * {@link LockLeaseExpiredException}; a fixed lease lasts as long as its holder was told. Threads waiting for a lock of this client wake at once
-     * with a {@link LockException}, and every later call on its locks throws a {@link LockException}
-     * saying the client is closed. Calling it again does nothing.
+     * Stops the watchdog and closes the connections; held locks are not released and expire within one
+     * lease. A hold on the watchdog lease is reported lost at once (nothing renews it any more) and its
+     * unlock throws {@link LockLeaseExpiredException}. Waiting threads wake at once with a {@link LockException},
+     * as does every later call. Calling it again does nothing.
      */
     @Override
     public void close() {

@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Settings of a {@link LockClient}. Immutable; build with {@link #builder()}.
@@ -42,6 +43,8 @@ public final class LockClientOptions {
     private final Duration operationTimeout;
     private final int localHandOffs;
     private final Duration localHandOffWindow;
+    private final @Nullable Duration maxHold;
+    private final double longHoldWarning;
 
     /** Default of {@link Builder#localHandOffs}: 64 hand-offs in a row (lock cohorting on). */
     public static final int DEFAULT_LOCAL_HAND_OFFS = 64;
@@ -61,6 +64,8 @@ public final class LockClientOptions {
         this.replicaAcks = b.replicaAcks;
         this.replicaAckTimeout = b.replicaAckTimeout;
         this.listeners = List.copyOf(b.listeners);
+        this.maxHold = b.maxHold;
+        this.longHoldWarning = b.longHoldWarning;
     }
 
     /** The defaults: prefix {@code lock:}, 30 s watchdog lease, no listeners. */
@@ -144,6 +149,16 @@ public final class LockClientOptions {
         return localHandOffWindow;
     }
 
+    /** How long the watchdog renews one hold at most ({@link Builder#maxHold}); {@code null}: no cap. */
+    public @Nullable Duration maxHold() {
+        return maxHold;
+    }
+
+    /** The fraction of {@link #maxHold()} at which a hold is reported as long; 0 for none. */
+    public double longHoldWarning() {
+        return longHoldWarning;
+    }
+
     /** Builds {@link LockClientOptions}; every setter checks its argument. */
     public static final class Builder {
         private String keyPrefix = DEFAULT_KEY_PREFIX;
@@ -157,26 +172,22 @@ public final class LockClientOptions {
         private Duration operationTimeout = DEFAULT_OPERATION_TIMEOUT;
         private int localHandOffs = DEFAULT_LOCAL_HAND_OFFS;
         private Duration localHandOffWindow = DEFAULT_LOCAL_HAND_OFF_WINDOW;
+        private @Nullable Duration maxHold;
+        private double longHoldWarning;
 
         private Builder() {}
 
         /**
          * Lock cohorting: when a thread of this client releases a reentrant lock (watchdog lease) while
-         * other threads of this client wait for it, the hold passes to the longest-waiting of them
-         * without a round trip to Redis, up to {@code handOffs} times in a row and only within
-         * {@code window} of the lock's grant in Redis; then it is released in Redis, where a client that
-         * found it busy meanwhile gets it next. Every hand-off gets a larger fencing token (each grant
-         * in Redis reserves {@code handOffs + 1} of them). While no other client waits for the lock, the
-         * next block of tokens is reserved in the background before this one runs out, and the window
-         * starts again from when it was asked for: a client alone keeps the lock while its threads keep
-         * taking it, and one that starts waiting gets it within a block or a window. Threads of one
-         * client take turns in arrival order, async and reactive callers (handles) among them. A fair lock keeps arrival order: a
-         * release that grants it to a waiter of this client also names up to {@code handOffs} waiters of
-         * this client queued right behind that one, and the grant passes down that line in queue order
-         * without a round trip (the window does not apply: nobody behind the line is overtaken). On by
-         * default (64 within 20 ms);
-         * {@code localHandOffs(0, Duration.ZERO)} turns it off: every release then goes to Redis, and no
-         * release reserves the lock for another client.
+         * other threads of this client wait for it, the hold passes to the longest-waiting of them without a
+         * round trip to Redis, up to {@code handOffs} times in a row and only within {@code window} of the
+         * lock's grant in Redis; then it is released in Redis, where a client that found it busy meanwhile
+         * gets it next. Every hand-off gets a larger fencing token (each grant in Redis reserves
+         * {@code handOffs + 1} of them; while no other client waits, the next block is reserved in the
+         * background and the window starts again). Threads of one client, handles among them, take turns in
+         * arrival order. A fair lock's release that grants it to a waiter of this client passes it down up to
+         * {@code handOffs} of this client's waiters queued right behind, in queue order. On by default (64
+         * within 20 ms); {@code localHandOffs(0, Duration.ZERO)} turns it off.
          *
          * @param handOffs 0 to 1,000
          * @param window 0 to 10 s
@@ -206,12 +217,10 @@ public final class LockClientOptions {
         }
 
         /**
-         * After each new grant, wait (Redis WAIT) until {@code replicas} replicas acknowledged the write,
-         * for at most {@code timeout}; with fewer acknowledgements the grant is given back and the
-         * acquisition fails with a {@link LockException}. Off (0) by default. This narrows, but does
-         * not close, the window in which a failover to a replica that missed the grant hands the lock
-         * out twice (replication stays asynchronous and WAIT does not make it durable); fencing tokens
-         * close it. Not available on Redis Cluster.
+         * After each new grant, wait (Redis WAIT) up to {@code timeout} for {@code replicas} replicas to
+         * acknowledge it, else give it back and fail with a {@link LockException}. Off (0) by default. This
+         * narrows, but does not close, the window in which a failover to a replica that missed the grant
+         * hands the lock out twice; fencing tokens close it. Not available on Redis Cluster.
          */
         public Builder replicaAcks(int replicas, Duration timeout) {
             if (replicas < 0) {
@@ -224,10 +233,8 @@ public final class LockClientOptions {
         }
 
         /**
-         * Interrupt the thread that acquired a lock when its hold is lost (default false: only report
-         * it). Code that checks for interruption (blocking I/O, sleeps, loops testing
-         * {@code Thread.interrupted()}) then stops instead of running on without the lock; code that
-         * ignores interrupts is unaffected.
+         * Interrupt the thread that acquired a lock when its hold is lost (default false: only report it), so
+         * that code checking for interruption stops instead of running on without the lock.
          */
         public Builder interruptOnLeaseLost(boolean interrupt) {
             this.interruptOnLeaseLost = interrupt;
@@ -249,21 +256,18 @@ public final class LockClientOptions {
 
         /** Prefix of every key; must not contain '{' or '}' (the lock name is the hash tag) nor control characters. */
         public Builder keyPrefix(String keyPrefix) {
-            Objects.requireNonNull(keyPrefix, "keyPrefix must not be null");
-            for (int i = 0; i < keyPrefix.length(); i++) {
-                if (Character.isISOControl(keyPrefix.charAt(i))) {
-                    throw new IllegalArgumentException(
-                            "keyPrefix " + LockKeys.abbreviate(keyPrefix) + " contains the control character "
-                                    + String.format("U+%04X", (int) keyPrefix.charAt(i)) + " at index " + i
-                                    + ": it would reach every Redis key and log line; use printable characters");
-                }
-            }
-            if (keyPrefix.indexOf('{') >= 0 || keyPrefix.indexOf('}') >= 0) {
-                throw new IllegalArgumentException(
-                        "keyPrefix '" + keyPrefix
-                                + "' must not contain '{' or '}': the lock name is wrapped in braces as the Redis Cluster hash tag");
-            }
-            this.keyPrefix = keyPrefix;
+            this.keyPrefix = LockKeys.requirePrefix(keyPrefix);
+            return this;
+        }
+
+        /**
+         * Caps how long the watchdog renews one hold (ShedLock's {@code lockAtMostFor}): then its holder is
+         * told at once that it lost the lock, before the lease ends. At {@code warnAt} of it (a fraction
+         * below 1; 0 for none) one WARN shows the holder's stack and listeners hear {@link LockListener#onLongHold}.
+         */
+        public Builder maxHold(Duration maxHold, double warnAt) {
+            this.maxHold = Durations.requireBetween(maxHold, RedisLock.MIN_LEASE, Durations.MAX_LEASE, "maxHold");
+            this.longHoldWarning = Durations.requireFraction(warnAt, "maxHold's warnAt");
             return this;
         }
 

@@ -24,6 +24,12 @@ public interface LockListener {
      */
     default void onLeaseLost(LockInfo lock, String reason) {}
 
+    /**
+     * A hold has been held for the long-hold fraction of {@link LockClientOptions#maxHold()}; called once
+     * per hold, on the client's timer thread.
+     */
+    default void onLongHold(LockInfo lock, Duration heldFor) {}
+
     /** How an acquisition attempt ended. */
     enum AcquireOutcome {
         /** The lock was granted. */

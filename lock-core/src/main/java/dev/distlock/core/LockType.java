@@ -14,5 +14,9 @@ public enum LockType {
     /** The write lock of a {@link RedisReadWriteLock}. */
     WRITE,
     /** A lock held on a majority of independent masters ({@link RedLockClient}). */
-    REDLOCK
+    REDLOCK,
+    /** Permits of a semaphore ({@link LockClient#getSemaphore(String, int)}). */
+    SEMAPHORE,
+    /** Permits of a fair semaphore, granted in arrival order ({@link LockClient#getFairSemaphore(String, int)}). */
+    FAIR_SEMAPHORE
 }

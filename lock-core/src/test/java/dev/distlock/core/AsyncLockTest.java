@@ -10,6 +10,7 @@ import dev.distlock.core.internal.redis.LockKeys;
 import dev.distlock.core.testing.Exclusion;
 import dev.distlock.core.testing.Names;
 import dev.distlock.core.testing.RedLockNodes;
+import dev.distlock.testsupport.BehaviourTest;
 import dev.distlock.testsupport.OtherThread;
 import dev.distlock.testsupport.RedisExtension;
 import dev.distlock.testsupport.Waits;
@@ -37,12 +38,19 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * thread exactly once, renewed and reported lost like a thread's hold, and given up completely when
  * the caller cancels while waiting.
  */
+@BehaviourTest
 class AsyncLockTest {
 
     @RegisterExtension
     static final RedisExtension redis = new RedisExtension();
 
     private static final Duration GENEROUS = Duration.ofSeconds(10);
+
+    /**
+     * Renewed every lease/3; long enough that a renewal a loaded host sends a second late still lands in
+     * time, since the tests assert handles held until they give them up.
+     */
+    private static final Duration WATCHDOG_LEASE = Duration.ofSeconds(2);
 
     private LockClient client;
     private LockClient other;
@@ -55,9 +63,7 @@ class AsyncLockTest {
     void setUp() {
         client = LockClient.create(
                 RedisURI.create(redis.server().uri()),
-                LockClientOptions.builder()
-                        .watchdogLease(Duration.ofMillis(900))
-                        .build());
+                LockClientOptions.builder().watchdogLease(WATCHDOG_LEASE).build());
         other = LockClient.create(RedisURI.create(redis.server().uri()));
         observerClient = RedisClient.create(RedisURI.create(redis.server().uri()));
         observerConnection = observerClient.connect();
@@ -243,7 +249,7 @@ class AsyncLockTest {
     @Test
     void theWatchdogRenewsAHandleAndItsLossIsSignalled() throws Exception {
         LockHandle handle = get(client.getLock(name).lockAsync());
-        Thread.sleep(2_000); // over two 900 ms leases: only renewals keep it
+        Thread.sleep(WATCHDOG_LEASE.multipliedBy(2).toMillis()); // two leases: only renewals keep it
         assertThat(handle.isHeld()).isTrue();
         assertThat(observer.exists(lockKey(name))).isOne();
 
@@ -265,7 +271,7 @@ class AsyncLockTest {
 
         assertThat(reason).contains("explicit lease of 300 ms");
         // Signalled at the lease's end counted from the request; Redis counts from running the script.
-        await().atMost(Duration.ofSeconds(2)).until(() -> observer.exists(lockKey(name)) == 0);
+        await().atMost(Waits.GRANTED).until(() -> observer.exists(lockKey(name)) == 0);
     }
 
     @Test
@@ -303,7 +309,7 @@ class AsyncLockTest {
         holderOfB.lock();
         assertThat(get(client.getMultiLock(a, b).tryLockAsync(Waits.RUNS_OUT))).isEmpty();
         await("a is given back when b cannot be had (in the background)")
-                .atMost(Duration.ofSeconds(5))
+                .atMost(Waits.GRANTED)
                 .until(() -> observer.exists(lockKey(a)) == 0);
         holderOfB.unlock();
     }
@@ -326,7 +332,7 @@ class AsyncLockTest {
             // given back in the background.
             for (int i = 0; i < 3; i++) {
                 int node = i;
-                await().atMost(Duration.ofSeconds(5)).until(() -> !nodes.hasKey(node, name));
+                await().atMost(Waits.GRANTED).until(() -> !nodes.hasKey(node, name));
             }
         }
     }

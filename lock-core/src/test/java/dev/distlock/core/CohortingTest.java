@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.distlock.core.testing.Exclusion;
 import dev.distlock.core.testing.Names;
+import dev.distlock.testsupport.BehaviourTest;
 import dev.distlock.testsupport.RedisExtension;
 import dev.distlock.testsupport.SlowTest;
 import dev.distlock.testsupport.Waits;
@@ -34,12 +35,19 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * trip, in arrival order, with a larger fencing token every time, renewed by the next holder's
  * watchdog, for a bounded run; then it goes back to Redis, where another client that waits gets it.
  */
+@BehaviourTest
 class CohortingTest {
 
     @RegisterExtension
     static final RedisExtension redis = new RedisExtension();
 
     private LockClient client;
+    /**
+     * Renewed every lease/3, so a test sees renewals within seconds; long enough that a renewal a loaded host
+     * sends a second late still lands in time: every hold here must be kept until it is released.
+     */
+    private static final Duration WATCHDOG_LEASE = Duration.ofSeconds(2);
+
     private LockClient otherInstance;
     private RedisProbe probe;
     private String name;
@@ -49,9 +57,7 @@ class CohortingTest {
         // Both with the default cohorting settings (64 hand-offs within 20 ms).
         client = LockClient.create(
                 RedisURI.create(redis.server().uri()),
-                LockClientOptions.builder()
-                        .watchdogLease(Duration.ofMillis(900))
-                        .build());
+                LockClientOptions.builder().watchdogLease(WATCHDOG_LEASE).build());
         otherInstance = LockClient.create(RedisURI.create(redis.server().uri()));
         probe = RedisProbe.connect(redis.server());
         name = Names.fresh("cohort");
@@ -154,7 +160,7 @@ class CohortingTest {
         client = LockClient.create(
                 RedisURI.create(redis.server().uri()),
                 LockClientOptions.builder()
-                        .watchdogLease(Duration.ofMillis(900))
+                        .watchdogLease(WATCHDOG_LEASE)
                         .localHandOffs(16, Duration.ofSeconds(10))
                         .build());
         RedisLock lock = client.getLock(name);
@@ -169,7 +175,7 @@ class CohortingTest {
                 seen.put("token", lock.currentFencingToken());
                 lock.lock(); // re-entry of a handed-on grant
                 seen.put("count", lock.getHoldCount());
-                sleep(2_000); // over two watchdog leases: only renewals keep it
+                sleep(WATCHDOG_LEASE.multipliedBy(2).toMillis()); // two watchdog leases: only renewals keep it
                 seen.put("held", lock.isHeldByCurrentThread());
                 seen.put("othersKeptOut", !tryOnce(otherInstance.getLock(name)));
                 lock.unlock();
@@ -181,9 +187,9 @@ class CohortingTest {
         });
         next.start();
         waiting.await();
-        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> client.localWaiters() == 1);
+        org.awaitility.Awaitility.await().atMost(Waits.GRANTED).until(() -> client.localWaiters() == 1);
         lock.unlock();
-        next.join(10_000);
+        next.join(Waits.GRANTED.toMillis());
 
         assertThat(seen).doesNotContainKey("error");
         // The next token of the grant's reserved block: a new grant in Redis would have jumped past the block.
@@ -233,7 +239,7 @@ class CohortingTest {
                     return null;
                 });
             }
-            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> localHolds.get() > 50);
+            org.awaitility.Awaitility.await().atMost(Waits.GRANTED).until(() -> localHolds.get() > 50);
             RedisLock elsewhere = other.getLock(name);
             int before = localHolds.get();
             assertThat(elsewhere.tryLock(wait))
@@ -435,7 +441,7 @@ class CohortingTest {
             lock.unlock();
         });
         next.start();
-        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> client.localWaiters() == 1);
+        org.awaitility.Awaitility.await().atMost(Waits.GRANTED).until(() -> client.localWaiters() == 1);
         long callsBefore = probe.scriptRuns();
         lock.unlock();
         next.join(10_000);

@@ -6,6 +6,7 @@ import dev.distlock.core.internal.engine.FairKind;
 import dev.distlock.core.internal.engine.ReadWriteKind;
 import dev.distlock.core.internal.engine.ReentrantKind;
 import dev.distlock.core.internal.engine.ScriptArgs;
+import dev.distlock.core.internal.engine.SemaphoreKind;
 import dev.distlock.core.internal.redis.LockKeys;
 import dev.distlock.core.internal.redis.script.LockScript;
 import dev.distlock.core.testing.Names;
@@ -59,15 +60,17 @@ class DerivedKeysScriptTest extends ScriptTestSupport {
     void everyScriptTouchesOnlyTheLocksOwnDerivedKeys() throws Exception {
         LockKeys fair = LockKeys.of("lock:", Names.fresh("derived-fair"));
         LockKeys rw = LockKeys.of("lock:", Names.fresh("derived-rw"));
+        LockKeys sem = LockKeys.of("lock:", Names.fresh("derived-sem"));
 
-        List<RedisMonitor.Command> commands = runEveryScriptWatched(fair, rw);
+        List<RedisMonitor.Command> commands = runEveryScriptWatched(fair, rw, sem);
 
         Set<String> touched = new HashSet<>();
         commands.stream()
                 .filter(RedisMonitor.Command::fromScript)
                 .forEach(command -> touched.addAll(keysOf(command.words())));
         Set<String> left = scanAll();
-        Predicate<String> derived = key -> isDerivedKey(key, keys) || isDerivedKey(key, fair) || isDerivedKey(key, rw);
+        Predicate<String> derived = key ->
+                isDerivedKey(key, keys) || isDerivedKey(key, fair) || isDerivedKey(key, rw) || isDerivedKey(key, sem);
         assertThat(touched)
                 .as("keys the scripts read or wrote")
                 .filteredOn(derived.negate())
@@ -91,7 +94,13 @@ class DerivedKeysScriptTest extends ScriptTestSupport {
                         rw.writers(),
                         rw.lock() + ":released:w:" + A,
                         rw.lock() + ":released:r:" + A,
-                        rw.lock() + ":released:~left:w:" + C);
+                        rw.lock() + ":released:~left:w:" + C,
+                        sem.lock(),
+                        sem.fence(),
+                        sem.permits(),
+                        sem.waiters(),
+                        sem.lock() + ":released:" + A,
+                        sem.lock() + ":released:~left:" + C);
     }
 
     /**
@@ -104,7 +113,9 @@ class DerivedKeysScriptTest extends ScriptTestSupport {
         Map<String, LockScript> bySha = loadEveryScript();
 
         List<RedisMonitor.Command> commands = runEveryScriptWatched(
-                LockKeys.of("lock:", Names.fresh("derived-fair")), LockKeys.of("lock:", Names.fresh("derived-rw")));
+                LockKeys.of("lock:", Names.fresh("derived-fair")),
+                LockKeys.of("lock:", Names.fresh("derived-rw")),
+                LockKeys.of("lock:", Names.fresh("derived-sem")));
 
         assertEveryScriptCalledInItsShape(commands, bySha);
     }
@@ -116,9 +127,10 @@ class DerivedKeysScriptTest extends ScriptTestSupport {
     @Test
     void theEngineCallsEveryScriptInItsShapeAndTouchesOnlyDerivedKeys() throws Exception {
         Map<String, LockScript> bySha = loadEveryScript();
-        LockClientOptions options = LockClientOptions.builder()
-                .watchdogLease(Duration.ofMillis(900))
-                .build();
+        // A watchdog lease short enough to see renewals soon (every lease/3), long enough that a renewal a
+        // loaded host sends late still lands before the lease ends: the holds here must not be lost.
+        LockClientOptions options =
+                LockClientOptions.builder().watchdogLease(Duration.ofSeconds(2)).build();
         List<RedisURI> redLockNodes = List.of(
                 RedisURI.create(redis.server().uri()),
                 RedisURI.create(redis.startAnother().uri()),
@@ -127,13 +139,16 @@ class DerivedKeysScriptTest extends ScriptTestSupport {
         String fairName = Names.fresh("engine-fair");
         String rwName = Names.fresh("engine-rw");
         String redLockName = Names.fresh("engine-redlock");
+        String semName = Names.fresh("engine-sem");
         List<RedisMonitor.Command> commands = new ArrayList<>();
         try (RedisMonitor monitor = RedisMonitor.start(redis.server());
                 LockClient client =
                         LockClient.create(RedisURI.create(redis.server().uri()), options);
                 LockClient otherInstance =
                         LockClient.create(RedisURI.create(redis.server().uri()), options);
-                RedLockClient redLock = RedLockClient.connect(redLockNodes, options)) {
+                // The default 30 s lease: a RedLock node's answer is awaited for a hundredth of the lease (at
+                // least 50 ms), which a loaded host missed with a 2 s lease ("only 1 of 3 nodes answered").
+                RedLockClient redLock = RedLockClient.connect(redLockNodes, LockClientOptions.defaults())) {
             RedisLock plain = client.getLock(plainName);
             plain.lock();
             commands.addAll(monitor.commandsUntil(LockScript.RENEW.sha1())); // the watchdog renewed it
@@ -186,6 +201,18 @@ class DerivedKeysScriptTest extends ScriptTestSupport {
             rw.readLock().unlock();
             rw.writeLock().unlock();
 
+            // Semaphores: a fair one whose waiter gives up, renewed by the watchdog, counted, released, force-released.
+            RedisSemaphore sem = client.getFairSemaphore(semName, 1);
+            LockHandle permit = sem.acquire();
+            assertThat(otherInstance.getFairSemaphore(semName, 1).tryAcquire(Waits.RUNS_OUT))
+                    .as("waited in line, then gave up (and left)")
+                    .isEmpty();
+            commands.addAll(monitor.commandsUntil(LockScript.SEM_LEAVE.sha1()));
+            commands.addAll(monitor.commandsUntil(LockScript.SEM_RENEW.sha1()));
+            assertThat(sem.availablePermits()).isZero();
+            permit.unlock();
+            assertThat(sem.forceReleaseAll()).as("already free").isFalse();
+
             RedisLock red = redLock.getLock(redLockName);
             // The fence is raised on the nodes of the first granting majority; the watched node (slowed by
             // MONITOR) is not always among them, so lock until it was.
@@ -211,6 +238,7 @@ class DerivedKeysScriptTest extends ScriptTestSupport {
                 LockKeys.of(prefix, plainName),
                 LockKeys.of(prefix, fairName),
                 LockKeys.of(prefix, rwName),
+                LockKeys.of(prefix, semName),
                 LockKeys.of(prefix, redLockName));
         Set<String> touched = new HashSet<>();
         commands.stream()
@@ -287,12 +315,14 @@ class DerivedKeysScriptTest extends ScriptTestSupport {
     }
 
     /** Runs every script through its usual caller on a flushed Redis; returns what MONITOR saw meanwhile. */
-    private List<RedisMonitor.Command> runEveryScriptWatched(LockKeys fair, LockKeys rw) throws Exception {
+    private List<RedisMonitor.Command> runEveryScriptWatched(LockKeys fair, LockKeys rw, LockKeys sem)
+            throws Exception {
         sync.flushall();
         try (RedisMonitor monitor = RedisMonitor.start(redis.server())) {
             runReentrantScripts();
             runFairScripts(fair);
             runReadWriteScripts(rw);
+            runSemaphoreScripts(sem);
             sync.echo(END_OF_RUN); // MONITOR shows commands in order: once this one is in, all are
             return monitor.commandsUntil(END_OF_RUN);
         }
@@ -320,6 +350,8 @@ class DerivedKeysScriptTest extends ScriptTestSupport {
                 || key.equals(lock.timeouts())
                 || key.equals(lock.waiting())
                 || key.equals(lock.writers())
+                || key.equals(lock.permits())
+                || key.equals(lock.waiters())
                 || key.startsWith(lock.lock() + ":released:");
     }
 
@@ -370,6 +402,29 @@ class DerivedKeysScriptTest extends ScriptTestSupport {
         granted(kind.acquire(scripts, keys, acquireArgs(B, 0, "g7", 0)).get(5, TimeUnit.SECONDS));
         assertThat(forceRelease("m")).isOne();
         assertThat(forceRelease("m")).isZero();
+    }
+
+    private void runSemaphoreScripts(LockKeys sem) throws Exception {
+        SemaphoreKind kind = SemaphoreKind.of(2, 1, true);
+        granted(kind.acquire(scripts, sem, acquireArgs(A, 0, "s1", 0)).get(5, TimeUnit.SECONDS));
+        granted(kind.acquire(scripts, sem, acquireArgs(A, 0, "s1", 0)).get(5, TimeUnit.SECONDS)); // sent twice
+        granted(kind.acquire(scripts, sem, acquireArgs(B, 0, "s2", 0)).get(5, TimeUnit.SECONDS));
+        assertThat(kind.acquire(scripts, sem, acquireArgs(C, 0, "s3", 60_000))
+                        .get(5, TimeUnit.SECONDS)
+                        .get(0))
+                .as("both permits held: C waits in line")
+                .isEqualTo(0L);
+        assertThat(kind.gaveUp(scripts, sem, leaveArgs(C, "s3")).get(5, TimeUnit.SECONDS))
+                .isEqualTo(1L);
+        assertThat(kind.renew(scripts, sem, A, "s1", 30_000).get(5, TimeUnit.SECONDS))
+                .isOne();
+        assertThat(SemaphoreKind.used(scripts, sem).get(5, TimeUnit.SECONDS)).isEqualTo(2L);
+        assertThat(kind.release(scripts, sem, releaseArgs(A, "s1", 1)).get(5, TimeUnit.SECONDS))
+                .isOne();
+        assertThat(kind.release(scripts, sem, releaseArgs(A, "s1", 1)).get(5, TimeUnit.SECONDS))
+                .isOne(); // sent twice
+        assertThat(kind.release(scripts, sem, releaseArgs(B, "s2", 1)).get(5, TimeUnit.SECONDS))
+                .isOne();
     }
 
     private void runFairScripts(LockKeys fair) throws Exception {

@@ -46,8 +46,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * comparison follow on another thread. MemoryRedis runs on the first TIME, frozen; Redis ran its
  * script a little later, so clock-derived numbers (tokens in microseconds, deadlines, TTLs and replies
  * that count down) may differ by up to the time between the two TIMEs: {@link Tolerance} says how. A
- * call that finds a key whose TTL ends within that time is not compared (it may expire in one run and
- * not the other; {@link #inconclusive} counts them). Messages are compared on the lock's channels
+ * call that finds a key whose TTL ends within that time, or within 20 ms, is not compared (it may expire
+ * in one run and not the other, and replies count down to it in a few ms, which are compared exactly:
+ * {@link Tolerance#inconclusiveWithinMs}; {@link #inconclusive} counts them). Messages are compared on the lock's channels
  * (those holding KEYS[1]'s hash tag); the memory run subscribes to each ARGV and each ARGV followed by
  * an owner found in ARGV or in a list key (a fair waiter's own channel).
  */
@@ -213,7 +214,8 @@ final class DifferentialScripts implements AutoCloseable {
             long driftMicros,
             ScriptOutcome redisSide) {
         Tolerance tolerance = new Tolerance(driftMicros);
-        if (before.values().stream().anyMatch(e -> e.ttlMillis() >= 0 && e.ttlMillis() <= tolerance.driftMs())) {
+        if (before.values().stream()
+                .anyMatch(e -> e.ttlMillis() >= 0 && e.ttlMillis() <= tolerance.inconclusiveWithinMs())) {
             inconclusive.incrementAndGet();
             return;
         }

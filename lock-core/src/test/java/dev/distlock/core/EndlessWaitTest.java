@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.distlock.core.testing.Contenders;
 import dev.distlock.core.testing.Names;
+import dev.distlock.testsupport.BehaviourTest;
 import dev.distlock.testsupport.OtherThread;
 import dev.distlock.testsupport.RedisExtension;
 import io.lettuce.core.RedisURI;
@@ -25,6 +26,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * {@code java.util.concurrent} locks (issue 48, 4a); a lease keeps its limit.
  */
 @Timeout(60)
+@BehaviourTest
 class EndlessWaitTest {
 
     @RegisterExtension

@@ -9,6 +9,7 @@ import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import dev.distlock.core.internal.redis.EvictionPolicyCheck;
 import dev.distlock.core.testing.Names;
+import dev.distlock.testsupport.BehaviourTest;
 import dev.distlock.testsupport.RedisServer;
 import dev.distlock.testsupport.Waits;
 import io.lettuce.core.RedisURI;
@@ -26,6 +27,7 @@ import org.slf4j.LoggerFactory;
  * {@code noeviction}; a user not allowed {@code CONFIG} skips the check with a DEBUG line.
  */
 @Timeout(60)
+@BehaviourTest
 class EvictionPolicyWarningTest {
 
     private final Logger logger = (Logger) LoggerFactory.getLogger(EvictionPolicyCheck.class);

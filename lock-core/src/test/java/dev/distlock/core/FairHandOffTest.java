@@ -7,6 +7,7 @@ import dev.distlock.core.internal.engine.FairHandOffs;
 import dev.distlock.core.internal.engine.FairKind;
 import dev.distlock.core.internal.redis.script.LockScript;
 import dev.distlock.core.testing.RedisMonitor;
+import dev.distlock.testsupport.BehaviourTest;
 import dev.distlock.testsupport.OtherThread;
 import dev.distlock.testsupport.Waits;
 import java.time.Duration;
@@ -25,6 +26,7 @@ import org.junit.jupiter.api.Test;
  * handle is passed the lock off the releasing thread, a waiter that left the line is passed over, and a grant
  * its waiter holds is not given back when the release's reply is handled late.
  */
+@BehaviourTest
 class FairHandOffTest extends FairLockFixture {
 
     /**

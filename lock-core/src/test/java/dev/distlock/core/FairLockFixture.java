@@ -27,7 +27,11 @@ abstract class FairLockFixture {
     /** Waiters that never re-check on their own within a test: only a wake-up message can move them. */
     static final FairKind SLEEPY = new FairKind(Duration.ofSeconds(60), Duration.ofSeconds(60));
 
-    static final Duration WATCHDOG_LEASE = Duration.ofMillis(600);
+    /**
+     * Short, so that renewals come every lease/3 within a test, yet long enough that a renewal a loaded host
+     * sends late (a JVM descheduled for a second) still lands before the lease ends.
+     */
+    static final Duration WATCHDOG_LEASE = Duration.ofSeconds(2);
 
     final RecordingListener events = new RecordingListener();
     LockClient client;

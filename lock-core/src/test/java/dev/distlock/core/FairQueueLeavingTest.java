@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.distlock.core.testing.Exclusion;
 import dev.distlock.core.testing.GiveUpStorm;
+import dev.distlock.testsupport.BehaviourTest;
 import dev.distlock.testsupport.OtherThread;
 import dev.distlock.testsupport.Waits;
 import java.time.Duration;
@@ -18,6 +19,7 @@ import org.junit.jupiter.api.Test;
  * Fair waiters that leave the queue (timed out by the caller, timed out, interrupted, giving up as the lock
  * is granted to them) leave nothing in Redis and never strand the lock.
  */
+@BehaviourTest
 class FairQueueLeavingTest extends FairLockFixture {
 
     /**

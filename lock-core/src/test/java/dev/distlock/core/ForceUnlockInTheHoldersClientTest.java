@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.distlock.core.testing.Names;
+import dev.distlock.testsupport.BehaviourTest;
 import dev.distlock.testsupport.RedisExtension;
 import dev.distlock.testsupport.Waits;
 import io.lettuce.core.RedisURI;
@@ -22,6 +23,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * instance, or local mode) tells the holder at once: its loss is reported when the lock is deleted, not
  * at its next renewal, and its unlock names the force-unlock. Holders in other clients learn it later.
  */
+@BehaviourTest
 class ForceUnlockInTheHoldersClientTest {
 
     @RegisterExtension

@@ -10,6 +10,7 @@ import dev.distlock.core.LockListener.AcquireOutcome;
 import dev.distlock.core.testing.Exclusion;
 import dev.distlock.core.testing.Names;
 import dev.distlock.core.testing.RecordingListener;
+import dev.distlock.testsupport.BehaviourTest;
 import dev.distlock.testsupport.OtherThread;
 import dev.distlock.testsupport.RedisExtension;
 import dev.distlock.testsupport.RedisServer;
@@ -37,6 +38,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * arrival order, is handed a grant (and hands one on) without a round trip, and leaving the queue
  * (cancelled, timed out) never keeps the permit from the next waiter.
  */
+@BehaviourTest
 class HandlesAtLocalGateTest {
 
     @RegisterExtension
@@ -174,16 +176,18 @@ class HandlesAtLocalGateTest {
     @Test
     void aHandleGoesPastAThreadWhoseLeaseRanOutWithoutUnlocking() throws Exception {
         RedisLock lock = client.getLock(name);
+        Duration lease = Duration.ofMillis(500); // short: it must run out, nothing asserts it held
         OtherThread.call(() -> {
-            lock.lock(Duration.ofMillis(500)); // never unlocked: its thread ends
+            lock.lock(lease); // never unlocked: its thread ends
             return null;
         });
         long start = System.nanoTime();
-        LockHandle handle = lock.tryLockAsync(Duration.ofSeconds(10))
+        LockHandle handle = lock.tryLockAsync(Waits.GRANTED)
                 .toCompletableFuture()
-                .get(15, TimeUnit.SECONDS)
+                .get(Waits.GRANTED.toSeconds() + 5, TimeUnit.SECONDS)
                 .orElseThrow(() -> new AssertionError("not acquired after the abandoned lease"));
-        assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofMillis(500 + 2000));
+        // about the lease; a handle that waited behind the abandoned hold would take the whole wait
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(lease.plusSeconds(5));
         handle.unlock();
     }
 

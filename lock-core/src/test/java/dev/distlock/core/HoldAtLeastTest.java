@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.distlock.core.testing.Names;
+import dev.distlock.testsupport.BehaviourTest;
 import dev.distlock.testsupport.OtherThread;
 import dev.distlock.testsupport.RedisExtension;
 import dev.distlock.testsupport.Waits;
@@ -23,6 +24,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * unlock(holdAtLeast): a job that finished early keeps the lock taken, by nobody, until holdAtLeast
  * after its grant, so an instance whose trigger fires a little later cannot run it again.
  */
+@BehaviourTest
 class HoldAtLeastTest {
 
     @RegisterExtension
@@ -111,19 +113,22 @@ class HoldAtLeastTest {
 
     @Test
     void aWatchdogLeaseDoesNotCutHoldAtLeastShort() throws Exception {
-        LockClientOptions shortLease = LockClientOptions.builder()
-                .watchdogLease(Duration.ofMillis(600))
-                .build();
+        // Short beside holdAtLeast, yet long enough that a loaded host's late renewal or late unlock never
+        // loses the hold first; holdAtLeast leaves a loaded host seconds between its checks.
+        Duration watchdogLease = Duration.ofSeconds(2);
+        Duration holdAtLeast = Duration.ofSeconds(10);
+        LockClientOptions shortLease =
+                LockClientOptions.builder().watchdogLease(watchdogLease).build();
         try (LockClient job = LockClient.create(RedisURI.create(redis.server().uri()), shortLease)) {
             RedisLock lock = job.getLock(name);
             lock.lock();
 
-            lock.unlock(Duration.ofSeconds(5));
+            lock.unlock(holdAtLeast);
 
             assertThat(lock.remainingLease())
-                    .as("the whole holdAtLeast, not the 600 ms the watchdog lease had left")
-                    .isGreaterThan(Duration.ofSeconds(3));
-            Thread.sleep(1_500); // past two watchdog leases
+                    .as("the whole holdAtLeast, not what the watchdog lease had left")
+                    .isGreaterThan(watchdogLease.multipliedBy(2));
+            Thread.sleep(watchdogLease.multipliedBy(2).toMillis()); // past two watchdog leases
             assertThat(OtherThread.call(() -> tryOnce(otherInstance.getLock(name))))
                     .as("still kept out after the watchdog lease would have ended")
                     .isFalse();

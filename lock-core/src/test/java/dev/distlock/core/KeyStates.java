@@ -114,9 +114,21 @@ final class KeyStates {
      */
     record Tolerance(long driftMicros) {
 
+        /** Numbers below this are counts and codes, compared exactly; from it up they may be clock-derived. */
+        static final long SMALLEST_CLOCK_NUMBER = 20;
+
         /** The drift in ms, rounded up, plus 1 ms for the two sides' rounding of microseconds to ms. */
         long driftMs() {
             return driftMicros / 1_000 + 2;
+        }
+
+        /**
+         * A call that finds a key whose TTL ends within this is not compared: besides expiring in one run and
+         * not the other, what it counts down to (a writer's mark, a queue deadline) reaches replies as a few
+         * remaining ms, below {@link #SMALLEST_CLOCK_NUMBER} and so compared exactly, yet a ms apart.
+         */
+        long inconclusiveWithinMs() {
+            return Math.max(driftMs(), SMALLEST_CLOCK_NUMBER);
         }
 
         boolean same(Object a, Object b) {
@@ -161,7 +173,7 @@ final class KeyStates {
             if (larger >= 1e15) {
                 return Math.abs(x - y) <= driftMicros;
             }
-            return larger >= 20 && Math.abs(x - y) <= driftMs();
+            return larger >= SMALLEST_CLOCK_NUMBER && Math.abs(x - y) <= driftMs();
         }
 
         private static boolean isInteger(String word) {

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 import static org.awaitility.Awaitility.await;
 
 import dev.distlock.core.testing.Names;
+import dev.distlock.testsupport.BehaviourTest;
 import dev.distlock.testsupport.RedisExtension;
 import io.lettuce.core.RedisURI;
 import java.time.Duration;
@@ -21,6 +22,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * only where the explicit lease was too short, never for a watchdog hold Redis lost.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
+@BehaviourTest
 class LeaseLossAdviceTest {
 
     @RegisterExtension

@@ -7,6 +7,7 @@ import dev.distlock.core.testing.LockOwner;
 import dev.distlock.core.testing.Names;
 import dev.distlock.core.testing.RecordingListener;
 import dev.distlock.core.testing.ReplyLoss;
+import dev.distlock.testsupport.BehaviourTest;
 import dev.distlock.testsupport.FaultRelay;
 import dev.distlock.testsupport.RedisExtension;
 import io.lettuce.core.RedisClient;
@@ -27,6 +28,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * still on its way (README, "Connection faults"). Redis then runs the same acquire or release
  * several times; it must count once.
  */
+@BehaviourTest
 class LettuceTimeoutRetryTest {
 
     @RegisterExtension

@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 import dev.distlock.core.internal.memory.MemoryPort;
 import dev.distlock.core.internal.memory.MemoryRedis;
 import dev.distlock.core.internal.redis.LockKeys;
+import dev.distlock.testsupport.BehaviourTest;
 import dev.distlock.testsupport.Waits;
 import java.time.Duration;
 import java.util.Collection;
@@ -26,6 +27,7 @@ import org.junit.jupiter.api.Test;
  * Two clients on one store stand for two instances on one Redis; the store is looked into directly where a
  * test needs to see a fair lock's queue.
  */
+@BehaviourTest
 class LocalLockClientTest {
 
     private final MemoryRedis store = new MemoryRedis();

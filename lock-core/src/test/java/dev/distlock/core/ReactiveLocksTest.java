@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.distlock.core.reactor.ReactiveLocks;
+import dev.distlock.testsupport.BehaviourTest;
 import dev.distlock.testsupport.RedisExtension;
 import dev.distlock.testsupport.Waits;
 import io.lettuce.core.RedisURI;
@@ -19,8 +20,10 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 
 /** The Reactor views: work runs under the lock, and the lock is released once on complete, error and cancel. */
+@BehaviourTest
 class ReactiveLocksTest {
 
     @RegisterExtension
@@ -120,5 +123,35 @@ class ReactiveLocksTest {
 
         await().atMost(GENEROUS).until(() -> !lockedInRedis());
         assertThat(client.activeHolds()).isZero();
+    }
+
+    @Test
+    void usingPermitsRunsTheWorkHoldingThemReleasesOnceAndFailsWhenTheyStayTaken() throws Exception {
+        RedisSemaphore semaphore = client.getSemaphore(name, 2);
+        List<Integer> free = ReactiveLocks.usingPermits(
+                        semaphore,
+                        2,
+                        Waits.GRANTED, // a blocking call, so off the thread that delivered the grant (Lettuce's I/O
+                        // thread)
+                        handle ->
+                                Mono.fromCallable(semaphore::availablePermits).subscribeOn(Schedulers.boundedElastic()))
+                .collectList()
+                .block(GENEROUS);
+        assertThat(free).containsExactly(0);
+        assertThat(semaphore.availablePermits()).isEqualTo(2);
+
+        LockHandle taken = other.getSemaphore(name, 2).acquire(2);
+        AtomicBoolean ran = new AtomicBoolean();
+        Flux<Object> busy = ReactiveLocks.usingPermits(semaphore, 1, Waits.RUNS_OUT, handle -> {
+            ran.set(true);
+            return Flux.empty();
+        });
+        assertThatThrownBy(() -> busy.blockLast(GENEROUS))
+                .isInstanceOf(LockAcquisitionException.class)
+                .hasMessageContaining("Semaphore '" + name + "'");
+        assertThat(ran).isFalse();
+        assertThat(ReactiveLocks.tryAcquire(semaphore, 1, Duration.ZERO).blockOptional(GENEROUS))
+                .isEmpty();
+        taken.unlock();
     }
 }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.distlock.core.testing.Names;
+import dev.distlock.testsupport.BehaviourTest;
 import dev.distlock.testsupport.OtherThread;
 import dev.distlock.testsupport.RedisExtension;
 import dev.distlock.testsupport.Waits;
@@ -22,6 +23,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * Waiting on a read/write lock: a release wakes every waiter that may now get in, local and
  * remote, long before the 30 s default lease; nothing stays subscribed or queued afterwards.
  */
+@BehaviourTest
 class ReadWriteLockWaitTest {
 
     @RegisterExtension

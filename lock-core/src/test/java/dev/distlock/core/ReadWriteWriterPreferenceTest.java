@@ -8,6 +8,7 @@ import dev.distlock.core.internal.engine.ReadWriteKind;
 import dev.distlock.core.internal.redis.LockKeys;
 import dev.distlock.core.testing.Names;
 import dev.distlock.core.testing.RelayedLockClient;
+import dev.distlock.testsupport.BehaviourTest;
 import dev.distlock.testsupport.OtherThread;
 import dev.distlock.testsupport.RedisExtension;
 import dev.distlock.testsupport.Waits;
@@ -30,6 +31,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * may still re-enter, and new readers are held back only while a writer really waits: not after it
  * gave up, and not for more than a moment after it vanished without saying so.
  */
+@BehaviourTest
 class ReadWriteWriterPreferenceTest {
 
     @RegisterExtension

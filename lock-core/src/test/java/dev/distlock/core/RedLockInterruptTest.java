@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.distlock.core.testing.Names;
 import dev.distlock.core.testing.RedLockNodes;
+import dev.distlock.testsupport.BehaviourTest;
 import dev.distlock.testsupport.OtherThread;
 import dev.distlock.testsupport.RedisExtension;
 import java.time.Duration;
@@ -14,6 +15,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Interrupting a thread that waits for a RedLock, as {@link java.util.concurrent.locks.Lock} specifies. */
+@BehaviourTest
 class RedLockInterruptTest {
 
     @RegisterExtension

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.distlock.core.internal.redis.LockKeys;
 import dev.distlock.core.internal.redis.script.LockScript;
 import dev.distlock.core.testing.Names;
+import dev.distlock.testsupport.BehaviourTest;
 import dev.distlock.testsupport.FaultRelay;
 import dev.distlock.testsupport.RedisExtension;
 import dev.distlock.testsupport.RedisServer;
@@ -28,6 +29,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * refused (NOSCRIPT), and sent again as EVAL when that answer comes, which would be after the release,
  * leaving the node locked for nobody for the whole lease.
  */
+@BehaviourTest
 class RedLockLateReplyTest {
 
     @RegisterExtension

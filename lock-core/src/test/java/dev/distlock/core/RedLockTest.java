@@ -9,6 +9,7 @@ import dev.distlock.core.internal.redis.script.LockScript;
 import dev.distlock.core.testing.Names;
 import dev.distlock.core.testing.RedLockNodes;
 import dev.distlock.core.testing.RedisMonitor;
+import dev.distlock.testsupport.BehaviourTest;
 import dev.distlock.testsupport.OtherThread;
 import dev.distlock.testsupport.RedisExtension;
 import dev.distlock.testsupport.Waits;
@@ -28,6 +29,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /** RedLock over 3 and 5 real, independent Redis servers: grants, owners, failed nodes, fencing. */
+@BehaviourTest
 class RedLockTest {
 
     @RegisterExtension

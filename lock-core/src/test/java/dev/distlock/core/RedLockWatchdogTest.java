@@ -9,6 +9,7 @@ import dev.distlock.core.LockListener.RenewalOutcome;
 import dev.distlock.core.testing.Names;
 import dev.distlock.core.testing.RecordingListener;
 import dev.distlock.core.testing.RedLockNodes;
+import dev.distlock.testsupport.BehaviourTest;
 import dev.distlock.testsupport.OtherThread;
 import dev.distlock.testsupport.RedisExtension;
 import dev.distlock.testsupport.Waits;
@@ -19,6 +20,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The RedLock watchdog: renews on every node, and reports loss when a majority loses the key. */
+@BehaviourTest
 class RedLockWatchdogTest {
 
     /**

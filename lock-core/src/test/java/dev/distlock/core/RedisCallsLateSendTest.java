@@ -7,6 +7,7 @@ import dev.distlock.core.internal.redis.LockKeys;
 import dev.distlock.core.internal.redis.RedisCalls;
 import dev.distlock.core.internal.redis.RedisConnections;
 import dev.distlock.core.testing.Names;
+import dev.distlock.testsupport.BehaviourTest;
 import dev.distlock.testsupport.RedisExtension;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisException;
@@ -32,6 +33,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * before the command; the call must undo it once more, after it. The command here is an INCR, the undo
  * a SET to 0, both on one connection as the engine's are.
  */
+@BehaviourTest
 class RedisCallsLateSendTest {
 
     @RegisterExtension

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.distlock.core.LockListener.AcquireOutcome;
 import dev.distlock.core.testing.Names;
 import dev.distlock.core.testing.RecordingListener;
+import dev.distlock.testsupport.BehaviourTest;
 import dev.distlock.testsupport.OtherThread;
 import dev.distlock.testsupport.RedisExtension;
 import io.lettuce.core.RedisURI;
@@ -20,6 +21,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * Interrupts, as {@link java.util.concurrent.locks.Lock} specifies them: lockInterruptibly and
  * tryLock(wait) give up with InterruptedException, lock() ignores interrupts and keeps the flag.
  */
+@BehaviourTest
 class RedisLockInterruptTest {
 
     @RegisterExtension

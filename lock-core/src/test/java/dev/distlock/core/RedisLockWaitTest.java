@@ -8,6 +8,7 @@ import static org.awaitility.Awaitility.await;
 import dev.distlock.core.internal.redis.LockKeys;
 import dev.distlock.core.testing.Names;
 import dev.distlock.core.testing.Settled;
+import dev.distlock.testsupport.BehaviourTest;
 import dev.distlock.testsupport.OtherThread;
 import dev.distlock.testsupport.RedisExtension;
 import dev.distlock.testsupport.Waits;
@@ -26,6 +27,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * never leaving a subscription behind; a release nobody waited for wakes nobody (publishes nothing). Holders use the default 30 s watchdog lease, so a waiter
  * that only woke up on the TTL would blow every bound here.
  */
+@BehaviourTest
 class RedisLockWaitTest {
 
     @RegisterExtension

@@ -10,6 +10,7 @@ import dev.distlock.core.testing.LockOwner;
 import dev.distlock.core.testing.Names;
 import dev.distlock.core.testing.RecordingListener;
 import dev.distlock.core.testing.RelayedLockClient;
+import dev.distlock.testsupport.BehaviourTest;
 import dev.distlock.testsupport.FaultRelay;
 import dev.distlock.testsupport.RedisExtension;
 import io.lettuce.core.event.command.CommandListener;
@@ -33,6 +34,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * answering, the lock expires there at the shorter lease's end, and its holder must be told of the
  * loss by then (give or take a watchdog round), not only when the watchdog lease would have ended.
  */
+@BehaviourTest
 class RenewalAfterReentryTest {
 
     @RegisterExtension

@@ -8,7 +8,9 @@ import dev.distlock.core.internal.redis.script.LockScript;
 import dev.distlock.core.testing.Names;
 import dev.distlock.core.testing.RecordingListener;
 import dev.distlock.core.testing.RedisMonitor;
+import dev.distlock.testsupport.BehaviourTest;
 import dev.distlock.testsupport.RedisExtension;
+import dev.distlock.testsupport.Waits;
 import io.lettuce.core.RedisURI;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -22,6 +24,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * Watchdog renewals travel on a connection of their own, so that a renewal round never queues in
  * front of the client's lock calls (Redis serves its connections in turn).
  */
+@BehaviourTest
 class RenewalConnectionTest {
 
     @RegisterExtension
@@ -36,14 +39,15 @@ class RenewalConnectionTest {
         try (LockClient client = LockClient.create(
                 RedisURI.create(redis.server().uri()),
                 LockClientOptions.builder()
-                        // 600 ms: a renewal must land within one lease, which a loaded machine can miss at 300
-                        .watchdogLease(Duration.ofMillis(600))
+                        // 2 s: a renewal (every lease/3) must land within one lease, which a loaded machine
+                        // missed at 300 ms and can at 600 ms, losing the hold the test unlocks
+                        .watchdogLease(Duration.ofSeconds(2))
                         .listener(events)
                         .build())) {
             RedisLock lock = client.getLock(name);
             // once before watching, so that every script is loaded and later runs are plain EVALSHA
             lock.lock();
-            await().atMost(Duration.ofSeconds(10))
+            await().atMost(Waits.GRANTED)
                     .until(() -> !events.renewals(name, RenewalOutcome.RENEWED).isEmpty());
             lock.unlock();
             try (RedisMonitor monitor = RedisMonitor.start(redis.server())) {

@@ -74,7 +74,7 @@ class ScriptRunnerTest extends ScriptTestSupport {
     void shaMatchesTheOneRedisComputesForTheBodyOfEveryScript() throws Exception {
         List<LockScript> all = allScripts();
 
-        assertThat(all).hasSize(15);
+        assertThat(all).hasSize(20);
         for (LockScript script : all) {
             assertThat(sync.scriptLoad(script.body())).as(script.name()).isEqualTo(script.sha1());
         }

@@ -68,6 +68,12 @@ class SentinelFailoverTest {
         String heldKey = "lock:{" + held.getKey() + "}";
         await().atMost(Duration.ofSeconds(5))
                 .until(() -> sentinel.replica().command("EXISTS", heldKey).equals(":1"));
+        // a semaphore permit held across the failover too
+        RedisSemaphore heldSemaphore = client.getSemaphore(Names.fresh("held-permits"), 2);
+        LockHandle permit = heldSemaphore.acquire();
+        String permitKey = "lock:{" + heldSemaphore.getKey() + "}";
+        await().atMost(Duration.ofSeconds(5))
+                .until(() -> sentinel.replica().command("EXISTS", permitKey).equals(":1"));
 
         sentinel.killMaster();
         long killed = System.nanoTime();
@@ -101,6 +107,12 @@ class SentinelFailoverTest {
         RedisReadWriteLock rw = client.getReadWriteLock(Names.fresh("rw"));
         assertThat(rw.writeLock().tryLock(Duration.ofSeconds(5))).isTrue();
         rw.writeLock().unlock();
+        RedisSemaphore semaphore = client.getFairSemaphore(Names.fresh("sem"), 2);
+        LockHandle one = semaphore.tryAcquire(Duration.ofSeconds(5)).orElseThrow();
+        assertThat(semaphore.tryAcquire(2, Duration.ZERO, null))
+                .as("one of two permits left")
+                .isEmpty();
+        one.unlock();
         assertThat(sentinel.master().command("EXISTS", "lock:{" + name + "}")).isEqualTo(":0");
         assertThat(recovered).isLessThan(FAILOVER_BOUND);
 
@@ -115,5 +127,9 @@ class SentinelFailoverTest {
                         > ttl + 500);
         held.unlock();
         assertThat(sentinel.master().command("EXISTS", heldKey)).isEqualTo(":0");
+        assertThat(permit.isHeld()).as("the permit kept across the failover").isTrue();
+        assertThat(heldSemaphore.availablePermits()).isEqualTo(1);
+        permit.unlock();
+        assertThat(sentinel.master().command("EXISTS", permitKey)).isEqualTo(":0");
     }
 }

@@ -2,6 +2,7 @@ package dev.distlock.sample;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.distlock.testsupport.IntegrationTest;
 import dev.distlock.testsupport.RedisExtension;
 import dev.distlock.testsupport.RedisServer;
 import org.junit.jupiter.api.Test;
@@ -14,6 +15,7 @@ import org.springframework.context.ConfigurableApplicationContext;
 
 /** The application started as {@code main} starts it: the demo, and the fallback Redis. */
 @ExtendWith(OutputCaptureExtension.class)
+@IntegrationTest
 class DemoTest {
 
     @RegisterExtension

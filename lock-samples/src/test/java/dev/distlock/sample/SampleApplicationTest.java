@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.distlock.core.LockClient;
 import dev.distlock.core.RedisLock;
 import dev.distlock.spring.autoconfigure.DistributedLockProperties;
+import dev.distlock.testsupport.IntegrationTest;
 import dev.distlock.testsupport.RedisServer;
 import io.lettuce.core.RedisURI;
 import java.io.IOException;
@@ -44,6 +45,7 @@ import org.springframework.test.context.DynamicPropertySource;
 /** The sample as it runs, on a real Redis: the service under contention, the endpoints, the metrics. */
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT)
 @DirtiesContext // its Redis is of this class only: no other class can reuse the application
+@IntegrationTest
 class SampleApplicationTest {
 
     /**

@@ -42,6 +42,7 @@ public final class LockTemplate {
     private final boolean redlock;
     private final boolean redlockConfigured;
     private final Duration holdAtLeast;
+    private final int permits;
 
     /**
      * Created by the starter's auto-configuration; inject the {@code LockTemplate} bean rather than
@@ -51,7 +52,7 @@ public final class LockTemplate {
      * @param redlockConfigured whether distlock.redlock.nodes is set
      */
     public LockTemplate(LockExecutor executor, Duration defaultLease, boolean redlockConfigured) {
-        this(executor, DEFAULT_NAME, LockType.REENTRANT, defaultLease, false, redlockConfigured, Duration.ZERO);
+        this(executor, DEFAULT_NAME, LockType.REENTRANT, defaultLease, false, redlockConfigured, Duration.ZERO, 0);
     }
 
     private LockTemplate(
@@ -61,7 +62,8 @@ public final class LockTemplate {
             Duration leaseTime,
             boolean redlock,
             boolean redlockConfigured,
-            Duration holdAtLeast) {
+            Duration holdAtLeast,
+            int permits) {
         this.executor = executor;
         this.name = name;
         this.type = type;
@@ -69,6 +71,7 @@ public final class LockTemplate {
         this.redlock = redlock;
         this.redlockConfigured = redlockConfigured;
         this.holdAtLeast = holdAtLeast;
+        this.permits = permits;
     }
 
     /** A copy whose locks are reported under {@code name} in metrics, traces and the Actuator endpoint. */
@@ -76,7 +79,8 @@ public final class LockTemplate {
         if (name == null || name.isBlank()) {
             throw new IllegalArgumentException("LockTemplate.withName needs a non-blank name, such as \"payments\"");
         }
-        return new LockTemplate(executor, name.trim(), type, leaseTime, redlock, redlockConfigured, holdAtLeast);
+        return new LockTemplate(
+                executor, name.trim(), type, leaseTime, redlock, redlockConfigured, holdAtLeast, permits);
     }
 
     /**
@@ -88,6 +92,10 @@ public final class LockTemplate {
         if (type == LockType.REDLOCK) {
             return withType(LockType.REENTRANT).withRedLock();
         }
+        if (permits > 0 || type == LockType.SEMAPHORE || type == LockType.FAIR_SEMAPHORE) {
+            throw new IllegalArgumentException(
+                    caller() + ": set the type before withPermits, which makes the semaphore");
+        }
         if (redlock && type != LockType.REENTRANT) {
             throw new IllegalArgumentException(
                     caller() + " uses RedLock, which supports type REENTRANT only, not " + type);
@@ -96,7 +104,7 @@ public final class LockTemplate {
             throw new IllegalArgumentException(caller() + " keeps its locks for holdAtLeast " + holdAtLeast
                     + ", which works with type REENTRANT only, not " + type);
         }
-        return new LockTemplate(executor, name, type, leaseTime, redlock, redlockConfigured, holdAtLeast);
+        return new LockTemplate(executor, name, type, leaseTime, redlock, redlockConfigured, holdAtLeast, permits);
     }
 
     /**
@@ -114,7 +122,7 @@ public final class LockTemplate {
             throw new IllegalArgumentException(caller() + " got lease " + lease + " shorter than its holdAtLeast "
                     + holdAtLeast + ": make the lease at least holdAtLeast");
         }
-        return new LockTemplate(executor, name, type, lease, redlock, redlockConfigured, holdAtLeast);
+        return new LockTemplate(executor, name, type, lease, redlock, redlockConfigured, holdAtLeast, permits);
     }
 
     /**
@@ -138,7 +146,20 @@ public final class LockTemplate {
             throw new IllegalArgumentException(caller() + " got holdAtLeast " + holdAtLeast + " longer than its lease "
                     + leaseTime + ": make it at most the lease (ShedLock: lockAtLeastFor <= lockAtMostFor)");
         }
-        return new LockTemplate(executor, name, type, leaseTime, redlock, redlockConfigured, holdAtLeast);
+        return new LockTemplate(executor, name, type, leaseTime, redlock, redlockConfigured, holdAtLeast, permits);
+    }
+
+    /**
+     * A copy whose calls each hold one permit of a semaphore of {@code permits} on the key (the annotation's
+     * {@code permits}); fair after {@code withType(FAIR)}; not with RedLock, holdAtLeast or several keys.
+     */
+    public LockTemplate withPermits(int permits) {
+        if (permits < 1 || redlock || !holdAtLeast.isZero() || (type != LockType.REENTRANT && type != LockType.FAIR)) {
+            throw new IllegalArgumentException(caller() + " got permits " + permits + " (type " + type + "): give"
+                    + " at least 1 permit, on type REENTRANT or FAIR, without RedLock and holdAtLeast");
+        }
+        LockType semaphore = type == LockType.FAIR ? LockType.FAIR_SEMAPHORE : LockType.SEMAPHORE;
+        return new LockTemplate(executor, name, semaphore, leaseTime, false, redlockConfigured, Duration.ZERO, permits);
     }
 
     /** A copy that takes its locks as RedLocks on distlock.redlock.nodes. */
@@ -155,7 +176,7 @@ public final class LockTemplate {
             throw new IllegalArgumentException(caller() + " keeps its locks for holdAtLeast " + holdAtLeast
                     + ", which RedLock does not support; use withHoldAtLeast(Duration.ZERO) or no RedLock");
         }
-        return new LockTemplate(executor, name, type, leaseTime, true, redlockConfigured, holdAtLeast);
+        return new LockTemplate(executor, name, type, leaseTime, true, redlockConfigured, holdAtLeast, permits);
     }
 
     /**
@@ -229,7 +250,7 @@ public final class LockTemplate {
             throw new IllegalArgumentException(
                     caller() + " got wait time " + waitTime + ": give Duration.ZERO to try once, or a positive wait");
         }
-        return new LockRequest(caller(), name, type, redlock, keys, multi, waitTime, leaseTime, holdAtLeast);
+        return new LockRequest(caller(), name, type, redlock, keys, multi, waitTime, leaseTime, holdAtLeast, permits);
     }
 
     private String requireKey(String key) {

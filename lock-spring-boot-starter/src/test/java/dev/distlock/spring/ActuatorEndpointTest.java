@@ -7,6 +7,7 @@ import dev.distlock.core.LockClient;
 import dev.distlock.core.LockHandle;
 import dev.distlock.core.RedisLock;
 import dev.distlock.spring.annotation.DistributedLock;
+import dev.distlock.testsupport.IntegrationTest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -36,6 +37,7 @@ import org.springframework.test.annotation.DirtiesContext;
             "distlock.operation-timeout=1s", "spring.data.redis.timeout=1s"
         })
 @DirtiesContext
+@IntegrationTest
 class ActuatorEndpointTest extends RunningApplication {
 
     @Autowired

@@ -3,6 +3,7 @@ package dev.distlock.spring;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.distlock.testsupport.IntegrationTest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
@@ -25,6 +26,7 @@ import org.springframework.test.annotation.DirtiesContext;
             "distlock.operation-timeout=1s", "spring.data.redis.timeout=1s"
         })
 @DirtiesContext
+@IntegrationTest
 class ActuatorHealthTest extends RunningApplication {
 
     @Autowired

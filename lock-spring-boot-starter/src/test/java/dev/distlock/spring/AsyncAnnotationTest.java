@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.distlock.spring.annotation.DistributedLock;
 import dev.distlock.spring.autoconfigure.DistributedLockAutoConfiguration;
+import dev.distlock.testsupport.BehaviourTest;
 import dev.distlock.testsupport.RedisExtension;
 import java.util.ArrayList;
 import java.util.List;
@@ -28,6 +29,7 @@ import org.springframework.scheduling.annotation.EnableAsync;
  * inside the lock, one at a time, and the lock is free once every call completed. {@code @Async} adds
  * nothing there: its executor's thread only waits for the locked call, which returns at once anyway.
  */
+@BehaviourTest
 class AsyncAnnotationTest {
 
     @RegisterExtension

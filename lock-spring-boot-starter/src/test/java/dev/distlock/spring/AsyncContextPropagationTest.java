@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.distlock.spring.annotation.DistributedLock;
 import dev.distlock.spring.autoconfigure.DistributedLockAutoConfiguration;
+import dev.distlock.testsupport.BehaviourTest;
 import dev.distlock.testsupport.RedisExtension;
 import dev.distlock.testsupport.RedisServer;
 import dev.distlock.testsupport.Waits;
@@ -29,6 +30,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
  * {@code Slf4jThreadLocalAccessor}). Nothing of one caller's context stays on the invoking thread for the
  * next call. Spring Boot 3.5's module has no context-propagation on its test classpath and leaves this out.
  */
+@BehaviourTest
 class AsyncContextPropagationTest {
 
     @RegisterExtension

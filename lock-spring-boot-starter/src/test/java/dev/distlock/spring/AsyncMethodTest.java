@@ -19,6 +19,7 @@ import dev.distlock.spring.autoconfigure.DistributedLockAutoConfiguration;
 import dev.distlock.spring.autoconfigure.DistributedLockMetricsAutoConfiguration;
 import dev.distlock.spring.execution.ActiveHolds;
 import dev.distlock.spring.metrics.LockMetrics;
+import dev.distlock.testsupport.BehaviourTest;
 import dev.distlock.testsupport.RedisExtension;
 import io.lettuce.core.RedisURI;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -51,6 +52,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
  * {@code @DistributedLock} on methods returning CompletionStage/CompletableFuture: the lock is taken
  * before the method runs, without blocking the caller, and held until the returned stage completes.
  */
+@BehaviourTest
 class AsyncMethodTest {
 
     @RegisterExtension

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.distlock.core.LockLeaseExpiredException;
+import dev.distlock.testsupport.IntegrationTest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -25,6 +26,7 @@ import org.springframework.test.annotation.DirtiesContext;
             "distlock.actuator.force-unlock.enabled=true"
         })
 @DirtiesContext
+@IntegrationTest
 class ForceUnlockEndpointTest extends RunningApplication {
 
     @Autowired

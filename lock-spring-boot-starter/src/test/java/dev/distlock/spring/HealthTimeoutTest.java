@@ -3,6 +3,7 @@ package dev.distlock.spring;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.distlock.testsupport.IntegrationTest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -28,6 +29,7 @@ import org.springframework.test.annotation.DirtiesContext;
         })
 @DirtiesContext
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
+@IntegrationTest
 class HealthTimeoutTest extends RunningApplication {
 
     private static final Duration OPERATION_TIMEOUT = Duration.ofSeconds(30);

@@ -9,8 +9,11 @@ import dev.distlock.spring.annotation.DistributedLock;
 import dev.distlock.spring.autoconfigure.DistributedLockAutoConfiguration;
 import dev.distlock.spring.autoconfigure.DistributedLockMetricsAutoConfiguration;
 import dev.distlock.spring.metrics.LockMetrics;
+import dev.distlock.testsupport.BehaviourTest;
 import dev.distlock.testsupport.RedisExtension;
+import dev.distlock.testsupport.Waits;
 import io.lettuce.core.RedisURI;
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.util.concurrent.atomic.AtomicReference;
@@ -22,6 +25,7 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 /** distlock.on-lease-lost and throw-on-lease-lost: what an annotated method's caller sees when the lock is lost mid-run. */
+@BehaviourTest
 class LeaseLostTest {
 
     @RegisterExtension
@@ -91,24 +95,41 @@ class LeaseLostTest {
 
     public static class Job {
         private final AtomicReference<String> outcome = new AtomicReference<>();
+        private final MeterRegistry registry;
+
+        public Job(MeterRegistry registry) {
+            this.registry = registry;
+        }
 
         public String outcome() {
             return outcome.get();
         }
 
-        /** Deletes its own lock from another client (as an operator would), then works on for three leases. */
+        /**
+         * Deletes its own lock from another client (as an operator would), then works on until the watchdog
+         * has seen the loss: counted it, or (job "interrupt") interrupted this thread. Not a fixed time, which a
+         * loaded host's late watchdog round could outlast; Waits.GRANTED at the most.
+         */
         @DistributedLock(key = "'job:' + #name")
         public String run(String name) {
             // The operator's client is opened once per class: closing it here could itself be interrupted
             // (Lettuce 6 on Spring Boot 3.5 lets shutdown throw RedisCommandInterruptedException).
             operator.getLock("job:" + name).forceUnlock();
+            long deadline = System.nanoTime() + Waits.GRANTED.toNanos();
             try {
-                Thread.sleep(1800);
+                while (System.nanoTime() - deadline < 0 && (name.equals("interrupt") || !lossCounted())) {
+                    Thread.sleep(10);
+                }
                 outcome.set("finished");
             } catch (InterruptedException e) {
                 outcome.set("interrupted");
             }
             return outcome.get();
+        }
+
+        private boolean lossCounted() {
+            Counter lost = registry.find(LockMetrics.LOST).counter();
+            return lost != null && lost.count() > 0;
         }
     }
 }

@@ -16,6 +16,7 @@ import dev.distlock.spring.autoconfigure.DistributedLockAutoConfiguration;
 import dev.distlock.spring.autoconfigure.DistributedLockLocalAutoConfiguration;
 import dev.distlock.spring.autoconfigure.DistributedLockMetricsAutoConfiguration;
 import dev.distlock.spring.metrics.LockMetrics;
+import dev.distlock.testsupport.BehaviourTest;
 import dev.distlock.testsupport.RedisServer;
 import dev.distlock.testsupport.Waits;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -43,6 +44,7 @@ import reactor.core.publisher.Sinks;
 
 /** distlock.mode=local: the same annotation, template, metrics and errors, in this JVM, with no Redis at all. */
 @ExtendWith(OutputCaptureExtension.class)
+@BehaviourTest
 class LocalModeTest {
 
     /** Spring's Redis points at a port nobody listens on: any Redis call would fail. */

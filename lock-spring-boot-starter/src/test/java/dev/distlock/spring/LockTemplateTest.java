@@ -11,6 +11,7 @@ import dev.distlock.core.LockType;
 import dev.distlock.spring.autoconfigure.DistributedLockAutoConfiguration;
 import dev.distlock.spring.autoconfigure.DistributedLockMetricsAutoConfiguration;
 import dev.distlock.spring.metrics.LockMetrics;
+import dev.distlock.testsupport.BehaviourTest;
 import dev.distlock.testsupport.RedisExtension;
 import io.lettuce.core.RedisURI;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -24,6 +25,7 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 /** LockTemplate runs on the annotation's code path: same locks, tokens, metrics and exceptions. */
+@BehaviourTest
 class LockTemplateTest {
 
     @RegisterExtension

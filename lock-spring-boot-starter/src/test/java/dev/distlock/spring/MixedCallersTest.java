@@ -6,6 +6,7 @@ import dev.distlock.core.LockClient;
 import dev.distlock.core.RedisLock;
 import dev.distlock.spring.annotation.DistributedLock;
 import dev.distlock.spring.autoconfigure.DistributedLockAutoConfiguration;
+import dev.distlock.testsupport.BehaviourTest;
 import dev.distlock.testsupport.RedisExtension;
 import io.lettuce.core.RedisURI;
 import java.time.Duration;
@@ -27,6 +28,7 @@ import reactor.core.publisher.Mono;
  * Async, reactive and blocking {@code @DistributedLock} callers, and thread-bound callers of another
  * instance, on one name: never two inside at once, checked on the history of entries and exits.
  */
+@BehaviourTest
 class MixedCallersTest {
 
     @RegisterExtension

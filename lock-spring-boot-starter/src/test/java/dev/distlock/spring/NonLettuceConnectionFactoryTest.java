@@ -9,6 +9,7 @@ import dev.distlock.core.LockClient;
 import dev.distlock.core.RedisLock;
 import dev.distlock.spring.annotation.DistributedLock;
 import dev.distlock.spring.autoconfigure.DistributedLockAutoConfiguration;
+import dev.distlock.testsupport.IntegrationTest;
 import dev.distlock.testsupport.RedisExtension;
 import dev.distlock.testsupport.RedisServer;
 import dev.distlock.testsupport.Waits;
@@ -34,6 +35,7 @@ import org.springframework.data.redis.core.StringRedisTemplate;
  * their own Lettuce connection from the same spring.data.redis.* settings and say so once.
  */
 @ExtendWith(OutputCaptureExtension.class)
+@IntegrationTest
 class NonLettuceConnectionFactoryTest {
 
     private static final String SEPARATE = "distributed locks open their own Lettuce connection";

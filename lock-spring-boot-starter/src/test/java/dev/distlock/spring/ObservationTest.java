@@ -10,6 +10,7 @@ import dev.distlock.spring.autoconfigure.DistributedLockAutoConfiguration;
 import dev.distlock.spring.autoconfigure.DistributedLockMetricsAutoConfiguration;
 import dev.distlock.spring.autoconfigure.DistributedLockObservationAutoConfiguration;
 import dev.distlock.spring.metrics.LockMetrics;
+import dev.distlock.testsupport.BehaviourTest;
 import dev.distlock.testsupport.RedisExtension;
 import dev.distlock.testsupport.Waits;
 import io.lettuce.core.RedisURI;
@@ -34,6 +35,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
  * With Spring Boot's ObservationRegistry, a Micrometer Tracing bridge (the test tracer) and a
  * MeterRegistry, one instrumentation gives both the wait and hold spans and the lock meters.
  */
+@BehaviourTest
 class ObservationTest {
 
     @RegisterExtension

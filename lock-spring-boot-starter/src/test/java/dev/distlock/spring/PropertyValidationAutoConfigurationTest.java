@@ -85,6 +85,10 @@ class PropertyValidationAutoConfigurationTest {
                 Arguments.of("distlock.watchdog-lease", new String[] {"distlock.watchdog-lease=5ms"}),
                 Arguments.of("distlock.fencing-counter-ttl", new String[] {"distlock.fencing-counter-ttl=10s"}),
                 Arguments.of("distlock.max-key-length", new String[] {"distlock.max-key-length=0"}),
+                Arguments.of("distlock.max-hold", new String[] {"distlock.max-hold=5ms"}),
+                Arguments.of(
+                        "distlock.long-hold-warning",
+                        new String[] {"distlock.max-hold=1m", "distlock.long-hold-warning=1.5"}),
                 Arguments.of("distlock.operation-timeout", new String[] {"distlock.operation-timeout=2h"}),
                 Arguments.of("distlock.local-hand-offs", new String[] {"distlock.local-hand-offs=1001"}),
                 Arguments.of("distlock.local-hand-off-window", new String[] {"distlock.local-hand-off-window=11s"}),

@@ -20,6 +20,7 @@ import dev.distlock.spring.autoconfigure.DistributedLockAutoConfiguration;
 import dev.distlock.spring.autoconfigure.DistributedLockMetricsAutoConfiguration;
 import dev.distlock.spring.execution.ActiveHolds;
 import dev.distlock.spring.metrics.LockMetrics;
+import dev.distlock.testsupport.BehaviourTest;
 import dev.distlock.testsupport.RedisExtension;
 import io.lettuce.core.RedisURI;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -55,6 +56,7 @@ import reactor.core.publisher.Sinks;
  * blocking, subscribes to the method's publisher once held, and releases exactly once on complete,
  * error or cancel.
  */
+@BehaviourTest
 class ReactiveMethodTest {
 
     @RegisterExtension

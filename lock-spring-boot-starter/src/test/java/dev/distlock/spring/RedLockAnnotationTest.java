@@ -7,6 +7,7 @@ import dev.distlock.core.LockType;
 import dev.distlock.core.RedLockClient;
 import dev.distlock.spring.annotation.DistributedLock;
 import dev.distlock.spring.autoconfigure.DistributedLockAutoConfiguration;
+import dev.distlock.testsupport.BehaviourTest;
 import dev.distlock.testsupport.RedisExtension;
 import dev.distlock.testsupport.RedisServer;
 import java.time.Duration;
@@ -22,6 +23,7 @@ import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 /** {@code @DistributedLock(redlock = true)}, or {@code type = REDLOCK}, over distlock.redlock.nodes. */
+@BehaviourTest
 class RedLockAnnotationTest {
 
     @RegisterExtension

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 import dev.distlock.core.LockUnavailableException;
 import dev.distlock.spring.annotation.DistributedLock;
 import dev.distlock.spring.autoconfigure.DistributedLockAutoConfiguration;
+import dev.distlock.testsupport.BehaviourTest;
 import dev.distlock.testsupport.RedisServer;
 import java.util.ArrayList;
 import java.util.List;
@@ -22,6 +23,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
  * wrong on the wire ("Connection refused" for a stopped redis-server), not only in Lettuce's log lines.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
+@BehaviourTest
 class RedisOutageRootCauseTest {
 
     private RedisServer server;

@@ -7,6 +7,7 @@ import dev.distlock.core.LockType;
 import dev.distlock.spring.annotation.DistributedLock;
 import dev.distlock.spring.annotation.OnLockFailure;
 import dev.distlock.spring.autoconfigure.DistributedLockAutoConfiguration;
+import dev.distlock.testsupport.BehaviourTest;
 import dev.distlock.testsupport.RedisExtension;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -29,6 +30,7 @@ import org.springframework.scheduling.annotation.Scheduled;
  * triggers fire 300 ms apart. With holdAtLeast the first run keeps the second instance out although it
  * finishes at once; without it, both run.
  */
+@BehaviourTest
 class ScheduledJobHoldAtLeastTest {
 
     @RegisterExtension

@@ -8,6 +8,7 @@ import dev.distlock.core.LockClient;
 import dev.distlock.core.RedisLock;
 import dev.distlock.core.RedisReadWriteLock;
 import dev.distlock.spring.autoconfigure.DistributedLockAutoConfiguration;
+import dev.distlock.testsupport.IntegrationTest;
 import dev.distlock.testsupport.RedisBinary;
 import dev.distlock.testsupport.RedisExtension;
 import dev.distlock.testsupport.RedisServer;
@@ -34,6 +35,7 @@ import org.springframework.data.redis.core.StringRedisTemplate;
  * {@code spring.data.redis.*} and {@code spring.ssl.bundle.*} settings: an ACL user confined to the
  * lock prefix, and TLS with a PEM bundle. Wrong settings fail start-up with the starter's message.
  */
+@IntegrationTest
 class SecureRedisTest {
 
     @RegisterExtension

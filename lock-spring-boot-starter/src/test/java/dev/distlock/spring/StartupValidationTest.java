@@ -65,6 +65,17 @@ class StartupValidationTest {
                         "combines keys with type = FAIR",
                         "type = REENTRANT with keys"),
                 Arguments.of(
+                        PermitsWithKeys.class,
+                        "PermitsWithKeys.run()",
+                        "combines permits with keys",
+                        "permits with a single key"),
+                Arguments.of(PermitsWithRead.class, "PermitsWithRead.run()", "permits with type = READ", "type = FAIR"),
+                Arguments.of(
+                        SemaphoreWithoutPermits.class,
+                        "SemaphoreWithoutPermits.run()",
+                        "without permits",
+                        "permits = n"),
+                Arguments.of(
                         PlainFuture.class,
                         "PlainFuture.run()",
                         "returns Future, a Future that is not a CompletionStage",
@@ -143,6 +154,23 @@ class StartupValidationTest {
                     assertThat(analysis.getDescription()).contains(method).contains(problem);
                     assertThat(analysis.getAction()).contains(advice);
                 });
+    }
+
+    public static class PermitsWithKeys {
+        @DistributedLock(
+                keys = {"a", "b"},
+                permits = 2)
+        public void run() {}
+    }
+
+    public static class PermitsWithRead {
+        @DistributedLock(key = "k", type = LockType.READ, permits = 2)
+        public void run() {}
+    }
+
+    public static class SemaphoreWithoutPermits {
+        @DistributedLock(key = "k", type = LockType.SEMAPHORE)
+        public void run() {}
     }
 
     public static class BadSpel {

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.distlock.core.LockInfo;
 import dev.distlock.core.LockListener;
 import dev.distlock.spring.annotation.DistributedLock;
+import dev.distlock.testsupport.BehaviourTest;
 import dev.distlock.testsupport.RedisExtension;
 import java.time.Duration;
 import java.util.List;
@@ -25,6 +26,7 @@ import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 /** The lock must wrap @Transactional: another instance may only enter after our commit is visible. */
+@BehaviourTest
 class TransactionOrderingTest {
 
     @RegisterExtension

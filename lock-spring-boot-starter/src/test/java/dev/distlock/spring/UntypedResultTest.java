@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.distlock.core.LockClient;
 import dev.distlock.spring.annotation.DistributedLock;
+import dev.distlock.testsupport.BehaviourTest;
 import dev.distlock.testsupport.RedisExtension;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -27,6 +28,7 @@ import reactor.core.publisher.Mono;
  * may return deferred work at run time, which its lock, released on return, would not cover: the
  * call fails saying so, after the method ran under the lock, and the lock is released.
  */
+@BehaviourTest
 class UntypedResultTest {
 
     @RegisterExtension

@@ -3,6 +3,7 @@ package dev.distlock.spring;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.distlock.spring.annotation.DistributedLock;
+import dev.distlock.testsupport.BehaviourTest;
 import dev.distlock.testsupport.RedisExtension;
 import dev.distlock.testsupport.VirtualThreads;
 import dev.distlock.testsupport.Waits;
@@ -18,6 +19,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * Needs Java 21+: run by the virtual-threads profile of the parent POM on the JDK that
  * {@code DISTLOCK_JAVA21} names.
  */
+@BehaviourTest
 class VirtualThreadStageInvokerTest {
 
     @RegisterExtension

@@ -10,6 +10,7 @@ import dev.distlock.spring.autoconfigure.DistributedLockAutoConfiguration
 import dev.distlock.spring.autoconfigure.DistributedLockLocalAutoConfiguration
 import dev.distlock.spring.autoconfigure.DistributedLockMetricsAutoConfiguration
 import dev.distlock.spring.metrics.LockMetrics
+import dev.distlock.testsupport.BehaviourTest
 import dev.distlock.testsupport.RedisExtension
 import dev.distlock.testsupport.RedisServer
 import io.lettuce.core.RedisURI
@@ -48,6 +49,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner
  * finishes (not when it first suspends) or while the Flow is collected, and released once on completion,
  * failure and cancellation.
  */
+@BehaviourTest
 class KotlinCoroutineTest {
 
     companion object {

@@ -3,9 +3,12 @@ package dev.distlock.core.reactor;
 import dev.distlock.core.LockAcquisitionException;
 import dev.distlock.core.LockHandle;
 import dev.distlock.core.RedisLock;
+import dev.distlock.core.RedisSemaphore;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.CompletionStage;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -32,7 +35,31 @@ public final class ReactiveLocks {
 
     /** Waits up to {@code waitTime}; emits the handle, or completes empty when the wait ran out. */
     public static Mono<LockHandle> tryLock(RedisLock lock, Duration waitTime) {
-        return Mono.fromFuture(() -> lock.tryLockAsync(waitTime).toCompletableFuture(), false)
+        return granted(() -> lock.tryLockAsync(waitTime));
+    }
+
+    /**
+     * Waits up to {@code waitTime} for {@code permits} permits of the semaphore; emits the handle that holds
+     * them, or completes empty when the wait ran out.
+     */
+    public static Mono<LockHandle> tryAcquire(RedisSemaphore semaphore, int permits, Duration waitTime) {
+        return granted(() -> semaphore.tryAcquireAsync(permits, waitTime, null));
+    }
+
+    /**
+     * Runs {@code work} holding {@code permits} permits of the semaphore, as {@link #usingLock} runs it under
+     * a lock: acquired within {@code waitTime} (else {@link LockAcquisitionException}), released exactly once.
+     */
+    public static <T> Flux<T> usingPermits(
+            RedisSemaphore semaphore,
+            int permits,
+            Duration waitTime,
+            Function<LockHandle, ? extends Publisher<T>> work) {
+        return using(tryAcquire(semaphore, permits, waitTime), semaphore.getKey(), "Semaphore", waitTime, work);
+    }
+
+    private static Mono<LockHandle> granted(Supplier<CompletionStage<Optional<LockHandle>>> acquire) {
+        return Mono.fromFuture(() -> acquire.get().toCompletableFuture(), false)
                 .doOnDiscard(Optional.class, granted -> granted.ifPresent(ReactiveLocks::giveBack))
                 .flatMap(Mono::justOrEmpty)
                 .doOnDiscard(LockHandle.class, ReactiveLocks::giveBack);
@@ -45,12 +72,17 @@ public final class ReactiveLocks {
      */
     public static <T> Flux<T> usingLock(
             RedisLock lock, Duration waitTime, Function<LockHandle, ? extends Publisher<T>> work) {
-        Mono<LockHandle> acquire = tryLock(lock, waitTime)
-                .switchIfEmpty(Mono.error(() -> new LockAcquisitionException(
-                        lock.getKey(),
-                        waitTime,
-                        "Lock '" + lock.getKey() + "' was not acquired within " + waitTime.toMillis() + " ms",
-                        null)));
+        return using(tryLock(lock, waitTime), lock.getKey(), "Lock", waitTime, work);
+    }
+
+    private static <T> Flux<T> using(
+            Mono<LockHandle> granted,
+            String key,
+            String what,
+            Duration waitTime,
+            Function<LockHandle, ? extends Publisher<T>> work) {
+        Mono<LockHandle> acquire = granted.switchIfEmpty(Mono.error(() -> new LockAcquisitionException(
+                key, waitTime, what + " '" + key + "' was not acquired within " + waitTime.toMillis() + " ms", null)));
         return Flux.usingWhen(
                 acquire, work, ReactiveLocks::release, (handle, error) -> release(handle), ReactiveLocks::release);
     }

@@ -70,11 +70,7 @@ public final class ChurnWorker {
             for (int t = 0; t < threads; t++) {
                 connections.add(redis.connect());
             }
-            System.out.println("READY");
-            System.out.flush();
-            if (!"GO".equals(stdin.readLine())) {
-                throw new IllegalStateException("expected GO on stdin");
-            }
+            ChildMain.readyThenGo(stdin);
             long deadline = System.nanoTime() + runNanos;
             List<Thread> workers = new ArrayList<>();
             for (int t = 0; t < threads; t++) {

@@ -1,14 +1,6 @@
 package dev.distlock.core.testing;
 
-import dev.distlock.core.LockClient;
 import dev.distlock.core.RedisLock;
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.RedisURI;
-import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.api.sync.RedisCommands;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -28,24 +20,15 @@ public final class CounterWorker {
 
     private CounterWorker() {}
 
-    public static void main(String[] args) throws Exception {
+    public static void main(String[] args) {
         String uri = args[0];
         String lockName = args[1];
         String counterKey = args[2];
         int threads = Integer.parseInt(args[3]);
         long runNanos = TimeUnit.MILLISECONDS.toNanos(Long.parseLong(args[4]));
-        int exitCode;
-        RedisClient redis = RedisClient.create(uri);
-        try (LockClient client = LockClient.create(RedisURI.create(uri));
-                StatefulRedisConnection<String, String> connection = redis.connect()) {
-            RedisCommands<String, String> commands = connection.sync();
+        ChildMain.run(uri, (client, commands) -> {
             RedisLock lock = client.getLock(lockName);
-            System.out.println("READY");
-            System.out.flush();
-            String go = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)).readLine();
-            if (!"GO".equals(go)) {
-                throw new IllegalStateException("expected GO on stdin, got " + go);
-            }
+            ChildMain.readyThenGo();
             AtomicLong increments = new AtomicLong();
             AtomicReference<Throwable> failure = new AtomicReference<>();
             long deadline = System.nanoTime() + runNanos;
@@ -81,21 +64,9 @@ public final class CounterWorker {
                 worker.join();
             }
             if (failure.get() != null) {
-                System.out.println("FAILED " + failure.get());
-                failure.get().printStackTrace(System.out);
-                exitCode = 1;
-            } else {
-                System.out.println("INCREMENTS " + increments.get());
-                exitCode = 0;
+                throw failure.get();
             }
-        } catch (Throwable e) {
-            System.out.println("FAILED " + e);
-            e.printStackTrace(System.out);
-            exitCode = 1;
-        } finally {
-            redis.shutdown();
-        }
-        System.out.flush();
-        System.exit(exitCode);
+            return "INCREMENTS " + increments.get();
+        });
     }
 }

@@ -1,15 +1,8 @@
 package dev.distlock.core.testing;
 
-import dev.distlock.core.LockClient;
 import dev.distlock.core.RedisLock;
 import dev.distlock.core.TestAccess;
 import dev.distlock.core.internal.engine.FairKind;
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.RedisURI;
-import io.lettuce.core.api.StatefulRedisConnection;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 
 /**
@@ -31,35 +24,18 @@ public final class FairWorker {
         String id = args[3];
         FairKind kind =
                 new FairKind(Duration.ofMillis(Long.parseLong(args[4])), Duration.ofMillis(Long.parseLong(args[5])));
-        int exitCode;
-        RedisClient redis = RedisClient.create(uri);
-        try (LockClient client = LockClient.create(RedisURI.create(uri));
-                StatefulRedisConnection<String, String> connection = redis.connect()) {
+        ChildMain.run(uri, (client, redis) -> {
             RedisLock lock = TestAccess.getLock(client, kind, lockName, lockName);
-            System.out.println("READY");
-            System.out.flush();
-            String go = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)).readLine();
-            if (!"GO".equals(go)) {
-                throw new IllegalStateException("expected GO on stdin, got " + go);
-            }
+            ChildMain.readyThenGo();
             if (!lock.tryLock(Duration.ofSeconds(60))) {
                 throw new IllegalStateException("fair lock not acquired within 60 s");
             }
             try {
-                connection.sync().rpush(orderKey, id);
+                redis.rpush(orderKey, id);
             } finally {
                 lock.unlock();
             }
-            System.out.println("DONE");
-            exitCode = 0;
-        } catch (Throwable e) {
-            System.out.println("FAILED " + e);
-            e.printStackTrace(System.out);
-            exitCode = 1;
-        } finally {
-            redis.shutdown();
-        }
-        System.out.flush();
-        System.exit(exitCode);
+            return "DONE";
+        });
     }
 }

@@ -45,11 +45,32 @@ import reactor.core.publisher.Sinks;
  * from the Redis server's clock (TIME) while held.
  *
  * <p>Arguments: redis URI, lock names (comma-separated; a name starting with {@code fair-} is taken as a fair
- * lock), run time in ms, output file. Prints {@code READY}, waits for {@code GO} on stdin, runs, checks that every
+ * lock), run time in ms, output file. Prints {@code READY}, waits for {@code GO} on stdin, runs (on past the run
+ * time until it saw each of {@link #EVENTS}, for {@link #EXTRA_TIME} at the most), checks that every
  * grant was released exactly once (listener counts, nothing held by the client, every handle refuses a second
  * release) and prints {@code DONE} with counters ({@code key=value}), then exits 0, or 1 after a failed check.
  */
 public final class MixedCallerWorker {
+
+    /**
+     * What every run must have seen: each caller kind granted, and each way of leaving a hold or a wait. Past
+     * its run time a worker goes on until it has seen each once (a loaded host makes few calls in a few
+     * seconds), for {@link #EXTRA_TIME} at the most.
+     */
+    public static final List<String> EVENTS = List.of(
+            "thread.holds",
+            "async.holds",
+            "reactive.holds",
+            "mono.holds",
+            "async.cancelledWaiting",
+            "async.cancelledHolding",
+            "async.failedInside",
+            "reactive.cancelledWaiting",
+            "reactive.cancelledHolding",
+            "reactive.failedInside");
+
+    /** How long a worker may run past its run time to see every one of {@link #EVENTS}. */
+    public static final Duration EXTRA_TIME = Duration.ofSeconds(45);
 
     private static final Duration WAIT = Duration.ofSeconds(10);
     private static final int THREADS = 2;
@@ -112,11 +133,7 @@ public final class MixedCallerWorker {
                         LockClientOptions.builder().listener(counting).build());
                 StatefulRedisConnection<String, String> clock = redis.connect();
                 PrintWriter out = new PrintWriter(Files.newBufferedWriter(output, StandardCharsets.UTF_8))) {
-            System.out.println("READY");
-            System.out.flush();
-            if (!"GO".equals(stdin.readLine())) {
-                throw new IllegalStateException("expected GO on stdin");
-            }
+            ChildMain.readyThenGo(stdin);
             worker = new MixedCallerWorker(client, clock, names, out, System.nanoTime() + runNanos);
             worker.run();
             // listener events of a release may follow its stage by a moment
@@ -162,7 +179,12 @@ public final class MixedCallerWorker {
     }
 
     private boolean running() {
-        return System.nanoTime() - deadline < 0 && failures.isEmpty();
+        if (!failures.isEmpty()) {
+            return false;
+        }
+        long now = System.nanoTime();
+        return now - deadline < 0
+                || (now - deadline < EXTRA_TIME.toNanos() && !EVENTS.stream().allMatch(e -> counters.containsKey(e)));
     }
 
     private RedisLock lock(String name) {

@@ -22,6 +22,15 @@ public final class RecordingListener implements LockListener {
     public final List<Renewal> renewals = new CopyOnWriteArrayList<>();
     public final List<LeaseLost> leaseLosses = new CopyOnWriteArrayList<>();
 
+    public record LongHold(LockInfo lock, Duration heldFor) {}
+
+    public final List<LongHold> longHolds = new CopyOnWriteArrayList<>();
+
+    @Override
+    public void onLongHold(LockInfo lock, Duration heldFor) {
+        longHolds.add(new LongHold(lock, heldFor));
+    }
+
     @Override
     public void onAcquire(LockInfo lock, AcquireOutcome outcome, Duration waited) {
         acquires.add(new Acquire(lock, outcome, waited));

@@ -109,6 +109,16 @@ public @interface DistributedLock {
      */
     boolean redlock() default false;
 
+    /**
+     * Run under one permit of a semaphore of this many permits on the key instead of a lock: at most
+     * {@code permits} calls run at once across all instances (for example a partner API that allows three
+     * concurrent calls). With {@code type} {@link LockType#FAIR} the semaphore serves waiters in the order
+     * they asked. Each permit is leased and renewed like a lock, and carries its own fencing token. Every
+     * instance must declare the same number for a key. Only with a single {@code key}, without
+     * {@code redlock} and {@code holdAtLeast}. 0 (default): a lock.
+     */
+    int permits() default 0;
+
     /** What happens when the lock stays busy for the whole wait time. */
     OnLockFailure onFailure() default OnLockFailure.THROW;
 }

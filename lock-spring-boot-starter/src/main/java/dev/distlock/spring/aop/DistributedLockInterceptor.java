@@ -94,7 +94,8 @@ final class DistributedLockInterceptor implements MethodInterceptor {
                 attrs.multi(),
                 attrs.waitTime(),
                 attrs.leaseTime(),
-                attrs.holdAtLeast());
+                attrs.holdAtLeast(),
+                attrs.permits());
     }
 
     private static Supplier<Object> whenBusy(LockAttributes attrs) {

@@ -84,7 +84,7 @@ final class LockAttributeParser {
         }
         // type = REDLOCK is redlock = true: a reentrant lock granted by a majority of the RedLock nodes
         boolean redlock = annotation.redlock() || annotation.type() == LockType.REDLOCK;
-        LockType type = annotation.type() == LockType.REDLOCK ? LockType.REENTRANT : annotation.type();
+        LockType type = Semaphores.type(annotation, where, several.length > 0, redlock, holdAtLeast);
         if (several.length > 0 && type != LockType.REENTRANT) {
             throw new DistributedLockConfigurationException(
                     "@DistributedLock on " + where + " combines keys with type = " + type
@@ -117,6 +117,7 @@ final class LockAttributeParser {
                 wait,
                 lease,
                 holdAtLeast,
+                annotation.permits(),
                 annotation.onFailure(),
                 returnsOptional(method, result),
                 result);

@@ -19,6 +19,7 @@ import org.springframework.expression.Expression;
  * @param waitTime how long to wait
  * @param leaseTime fixed lease, or {@code null} for the watchdog
  * @param holdAtLeast how long after the grant the lock stays taken when the method returns sooner ({@code ZERO}: not kept)
+ * @param permits the number of permits of the semaphore each call takes one of; 0 for a lock
  * @param onFailure what to do when the lock stays busy
  * @param returnsOptional whether SKIP returns (or completes the stage with) {@code Optional.empty()} instead of {@code null}
  * @param result how the method delivers its result, and so how long the lock is held
@@ -33,6 +34,7 @@ record LockAttributes(
         Duration waitTime,
         Duration leaseTime,
         Duration holdAtLeast,
+        int permits,
         OnLockFailure onFailure,
         boolean returnsOptional,
         CallStyle result) {

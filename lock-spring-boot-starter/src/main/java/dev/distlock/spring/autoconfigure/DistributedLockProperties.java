@@ -32,6 +32,12 @@ public class DistributedLockProperties {
     /** How long a lock's fencing-token counter is kept in Redis after its last grant. */
     private Duration fencingCounterTtl = Duration.ofDays(1);
 
+    /** Longest a watchdog lease is renewed for one hold; then its holder is told it lost the lock. Unset: no cap. */
+    private Duration maxHold;
+
+    /** Fraction of max-hold after which a hold is reported once as long (WARN with the holder's stack); 0 for none. */
+    private double longHoldWarning = 0.8;
+
     /** What happens to a method whose lock is lost while it runs: LOG (report only) or INTERRUPT its thread. */
     private OnLeaseLost onLeaseLost = OnLeaseLost.LOG;
 
@@ -139,6 +145,22 @@ public class DistributedLockProperties {
 
     public void setWatchdogLease(Duration watchdogLease) {
         this.watchdogLease = watchdogLease;
+    }
+
+    public Duration getMaxHold() {
+        return maxHold;
+    }
+
+    public void setMaxHold(Duration maxHold) {
+        this.maxHold = maxHold;
+    }
+
+    public double getLongHoldWarning() {
+        return longHoldWarning;
+    }
+
+    public void setLongHoldWarning(double longHoldWarning) {
+        this.longHoldWarning = longHoldWarning;
     }
 
     public Duration getFencingCounterTtl() {

@@ -72,6 +72,13 @@ final class LockClientSettings {
                     properties.getReplicaAckTimeout(),
                     () -> builder.replicaAcks(properties.getReplicaAcks(), properties.getReplicaAckTimeout()));
         }
+        if (properties.getMaxHold() != null) {
+            apply.to("distlock.max-hold", properties.getMaxHold(), () -> builder.maxHold(properties.getMaxHold(), 0));
+            apply.to(
+                    "distlock.long-hold-warning",
+                    properties.getLongHoldWarning(),
+                    () -> builder.maxHold(properties.getMaxHold(), properties.getLongHoldWarning()));
+        }
         builder.interruptOnLeaseLost(properties.getOnLeaseLost() == DistributedLockProperties.OnLeaseLost.INTERRUPT);
         listeners.orderedStream().forEach(builder::listener);
         customizers.orderedStream().forEach(customizer -> {

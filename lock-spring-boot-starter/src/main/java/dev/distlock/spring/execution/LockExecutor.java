@@ -220,6 +220,9 @@ public final class LockExecutor {
     /** The core rejects bad names (too long, control characters); say which caller produced one and what to change. */
     private RedisLock lockFor(LockRequest request) {
         try {
+            if (request.permits() > 0) {
+                return source.permits(request.type(), request.keys().get(0), request.permits(), request.label());
+            }
             return request.multi()
                     ? source.multiLock(request.keys(), request.label())
                     : source.lock(

@@ -17,6 +17,8 @@ import java.util.List;
  * @param waitTime how long to wait
  * @param leaseTime fixed lease, or {@code null} for the watchdog
  * @param holdAtLeast how long after the grant the lock stays taken when the work ends sooner ({@code ZERO}: not kept)
+ * @param permits the number of permits of the semaphore the call takes one of ({@code type} SEMAPHORE or
+ *        FAIR_SEMAPHORE); 0 for a lock
  */
 public record LockRequest(
         String caller,
@@ -27,7 +29,8 @@ public record LockRequest(
         boolean multi,
         Duration waitTime,
         Duration leaseTime,
-        Duration holdAtLeast) {
+        Duration holdAtLeast,
+        int permits) {
 
     /** The {@code type} tag of meters and observations: the annotation's spelling, or REDLOCK. */
     public String metricType() {

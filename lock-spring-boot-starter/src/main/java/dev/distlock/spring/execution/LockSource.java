@@ -15,6 +15,12 @@ public interface LockSource {
     /** A lock of {@code type} on {@code key}, reported under {@code label}; a RedLock when {@code redlock}. */
     RedisLock lock(LockType type, boolean redlock, String key, String label);
 
+    /**
+     * One permit per call of a semaphore of {@code permits} on {@code key} ({@code type} SEMAPHORE or
+     * FAIR_SEMAPHORE), reported under {@code label}.
+     */
+    RedisLock permits(LockType type, String key, int permits, String label);
+
     /** The keys locked together, all or nothing. */
     RedisMultiLock multiLock(List<String> keys, String label);
 

@@ -38,7 +38,18 @@ public final class RedisLockSource implements LockSource {
             case READ -> client().getReadWriteLock(key, label).readLock();
             case WRITE -> client().getReadWriteLock(key, label).writeLock();
             case REDLOCK -> redLock().getLock(key, label);
+            case SEMAPHORE, FAIR_SEMAPHORE ->
+                throw new IllegalArgumentException(
+                        "a semaphore on '" + key + "' needs its number of permits: call permits(...)");
         };
+    }
+
+    @Override
+    public RedisLock permits(LockType type, String key, int permits, String label) {
+        LockClient c = client();
+        return new PermitsLock(
+                type == LockType.FAIR_SEMAPHORE ? c.getFairSemaphore(key, permits) : c.getSemaphore(key, permits),
+                c.getLock(key, label));
     }
 
     @Override
@@ -51,6 +62,8 @@ public final class RedisLockSource implements LockSource {
         return switch (type) {
             case "REDLOCK" -> redLock().getLock(key).forceUnlock();
             case "READ", "WRITE" -> client().getReadWriteLock(key).writeLock().forceUnlock();
+            // the number of permits plays no part in freeing them all
+            case "SEMAPHORE", "FAIR_SEMAPHORE" -> client().getSemaphore(key, 1).forceReleaseAll();
             default -> lock(LockType.valueOf(type), false, key, key).forceUnlock();
         };
     }

@@ -61,6 +61,11 @@ public final class LocalLocks implements LockSource, AutoCloseable {
     }
 
     @Override
+    public RedisLock permits(LockType type, String key, int permits, String label) {
+        return source.permits(type, key, permits, label);
+    }
+
+    @Override
     public RedisMultiLock multiLock(List<String> keys, String label) {
         return source.multiLock(keys, label);
     }

@@ -17,6 +17,8 @@ public final class LockMetrics {
     public static final String RENEWALS = "distributed.lock.renewals";
     /** Counter of holds lost while held (lease ran out, renewal failed); tags {@link #NAME}, {@link #TYPE}. */
     public static final String LOST = "distributed.lock.lost";
+    /** Counter of holds that ran past the long-hold fraction of distlock.max-hold (those past it count as lost). */
+    public static final String LONG_HOLDS = "distributed.lock.long.holds";
     /** Counter of leaderships this instance was granted; tag {@link #ROLE}. */
     public static final String LEADER_GRANTED = "distributed.lock.leader.granted";
     /** Counter of leaderships of this instance that ended (yielded, stopped, lost); tag {@link #ROLE}. */

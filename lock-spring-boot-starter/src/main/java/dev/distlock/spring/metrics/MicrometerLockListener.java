@@ -63,6 +63,16 @@ public final class MicrometerLockListener implements LockListener {
         lost(registry, lock.name(), LockInstrumentation.type(lock.type())).increment();
     }
 
+    @Override
+    public void onLongHold(LockInfo lock, Duration heldFor) {
+        Counter.builder(LockMetrics.LONG_HOLDS)
+                .description("Holds that ran past the long-hold fraction of distlock.max-hold")
+                .tag(LockMetrics.NAME, lock.name())
+                .tag(LockMetrics.TYPE, LockInstrumentation.type(lock.type()))
+                .register(registry)
+                .increment();
+    }
+
     /** The renewals counter of one outcome (renewed, lost, error); also registered at start-up. */
     static Counter renewals(MeterRegistry registry, String outcome) {
         return Counter.builder(LockMetrics.RENEWALS)

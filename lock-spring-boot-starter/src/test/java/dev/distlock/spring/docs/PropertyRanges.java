@@ -49,6 +49,11 @@ public final class PropertyRanges {
                     "1 min to 3650 days",
                     List.of("59s", "3651d"),
                     List.of("1m", "3650d")),
+            range(
+                    "distlock.max-hold",
+                    "10 ms to 365 days, or unset (no cap)",
+                    List.of("9ms", "366d"),
+                    List.of("10ms", "365d")),
             range("distlock.operation-timeout", "10 ms to 1 h", List.of("9ms", "61m"), List.of("10ms", "1h")),
             range("distlock.max-key-length", "1 or more", List.of("0", "-1"), List.of("1")),
             range("distlock.local-hand-offs", "0 (off) to 1000", List.of("-1", "1001"), List.of("0", "1000")),

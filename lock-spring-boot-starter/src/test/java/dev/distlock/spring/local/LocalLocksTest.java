@@ -13,6 +13,7 @@ import dev.distlock.core.LockListener;
 import dev.distlock.core.LockType;
 import dev.distlock.core.RedisLock;
 import dev.distlock.core.RedisMultiLock;
+import dev.distlock.testsupport.BehaviourTest;
 import dev.distlock.testsupport.Waits;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
@@ -34,6 +35,7 @@ import org.junit.jupiter.api.Test;
  * The in-JVM locks of distlock.mode=local keep the Redis locks' rules. Tests that look into the store's
  * fair queue live in lock-core's LocalLockClientTest, beside the store.
  */
+@BehaviourTest
 class LocalLocksTest {
 
     private final List<String> events = new CopyOnWriteArrayList<>();

@@ -6,10 +6,12 @@ import dev.distlock.core.LockException;
 import dev.distlock.core.LockInfo;
 import dev.distlock.core.LockLeaseExpiredException;
 import dev.distlock.core.LockUnavailableException;
+import dev.distlock.core.RedisSemaphore;
 import dev.distlock.core.internal.lease.Lease;
 import dev.distlock.core.internal.lease.LeaseKeeper;
 import dev.distlock.core.internal.lease.LeaseState;
 import dev.distlock.core.internal.lock.LockPort;
+import dev.distlock.core.internal.lock.PortSemaphore;
 import dev.distlock.core.internal.redis.LockKeys;
 import dev.distlock.core.internal.redis.RedisCalls;
 import dev.distlock.core.internal.redis.RedisFailures;
@@ -29,11 +31,9 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Coordinates the locks of one client on one {@link RedisPort} (a Redis server, or local mode's
- * in-process store): acquisition blocking ({@link Acquirer}) or not ({@link AsyncAcquisition}), both
- * through {@link AcquireSteps} and {@link Grants}; releases ({@link Releaser}); the {@link HoldTable};
- * lease keeping by {@link LeaseKeeper}; events by {@link Events}. Owners are plain strings, so
- * thread-bound locks and handle-bound holds share it.
+ * Coordinates the locks of one client on one {@link RedisPort} (Redis, or local mode's store): acquisition
+ * ({@link Acquirer}, {@link AsyncAcquisition}, through {@link AcquireSteps} and {@link Grants}), release
+ * ({@link Releaser}), the {@link HoldTable}, leases ({@link LeaseKeeper}), events ({@link Events}).
  */
 public final class LockEngine implements AutoCloseable {
 
@@ -215,6 +215,24 @@ public final class LockEngine implements AutoCloseable {
         return calls.call(() -> node.exists(keys), calls.operationDeadline(), "checking", keys) > 0;
     }
 
+    /** A semaphore of {@code permits} named by {@code info}; see {@link PortSemaphore}. */
+    public RedisSemaphore semaphore(LockInfo info, int permits, boolean fair) {
+        PortSemaphore.requirePermits(permits, info.key());
+        return new PortSemaphore<>(
+                info.key(),
+                permits,
+                fair,
+                n -> port(SemaphoreKind.of(permits, n, fair), info),
+                () -> usedPermits(info.key()));
+    }
+
+    private int usedPermits(String name) {
+        LockKeys keys = keys(name);
+        long used =
+                calls.call(() -> node.usedPermits(keys), calls.operationDeadline(), "counting the permits of", keys);
+        return (int) used;
+    }
+
     Duration remainingLease(LockKeys keys) {
         long ttl = calls.call(() -> node.pttl(keys), calls.operationDeadline(), "reading the lease of", keys);
         return ttl > 0 ? Duration.ofMillis(ttl) : Duration.ZERO;
@@ -263,10 +281,7 @@ public final class LockEngine implements AutoCloseable {
         return holds.waiting();
     }
 
-    /**
-     * Stops the watchdog and closes the connections. Threads still waiting for a lock of this client
-     * wake at once with a {@link LockException}, and every later call says the client is closed.
-     */
+    /** Stops the watchdog and closes the connections; waiters wake with a {@link LockException}, as later calls fail. */
     @Override
     public void close() {
         stopConnectionEvents.run();

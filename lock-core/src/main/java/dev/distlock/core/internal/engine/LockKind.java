@@ -13,7 +13,7 @@ import java.util.concurrent.CompletableFuture;
  * the rest (waiting, watchdog, local holds, events) the same way for every kind. Every script is
  * idempotent: the same call sent twice (a reply lost, the command re-sent) has the effect of one.
  */
-public abstract sealed class LockKind permits ReentrantKind, FairKind, ReadWriteKind {
+public abstract sealed class LockKind permits ReentrantKind, FairKind, ReadWriteKind, SemaphoreKind {
 
     /** The kind's type in events and metrics. */
     public final LockType type;

@@ -265,6 +265,10 @@ public final class RedisNode {
         return redis.exists(keys.lock());
     }
 
+    CompletableFuture<Long> usedPermits(LockKeys keys) {
+        return SemaphoreKind.used(scripts, keys);
+    }
+
     /**
      * The id of the Redis process that serves this node, which tells two nodes that are one server apart
      * whatever address or database each was reached by; {@code null} on Cluster (several processes, none

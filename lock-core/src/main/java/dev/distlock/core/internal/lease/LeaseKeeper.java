@@ -17,10 +17,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Keeps the leases of one client's holds, written once for Redis and RedLock holds: the watchdog
- * renews watchdog leases, a timer reports a fixed lease that runs out while held at the moment it
- * runs out, and every loss is reported once (WARN, listeners, interrupt when chosen). How a renewal
- * reaches Redis is the {@link Renewer}'s business.
+ * Keeps the leases of one client's holds, Redis and RedLock alike: the watchdog renews watchdog leases (up
+ * to {@link HoldLimit}), a timer reports a fixed lease that runs out while held, and every loss is reported
+ * once (WARN, listeners, interrupt when chosen). How a renewal reaches Redis is the {@link Renewer}'s business.
  */
 public final class LeaseKeeper<H extends LeaseState> implements AutoCloseable {
 
@@ -60,6 +59,7 @@ public final class LeaseKeeper<H extends LeaseState> implements AutoCloseable {
     private final Renewer<H> renewer;
     private final LeaseWatchdog watchdog;
     private final Supplier<Collection<H>> holds;
+    private final HoldLimit limit;
 
     /**
      * @param what how logs name a lock of this kind ({@code Lock}, {@code RedLock})
@@ -79,6 +79,7 @@ public final class LeaseKeeper<H extends LeaseState> implements AutoCloseable {
         this.watchdogLeaseMs = options.watchdogLease().toMillis();
         this.renewer = renewer;
         this.holds = holds;
+        this.limit = new HoldLimit(options, events);
         this.watchdog = new LeaseWatchdog(timers, options.watchdogLease(), () -> watched(holds.get()));
     }
 
@@ -196,10 +197,7 @@ public final class LeaseKeeper<H extends LeaseState> implements AutoCloseable {
         }
     }
 
-    /**
-     * Sends another renewal shortly after one failed (a reply lost with its connection, say) instead of
-     * a whole watchdog period later: two lost replies in a row must not cost the lease.
-     */
+    /** Sends another renewal soon after one failed, not a period later: two lost replies must not cost the lease. */
     private void retrySoon(H hold) {
         try {
             timers.schedule(
@@ -230,6 +228,10 @@ public final class LeaseKeeper<H extends LeaseState> implements AutoCloseable {
         @Override
         public boolean dueForRenewal(long now, long periodNanos) {
             if (hold.released || hold.lostReason() != null || !hold.watchdog()) {
+                return false;
+            }
+            if (limit.reached(hold, now)) {
+                lost(hold, limit.reason());
                 return false;
             }
             if (now - hold.renewalSentNanos < periodNanos) {
@@ -278,10 +280,8 @@ public final class LeaseKeeper<H extends LeaseState> implements AutoCloseable {
     }
 
     /**
-     * Stops the watchdog. Its holds still held lose their renewals, so each is reported lost now (WARN,
-     * listeners, interrupt when chosen) rather than found expired later: its lease ends within one
-     * watchdog lease while its holder may still run. A fixed lease is not renewed anyway and lasts as
-     * long as its holder was told.
+     * Stops the watchdog. Its holds still held lose their renewals, so each is reported lost now rather
+     * than found expired later; a fixed lease is not renewed anyway and lasts as long as its holder was told.
      */
     @Override
     public void close() {

@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
@@ -124,6 +125,14 @@ public abstract class LeaseState {
      */
     public boolean runOut(long nowNanos) {
         return lostReason.get() != null || nowNanos - validUntilNanos >= 0;
+    }
+
+    /** Whether the long-hold warning was given ({@link HoldLimit}); once per hold. */
+    private final AtomicBoolean longHold = new AtomicBoolean();
+
+    /** Marks the hold as warned about; true only for the first caller. */
+    boolean markLongHold() {
+        return longHold.compareAndSet(false, true);
     }
 
     /** Marks the hold lost; true only for the first caller, so loss is reported once. */

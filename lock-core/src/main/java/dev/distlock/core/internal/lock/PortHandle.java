@@ -3,9 +3,12 @@ package dev.distlock.core.internal.lock;
 import dev.distlock.core.AbstractLockHandle;
 import dev.distlock.core.LockHandle;
 import dev.distlock.core.internal.lease.LeaseState;
+import dev.distlock.core.internal.support.Futures;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import org.jspecify.annotations.Nullable;
 
 /** A {@link LockHandle} over any engine's hold: released through the engine's port, once. */
 final class PortHandle<H extends LeaseState> extends AbstractLockHandle {
@@ -16,6 +19,22 @@ final class PortHandle<H extends LeaseState> extends AbstractLockHandle {
     PortHandle(LockPort<H> port, H hold) {
         this.port = port;
         this.hold = hold;
+    }
+
+    /**
+     * What an async acquire on {@code port} ends with: a handle over the hold, or empty when the wait ran
+     * out; a hold that arrives after the caller gave up on it is released.
+     */
+    static <H extends LeaseState> CompletableFuture<Optional<LockHandle>> of(
+            LockPort<H> port, CompletableFuture<@Nullable H> acquiring) {
+        return Futures.derive(
+                acquiring,
+                hold -> hold == null ? Optional.<LockHandle>empty() : Optional.of(new PortHandle<>(port, hold)),
+                hold -> {
+                    if (hold != null) {
+                        port.releaseAsync(hold, Duration.ZERO);
+                    }
+                });
     }
 
     @Override

@@ -4,7 +4,6 @@ import dev.distlock.core.LockHandle;
 import dev.distlock.core.LockInfo;
 import dev.distlock.core.internal.engine.LockKind;
 import dev.distlock.core.internal.lease.LeaseState;
-import dev.distlock.core.internal.support.Futures;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -37,14 +36,7 @@ public final class ThreadBoundLock<H extends LeaseState> extends AcquiringLock {
 
     @Override
     CompletableFuture<Optional<LockHandle>> acquireAsync(@Nullable Duration wait, @Nullable Duration lease) {
-        return Futures.derive(
-                port.acquireAsync(wait, lease),
-                hold -> hold == null ? Optional.<LockHandle>empty() : Optional.of(new PortHandle<>(port, hold)),
-                hold -> {
-                    if (hold != null) {
-                        port.releaseAsync(hold, Duration.ZERO);
-                    }
-                });
+        return PortHandle.of(port, port.acquireAsync(wait, lease));
     }
 
     @Override

@@ -2,6 +2,7 @@ package dev.distlock.core.internal.redis;
 
 import dev.distlock.core.LockClientOptions;
 import dev.distlock.core.LockNameException;
+import java.util.Objects;
 
 /**
  * Redis keys of one lock. The name is the hash tag ({@code <prefix>{name}}) and every derived key
@@ -27,6 +28,19 @@ public record LockKeys(String lock) {
      */
     public String writers() {
         return lock + ":writers";
+    }
+
+    /** A semaphore's number of permits, {@code <lock>:permits}: kept as long as its fencing counter. */
+    public String permits() {
+        return lock + ":permits";
+    }
+
+    /**
+     * A fair semaphore's waiters, {@code <lock>:waiters}: a hash of when each asked first and until when
+     * its place holds (see {@code sem-acquire.lua}).
+     */
+    public String waiters() {
+        return lock + ":waiters";
     }
 
     /** The wake-up channel, {@code <lock>:channel}. */
@@ -71,6 +85,23 @@ public record LockKeys(String lock) {
     /** Prefix of the fair lock's per-waiter channels: a waiter listens on prefix + owner. */
     public String waiterChannelPrefix() {
         return lock + ":channel:";
+    }
+
+    /** Checks a key prefix: no control characters, no '{' or '}' (the lock name is the hash tag). */
+    public static String requirePrefix(String keyPrefix) {
+        Objects.requireNonNull(keyPrefix, "keyPrefix must not be null");
+        for (int i = 0; i < keyPrefix.length(); i++) {
+            if (Character.isISOControl(keyPrefix.charAt(i))) {
+                throw new IllegalArgumentException("keyPrefix " + abbreviate(keyPrefix) + " contains the control"
+                        + " character " + String.format("U+%04X", (int) keyPrefix.charAt(i)) + " at index " + i
+                        + ": it would reach every Redis key and log line; use printable characters");
+            }
+        }
+        if (keyPrefix.indexOf('{') >= 0 || keyPrefix.indexOf('}') >= 0) {
+            throw new IllegalArgumentException("keyPrefix '" + keyPrefix + "' must not contain '{' or '}': the lock"
+                    + " name is wrapped in braces as the Redis Cluster hash tag");
+        }
+        return keyPrefix;
     }
 
     /**

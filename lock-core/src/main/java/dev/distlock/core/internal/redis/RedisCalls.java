@@ -157,8 +157,8 @@ public final class RedisCalls {
      */
     @Nullable
     RuntimeException fatal(Throwable cause, String doing, LockKeys keys) {
-        if (cause instanceof LockUpgradeException refused) {
-            return new LockUpgradeException(refused.getMessage(), refused); // a refusal, not a Redis failure
+        if (cause instanceof LockRefusedException refused) {
+            return refused.again(); // a refusal, not a Redis failure
         }
         if (closed) {
             return closedException();

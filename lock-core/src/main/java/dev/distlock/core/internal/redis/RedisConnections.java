@@ -55,6 +55,9 @@ public final class RedisConnections implements RedisPort {
     private final @Nullable RedisAsyncCommands<String, String> base;
 
     private final StatefulRedisPubSubConnection<String, String> pubSub;
+    /** Wake-ups through Redis 7's sharded pub/sub, on a Cluster (see {@link ShardedPubSub}). */
+    private final boolean sharded;
+
     private final StatefulConnection<String, String> commands;
     private final StatefulConnection<String, String> renewing;
     private final AbstractRedisClient client;
@@ -68,13 +71,15 @@ public final class RedisConnections implements RedisPort {
             RedisKeyAsyncCommands<String, String> keys,
             @Nullable RedisAsyncCommands<String, String> base,
             StatefulRedisPubSubConnection<String, String> pubSub,
+            boolean sharded,
             AbstractRedisClient client,
             boolean owned) {
         this.base = base;
+        this.sharded = sharded;
         this.commands = commands;
         this.renewing = renewing;
-        this.renewals = new ScriptRunner(renewals, ExactUtf8Codec.INSTANCE);
-        this.scripts = new ScriptRunner(scripting, ExactUtf8Codec.INSTANCE);
+        this.renewals = new ScriptRunner(renewals, ExactUtf8Codec.INSTANCE, sharded);
+        this.scripts = new ScriptRunner(scripting, ExactUtf8Codec.INSTANCE, sharded);
         this.keys = keys;
         this.pubSub = pubSub;
         this.client = client;
@@ -98,7 +103,7 @@ public final class RedisConnections implements RedisPort {
 
     @Override
     public Channels channels(BiConsumer<String, String> onMessage, Consumer<String> onSubscribed) {
-        return new LettuceChannels(pubSub, onMessage, onSubscribed);
+        return new LettuceChannels(pubSub, sharded, onMessage, onSubscribed);
     }
 
     @Override
@@ -226,6 +231,7 @@ public final class RedisConnections implements RedisPort {
                         c.async(),
                         null,
                         cluster.connectPubSub(ExactUtf8Codec.INSTANCE),
+                        ShardedPubSub.choose(c),
                         client,
                         owned);
             } catch (RuntimeException e) {
@@ -246,6 +252,7 @@ public final class RedisConnections implements RedisPort {
                     c.async(),
                     c.async(),
                     standalone.connectPubSub(ExactUtf8Codec.INSTANCE),
+                    false,
                     client,
                     owned);
         } catch (RuntimeException e) {

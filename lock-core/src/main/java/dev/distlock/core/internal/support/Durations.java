@@ -70,6 +70,15 @@ public final class Durations {
         return wait == null || wait.compareTo(MAX_WAIT) > 0 ? startNanos + FOREVER_NANOS : startNanos + wait.toNanos();
     }
 
+    /** A fraction from 0 to below 1. */
+    public static double requireFraction(double value, String what) {
+        if (!(value >= 0 && value < 1)) {
+            throw new IllegalArgumentException(
+                    what + " must be a fraction from 0 to below 1, such as 0.8, got " + value);
+        }
+        return value;
+    }
+
     /** The shortest fixed lease accepted ({@link RedisLock#MIN_LEASE}). */
     static final Duration MIN_LEASE = RedisLock.MIN_LEASE;
 

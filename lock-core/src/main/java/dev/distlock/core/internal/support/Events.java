@@ -50,6 +50,10 @@ public final class Events {
         fire(l -> l.onLeaseLost(info, reason));
     }
 
+    public void longHold(LockInfo info, Duration heldFor) {
+        fire(l -> l.onLongHold(info, heldFor));
+    }
+
     private void fire(Consumer<LockListener> event) {
         for (LockListener listener : listeners) {
             try {

@@ -2,6 +2,7 @@ package dev.distlock.core.internal.lease;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.distlock.testsupport.BehaviourTest;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -20,6 +21,7 @@ import org.junit.jupiter.api.Test;
  * The watchdog's schedule, without Redis: renewals of many leases taken at once are spread over the
  * renewal period instead of sent in one burst, and every lease is still renewed in time.
  */
+@BehaviourTest
 class LeaseWatchdogSpreadTest {
 
     /** A lease due a period after its last claim, never urgent, counting its renewals. */

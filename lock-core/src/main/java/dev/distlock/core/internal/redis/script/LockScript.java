@@ -7,12 +7,17 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
+import java.util.regex.Pattern;
 
 /**
  * A Lua script loaded once from a {@code .lua} resource next to this class, with its SHA1 digest
- * computed once for EVALSHA. Internal: not part of the public API.
+ * computed once for EVALSHA, and its {@linkplain #sharded() sharded variant} for Redis Cluster.
+ * Internal: not part of the public API.
  */
 public final class LockScript {
+
+    /** A call of PUBLISH in a script, with either quote; before the scripts, which use it as they load. */
+    private static final Pattern PUBLISH = Pattern.compile("(redis\\.p?call\\(\\s*)(['\"])PUBLISH\\2");
 
     /** Acquire or re-enter a reentrant lock. */
     public static final LockScript ACQUIRE = load("token.lua", "client-of.lua", "acquire.lua");
@@ -42,17 +47,35 @@ public final class LockScript {
     public static final LockScript FAIR_RELEASE = load("token.lua", "fair-queue.lua", "fair-release.lua");
     /** Remove a waiter that gave up from a fair lock's queue, giving back a grant made to it meanwhile. */
     public static final LockScript FAIR_LEAVE = load("token.lua", "fair-queue.lua", "fair-leave.lua");
+    /** Take permits of a semaphore for one new holder, fair or not. */
+    public static final LockScript SEM_ACQUIRE = load("token.lua", "sem-settle.lua", "sem-acquire.lua");
+    /** Give back one holder's permits of a semaphore and wake those who wait. */
+    public static final LockScript SEM_RELEASE = load("sem-settle.lua", "sem-release.lua");
+    /** Extend one semaphore holder's own lease and the hash TTL. */
+    public static final LockScript SEM_RENEW = load("token.lua", "sem-settle.lua", "sem-renew.lua");
+    /** How many permits of a semaphore are held. */
+    public static final LockScript SEM_USED = load("sem-settle.lua", "sem-used.lua");
+    /** A waiter of a fair semaphore gives up its place, giving back permits granted to it meanwhile. */
+    public static final LockScript SEM_LEAVE = load("sem-settle.lua", "sem-leave.lua");
     /** Raise a lock's fencing counter to a token while the owner holds the lock (RedLock). */
     public static final LockScript RAISE_FENCE = load("raise-fence.lua");
 
     private final String name;
     private final String body;
     private final String sha1;
+    private final LockScript sharded;
 
     private LockScript(String name, String body) {
+        this(name, body, true);
+    }
+
+    /** With {@code derive} false, the sharded variant itself, whose own sharded variant is itself. */
+    private LockScript(String name, String body, boolean derive) {
         this.name = name;
         this.body = body;
         this.sha1 = sha1(body);
+        String spublish = PUBLISH.matcher(body).replaceAll("$1$2SPUBLISH$2");
+        this.sharded = !derive || spublish.equals(body) ? this : new LockScript(name, spublish, false);
     }
 
     /**
@@ -85,6 +108,18 @@ public final class LockScript {
 
     public String sha1() {
         return sha1;
+    }
+
+    /**
+     * This script with every PUBLISH made an SPUBLISH (Redis 7's sharded pub/sub), or this script when
+     * it publishes nothing. On Redis Cluster a PUBLISH is broadcast to every node over the cluster bus;
+     * an SPUBLISH stays on the shard that owns its channel's slot, which is the lock's own slot, as the
+     * channel shares the lock's hash tag. Derived from the one text, so every script, new ones too,
+     * has its variant; only a Redis Cluster client that subscribes with SSUBSCRIBE runs it (local mode's
+     * in-process store runs the plain text and is never given this one).
+     */
+    public LockScript sharded() {
+        return sharded;
     }
 
     private static String sha1(String text) {

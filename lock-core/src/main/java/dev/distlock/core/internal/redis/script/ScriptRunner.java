@@ -23,16 +23,23 @@ public final class ScriptRunner implements ScriptCalls {
 
     private final RedisClusterAsyncCommands<String, String> commands;
     private final RedisCodec<String, String> codec;
+    /** Whether each script runs as its {@linkplain LockScript#sharded() sharded variant} (SPUBLISH). */
+    private final boolean sharded;
 
-    /** Runs scripts on {@code commands}, encoding keys and arguments with {@code codec}. */
-    public ScriptRunner(RedisClusterAsyncCommands<String, String> commands, RedisCodec<String, String> codec) {
+    /**
+     * Runs scripts on {@code commands}, encoding keys and arguments with {@code codec}; with {@code sharded},
+     * each as its {@linkplain LockScript#sharded() sharded variant}, which publishes with SPUBLISH.
+     */
+    public ScriptRunner(
+            RedisClusterAsyncCommands<String, String> commands, RedisCodec<String, String> codec, boolean sharded) {
         this.commands = commands;
         this.codec = codec;
+        this.sharded = sharded;
     }
 
-    /** Runs scripts on {@code commands}, keys and arguments in UTF-8. */
+    /** Runs scripts on {@code commands}, keys and arguments in UTF-8, publishing with PUBLISH. */
     public ScriptRunner(RedisClusterAsyncCommands<String, String> commands) {
-        this(commands, StringCodec.UTF8);
+        this(commands, StringCodec.UTF8, false);
     }
 
     @Override
@@ -55,8 +62,9 @@ public final class ScriptRunner implements ScriptCalls {
             Function<RedisCodec<String, String>, CommandOutput<String, String, T>> output,
             String[] keys,
             String... args) {
-        ScriptCall<T> call = new ScriptCall<>(script, output, keys, args);
-        call.send(call.dispatch(CommandType.EVALSHA, script.sha1()), true);
+        LockScript run = sharded ? script.sharded() : script;
+        ScriptCall<T> call = new ScriptCall<>(run, output, keys, args);
+        call.send(call.dispatch(CommandType.EVALSHA, run.sha1()), true);
         return call;
     }
 
