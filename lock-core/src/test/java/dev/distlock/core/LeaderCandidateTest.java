@@ -11,6 +11,7 @@ import ch.qos.logback.core.read.ListAppender;
 import dev.distlock.core.testing.Names;
 import dev.distlock.core.testing.RecordingLeaderListener;
 import dev.distlock.core.testing.RedLockNodes;
+import dev.distlock.testsupport.BehaviourTest;
 import dev.distlock.testsupport.RedisExtension;
 import dev.distlock.testsupport.RedisServer;
 import dev.distlock.testsupport.Waits;
@@ -27,6 +28,7 @@ import org.slf4j.LoggerFactory;
  * Leader election on one Redis: one candidate of a role leads, its term is the lock's fencing token, and
  * leadership passes on when the leader yields, closes, loses its lock, or cannot renew in time.
  */
+@BehaviourTest
 class LeaderCandidateTest {
 
     @RegisterExtension

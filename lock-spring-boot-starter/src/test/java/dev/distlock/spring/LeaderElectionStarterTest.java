@@ -16,6 +16,7 @@ import dev.distlock.spring.leader.Leadership;
 import dev.distlock.spring.leader.LeadershipGrantedEvent;
 import dev.distlock.spring.leader.LeadershipRevokedEvent;
 import dev.distlock.spring.metrics.LockMetrics;
+import dev.distlock.testsupport.BehaviourTest;
 import dev.distlock.testsupport.RedisExtension;
 import dev.distlock.testsupport.RedisServer;
 import dev.distlock.testsupport.Waits;
@@ -37,6 +38,7 @@ import org.springframework.core.NestedExceptionUtils;
  * Leader election in the starter: a LeaderElection bean per role of distlock.leader.roles (or of your
  * own), granted and revoked events, Leadership, the endpoint, the metrics; on Redis and in local mode.
  */
+@BehaviourTest
 class LeaderElectionStarterTest {
 
     @RegisterExtension
