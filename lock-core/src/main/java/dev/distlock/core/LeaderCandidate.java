@@ -56,7 +56,8 @@ public interface LeaderCandidate extends AutoCloseable {
 
     /**
      * Whether this candidate leads its role now: it holds the role's lock and, by its local lease clock,
-     * more than one renewal period of the lease is left. Asks nothing of Redis.
+     * more than one renewal period of the lease is left. Asks nothing of Redis. It turns true as the grant
+     * arrives, a moment before the listener's {@code granted} call runs on the candidate's thread.
      */
     boolean isLeader();
 

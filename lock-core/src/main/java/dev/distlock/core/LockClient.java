@@ -226,7 +226,6 @@ public final class LockClient implements AutoCloseable {
                 listener,
                 options,
                 LockType.REENTRANT,
-                timedByCaller,
                 named -> engine.port(ReentrantKind.INSTANCE, named),
                 closed::get);
     }

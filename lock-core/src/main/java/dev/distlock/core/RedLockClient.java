@@ -208,7 +208,7 @@ public final class RedLockClient implements AutoCloseable {
      * @throws IllegalArgumentException when {@code role} is null, blank or not a valid lock name
      */
     public LeaderCandidate leader(String role, LeaderListener listener) {
-        return Candidate.create(role, listener, options, LockType.REDLOCK, timedByCaller, engine::port, closed::get);
+        return Candidate.create(role, listener, options, LockType.REDLOCK, engine::port, closed::get);
     }
 
     /** Unique id of this client; part of the owner id it writes to every node. */

@@ -11,6 +11,7 @@ import ch.qos.logback.core.read.ListAppender;
 import dev.distlock.core.testing.Names;
 import dev.distlock.core.testing.RecordingLeaderListener;
 import dev.distlock.core.testing.RedLockNodes;
+import dev.distlock.testsupport.BehaviourTest;
 import dev.distlock.testsupport.RedisExtension;
 import dev.distlock.testsupport.RedisServer;
 import dev.distlock.testsupport.Waits;
@@ -27,6 +28,7 @@ import org.slf4j.LoggerFactory;
  * Leader election on one Redis: one candidate of a role leads, its term is the lock's fencing token, and
  * leadership passes on when the leader yields, closes, loses its lock, or cannot renew in time.
  */
+@BehaviourTest
 class LeaderCandidateTest {
 
     @RegisterExtension
@@ -64,7 +66,8 @@ class LeaderCandidateTest {
         RecordingLeaderListener firstEvents = new RecordingLeaderListener();
         RecordingLeaderListener secondEvents = new RecordingLeaderListener();
         LeaderCandidate first = started(client(redis.server(), Duration.ofSeconds(30)), firstEvents);
-        await().atMost(Waits.GRANTED).until(first::isLeader);
+        await().atMost(Waits.GRANTED)
+                .until(() -> first.isLeader() && !firstEvents.grants().isEmpty());
         LeaderCandidate second = started(client(redis.server(), Duration.ofSeconds(30)), secondEvents);
 
         long term = firstEvents.lastTerm();
@@ -78,7 +81,8 @@ class LeaderCandidateTest {
 
         first.close();
 
-        await().atMost(Waits.GRANTED).until(second::isLeader);
+        await().atMost(Waits.GRANTED)
+                .until(() -> second.isLeader() && !secondEvents.grants().isEmpty());
         assertThat(secondEvents.lastTerm()).isGreaterThan(term);
         assertThat(first.isLeader()).isFalse();
         assertThat(firstEvents.revocations())
@@ -96,7 +100,8 @@ class LeaderCandidateTest {
         RecordingLeaderListener firstEvents = new RecordingLeaderListener();
         RecordingLeaderListener secondEvents = new RecordingLeaderListener();
         LeaderCandidate first = started(client(redis.server(), Duration.ofSeconds(30)), firstEvents);
-        await().atMost(Waits.GRANTED).until(first::isLeader);
+        await().atMost(Waits.GRANTED)
+                .until(() -> first.isLeader() && !firstEvents.grants().isEmpty());
         LeaderCandidate second = started(client(redis.server(), Duration.ofSeconds(30)), secondEvents);
         assertThat(second.yieldLeadership())
                 .as("not the leader: nothing to yield")
@@ -105,7 +110,8 @@ class LeaderCandidateTest {
         assertThat(first.yieldLeadership()).isTrue();
 
         // far sooner than the 30 s lease: the release woke the waiting candidate
-        await().atMost(Waits.GRANTED).until(second::isLeader);
+        await().atMost(Waits.GRANTED)
+                .until(() -> second.isLeader() && !secondEvents.grants().isEmpty());
         assertThat(secondEvents.lastTerm()).isGreaterThan(firstEvents.lastTerm());
         assertThat(firstEvents.revocations())
                 .singleElement()
@@ -120,7 +126,8 @@ class LeaderCandidateTest {
     void aLostLockIsRevokedAndTheCandidateLeadsAgainWithALargerTerm() {
         RecordingLeaderListener events = new RecordingLeaderListener();
         LeaderCandidate candidate = started(client(redis.server(), Duration.ofSeconds(3)), events);
-        await().atMost(Waits.GRANTED).until(candidate::isLeader);
+        await().atMost(Waits.GRANTED)
+                .until(() -> candidate.isLeader() && !events.grants().isEmpty());
         long term = events.lastTerm();
 
         try (LockClient operator =
@@ -150,7 +157,8 @@ class LeaderCandidateTest {
         Duration period = lease.dividedBy(3);
         RecordingLeaderListener events = new RecordingLeaderListener();
         LeaderCandidate candidate = started(client(server, lease), events);
-        await().atMost(Waits.GRANTED).until(candidate::isLeader);
+        await().atMost(Waits.GRANTED)
+                .until(() -> candidate.isLeader() && !events.grants().isEmpty());
         long term = events.lastTerm();
 
         // paused before the first renewal (a period after the grant): the lock lives in Redis until the
@@ -181,13 +189,15 @@ class LeaderCandidateTest {
         RecordingLeaderListener firstEvents = new RecordingLeaderListener();
         RecordingLeaderListener secondEvents = new RecordingLeaderListener();
         LeaderCandidate first = started(local, firstEvents);
-        await().atMost(Waits.GRANTED).until(first::isLeader);
+        await().atMost(Waits.GRANTED)
+                .until(() -> first.isLeader() && !firstEvents.grants().isEmpty());
         LeaderCandidate second = started(local, secondEvents);
         assertThat(second.isLeader()).isFalse();
 
         first.yieldLeadership();
 
-        await().atMost(Waits.GRANTED).until(second::isLeader);
+        await().atMost(Waits.GRANTED)
+                .until(() -> second.isLeader() && !secondEvents.grants().isEmpty());
         assertThat(secondEvents.lastTerm()).isGreaterThan(firstEvents.lastTerm());
     }
 
@@ -208,20 +218,42 @@ class LeaderCandidateTest {
     }
 
     @Test
+    void closingALeaderWhoseLockWasTakenAwayTellsTheListenerBeforeItReturns() {
+        RecordingLeaderListener events = new RecordingLeaderListener();
+        LeaderCandidate candidate = started(client(redis.server(), Duration.ofSeconds(30)), events);
+        await().atMost(Waits.GRANTED)
+                .until(() -> candidate.isLeader() && !events.grants().isEmpty());
+        try (LockClient operator =
+                LockClient.create(RedisURI.create(redis.server().uri()))) {
+            assertThat(operator.getLock("leader:" + role).forceUnlock()).isTrue();
+        }
+
+        candidate.close(); // before the next renewal (10 s) notices: its release finds the lock gone
+
+        assertThat(events.revocations())
+                .singleElement()
+                .satisfies(r -> assertThat(r.term()).isEqualTo(events.lastTerm()))
+                .satisfies(r -> assertThat(r.reason()).isEqualTo("closed"));
+        assertThat(candidate.isLeader()).isFalse();
+    }
+
+    @Test
     void aRedLockCandidateLeadsWithTheRedLocksTokenAsTermAndHandsOverWhenClosed() {
         RedLockNodes nodes = closeLater(new RedLockNodes(redis));
         RecordingLeaderListener firstEvents = new RecordingLeaderListener();
         RecordingLeaderListener secondEvents = new RecordingLeaderListener();
         LeaderCandidate first = closeLater(nodes.connect(3).leader(role, firstEvents));
         first.start();
-        await().atMost(Waits.GRANTED).until(first::isLeader);
+        await().atMost(Waits.GRANTED)
+                .until(() -> first.isLeader() && !firstEvents.grants().isEmpty());
         LeaderCandidate second = closeLater(nodes.connect(3).leader(role, secondEvents));
         second.start();
         assertThat(second.isLeader()).isFalse();
 
         first.close();
 
-        await().atMost(Waits.GRANTED).until(second::isLeader);
+        await().atMost(Waits.GRANTED)
+                .until(() -> second.isLeader() && !secondEvents.grants().isEmpty());
         assertThat(secondEvents.lastTerm()).isGreaterThan(firstEvents.lastTerm());
     }
 
@@ -258,7 +290,8 @@ class LeaderCandidateTest {
 
             server.restart();
 
-            await().atMost(Waits.GRANTED).until(candidate::isLeader);
+            await().atMost(Waits.GRANTED)
+                    .until(() -> candidate.isLeader() && !events.grants().isEmpty());
             assertThat(lines(log, Level.INFO, "reached Redis again")).hasSize(1);
             assertThat(lines(log, Level.WARN, "")).hasSize(1);
             assertThat(events.grants()).hasSize(1);

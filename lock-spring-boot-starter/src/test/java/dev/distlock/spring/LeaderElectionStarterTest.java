@@ -16,6 +16,7 @@ import dev.distlock.spring.leader.Leadership;
 import dev.distlock.spring.leader.LeadershipGrantedEvent;
 import dev.distlock.spring.leader.LeadershipRevokedEvent;
 import dev.distlock.spring.metrics.LockMetrics;
+import dev.distlock.testsupport.BehaviourTest;
 import dev.distlock.testsupport.RedisExtension;
 import dev.distlock.testsupport.RedisServer;
 import dev.distlock.testsupport.Waits;
@@ -37,6 +38,7 @@ import org.springframework.core.NestedExceptionUtils;
  * Leader election in the starter: a LeaderElection bean per role of distlock.leader.roles (or of your
  * own), granted and revoked events, Leadership, the endpoint, the metrics; on Redis and in local mode.
  */
+@BehaviourTest
 class LeaderElectionStarterTest {
 
     @RegisterExtension
@@ -104,7 +106,11 @@ class LeaderElectionStarterTest {
             Leadership leadership = first.getBean(Leadership.class);
             Events events = first.getBean(Events.class);
             assertThat(first).hasBean("distlock.leader." + role);
-            await().atMost(Waits.GRANTED).until(() -> leadership.isLeader(role));
+            // isLeader() turns true as the grant arrives; the event follows on the candidate's thread
+            await().atMost(Waits.GRANTED)
+                    .until(() -> leadership.isLeader(role)
+                            && count(first, LockMetrics.LEADER_GRANTED, role) == 1
+                            && !events.grants().isEmpty());
             long term = events.grants().get(0).term();
             assertThat(events.grants()).containsExactly(new LeadershipGrantedEvent(role, term));
             assertThat(leadership.term(role)).hasValue(term);
@@ -127,7 +133,9 @@ class LeaderElectionStarterTest {
                 assertThat(events.revocations()).containsExactly(new LeadershipRevokedEvent(role, term, "closed"));
                 assertThat(count(first, LockMetrics.LEADER_REVOKED, role)).isEqualTo(1);
                 // far sooner than the 30 s lease: the release woke the other instance
-                await().atMost(Waits.GRANTED).until(() -> other.isLeader(role));
+                await().atMost(Waits.GRANTED)
+                        .until(() -> other.isLeader(role)
+                                && !second.getBean(Events.class).grants().isEmpty());
                 assertThat(other.term(role).getAsLong()).isGreaterThan(term);
                 assertThat(second.getBean(Events.class).grants())
                         .singleElement()
@@ -152,7 +160,9 @@ class LeaderElectionStarterTest {
 
                     assertThat(leadership.isLeader("own")).isFalse();
                     // alone in the election, it takes the role again after the yield's back-off
-                    await().atMost(Waits.GRANTED).until(() -> leadership.isLeader("own"));
+                    await().atMost(Waits.GRANTED)
+                            .until(() -> leadership.isLeader("own")
+                                    && count(context, LockMetrics.LEADER_GRANTED, "own") == 2);
                     assertThat(leadership.term("own").getAsLong()).isGreaterThan(term);
                     assertThat(events.revocations())
                             .containsExactly(new LeadershipRevokedEvent("own", term, "yielded"));

@@ -14,8 +14,10 @@ import java.util.Objects;
 import java.util.OptionalLong;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
@@ -67,6 +69,8 @@ public final class Candidate<H extends LeaseState> implements LeaderCandidate {
 
     /**
      * A candidate for {@code role}, whose lock ({@code leader:<role>}, of {@code type}) {@code ports} serves.
+     * The lock counts as timed by its caller: a candidate may wait hours for it, which a metrics listener
+     * must not record as lock waits; leaderships are counted from the candidate's listener instead.
      *
      * @throws IllegalArgumentException when the role is null or blank, or not a valid lock name
      */
@@ -75,7 +79,6 @@ public final class Candidate<H extends LeaseState> implements LeaderCandidate {
             LeaderListener listener,
             LockClientOptions options,
             LockType type,
-            boolean timedByCaller,
             Function<LockInfo, LockPort<H>> ports,
             BooleanSupplier clientClosed) {
         Objects.requireNonNull(listener, "listener must not be null: use leader(role) for none");
@@ -84,8 +87,7 @@ public final class Candidate<H extends LeaseState> implements LeaderCandidate {
                     + ": name what the leader does, for example 'billing-consumer'");
         }
         String key = options.requireValidLockName("leader:" + role);
-        return new Candidate<>(
-                role, ports.apply(new LockInfo(key, key, type, timedByCaller)), options, listener, clientClosed);
+        return new Candidate<>(role, ports.apply(new LockInfo(key, key, type, true)), options, listener, clientClosed);
     }
 
     @Override
@@ -152,12 +154,14 @@ public final class Candidate<H extends LeaseState> implements LeaderCandidate {
             thread.shutdown(); // after the revoked call was queued: it still runs
         }
         try {
-            released.get(operationTimeout.toMillis(), TimeUnit.MILLISECONDS);
-            thread.awaitCalls(operationTimeout);
+            try {
+                released.get(operationTimeout.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (ExecutionException | TimeoutException e) {
+                log.debug("Leader candidate of role '{}': release at close not confirmed; the lease ends it", role, e);
+            }
+            thread.awaitCalls(operationTimeout); // the revoked call too, whatever the release did
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-        } catch (Exception e) {
-            log.debug("Leader candidate of role '{}': release at close not confirmed; the lease ends it", role, e);
         }
     }
 
