@@ -226,7 +226,7 @@ public final class LockClient implements AutoCloseable {
                 listener,
                 options,
                 LockType.REENTRANT,
-                named -> engine.port(ReentrantKind.INSTANCE, named),
+                named -> engine.port(ReentrantKind.LEADERSHIP, named),
                 closed::get);
     }
 

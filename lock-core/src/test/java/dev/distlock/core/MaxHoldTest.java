@@ -108,6 +108,22 @@ class MaxHoldTest {
     }
 
     @Test
+    void aLeadershipIsNotCapped() throws Exception {
+        try (LeaderCandidate candidate = client.leader(name)) {
+            candidate.start();
+            await().atMost(Waits.GRANTED).until(candidate::isLeader);
+            long term = candidate.term().orElseThrow();
+
+            // two caps and more: a capped lock would have been lost by now
+            Thread.sleep(MAX_HOLD.multipliedBy(2).plusMillis(500).toMillis());
+
+            assertThat(candidate.isLeader()).isTrue();
+            assertThat(candidate.term()).hasValue(term);
+            assertThat(events.leaseLosses).isEmpty();
+        }
+    }
+
+    @Test
     void badSettingsAreRefusedNamingTheSetting() {
         assertThatThrownBy(() -> LockClientOptions.builder().maxHold(Duration.ZERO, 0.8))
                 .isInstanceOf(IllegalArgumentException.class)

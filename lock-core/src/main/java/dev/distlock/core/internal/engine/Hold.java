@@ -15,6 +15,12 @@ import org.jspecify.annotations.Nullable;
 public final class Hold extends LeaseState {
 
     final LockKind kind;
+
+    @Override
+    public boolean capped() {
+        return kind.capped();
+    }
+
     final LockKeys keys;
     /** The owner id the grant has in Redis: this hold's owner, or the first owner of a grant handed on locally. */
     final String redisOwner;

@@ -105,6 +105,11 @@ public abstract sealed class LockKind permits ReentrantKind, FairKind, ReadWrite
         return false;
     }
 
+    /** Whether {@link dev.distlock.core.LockClientOptions#maxHold()} caps holds of this kind. */
+    boolean capped() {
+        return true;
+    }
+
     /**
      * Refuses an acquire that could never succeed for {@code owner} (for example a read holder asking
      * for the write lock, which would wait for itself); called before any wait.

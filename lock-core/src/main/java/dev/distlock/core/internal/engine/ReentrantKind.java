@@ -10,10 +10,24 @@ import java.util.concurrent.CompletableFuture;
 /** The reentrant lock: one hash of owner -> hold count, any owner may take it when free. */
 public final class ReentrantKind extends LockKind {
 
-    public static final ReentrantKind INSTANCE = new ReentrantKind();
+    public static final ReentrantKind INSTANCE = new ReentrantKind(true);
 
-    private ReentrantKind() {
+    /**
+     * The same lock for a leadership, which {@link dev.distlock.core.LockClientOptions#maxHold()} does not
+     * cap: a leader holds its role for as long as it keeps its lease, and steps down by its own clock.
+     */
+    public static final ReentrantKind LEADERSHIP = new ReentrantKind(false);
+
+    private final boolean capped;
+
+    private ReentrantKind(boolean capped) {
         super(LockType.REENTRANT);
+        this.capped = capped;
+    }
+
+    @Override
+    boolean capped() {
+        return capped;
     }
 
     @Override

@@ -36,7 +36,7 @@ final class HoldLimit {
      * reports it lost, with {@link #reason()}); warns once when it passed the long-hold fraction.
      */
     boolean reached(LeaseState hold, long now) {
-        if (maxNanos == 0) {
+        if (maxNanos == 0 || !hold.capped()) {
             return false;
         }
         long held = now - hold.acquiredNanos;

@@ -88,6 +88,11 @@ public abstract class LeaseState {
         return lease.watchdog();
     }
 
+    /** Whether {@link dev.distlock.core.LockClientOptions#maxHold()} applies to this hold (all but leaderships). */
+    public boolean capped() {
+        return true;
+    }
+
     public int count() {
         return count.get();
     }
