@@ -94,7 +94,8 @@ final class DistributedLockInterceptor implements MethodInterceptor {
                 attrs.multi(),
                 attrs.waitTime(),
                 attrs.leaseTime(),
-                attrs.holdAtLeast());
+                attrs.holdAtLeast(),
+                attrs.onLostBeforeCommit());
     }
 
     private static Supplier<Object> whenBusy(LockAttributes attrs) {

@@ -118,6 +118,7 @@ final class LockAttributeParser {
                 lease,
                 holdAtLeast,
                 annotation.onFailure(),
+                annotation.onLostBeforeCommit(),
                 returnsOptional(method, result),
                 result);
     }

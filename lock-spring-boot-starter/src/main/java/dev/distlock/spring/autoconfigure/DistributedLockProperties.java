@@ -6,7 +6,7 @@ import org.springframework.boot.context.properties.NestedConfigurationProperty;
 
 /**
  * Settings of distributed locks, under {@code distlock.*}. The groups ({@code aop}, {@code redlock},
- * {@code metrics}, {@code actuator}, {@code health}) are classes of their own beside this one.
+ * {@code metrics}, {@code actuator}, {@code health}, {@code transaction}) are classes of their own beside this one.
  */
 @ConfigurationProperties("distlock")
 public class DistributedLockProperties {
@@ -78,6 +78,9 @@ public class DistributedLockProperties {
 
     @NestedConfigurationProperty
     private final DistributedLockHealthProperties health = new DistributedLockHealthProperties();
+
+    @NestedConfigurationProperty
+    private final DistributedLockTransactionProperties transaction = new DistributedLockTransactionProperties();
 
     public boolean isEnabled() {
         return enabled;
@@ -239,5 +242,9 @@ public class DistributedLockProperties {
 
     public DistributedLockHealthProperties getHealth() {
         return health;
+    }
+
+    public DistributedLockTransactionProperties getTransaction() {
+        return transaction;
     }
 }

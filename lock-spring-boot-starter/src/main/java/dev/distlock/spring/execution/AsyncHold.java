@@ -76,9 +76,11 @@ public final class AsyncHold {
      */
     public <T> T invoke(LockedCall<T> call) throws Throwable {
         LockContext.enter(tokens);
+        holds.runsOnThread(listed);
         try (AutoCloseable scope = holding.inScope()) {
             return call.call();
         } finally {
+            holds.leftThread();
             LockContext.exit();
         }
     }

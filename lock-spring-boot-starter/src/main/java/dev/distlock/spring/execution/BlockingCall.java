@@ -80,12 +80,14 @@ final class BlockingCall {
         Throwable failure = null;
         long listed = holds.add(request, tokens, lock);
         LockContext.enter(tokens);
+        holds.runsOnThread(listed);
         try {
             return work.call();
         } catch (Throwable t) {
             failure = t;
             throw t;
         } finally {
+            holds.leftThread();
             LockContext.exit();
             holds.remove(listed);
             release(lock, request, failure, holding);

@@ -206,7 +206,7 @@ public final class LockExecutor {
                         tokens,
                         holding,
                         holds,
-                        holds.add(request, tokens, lock, ASYNC_OWNER),
+                        holds.add(request, tokens, lock, ASYNC_OWNER, handle.get()::isHeld),
                         throwOnLeaseLost);
                 if (!result.complete(Optional.of(hold))) {
                     hold.release(new CancellationException(

@@ -1,6 +1,7 @@
 package dev.distlock.spring.execution;
 
 import dev.distlock.core.LockType;
+import dev.distlock.spring.annotation.OnLostBeforeCommit;
 import java.time.Duration;
 import java.util.List;
 
@@ -17,6 +18,7 @@ import java.util.List;
  * @param waitTime how long to wait
  * @param leaseTime fixed lease, or {@code null} for the watchdog
  * @param holdAtLeast how long after the grant the lock stays taken when the work ends sooner ({@code ZERO}: not kept)
+ * @param onLostBeforeCommit what a transaction begun inside the work does when the lock is lost before it commits
  */
 public record LockRequest(
         String caller,
@@ -27,7 +29,22 @@ public record LockRequest(
         boolean multi,
         Duration waitTime,
         Duration leaseTime,
-        Duration holdAtLeast) {
+        Duration holdAtLeast,
+        OnLostBeforeCommit onLostBeforeCommit) {
+
+    /** A request whose transactions do as distlock.transaction.on-lost-before-commit says. */
+    public LockRequest(
+            String caller,
+            String label,
+            LockType type,
+            boolean redlock,
+            List<String> keys,
+            boolean multi,
+            Duration waitTime,
+            Duration leaseTime,
+            Duration holdAtLeast) {
+        this(caller, label, type, redlock, keys, multi, waitTime, leaseTime, holdAtLeast, OnLostBeforeCommit.DEFAULT);
+    }
 
     /** The {@code type} tag of meters and observations: the annotation's spelling, or REDLOCK. */
     public String metricType() {

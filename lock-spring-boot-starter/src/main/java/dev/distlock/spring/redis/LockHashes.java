@@ -1,0 +1,51 @@
+package dev.distlock.spring.redis;
+
+import dev.distlock.core.LockType;
+import java.util.Map;
+
+/**
+ * Who holds a lock, decoded from the fields of its Redis hash as lock-core's scripts write them (see the
+ * header comments of {@code acquire.lua} and {@code rw-settle.lua}). An owner id is
+ * {@code <client id>:<thread or handle>}; a reentrant or fair lock's hash keeps a field per owner and
+ * {@code ~token}, the grant's fencing token; a read/write lock's keeps {@code r:<owner>} and {@code w:<owner>}
+ * per hold, with the token in {@code rt:}/{@code wt:}. Infrastructure of the starter, not API.
+ */
+public final class LockHashes {
+
+    private LockHashes() {}
+
+    /**
+     * Whether the hash shows a hold of {@code type} by an owner of client {@code clientId} whose grant is
+     * not newer than {@code token}: a later grant (another owner's, after this one was lost) has a larger
+     * token. A lock this client's threads hand on between themselves keeps the first thread's owner id in
+     * Redis, so any owner of the client counts; the client's own gates keep its threads apart.
+     */
+    public static boolean heldByClient(Map<String, String> fields, LockType type, String clientId, long token) {
+        String prefix = switch (type) {
+            case READ -> "r:";
+            case WRITE -> "w:";
+            default -> "";
+        };
+        String owner = prefix + clientId + ":";
+        for (Map.Entry<String, String> field : fields.entrySet()) {
+            if (!field.getKey().startsWith(owner)) {
+                continue;
+            }
+            String granted = prefix.isEmpty()
+                    ? fields.get("~token")
+                    : fields.get(prefix.charAt(0) + "t:" + field.getKey().substring(2));
+            if (granted == null || parse(granted) <= token) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static long parse(String digits) {
+        try {
+            return Long.parseLong(digits);
+        } catch (NumberFormatException e) {
+            return Long.MAX_VALUE; // not a token we know: do not take it as ours
+        }
+    }
+}
