@@ -6,7 +6,7 @@ import org.springframework.boot.context.properties.NestedConfigurationProperty;
 
 /**
  * Settings of distributed locks, under {@code distlock.*}. The groups ({@code aop}, {@code redlock},
- * {@code metrics}, {@code actuator}, {@code health}, {@code transaction}) are classes of their own beside this one.
+ * {@code metrics}, {@code actuator}, {@code health}, {@code transaction}, {@code fence}) are classes of their own beside this one.
  */
 @ConfigurationProperties("distlock")
 public class DistributedLockProperties {
@@ -81,6 +81,9 @@ public class DistributedLockProperties {
 
     @NestedConfigurationProperty
     private final DistributedLockTransactionProperties transaction = new DistributedLockTransactionProperties();
+
+    @NestedConfigurationProperty
+    private final DistributedLockFenceProperties fence = new DistributedLockFenceProperties();
 
     public boolean isEnabled() {
         return enabled;
@@ -246,5 +249,9 @@ public class DistributedLockProperties {
 
     public DistributedLockTransactionProperties getTransaction() {
         return transaction;
+    }
+
+    public DistributedLockFenceProperties getFence() {
+        return fence;
     }
 }

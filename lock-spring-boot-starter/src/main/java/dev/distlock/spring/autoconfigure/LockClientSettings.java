@@ -12,6 +12,7 @@ import java.time.Duration;
 import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.core.env.PropertyResolver;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
  * The lock client's settings from the {@code distlock.*} properties: its options, each checked with an
@@ -208,5 +209,17 @@ final class LockClientSettings {
             t = t.getCause();
         }
         return t.getMessage() != null ? t.getMessage() : t.toString();
+    }
+
+    /** How start-up errors name the Redis a Lettuce connection factory points to. */
+    static String describe(LettuceConnectionFactory factory) {
+        if (factory.getClusterConfiguration() != null) {
+            return "cluster " + factory.getClusterConfiguration().getClusterNodes();
+        }
+        if (factory.getSentinelConfiguration() != null) {
+            return "sentinel master '" + factory.getSentinelConfiguration().getMaster() + "' via "
+                    + factory.getSentinelConfiguration().getSentinels();
+        }
+        return factory.getHostName() + ":" + factory.getPort();
     }
 }
