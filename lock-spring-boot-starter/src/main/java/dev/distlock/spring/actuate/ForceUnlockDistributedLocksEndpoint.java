@@ -28,7 +28,13 @@ public class ForceUnlockDistributedLocksEndpoint extends DistributedLocksEndpoin
     private final LockSource source;
 
     public ForceUnlockDistributedLocksEndpoint(ActiveHolds holds, String mode, LockSource source) {
-        super(holds, mode, source);
+        this(holds, mode, source, null);
+    }
+
+    /** @param allInstances reads every instance's holders from Redis; null in local mode */
+    public ForceUnlockDistributedLocksEndpoint(
+            ActiveHolds holds, String mode, LockSource source, @Nullable AllInstancesHolders allInstances) {
+        super(holds, mode, source, allInstances);
         this.source = source;
     }
 

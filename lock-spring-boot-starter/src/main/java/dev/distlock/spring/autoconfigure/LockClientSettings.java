@@ -73,6 +73,14 @@ final class LockClientSettings {
                     properties.getReplicaAckTimeout(),
                     () -> builder.replicaAcks(properties.getReplicaAcks(), properties.getReplicaAckTimeout()));
         }
+        // not a client option, but checked with them so that it fails start-up in both modes, endpoint exposed or not
+        int listed = properties.getActuator().getMaxListedLocks();
+        apply.to("distlock.actuator.max-listed-locks", listed, () -> {
+            if (listed < 1) {
+                throw new IllegalArgumentException(
+                        "it is " + listed + ", but the all-instances listing must read at least 1 lock");
+            }
+        });
         builder.interruptOnLeaseLost(properties.getOnLeaseLost() == DistributedLockProperties.OnLeaseLost.INTERRUPT);
         listeners.orderedStream().forEach(builder::listener);
         customizers.orderedStream().forEach(customizer -> {

@@ -1,6 +1,8 @@
 package dev.distlock.spring.redis;
 
 import dev.distlock.core.LockType;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -39,6 +41,37 @@ public final class LockHashes {
             }
         }
         return false;
+    }
+
+    /** Every holder the hash shows: the owners of an exclusive lock, or the read and write holds of a read/write lock. */
+    public static List<LockHolder> holders(Map<String, String> fields) {
+        List<LockHolder> holders = new ArrayList<>();
+        boolean readWrite = fields.containsKey("mode");
+        for (Map.Entry<String, String> field : fields.entrySet()) {
+            String name = field.getKey();
+            if (readWrite && (name.startsWith("r:") || name.startsWith("w:"))) {
+                String owner = name.substring(2);
+                char kind = name.charAt(0);
+                holders.add(new LockHolder(
+                        owner,
+                        clientOf(owner),
+                        kind == 'w' ? "WRITE" : "READ",
+                        token(fields.get(kind + "t:" + owner))));
+            } else if (!readWrite && !name.startsWith("~")) {
+                holders.add(new LockHolder(name, clientOf(name), "EXCLUSIVE", token(fields.get("~token"))));
+            }
+        }
+        return holders;
+    }
+
+    /** The client part of an owner id {@code <client id>:<thread or handle>}. */
+    public static String clientOf(String owner) {
+        int colon = owner.indexOf(':');
+        return colon < 0 ? owner : owner.substring(0, colon);
+    }
+
+    private static Long token(String digits) {
+        return digits == null ? null : parse(digits);
     }
 
     private static long parse(String digits) {
