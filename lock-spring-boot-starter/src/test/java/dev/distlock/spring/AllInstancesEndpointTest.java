@@ -41,8 +41,10 @@ class AllInstancesEndpointTest extends RunningApplication {
         AtomicLong tokenOnB = new AtomicLong();
         try (ConfigurableApplicationContext instanceB = new SpringApplicationBuilder(App.class)
                 .web(WebApplicationType.NONE)
-                .properties("spring.data.redis.port=" + redis.port(), "spring.application.name=instance-b")
-                .run()) {
+                .run(
+                        // as arguments, not default properties: Redisson's starter (on the Boot 3.5 line's test class
+                        // path) reads no default properties and would connect to localhost:6379
+                        "--spring.data.redis.port=" + redis.port(), "--spring.application.name=instance-b")) {
             CompletableFuture<Void> heldOnB = CompletableFuture.runAsync(() -> instanceB
                     .getBean(LockTemplate.class)
                     .execute("invoice:77", Waits.GRANTED, () -> {

@@ -32,6 +32,8 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.jdbc.datasource.DriverManagerDataSource;
 import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.TransactionStatus;
 import org.springframework.transaction.annotation.EnableTransactionManagement;
 import org.springframework.transaction.annotation.Transactional;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -193,6 +195,25 @@ class CommitWhileHeldTest {
                     .isInstanceOf(LockLostBeforeCommitException.class)
                     .hasMessageContaining("ledger:i");
             assertThat(ledger.rows("i")).isZero();
+        });
+    }
+
+    @Test
+    void aTransactionBegunInsideTheWorkButCommittedAfterTheReleaseRollsBackAndSaysWhy() {
+        runner().run(context -> {
+            LockTemplate locks = context.getBean(LockTemplate.class);
+            PlatformTransactionManager transactions = context.getBean(PlatformTransactionManager.class);
+            Ledger ledger = context.getBean(Ledger.class);
+            TransactionStatus leftOpen = locks.execute("ledger:j", Waits.GRANTED, () -> {
+                TransactionStatus status = transactions.getTransaction(TransactionDefinition.withDefaults());
+                ledger.insert("j");
+                return status;
+            });
+            assertThatThrownBy(() -> transactions.commit(leftOpen))
+                    .isInstanceOf(LockLostBeforeCommitException.class)
+                    .hasMessageContaining("ledger:j")
+                    .hasMessageContaining("released it before the transaction committed");
+            assertThat(ledger.rows("j")).isZero();
         });
     }
 

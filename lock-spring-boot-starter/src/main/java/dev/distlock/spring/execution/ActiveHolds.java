@@ -107,6 +107,11 @@ public final class ActiveHolds {
         return stack.stream().map(holds::get).filter(Objects::nonNull).toList();
     }
 
+    /** Whether hold {@code id} is still listed: its work has not returned yet, so it has not been released. */
+    public boolean isListed(long id) {
+        return holds.containsKey(id);
+    }
+
     /** The holds now, oldest first. */
     public List<Entry> list() {
         return holds.values().stream()

@@ -35,7 +35,7 @@ public final class CommitCheckListener implements TransactionExecutionListener {
             OnLostBeforeCommit byDefault,
             LostBeforeCommitReport report) {
         this.holds = holds;
-        this.confirmation = new HoldConfirmation(reader, clientId);
+        this.confirmation = new HoldConfirmation(holds, reader, clientId);
         this.byDefault = byDefault == OnLostBeforeCommit.DEFAULT ? OnLostBeforeCommit.ROLL_BACK : byDefault;
         this.report = report;
     }

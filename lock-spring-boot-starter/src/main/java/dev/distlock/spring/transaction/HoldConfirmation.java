@@ -17,11 +17,13 @@ import org.jspecify.annotations.Nullable;
  */
 final class HoldConfirmation {
 
+    private final ActiveHolds holds;
     private final @Nullable LockHashReader reader;
     private final Supplier<String> clientId;
 
     /** @param reader the application's Redis, or {@code null} to ask the lease clock only (local mode) */
-    HoldConfirmation(@Nullable LockHashReader reader, Supplier<String> clientId) {
+    HoldConfirmation(ActiveHolds holds, @Nullable LockHashReader reader, Supplier<String> clientId) {
+        this.holds = holds;
         this.reader = reader;
         this.clientId = clientId;
     }
@@ -29,6 +31,10 @@ final class HoldConfirmation {
     /** Why the hold is lost, or {@code null} when it is still held. */
     @Nullable
     String lostReason(ActiveHolds.Entry hold) {
+        if (!holds.isListed(hold.id())) {
+            return "the lock's work returned and released it before the transaction committed (a transaction begun"
+                    + " inside the work must end inside it)";
+        }
         if (!hold.isHeldLocally()) {
             return "its lease ran out or was lost (this instance's lease clock)";
         }
