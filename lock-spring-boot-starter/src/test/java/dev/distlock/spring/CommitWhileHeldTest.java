@@ -17,6 +17,8 @@ import dev.distlock.testsupport.Waits;
 import io.lettuce.core.RedisURI;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import javax.sql.DataSource;
@@ -125,6 +127,19 @@ class CommitWhileHeldTest {
                     .hasMessageContaining("ledger:d")
                     .hasMessageContaining("lease clock");
             assertThat(ledger.rows("d")).isZero();
+        });
+    }
+
+    @Test
+    void anAsyncMethodsTransactionIsCheckedOnItsLocksHandle() {
+        runner().run(context -> {
+            Ledger ledger = context.getBean(Ledger.class);
+            CompletableFuture<Void> booked =
+                    ledger.bookAsync("k", key -> other.getLock(key).forceUnlock());
+            assertThatThrownBy(() -> booked.get(Waits.GRANTED.toSeconds(), TimeUnit.SECONDS))
+                    .hasCauseInstanceOf(LockLostBeforeCommitException.class)
+                    .hasMessageContaining("ledger:k");
+            assertThat(ledger.rows("k")).isZero();
         });
     }
 
@@ -242,6 +257,14 @@ class CommitWhileHeldTest {
         public void bookAndReport(String account, Consumer<String> beforeReturn) {
             insert(account);
             beforeReturn.accept("ledger:" + account);
+        }
+
+        @Transactional
+        @DistributedLock(key = "'ledger:' + #account")
+        public CompletableFuture<Void> bookAsync(String account, Consumer<String> beforeReturn) {
+            insert(account);
+            beforeReturn.accept("ledger:" + account);
+            return CompletableFuture.completedFuture(null);
         }
 
         /** Works past its fixed lease: the lock expires in Redis before the method returns. */
