@@ -17,7 +17,8 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(60)
 class ModuleDescriptorTest {
 
-    private static final Set<String> API = Set.of("dev.distlock.core", "dev.distlock.core.reactor");
+    private static final Set<String> API =
+            Set.of("dev.distlock.core", "dev.distlock.core.reactor", "dev.distlock.core.fence");
 
     @Test
     void exportsTheApiPackagesOnlyAndUnqualified() throws IOException {

@@ -8,8 +8,11 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Selector;
+import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 
 /**
  * {@code /actuator/distributedlocks}: the locks this instance holds through {@code @DistributedLock}
@@ -29,18 +32,58 @@ public class DistributedLocksEndpoint {
     private final String mode;
     private final LockSource source;
     private final Supplier<Map<String, Long>> leading;
+    private final @Nullable AllInstancesHolders allInstances;
 
     public DistributedLocksEndpoint(ActiveHolds holds, String mode, LockSource source) {
-        this(holds, mode, source, Map::of);
+        this(holds, mode, source, Map::of, null);
     }
 
-    /** @param leading the leader roles this instance leads now, with their terms (the starter's {@code Leadership}) */
+    /**
+     * @param leading the leader roles this instance leads now, with their terms (the starter's {@code Leadership})
+     * @param allInstances reads every instance's holders from Redis; null in local mode, which has no Redis
+     */
     public DistributedLocksEndpoint(
-            ActiveHolds holds, String mode, LockSource source, Supplier<Map<String, Long>> leading) {
+            ActiveHolds holds,
+            String mode,
+            LockSource source,
+            Supplier<Map<String, Long>> leading,
+            @Nullable AllInstancesHolders allInstances) {
         this.holds = holds;
         this.mode = mode;
         this.source = source;
         this.leading = leading;
+        this.allInstances = allInstances;
+    }
+
+    /**
+     * {@code GET /actuator/distributedlocks/all}: the holders of every instance, read from Redis (SCAN under
+     * the key prefix, bounded by distlock.actuator.max-listed-locks), each with its owner, instance, fencing
+     * token and lease left. Any other selector, or local mode, gets 400 saying why.
+     */
+    @ReadOperation
+    public WebEndpointResponse<Object> allInstances(@Selector String scope) {
+        if (!"all".equals(scope)) {
+            return new WebEndpointResponse<>(
+                    Map.of(
+                            "error",
+                            "unknown selector '" + scope + "': GET /actuator/" + ID
+                                    + "/all lists every instance's holders"),
+                    WebEndpointResponse.STATUS_BAD_REQUEST);
+        }
+        if (allInstances == null) {
+            return new WebEndpointResponse<>(
+                    Map.of(
+                            "error",
+                            "distlock.mode=" + mode + " keeps locks in this JVM only: GET /actuator/" + ID
+                                    + " lists them"),
+                    WebEndpointResponse.STATUS_BAD_REQUEST);
+        }
+        try {
+            return new WebEndpointResponse<>(allInstances.list());
+        } catch (IllegalStateException e) {
+            return new WebEndpointResponse<>(
+                    Map.of("error", "could not read the locks in Redis: " + e.getMessage()), 503);
+        }
     }
 
     @ReadOperation

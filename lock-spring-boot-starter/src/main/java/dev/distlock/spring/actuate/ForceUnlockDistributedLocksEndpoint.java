@@ -30,13 +30,20 @@ public class ForceUnlockDistributedLocksEndpoint extends DistributedLocksEndpoin
     private final LockSource source;
 
     public ForceUnlockDistributedLocksEndpoint(ActiveHolds holds, String mode, LockSource source) {
-        this(holds, mode, source, Map::of);
+        this(holds, mode, source, Map::of, null);
     }
 
-    /** @param leading the leader roles this instance leads now, with their terms (the starter's {@code Leadership}) */
+    /**
+     * @param leading the leader roles this instance leads now, with their terms (the starter's {@code Leadership})
+     * @param allInstances reads every instance's holders from Redis; null in local mode
+     */
     public ForceUnlockDistributedLocksEndpoint(
-            ActiveHolds holds, String mode, LockSource source, Supplier<Map<String, Long>> leading) {
-        super(holds, mode, source, leading);
+            ActiveHolds holds,
+            String mode,
+            LockSource source,
+            Supplier<Map<String, Long>> leading,
+            @Nullable AllInstancesHolders allInstances) {
+        super(holds, mode, source, leading, allInstances);
         this.source = source;
     }
 

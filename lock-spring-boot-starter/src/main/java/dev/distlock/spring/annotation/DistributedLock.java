@@ -121,4 +121,18 @@ public @interface DistributedLock {
 
     /** What happens when the lock stays busy for the whole wait time. */
     OnLockFailure onFailure() default OnLockFailure.THROW;
+
+    /**
+     * What a transaction begun inside the method (its {@code @Transactional}, which the lock wraps) does
+     * when the lock turns out lost just before it commits: the check asks this instance's lease clock,
+     * then Redis. {@link OnLostBeforeCommit#DEFAULT}: {@code distlock.transaction.on-lost-before-commit}
+     * (roll back unless set).
+     *
+     * <pre>{@code
+     * @DistributedLock(key = "'report:' + #day", onLostBeforeCommit = OnLostBeforeCommit.COMMIT_AND_REPORT)
+     * @Transactional
+     * public void summarize(LocalDate day) { ... }   // idempotent: a late commit is reported, not refused
+     * }</pre>
+     */
+    OnLostBeforeCommit onLostBeforeCommit() default OnLostBeforeCommit.DEFAULT;
 }

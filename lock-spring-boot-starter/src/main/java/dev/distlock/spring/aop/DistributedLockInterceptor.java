@@ -95,7 +95,8 @@ final class DistributedLockInterceptor implements MethodInterceptor {
                 attrs.waitTime(),
                 attrs.leaseTime(),
                 attrs.holdAtLeast(),
-                attrs.permits());
+                attrs.permits(),
+                attrs.onLostBeforeCommit());
     }
 
     private static Supplier<Object> whenBusy(LockAttributes attrs) {

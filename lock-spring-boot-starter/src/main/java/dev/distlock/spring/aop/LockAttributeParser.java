@@ -119,6 +119,7 @@ final class LockAttributeParser {
                 holdAtLeast,
                 annotation.permits(),
                 annotation.onFailure(),
+                annotation.onLostBeforeCommit(),
                 returnsOptional(method, result),
                 result);
     }

@@ -2,6 +2,7 @@ package dev.distlock.spring.aop;
 
 import dev.distlock.core.LockType;
 import dev.distlock.spring.annotation.OnLockFailure;
+import dev.distlock.spring.annotation.OnLostBeforeCommit;
 import dev.distlock.spring.execution.CallStyle;
 import java.time.Duration;
 import java.util.List;
@@ -21,6 +22,7 @@ import org.springframework.expression.Expression;
  * @param holdAtLeast how long after the grant the lock stays taken when the method returns sooner ({@code ZERO}: not kept)
  * @param permits the number of permits of the semaphore each call takes one of; 0 for a lock
  * @param onFailure what to do when the lock stays busy
+ * @param onLostBeforeCommit what a transaction begun inside does when the lock is lost before it commits
  * @param returnsOptional whether SKIP returns (or completes the stage with) {@code Optional.empty()} instead of {@code null}
  * @param result how the method delivers its result, and so how long the lock is held
  */
@@ -36,6 +38,7 @@ record LockAttributes(
         Duration holdAtLeast,
         int permits,
         OnLockFailure onFailure,
+        OnLostBeforeCommit onLostBeforeCommit,
         boolean returnsOptional,
         CallStyle result) {
 

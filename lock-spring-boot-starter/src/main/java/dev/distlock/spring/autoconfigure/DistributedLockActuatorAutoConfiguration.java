@@ -1,6 +1,7 @@
 package dev.distlock.spring.autoconfigure;
 
 import dev.distlock.core.LockClient;
+import dev.distlock.spring.actuate.AllInstancesHolders;
 import dev.distlock.spring.actuate.DistributedLockHealthIndicator;
 import dev.distlock.spring.actuate.DistributedLocksEndpoint;
 import dev.distlock.spring.actuate.ForceUnlockDistributedLocksEndpoint;
@@ -8,6 +9,8 @@ import dev.distlock.spring.actuate.RecentLeaseLosses;
 import dev.distlock.spring.execution.ActiveHolds;
 import dev.distlock.spring.execution.LockSource;
 import dev.distlock.spring.leader.Leadership;
+import dev.distlock.spring.redis.InstanceRecords;
+import dev.distlock.spring.redis.LockHashReader;
 import java.util.Map;
 import java.util.function.Supplier;
 import org.springframework.beans.factory.ObjectProvider;
@@ -17,11 +20,13 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 /**
  * The {@code distributedlocks} Actuator endpoint (holds of this instance; force-unlock only with
@@ -61,6 +66,28 @@ public class DistributedLockActuatorAutoConfiguration {
         };
     }
 
+    /**
+     * Records this instance in Redis (client id -> application, host, pid) so that any instance's endpoint can
+     * name it beside its locks; a key with a TTL, refreshed by a timer, off every lock's path.
+     */
+    @Bean
+    @ConditionalOnMissingBean
+    @ConditionalOnProperty(name = "distlock.mode", havingValue = "redis", matchIfMissing = true)
+    InstanceRecords distributedLockInstanceRecords(
+            DistributedLockProperties properties,
+            ObjectProvider<LockClient> client,
+            ObjectProvider<RedisConnectionFactory> redis,
+            Environment environment) {
+        return new InstanceRecords(
+                redis::getIfAvailable,
+                properties.getKeyPrefix(),
+                () -> {
+                    LockClient lockClient = client.getIfAvailable();
+                    return lockClient == null ? null : lockClient.clientId();
+                },
+                environment.getProperty("spring.application.name", "application"));
+    }
+
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnClass(Endpoint.class)
     @ConditionalOnAvailableEndpoint(DistributedLocksEndpoint.class)
@@ -73,8 +100,11 @@ public class DistributedLockActuatorAutoConfiguration {
                 ActiveHolds holds,
                 DistributedLockProperties properties,
                 LockSource source,
-                ObjectProvider<Leadership> leadership) {
-            return new DistributedLocksEndpoint(holds, mode(properties), source, leading(leadership));
+                ObjectProvider<Leadership> leadership,
+                ObjectProvider<LockClient> client,
+                ObjectProvider<RedisConnectionFactory> redis) {
+            return new DistributedLocksEndpoint(
+                    holds, mode(properties), source, leading(leadership), allInstances(properties, client, redis));
         }
 
         @Bean
@@ -84,8 +114,29 @@ public class DistributedLockActuatorAutoConfiguration {
                 ActiveHolds holds,
                 DistributedLockProperties properties,
                 LockSource source,
-                ObjectProvider<Leadership> leadership) {
-            return new ForceUnlockDistributedLocksEndpoint(holds, mode(properties), source, leading(leadership));
+                ObjectProvider<Leadership> leadership,
+                ObjectProvider<LockClient> client,
+                ObjectProvider<RedisConnectionFactory> redis) {
+            return new ForceUnlockDistributedLocksEndpoint(
+                    holds, mode(properties), source, leading(leadership), allInstances(properties, client, redis));
+        }
+
+        /** Every instance's holders, read from Redis; null in local mode. */
+        private static AllInstancesHolders allInstances(
+                DistributedLockProperties properties,
+                ObjectProvider<LockClient> client,
+                ObjectProvider<RedisConnectionFactory> redis) {
+            LockClient lockClient = client.getIfAvailable();
+            RedisConnectionFactory factory = redis.getIfAvailable();
+            if (properties.getMode() != DistributedLockProperties.Mode.REDIS || lockClient == null || factory == null) {
+                return null;
+            }
+            return new AllInstancesHolders(
+                    new LockHashReader(factory, properties.getKeyPrefix(), properties.getOperationTimeout()),
+                    factory,
+                    properties.getKeyPrefix(),
+                    lockClient.clientId(),
+                    properties.getActuator().getMaxListedLocks()); // checked with the client options
         }
     }
 

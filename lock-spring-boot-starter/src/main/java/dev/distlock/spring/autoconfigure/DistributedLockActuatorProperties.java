@@ -5,6 +5,17 @@ public class DistributedLockActuatorProperties {
 
     private final ForceUnlock forceUnlock = new ForceUnlock();
 
+    /** Most lock keys GET /actuator/distributedlocks/all reads from Redis (SCAN under the key prefix) in one listing. */
+    private int maxListedLocks = 1000;
+
+    public int getMaxListedLocks() {
+        return maxListedLocks;
+    }
+
+    public void setMaxListedLocks(int maxListedLocks) {
+        this.maxListedLocks = maxListedLocks;
+    }
+
     public ForceUnlock getForceUnlock() {
         return forceUnlock;
     }

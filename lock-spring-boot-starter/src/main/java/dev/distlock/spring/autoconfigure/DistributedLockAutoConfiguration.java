@@ -14,11 +14,13 @@ import dev.distlock.spring.execution.Invoker;
 import dev.distlock.spring.execution.LockExecutor;
 import dev.distlock.spring.execution.LockSource;
 import dev.distlock.spring.execution.RedisLockSource;
+import dev.distlock.spring.fence.SpringFenceStores;
 import dev.distlock.spring.metrics.LockInstrumentation;
 import io.lettuce.core.RedisURI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import javax.sql.DataSource;
 import org.springframework.aop.config.AopConfigUtils;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -100,7 +102,7 @@ public class DistributedLockAutoConfiguration {
             return LockClientSettings.connect(lettuce.getNativeClient(), options);
         } catch (LockException e) {
             throw new DistributedLockConfigurationException(
-                    "Distributed locks could not connect to Redis (" + describe(lettuce) + "): "
+                    "Distributed locks could not connect to Redis (" + LockClientSettings.describe(lettuce) + "): "
                             + LockClientSettings.rootMessage(e),
                     "Check spring.data.redis.host/port (or url, sentinel.*, cluster.*), username/password and ssl, and that Redis is running",
                     e);
@@ -228,14 +230,20 @@ public class DistributedLockAutoConfiguration {
             ActiveHolds holds,
             ObjectProvider<LockInstrumentation> instrumentation,
             DistributedLockProperties properties,
-            Environment environment) {
+            Environment environment,
+            ObjectProvider<DataSource> dataSources,
+            ObjectProvider<RedisConnectionFactory> redis) {
         return new LockExecutor(
                 source,
                 holds,
                 () -> instrumentation.getIfAvailable(() -> LockInstrumentation.NONE),
                 properties.isThrowOnLeaseLost(),
                 properties.getOnLeaseLost() == DistributedLockProperties.OnLeaseLost.INTERRUPT,
-                Invoker.create(environment.getProperty("spring.threads.virtual.enabled", Boolean.class, false)));
+                Invoker.create(environment.getProperty("spring.threads.virtual.enabled", Boolean.class, false)),
+                new SpringFenceStores(
+                        dataSources::getIfUnique,
+                        redis::getIfAvailable,
+                        properties.getFence().getTable()));
     }
 
     /** Locks for code that cannot use the annotation, with the same defaults, metrics and exceptions. */
@@ -271,17 +279,6 @@ public class DistributedLockAutoConfiguration {
                     ? ConditionOutcome.match("distlock.redlock.nodes is set")
                     : ConditionOutcome.noMatch("distlock.redlock.nodes is not set");
         }
-    }
-
-    private static String describe(LettuceConnectionFactory factory) {
-        if (factory.getClusterConfiguration() != null) {
-            return "cluster " + factory.getClusterConfiguration().getClusterNodes();
-        }
-        if (factory.getSentinelConfiguration() != null) {
-            return "sentinel master '" + factory.getSentinelConfiguration().getMaster() + "' via "
-                    + factory.getSentinelConfiguration().getSentinels();
-        }
-        return factory.getHostName() + ":" + factory.getPort();
     }
 
     /** Makes sure advisors are applied even when Spring Boot's AOP auto-configuration is switched off. */

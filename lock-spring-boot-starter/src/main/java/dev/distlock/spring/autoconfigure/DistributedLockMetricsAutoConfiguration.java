@@ -9,6 +9,7 @@ import dev.distlock.spring.metrics.LeadershipMetrics;
 import dev.distlock.spring.metrics.LockInstrumentation;
 import dev.distlock.spring.metrics.LockMetersAtStartup;
 import dev.distlock.spring.metrics.LockMetrics;
+import dev.distlock.spring.metrics.LostBeforeCommitMeter;
 import dev.distlock.spring.metrics.MicrometerLockListener;
 import dev.distlock.spring.metrics.ObservationLockInstrumentation;
 import io.micrometer.core.instrument.Gauge;
@@ -56,6 +57,13 @@ public class DistributedLockMetricsAutoConfiguration {
     @ConditionalOnMissingBean
     MicrometerLockListener distributedLockMetricsListener(MeterRegistry registry) {
         return new MicrometerLockListener(registry);
+    }
+
+    /** Counts the locks found lost before a transaction committed (distlock.transaction.*). */
+    @Bean
+    @ConditionalOnMissingBean
+    LostBeforeCommitMeter distributedLockLostBeforeCommitMeter(MeterRegistry registry) {
+        return new LostBeforeCommitMeter(registry);
     }
 
     /**

@@ -6,7 +6,7 @@ import org.springframework.boot.context.properties.NestedConfigurationProperty;
 
 /**
  * Settings of distributed locks, under {@code distlock.*}. The groups ({@code aop}, {@code redlock},
- * {@code metrics}, {@code actuator}, {@code health}, {@code leader}) are classes of their own beside this one.
+ * {@code metrics}, {@code actuator}, {@code health}, {@code leader}, {@code transaction}, {@code fence}) are classes of their own beside this one.
  */
 @ConfigurationProperties("distlock")
 public class DistributedLockProperties {
@@ -87,6 +87,12 @@ public class DistributedLockProperties {
 
     @NestedConfigurationProperty
     private final DistributedLockLeaderProperties leader = new DistributedLockLeaderProperties();
+
+    @NestedConfigurationProperty
+    private final DistributedLockTransactionProperties transaction = new DistributedLockTransactionProperties();
+
+    @NestedConfigurationProperty
+    private final DistributedLockFenceProperties fence = new DistributedLockFenceProperties();
 
     public boolean isEnabled() {
         return enabled;
@@ -268,5 +274,13 @@ public class DistributedLockProperties {
 
     public DistributedLockLeaderProperties getLeader() {
         return leader;
+    }
+
+    public DistributedLockTransactionProperties getTransaction() {
+        return transaction;
+    }
+
+    public DistributedLockFenceProperties getFence() {
+        return fence;
     }
 }

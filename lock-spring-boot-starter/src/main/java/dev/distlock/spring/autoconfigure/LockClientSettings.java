@@ -12,6 +12,7 @@ import java.time.Duration;
 import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.core.env.PropertyResolver;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
  * The lock client's settings from the {@code distlock.*} properties: its options, each checked with an
@@ -79,6 +80,14 @@ final class LockClientSettings {
                     properties.getLongHoldWarning(),
                     () -> builder.maxHold(properties.getMaxHold(), properties.getLongHoldWarning()));
         }
+        // not a client option, but checked with them so that it fails start-up in both modes, endpoint exposed or not
+        int listed = properties.getActuator().getMaxListedLocks();
+        apply.to("distlock.actuator.max-listed-locks", listed, () -> {
+            if (listed < 1) {
+                throw new IllegalArgumentException(
+                        "it is " + listed + ", but the all-instances listing must read at least 1 lock");
+            }
+        });
         builder.interruptOnLeaseLost(properties.getOnLeaseLost() == DistributedLockProperties.OnLeaseLost.INTERRUPT);
         listeners.orderedStream().forEach(builder::listener);
         customizers.orderedStream().forEach(customizer -> {
@@ -215,5 +224,17 @@ final class LockClientSettings {
             t = t.getCause();
         }
         return t.getMessage() != null ? t.getMessage() : t.toString();
+    }
+
+    /** How start-up errors name the Redis a Lettuce connection factory points to. */
+    static String describe(LettuceConnectionFactory factory) {
+        if (factory.getClusterConfiguration() != null) {
+            return "cluster " + factory.getClusterConfiguration().getClusterNodes();
+        }
+        if (factory.getSentinelConfiguration() != null) {
+            return "sentinel master '" + factory.getSentinelConfiguration().getMaster() + "' via "
+                    + factory.getSentinelConfiguration().getSentinels();
+        }
+        return factory.getHostName() + ":" + factory.getPort();
     }
 }

@@ -4,6 +4,7 @@ import dev.distlock.core.LockHandle;
 import dev.distlock.core.LockLeaseExpiredException;
 import dev.distlock.core.LockUnavailableException;
 import dev.distlock.spring.LockContext;
+import dev.distlock.spring.LockFence;
 import dev.distlock.spring.metrics.LockInstrumentation;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -28,6 +29,7 @@ public final class AsyncHold {
     private final LockInstrumentation.Holding holding;
     private final ActiveHolds holds;
     private final long listed;
+    private final LockFence.Stores fences;
     private final boolean throwOnLeaseLost;
     private final AtomicBoolean released = new AtomicBoolean();
     private final CompletableFuture<Void> release = new CompletableFuture<>();
@@ -41,6 +43,7 @@ public final class AsyncHold {
             LockInstrumentation.Holding holding,
             ActiveHolds holds,
             long listed,
+            LockFence.Stores fences,
             boolean throwOnLeaseLost) {
         this.request = request;
         this.handle = handle;
@@ -48,6 +51,7 @@ public final class AsyncHold {
         this.holding = holding;
         this.holds = holds;
         this.listed = listed;
+        this.fences = fences;
         this.throwOnLeaseLost = throwOnLeaseLost;
     }
 
@@ -75,10 +79,12 @@ public final class AsyncHold {
      * both on this thread and only while {@code call} runs.
      */
     public <T> T invoke(LockedCall<T> call) throws Throwable {
-        LockContext.enter(tokens);
+        LockContext.enter(tokens, fences);
+        holds.runsOnThread(listed);
         try (AutoCloseable scope = holding.inScope()) {
             return call.call();
         } finally {
+            holds.leftThread();
             LockContext.exit();
         }
     }

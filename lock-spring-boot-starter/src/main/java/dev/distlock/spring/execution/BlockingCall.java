@@ -7,6 +7,7 @@ import dev.distlock.core.LockUnavailableException;
 import dev.distlock.core.RedisLock;
 import dev.distlock.core.RedisMultiLock;
 import dev.distlock.spring.LockContext;
+import dev.distlock.spring.LockFence;
 import dev.distlock.spring.metrics.LockInstrumentation;
 import dev.distlock.spring.metrics.LockMetrics;
 import java.time.Duration;
@@ -26,16 +27,19 @@ final class BlockingCall {
 
     private final LockInstrumentation instrumentation;
     private final ActiveHolds holds;
+    private final LockFence.Stores fences;
     private final boolean throwOnLeaseLost;
     private final boolean interruptOnLeaseLost;
 
     BlockingCall(
             LockInstrumentation instrumentation,
             ActiveHolds holds,
+            LockFence.Stores fences,
             boolean throwOnLeaseLost,
             boolean interruptOnLeaseLost) {
         this.instrumentation = instrumentation;
         this.holds = holds;
+        this.fences = fences;
         this.throwOnLeaseLost = throwOnLeaseLost;
         this.interruptOnLeaseLost = interruptOnLeaseLost;
     }
@@ -79,13 +83,15 @@ final class BlockingCall {
         }
         Throwable failure = null;
         long listed = holds.add(request, tokens, lock);
-        LockContext.enter(tokens);
+        LockContext.enter(tokens, fences);
+        holds.runsOnThread(listed);
         try {
             return work.call();
         } catch (Throwable t) {
             failure = t;
             throw t;
         } finally {
+            holds.leftThread();
             LockContext.exit();
             holds.remove(listed);
             release(lock, request, failure, holding);

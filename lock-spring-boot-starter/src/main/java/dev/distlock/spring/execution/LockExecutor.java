@@ -6,6 +6,7 @@ import dev.distlock.core.LockNameException;
 import dev.distlock.core.LockUnavailableException;
 import dev.distlock.core.RedisLock;
 import dev.distlock.spring.LockContext;
+import dev.distlock.spring.LockFence;
 import dev.distlock.spring.metrics.LockInstrumentation;
 import dev.distlock.spring.metrics.LockMetrics;
 import java.util.Map;
@@ -39,6 +40,8 @@ public final class LockExecutor {
     private final boolean unlocked;
     /** Where async, reactive and Kotlin work is invoked once its lock is held. */
     private final Invoker invoker;
+    /** Where LockContext.fence() keeps its fences. */
+    private final LockFence.Stores fences;
 
     /**
      * @param holds where holds are listed while they run, for the Actuator endpoint
@@ -46,6 +49,7 @@ public final class LockExecutor {
      * @param throwOnLeaseLost whether work whose lock was lost throws LockLeaseExpiredException on return
      * @param interruptOnLeaseLost whether the lock client interrupts holders (then the flag is cleared on return)
      * @param invoker where async, reactive and Kotlin work is invoked once its lock is held
+     * @param fences where {@link LockContext#fence()} keeps its fences (the application's DataSource and Redis)
      */
     public LockExecutor(
             LockSource source,
@@ -53,7 +57,8 @@ public final class LockExecutor {
             Supplier<LockInstrumentation> instrumentation,
             boolean throwOnLeaseLost,
             boolean interruptOnLeaseLost,
-            Invoker invoker) {
+            Invoker invoker,
+            LockFence.Stores fences) {
         this.source = source;
         this.holds = holds;
         this.instrumentation = SingletonSupplier.of(instrumentation);
@@ -61,6 +66,7 @@ public final class LockExecutor {
         this.interruptOnLeaseLost = interruptOnLeaseLost;
         this.unlocked = false;
         this.invoker = invoker;
+        this.fences = fences;
     }
 
     private LockExecutor() {
@@ -71,6 +77,7 @@ public final class LockExecutor {
         this.interruptOnLeaseLost = false;
         this.unlocked = true;
         this.invoker = Invoker.create(false); // starts no thread until a call needs one
+        this.fences = LockFence.Stores.NONE;
     }
 
     /**
@@ -93,7 +100,7 @@ public final class LockExecutor {
         }
         RedisLock lock = lockFor(request);
         String key = LockErrors.keyOf(lock, request);
-        return new BlockingCall(instrumentation.get(), holds, throwOnLeaseLost, interruptOnLeaseLost)
+        return new BlockingCall(instrumentation.get(), holds, fences, throwOnLeaseLost, interruptOnLeaseLost)
                 .run(request, work, whenBusy, lock, key);
     }
 
@@ -206,7 +213,8 @@ public final class LockExecutor {
                         tokens,
                         holding,
                         holds,
-                        holds.add(request, tokens, lock, ASYNC_OWNER),
+                        holds.add(request, tokens, lock, ASYNC_OWNER, handle.get()::isHeld),
+                        fences,
                         throwOnLeaseLost);
                 if (!result.complete(Optional.of(hold))) {
                     hold.release(new CancellationException(

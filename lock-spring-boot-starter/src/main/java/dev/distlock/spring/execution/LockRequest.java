@@ -1,6 +1,7 @@
 package dev.distlock.spring.execution;
 
 import dev.distlock.core.LockType;
+import dev.distlock.spring.annotation.OnLostBeforeCommit;
 import java.time.Duration;
 import java.util.List;
 
@@ -19,6 +20,7 @@ import java.util.List;
  * @param holdAtLeast how long after the grant the lock stays taken when the work ends sooner ({@code ZERO}: not kept)
  * @param permits the number of permits of the semaphore the call takes one of ({@code type} SEMAPHORE or
  *        FAIR_SEMAPHORE); 0 for a lock
+ * @param onLostBeforeCommit what a transaction begun inside the work does when the lock is lost before it commits
  */
 public record LockRequest(
         String caller,
@@ -30,7 +32,33 @@ public record LockRequest(
         Duration waitTime,
         Duration leaseTime,
         Duration holdAtLeast,
-        int permits) {
+        int permits,
+        OnLostBeforeCommit onLostBeforeCommit) {
+
+    /** A request whose transactions do as distlock.transaction.on-lost-before-commit says. */
+    public LockRequest(
+            String caller,
+            String label,
+            LockType type,
+            boolean redlock,
+            List<String> keys,
+            boolean multi,
+            Duration waitTime,
+            Duration leaseTime,
+            Duration holdAtLeast) {
+        this(
+                caller,
+                label,
+                type,
+                redlock,
+                keys,
+                multi,
+                waitTime,
+                leaseTime,
+                holdAtLeast,
+                0,
+                OnLostBeforeCommit.DEFAULT);
+    }
 
     /** The {@code type} tag of meters and observations: the annotation's spelling, or REDLOCK. */
     public String metricType() {

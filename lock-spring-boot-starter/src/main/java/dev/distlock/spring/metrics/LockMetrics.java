@@ -27,6 +27,12 @@ public final class LockMetrics {
     public static final String LEADER_REVOKED = "distributed.lock.leader.revoked";
     /** The leader role, as {@code distlock.leader.roles} or a {@code LeaderElection} bean names it. */
     public static final String ROLE = "role";
+    /**
+     * Counter of transactions begun inside a lock's work whose lock was found lost just before they committed;
+     * tags {@link #NAME}, {@link #TYPE}, {@link #OUTCOME} ({@value #ROLLED_BACK}, or {@value #COMMITTED} with
+     * on-lost-before-commit = COMMIT_AND_REPORT).
+     */
+    public static final String LOST_BEFORE_COMMIT = "distributed.lock.lost.before.commit";
 
     /**
      * The lock's declared name, never the resolved key, for {@code @DistributedLock} and {@code LockTemplate}; a lock
@@ -54,6 +60,10 @@ public final class LockMetrics {
     public static final String UNAVAILABLE = "unavailable";
     /** Outcome: Redis answered with an error, or the waiting thread was interrupted. */
     public static final String ERROR = "error";
+    /** Outcome of {@link #LOST_BEFORE_COMMIT}: the transaction was rolled back. */
+    public static final String ROLLED_BACK = "rolled_back";
+    /** Outcome of {@link #LOST_BEFORE_COMMIT}: the transaction committed anyway, and was reported. */
+    public static final String COMMITTED = "committed";
     /** Outcome: an async call was cancelled (its future cancelled, its subscription disposed) while it waited. */
     public static final String CANCELLED = "cancelled";
 

@@ -56,6 +56,7 @@ public final class PropertyRanges {
                     List.of("10ms", "365d")),
             range("distlock.operation-timeout", "10 ms to 1 h", List.of("9ms", "61m"), List.of("10ms", "1h")),
             range("distlock.max-key-length", "1 or more", List.of("0", "-1"), List.of("1")),
+            range("distlock.actuator.max-listed-locks", "1 or more", List.of("0"), List.of("1")),
             range("distlock.local-hand-offs", "0 (off) to 1000", List.of("-1", "1001"), List.of("0", "1000")),
             range("distlock.local-hand-off-window", "0 to 10 s", List.of("-1ms", "10001ms"), List.of("0s", "10s")),
             range("distlock.replica-acks", "0 (off) or more; not on Redis Cluster", List.of("-1"), List.of("0", "1")),

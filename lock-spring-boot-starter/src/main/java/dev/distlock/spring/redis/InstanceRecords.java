@@ -1,0 +1,138 @@
+package dev.distlock.spring.redis;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.time.Duration;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.context.SmartLifecycle;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+/**
+ * Tells other instances who this one is: a small key {@code <prefix>~instance:<client id>} holding
+ * "application, host, pid", with a TTL that a timer of its own refreshes (every third of it), so that an
+ * instance's Actuator endpoint can name the instance behind any owner id it finds in Redis. Nothing of it
+ * is on a lock's path; a failed refresh is logged and tried again at the next tick. The key goes with the
+ * instance: deleted when it stops, expired when it crashed. Infrastructure of the starter, not API.
+ */
+public final class InstanceRecords implements SmartLifecycle {
+
+    /** How long a record outlives its last refresh. */
+    static final Duration TTL = Duration.ofSeconds(60);
+
+    private static final Logger log = LoggerFactory.getLogger(InstanceRecords.class);
+
+    private final Supplier<@Nullable RedisConnectionFactory> connections;
+    private final String keyPrefix;
+    private final Supplier<@Nullable String> clientId;
+    private final String application;
+    private @Nullable StringRedisTemplate redis;
+    private @Nullable String id;
+    private @Nullable String description;
+    private ScheduledExecutorService timer;
+    /** Whether the last refresh failed, so an outage is logged once, not at every tick. */
+    private volatile boolean failing;
+
+    /**
+     * @param connections the application's Redis; null when there is none (nothing is recorded then)
+     * @param clientId the lock client's id; null when there is no lock client (nothing is recorded then)
+     * @param application the application's name (spring.application.name)
+     */
+    public InstanceRecords(
+            Supplier<@Nullable RedisConnectionFactory> connections,
+            String keyPrefix,
+            Supplier<@Nullable String> clientId,
+            String application) {
+        this.connections = connections;
+        this.keyPrefix = keyPrefix;
+        this.clientId = clientId;
+        this.application = application;
+    }
+
+    /** The key of a client's record. */
+    public static String key(String keyPrefix, String clientId) {
+        return keyPrefix + "~instance:" + clientId;
+    }
+
+    /** What {@code clientId}'s instance recorded of itself, or null when it recorded nothing (or its record expired). */
+    public static String describe(StringRedisTemplate redis, String keyPrefix, String clientId) {
+        return redis.opsForValue().get(key(keyPrefix, clientId));
+    }
+
+    @Override
+    public synchronized void start() {
+        RedisConnectionFactory factory = connections.get();
+        id = clientId.get();
+        if (factory == null || id == null) {
+            return;
+        }
+        redis = new StringRedisTemplate(factory);
+        timer = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "distlock-instance-record");
+            t.setDaemon(true);
+            return t;
+        });
+        long every = TTL.toMillis() / 3;
+        timer.scheduleWithFixedDelay(this::record, 0, every, TimeUnit.MILLISECONDS);
+    }
+
+    private void record() {
+        try {
+            if (description == null) { // here, off the start-up path: a host name may take a DNS lookup
+                description = "application=" + application + ", host=" + host() + ", pid="
+                        + ProcessHandle.current().pid();
+            }
+            redis.opsForValue().set(key(keyPrefix, id), description, TTL);
+            failing = false;
+        } catch (RuntimeException e) {
+            if (!failing) {
+                log.warn(
+                        "Could not record this instance ({}) in Redis, so other instances' Actuator endpoints show its"
+                                + " locks without naming it; trying again every {} s: {}",
+                        id,
+                        TTL.toSeconds() / 3,
+                        e.toString());
+            }
+            failing = true;
+        }
+    }
+
+    @Override
+    public synchronized void stop() {
+        if (timer == null) {
+            return;
+        }
+        timer.shutdownNow();
+        timer = null;
+        try {
+            redis.delete(key(keyPrefix, id));
+        } catch (RuntimeException e) {
+            log.debug("Could not delete this instance's record ({}); it expires in {} s", id, TTL.toSeconds(), e);
+        }
+    }
+
+    private static String host() {
+        try {
+            return InetAddress.getLocalHost().getHostName();
+        } catch (IOException e) {
+            return "(unknown host: " + e.getMessage() + ")";
+        }
+    }
+
+    @Override
+    public synchronized boolean isRunning() {
+        return timer != null;
+    }
+
+    /** Stops before the lock client and the connection factory (both in lower phases) stop. */
+    @Override
+    public int getPhase() {
+        return 2048;
+    }
+}
