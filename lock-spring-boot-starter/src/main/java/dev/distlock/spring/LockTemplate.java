@@ -3,7 +3,6 @@ package dev.distlock.spring;
 import dev.distlock.core.LockAcquisitionException;
 import dev.distlock.core.LockType;
 import dev.distlock.core.RedisLock;
-import dev.distlock.spring.annotation.OnLostBeforeCommit;
 import dev.distlock.spring.aop.DeferredResults;
 import dev.distlock.spring.execution.LockExecutor;
 import dev.distlock.spring.execution.LockRequest;
@@ -251,18 +250,7 @@ public final class LockTemplate {
             throw new IllegalArgumentException(
                     caller() + " got wait time " + waitTime + ": give Duration.ZERO to try once, or a positive wait");
         }
-        return new LockRequest(
-                caller(),
-                name,
-                type,
-                redlock,
-                keys,
-                multi,
-                waitTime,
-                leaseTime,
-                holdAtLeast,
-                permits,
-                OnLostBeforeCommit.DEFAULT);
+        return new LockRequest(caller(), name, type, redlock, keys, multi, waitTime, leaseTime, holdAtLeast, permits);
     }
 
     private String requireKey(String key) {

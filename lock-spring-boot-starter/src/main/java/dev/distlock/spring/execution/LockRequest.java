@@ -35,7 +35,10 @@ public record LockRequest(
         int permits,
         OnLostBeforeCommit onLostBeforeCommit) {
 
-    /** A request whose transactions do as distlock.transaction.on-lost-before-commit says. */
+    /**
+     * A request for {@code permits} of a semaphore (0: a lock) whose transactions do as
+     * distlock.transaction.on-lost-before-commit says.
+     */
     public LockRequest(
             String caller,
             String label,
@@ -45,7 +48,8 @@ public record LockRequest(
             boolean multi,
             Duration waitTime,
             Duration leaseTime,
-            Duration holdAtLeast) {
+            Duration holdAtLeast,
+            int permits) {
         this(
                 caller,
                 label,
@@ -56,7 +60,7 @@ public record LockRequest(
                 waitTime,
                 leaseTime,
                 holdAtLeast,
-                0,
+                permits,
                 OnLostBeforeCommit.DEFAULT);
     }
 
