@@ -292,7 +292,9 @@ class LocalLocksTest {
 
         assertThat(get(handle.leaseLost())).contains("lease");
         assertThat(handle.isHeld()).isFalse();
-        assertThat(get(lock.tryLockAsync(Duration.ZERO))).as("free for others").isPresent();
+        // The holder's lease clock ran from before the grant reached the store, so the store may keep the key a
+        // few ms longer: another caller that waits gets it as soon as it expires there.
+        assertThat(get(lock.tryLockAsync(Duration.ofSeconds(30)))).as("free for others").isPresent();
         assertThatThrownBy(handle::unlock).isInstanceOf(LockLeaseExpiredException.class);
     }
 
