@@ -294,7 +294,9 @@ class LocalLocksTest {
         assertThat(handle.isHeld()).isFalse();
         // The holder's lease clock ran from before the grant reached the store, so the store may keep the key a
         // few ms longer: another caller that waits gets it as soon as it expires there.
-        assertThat(get(lock.tryLockAsync(Duration.ofSeconds(30)))).as("free for others").isPresent();
+        assertThat(get(lock.tryLockAsync(Duration.ofSeconds(30))))
+                .as("free for others")
+                .isPresent();
         assertThatThrownBy(handle::unlock).isInstanceOf(LockLeaseExpiredException.class);
     }
 
