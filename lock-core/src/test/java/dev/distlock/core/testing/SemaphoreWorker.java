@@ -1,15 +1,7 @@
 package dev.distlock.core.testing;
 
-import dev.distlock.core.LockClient;
 import dev.distlock.core.LockHandle;
 import dev.distlock.core.RedisSemaphore;
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.RedisURI;
-import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.api.sync.RedisCommands;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -31,23 +23,13 @@ public final class SemaphoreWorker {
     private SemaphoreWorker() {}
 
     public static void main(String[] args) throws Exception {
-        String uri = args[0];
         int permits = Integer.parseInt(args[2]);
         String counter = args[3];
         int threads = Integer.parseInt(args[4]);
         long runNanos = TimeUnit.MILLISECONDS.toNanos(Long.parseLong(args[5]));
-        int exitCode = 1;
-        RedisClient redis = RedisClient.create(uri);
-        try (LockClient client = LockClient.create(RedisURI.create(uri));
-                StatefulRedisConnection<String, String> connection = redis.connect()) {
-            RedisCommands<String, String> commands = connection.sync();
+        ChildMain.run(args[0], (client, commands) -> {
             RedisSemaphore semaphore = client.getSemaphore(args[1], permits);
-            System.out.println("READY");
-            System.out.flush();
-            String go = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)).readLine();
-            if (!"GO".equals(go)) {
-                throw new IllegalStateException("expected GO on stdin, got " + go);
-            }
+            ChildMain.readyThenGo();
             AtomicLong grants = new AtomicLong();
             AtomicReference<Throwable> failure = new AtomicReference<>();
             long deadline = System.nanoTime() + runNanos;
@@ -79,19 +61,9 @@ public final class SemaphoreWorker {
                 worker.join();
             }
             if (failure.get() != null) {
-                System.out.println("FAILED " + failure.get());
-                failure.get().printStackTrace(System.out);
-            } else {
-                System.out.println("GRANTS " + grants.get());
-                exitCode = 0;
+                throw failure.get();
             }
-        } catch (Throwable e) {
-            System.out.println("FAILED " + e);
-            e.printStackTrace(System.out);
-        } finally {
-            redis.shutdown();
-        }
-        System.out.flush();
-        System.exit(exitCode);
+            return "GRANTS " + grants.get();
+        });
     }
 }
