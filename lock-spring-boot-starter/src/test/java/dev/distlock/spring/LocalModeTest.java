@@ -127,12 +127,14 @@ class LocalModeTest {
             assertThatThrownBy(work::outliveLease)
                     .isInstanceOf(LockLeaseExpiredException.class)
                     .hasMessageContaining("short");
-            assertThat(context.getBean(MeterRegistry.class)
-                            .get(LockMetrics.LOST)
-                            .tags("name", "Work.outliveLease")
-                            .counter()
-                            .count())
-                    .isEqualTo(1);
+            // The metrics listener is told on the lease timer's thread, just after the loss is marked.
+            await().atMost(Waits.GRANTED)
+                    .untilAsserted(() -> assertThat(context.getBean(MeterRegistry.class)
+                                    .get(LockMetrics.LOST)
+                                    .tags("name", "Work.outliveLease")
+                                    .counter()
+                                    .count())
+                            .isEqualTo(1));
             // the lock was free for others once the lease ran out
             assertThat(context.getBean(LockTemplate.class).tryExecute("short", Duration.ZERO, () -> "ran"))
                     .contains("ran");

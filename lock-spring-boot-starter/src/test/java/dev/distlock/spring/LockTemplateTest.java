@@ -13,6 +13,7 @@ import dev.distlock.spring.autoconfigure.DistributedLockMetricsAutoConfiguration
 import dev.distlock.spring.metrics.LockMetrics;
 import dev.distlock.testsupport.BehaviourTest;
 import dev.distlock.testsupport.RedisExtension;
+import dev.distlock.testsupport.Waits;
 import io.lettuce.core.RedisURI;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -130,12 +131,14 @@ class LockTemplateTest {
                                             .equals(":0"))))
                     .isInstanceOf(LockLeaseExpiredException.class)
                     .hasMessageContaining("report");
-            assertThat(context.getBean(MeterRegistry.class)
-                            .get(LockMetrics.LOST)
-                            .tags("name", "short")
-                            .counter()
-                            .count())
-                    .isEqualTo(1);
+            // The metrics listener is told on the lease timer's thread, just after the loss is marked.
+            await().atMost(Waits.GRANTED)
+                    .untilAsserted(() -> assertThat(context.getBean(MeterRegistry.class)
+                                    .get(LockMetrics.LOST)
+                                    .tags("name", "short")
+                                    .counter()
+                                    .count())
+                            .isEqualTo(1));
         });
     }
 
