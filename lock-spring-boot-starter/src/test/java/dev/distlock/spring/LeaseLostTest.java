@@ -2,9 +2,13 @@ package dev.distlock.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import dev.distlock.core.LockClient;
+import dev.distlock.core.LockInfo;
 import dev.distlock.core.LockLeaseExpiredException;
+import dev.distlock.core.LockListener;
+import dev.distlock.core.LockListener.AcquireOutcome;
 import dev.distlock.spring.annotation.DistributedLock;
 import dev.distlock.spring.autoconfigure.DistributedLockAutoConfiguration;
 import dev.distlock.spring.autoconfigure.DistributedLockMetricsAutoConfiguration;
@@ -16,6 +20,7 @@ import io.lettuce.core.RedisURI;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -91,6 +96,48 @@ class LeaseLostTest {
                             .count())
                     .isEqualTo(1);
         });
+    }
+
+    @Test
+    void aLeaseThatRunsOutBeforeTheMethodStartsFailsTheCallWithTheSameExceptionAndTheMethodNeverRuns() {
+        // A listener that is told of the grant holds the caller until the 1 s lease has run out in Redis, as a
+        // stall of the host between the grant and the method would.
+        LockListener stall = new LockListener() {
+            @Override
+            public void onAcquire(LockInfo lock, AcquireOutcome outcome, Duration waited) {
+                if (lock.key().equals("job:stalled") && outcome == AcquireOutcome.ACQUIRED) {
+                    await().atMost(Waits.GRANTED)
+                            .until(() -> redis.server()
+                                    .command("EXISTS", "lock:{job:stalled}")
+                                    .equals(":0"));
+                }
+            }
+        };
+        runner().withBean(LockListener.class, () -> stall)
+                .withBean(ShortJob.class)
+                .run(context -> {
+                    ShortJob job = context.getBean(ShortJob.class);
+                    assertThatThrownBy(() -> job.run("stalled"))
+                            .isInstanceOf(LockLeaseExpiredException.class)
+                            .hasMessageContaining("job:stalled");
+                    assertThat(job.ran).as("the method did not run").isFalse();
+                    await().atMost(Waits.GRANTED)
+                            .untilAsserted(() -> assertThat(context.getBean(MeterRegistry.class)
+                                            .get(LockMetrics.LOST)
+                                            .tag("name", "short-job")
+                                            .counter()
+                                            .count())
+                                    .isEqualTo(1));
+                });
+    }
+
+    public static class ShortJob {
+        volatile boolean ran;
+
+        @DistributedLock(key = "'job:' + #name", leaseTime = "1s", name = "short-job")
+        public void run(String name) {
+            ran = true;
+        }
     }
 
     public static class Job {

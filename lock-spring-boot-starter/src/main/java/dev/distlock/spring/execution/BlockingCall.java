@@ -78,8 +78,7 @@ final class BlockingCall {
                     ? multi.fencingTokens()
                     : Map.of(key, lock.currentFencingToken());
         } catch (RuntimeException e) { // the hold was lost already: give it back, say so
-            release(lock, request, e, holding);
-            throw e;
+            throw lostBeforeTheWork(lock, e, holding);
         }
         Throwable failure = null;
         long listed = holds.add(request, tokens, lock);
@@ -95,6 +94,32 @@ final class BlockingCall {
             LockContext.exit();
             holds.remove(listed);
             release(lock, request, failure, holding);
+        }
+    }
+
+    /**
+     * The lease ran out between the grant and the work (a fixed lease shorter than a stall of this host): the
+     * work never runs, and the caller gets what a lease lost during the work gives, the release's
+     * {@link LockLeaseExpiredException}, whatever throw-on-lease-lost says (there is no result to return).
+     */
+    private RuntimeException lostBeforeTheWork(
+            RedisLock lock, RuntimeException noToken, LockInstrumentation.Holding holding) {
+        LockLeaseExpiredException lost = null;
+        try {
+            lock.unlock(Duration.ZERO);
+            return noToken;
+        } catch (LockLeaseExpiredException e) {
+            lost = e;
+            if (interruptOnLeaseLost) {
+                Thread.interrupted(); // the interrupt was ours, to stop work that has not started
+            }
+            e.addSuppressed(noToken);
+            return e;
+        } catch (RuntimeException e) {
+            noToken.addSuppressed(e);
+            return noToken;
+        } finally {
+            holding.released(lost);
         }
     }
 
