@@ -153,7 +153,7 @@ class LeaderElectionAcrossProcessesTest {
         await().atMost(Waits.GRANTED).until(() -> !resumedAfterThePause(paused).isEmpty());
         List<String> resumed = resumedAfterThePause(paused);
         assertThat(resumed)
-                .as("what its write loop saw first on resuming, before writing")
+                .as("what its write loop saw first on resuming, before its next write")
                 .singleElement()
                 .satisfies(l -> assertThat(l).endsWith(" leader=false"));
         paused.send("PROBE");

@@ -24,7 +24,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>Arguments: redis URI, role, watchdog lease in ms, store key, this worker's id. Prints {@code READY},
  * then a line for every call of its listener ({@code GRANTED <term> <epoch ms>}, {@code REVOKED <term>
  * <reason>}), {@code REFUSED <term>} when the store refused a write, and {@code RESUMED <ms> leader=<bool>}
- * when the write loop finds it was stopped for more than a second (SIGSTOP), before it does anything else.
+ * when the write loop finds that its last round took more than a second (SIGSTOP), before it does anything
+ * else in the next round.
  * Reads commands on stdin: {@code YIELD} (prints {@code YIELDED <bool>}), and {@code PROBE}, which writes
  * with the last term it was granted whether it leads or not and prints
  * {@code PROBE leader=<bool> term=<t> write=accepted|refused}.
@@ -86,11 +87,13 @@ public final class LeaderWorker {
             if (now - last > TimeUnit.SECONDS.toNanos(1)) {
                 say("RESUMED " + TimeUnit.NANOSECONDS.toMillis(now - last) + " leader=" + candidate.isLeader());
             }
+            // From the top of one round to the next: a stop that falls inside the write below counts too (that
+            // write, sent with the term read before the stop, is the store's to refuse).
+            last = now;
             OptionalLong term = candidate.term();
             if (term.isPresent() && !store.write(commands, term.getAsLong(), id)) {
                 say("REFUSED " + term.getAsLong());
             }
-            last = System.nanoTime();
             try {
                 Thread.sleep(20);
             } catch (InterruptedException e) {
