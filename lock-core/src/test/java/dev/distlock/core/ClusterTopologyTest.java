@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.distlock.core.internal.redis.LockKeys;
+import dev.distlock.core.testing.ClusterClients;
 import dev.distlock.core.testing.Contenders;
 import dev.distlock.core.testing.Names;
 import dev.distlock.core.testing.Settled;
@@ -13,7 +14,6 @@ import dev.distlock.testsupport.RedisClusterSetup;
 import dev.distlock.testsupport.RedisServer;
 import dev.distlock.testsupport.SlowTest;
 import dev.distlock.testsupport.Waits;
-import io.lettuce.core.RedisURI;
 import io.lettuce.core.cluster.RedisClusterClient;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -23,11 +23,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.BiFunction;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Every lock kind on a real three-master Redis Cluster through a Lettuce {@link RedisClusterClient}:
@@ -40,6 +40,9 @@ class ClusterTopologyTest {
     private static final Duration PROMPTLY = Duration.ofSeconds(5);
     private static final Duration LONG_LEASE = Duration.ofSeconds(30);
 
+    @RegisterExtension
+    static final ClusterClients clusters = new ClusterClients();
+
     private static RedisClusterSetup cluster;
     private static RedisClusterClient redisA;
     private static RedisClusterClient redisB;
@@ -48,24 +51,10 @@ class ClusterTopologyTest {
     private LockClient other;
 
     @BeforeAll
-    static void startCluster() {
-        cluster = RedisClusterSetup.start();
-        List<RedisURI> seeds = cluster.uris().stream().map(RedisURI::create).toList();
-        redisA = RedisClusterClient.create(seeds);
-        redisB = RedisClusterClient.create(seeds);
-    }
-
-    @AfterAll
-    static void stopCluster() {
-        if (redisA != null) {
-            redisA.shutdown();
-        }
-        if (redisB != null) {
-            redisB.shutdown();
-        }
-        if (cluster != null) {
-            cluster.close();
-        }
+    static void clients() {
+        cluster = clusters.cluster();
+        redisA = clusters.newClient();
+        redisB = clusters.newClient();
     }
 
     @BeforeEach
