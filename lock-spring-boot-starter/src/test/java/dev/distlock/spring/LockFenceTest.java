@@ -131,8 +131,12 @@ class LockFenceTest {
         });
     }
 
-    /** Another instance takes the lock from its holder (as when the holder's lease runs out during a pause). */
     private static RedisLock takeOver(String key) {
+        return takeOver(instanceB, key);
+    }
+
+    /** Another instance takes the lock from its holder (as when the holder's lease runs out during a pause). */
+    static RedisLock takeOver(LockClient instanceB, String key) {
         instanceB.getLock(key).forceUnlock();
         RedisLock lock = instanceB.getLock(key);
         try {

@@ -14,6 +14,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Assumptions;
 
 /**
  * A real PostgreSQL server on a free loopback port, in a throw-away data directory ({@code initdb} then
@@ -53,6 +54,16 @@ public final class PostgresServer implements AutoCloseable {
                 ? "PostgreSQL is not installed (no initdb/postgres in postgres.bin, POSTGRES_BIN, the PATH or"
                         + " /usr/lib/postgresql/*/bin): apt-get install -y postgresql, as .ci/run does"
                 : null;
+    }
+
+    /**
+     * Starts a server as {@link #start()} does, or skips the calling test (a JUnit assumption, with
+     * {@link #unavailableReason()}) where PostgreSQL is not installed.
+     */
+    public static PostgresServer startOrSkip() {
+        String missing = unavailableReason();
+        Assumptions.assumeTrue(missing == null, missing);
+        return start();
     }
 
     /** Starts a server on a free port, waiting until it accepts connections. */

@@ -1,13 +1,11 @@
 package dev.distlock.core.fence;
 
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
-
+import dev.distlock.testsupport.PostgresExtension;
 import dev.distlock.testsupport.PostgresServer;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * {@link JdbcFence} on a real PostgreSQL server started for the test, where a failed statement aborts the
@@ -16,24 +14,11 @@ import org.junit.jupiter.api.BeforeAll;
  */
 class JdbcFencePostgresTest extends JdbcFenceContract {
 
-    static PostgresServer postgres;
-
-    @BeforeAll
-    static void startPostgres() {
-        String missing = PostgresServer.unavailableReason();
-        assumeTrue(missing == null, missing);
-        postgres = PostgresServer.start();
-    }
-
-    @AfterAll
-    static void stopPostgres() {
-        if (postgres != null) {
-            postgres.close();
-        }
-    }
+    @RegisterExtension
+    static final PostgresExtension postgres = new PostgresExtension();
 
     @Override
     Connection connect() throws SQLException {
-        return DriverManager.getConnection(postgres.jdbcUrl(), PostgresServer.USER, "");
+        return DriverManager.getConnection(postgres.server().jdbcUrl(), PostgresServer.USER, "");
     }
 }

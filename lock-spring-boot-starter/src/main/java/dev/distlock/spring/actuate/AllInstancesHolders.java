@@ -4,18 +4,23 @@ import dev.distlock.spring.redis.InstanceRecords;
 import dev.distlock.spring.redis.LockHashReader;
 import dev.distlock.spring.redis.LockHashes;
 import dev.distlock.spring.redis.LockHolder;
+import dev.distlock.spring.redis.PublishedHolds;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 /**
  * The holders of every instance, read from Redis: the lock hashes under the key prefix (SCAN, at most
  * {@code maxKeys} of them, every master of a Cluster), each decoded into its holders, the lease left, the
- * waiters a fair lock queues, and the instance behind each client id as that instance recorded itself
- * ({@link InstanceRecords}). A few round trips per lock, so bounded and only on request.
+ * waiters a fair lock queues, the instance behind each client id as that instance recorded itself
+ * ({@link InstanceRecords}), and the thread and held-for of each hold as its instance published them
+ * ({@link PublishedHolds}). A few round trips per lock, so bounded and only on request.
  */
 public final class AllInstancesHolders {
 
@@ -43,11 +48,13 @@ public final class AllInstancesHolders {
         List<String> keys = reader.lockKeys(maxKeys + 1);
         boolean truncated = keys.size() > maxKeys;
         Map<String, String> instances = new HashMap<>();
+        Map<String, Optional<Map<String, PublishedHolds.Hold>>> published = new HashMap<>();
+        Instant now = Instant.now();
         List<LockDescriptor> locks = new ArrayList<>();
         for (String key : keys.subList(0, Math.min(keys.size(), maxKeys))) {
             Map<String, String> fields = reader.fields(key);
             List<HolderDescriptor> holders = LockHashes.holders(fields).stream()
-                    .map(h -> describe(h, instances))
+                    .map(h -> describe(key, h, instances, published, now))
                     .toList();
             if (holders.isEmpty()) {
                 continue; // kept after a release (holdAtLeast) or reserved for a waiter: taken by nobody
@@ -63,20 +70,37 @@ public final class AllInstancesHolders {
         return new AllHoldsDescriptor(keyPrefix, maxKeys, truncated, locks);
     }
 
-    private HolderDescriptor describe(LockHolder holder, Map<String, String> instances) {
+    private HolderDescriptor describe(
+            String key,
+            LockHolder holder,
+            Map<String, String> instances,
+            Map<String, Optional<Map<String, PublishedHolds.Hold>>> published,
+            Instant now) {
         String instance = instances.computeIfAbsent(holder.clientId(), id -> {
             String recorded = InstanceRecords.describe(redis, keyPrefix, id);
             return recorded != null
                     ? recorded
                     : "(unknown: no record under " + InstanceRecords.key(keyPrefix, id) + ")";
         });
+        PublishedHolds.Hold hold = holder.token() == null
+                ? null
+                : published
+                        .computeIfAbsent(
+                                holder.clientId(), id -> Optional.ofNullable(PublishedHolds.read(redis, keyPrefix, id)))
+                        .map(holds -> holds.get(PublishedHolds.holdId(key, holder.token())))
+                        .orElse(null);
         return new HolderDescriptor(
                 holder.owner(),
                 holder.clientId(),
                 instance,
                 holder.clientId().equals(clientId),
                 holder.kind(),
-                holder.token());
+                holder.token(),
+                hold == null ? null : hold.thread() != null ? hold.thread() : "(a LockHandle: owned by no thread)",
+                hold == null ? null : hold.since(),
+                hold == null
+                        ? null
+                        : Math.max(0, Duration.between(hold.since(), now).toMillis()));
     }
 
     /**
@@ -111,7 +135,20 @@ public final class AllInstancesHolders {
      * @param thisInstance whether it is this instance
      * @param kind EXCLUSIVE, WRITE or READ
      * @param fencingToken the hold's fencing token
+     * @param ownerThread the thread that holds it, or a note saying a LockHandle owns it; null when unknown
+     * @param heldSince when it was granted, on the holding instance's clock; null when unknown
+     * @param heldForMs how long it has been held (from heldSince, by this instance's clock); null when unknown:
+     *     the holding instance published no record of its holds (it stopped or crashed), or has not published
+     *     this hold yet (it checks its holds every second)
      */
     public record HolderDescriptor(
-            String owner, String clientId, String instance, boolean thisInstance, String kind, Long fencingToken) {}
+            String owner,
+            String clientId,
+            String instance,
+            boolean thisInstance,
+            String kind,
+            Long fencingToken,
+            String ownerThread,
+            Instant heldSince,
+            Long heldForMs) {}
 }

@@ -68,7 +68,8 @@ public class DistributedLockActuatorAutoConfiguration {
 
     /**
      * Records this instance in Redis (client id -> application, host, pid) so that any instance's endpoint can
-     * name it beside its locks; a key with a TTL, refreshed by a timer, off every lock's path.
+     * name it beside its locks, and publishes when each of this instance's holds began (for held-for); keys
+     * with a TTL, refreshed by a timer, off every lock's path.
      */
     @Bean
     @ConditionalOnMissingBean
@@ -85,7 +86,8 @@ public class DistributedLockActuatorAutoConfiguration {
                     LockClient lockClient = client.getIfAvailable();
                     return lockClient == null ? null : lockClient.clientId();
                 },
-                environment.getProperty("spring.application.name", "application"));
+                environment.getProperty("spring.application.name", "application"),
+                () -> client.getObject().heldLocks());
     }
 
     @Configuration(proxyBeanMethods = false)

@@ -1,8 +1,10 @@
 package dev.distlock.spring.redis;
 
+import dev.distlock.core.HeldLock;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -17,14 +19,20 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 /**
  * Tells other instances who this one is: a small key {@code <prefix>~instance:<client id>} holding
  * "application, host, pid", with a TTL that a timer of its own refreshes (every third of it), so that an
- * instance's Actuator endpoint can name the instance behind any owner id it finds in Redis. Nothing of it
- * is on a lock's path; a failed refresh is logged and tried again at the next tick. The key goes with the
- * instance: deleted when it stops, expired when it crashed. Infrastructure of the starter, not API.
+ * instance's Actuator endpoint can name the instance behind any owner id it finds in Redis. Beside it, the
+ * instance's {@link PublishedHolds} (when each hold began, and its thread), checked every
+ * {@link #HOLDS_EVERY} and written when they changed (or with the record), so that held-for can be shown
+ * for other instances' holds too. Nothing of it is on a lock's path; a failed refresh is logged and tried
+ * again at the next tick. The keys go with the instance: deleted when it stops, expired when it crashed.
+ * Infrastructure of the starter, not API.
  */
 public final class InstanceRecords implements SmartLifecycle {
 
     /** How long a record outlives its last refresh. */
     static final Duration TTL = Duration.ofSeconds(60);
+
+    /** How often the published holds are compared with the holds now: a hold younger than that may be missing. */
+    static final Duration HOLDS_EVERY = Duration.ofSeconds(1);
 
     private static final Logger log = LoggerFactory.getLogger(InstanceRecords.class);
 
@@ -32,27 +40,33 @@ public final class InstanceRecords implements SmartLifecycle {
     private final String keyPrefix;
     private final Supplier<@Nullable String> clientId;
     private final String application;
+    private final Supplier<List<HeldLock>> holds;
     private @Nullable StringRedisTemplate redis;
     private @Nullable String id;
     private @Nullable String description;
     private ScheduledExecutorService timer;
     /** Whether the last refresh failed, so an outage is logged once, not at every tick. */
     private volatile boolean failing;
+    /** The signature of the holds last published, null before the first (and after a failed) publication. */
+    private @Nullable String published;
 
     /**
      * @param connections the application's Redis; null when there is none (nothing is recorded then)
      * @param clientId the lock client's id; null when there is no lock client (nothing is recorded then)
      * @param application the application's name (spring.application.name)
+     * @param holds this instance's holds now (its lock clients' own records, no Redis call)
      */
     public InstanceRecords(
             Supplier<@Nullable RedisConnectionFactory> connections,
             String keyPrefix,
             Supplier<@Nullable String> clientId,
-            String application) {
+            String application,
+            Supplier<List<HeldLock>> holds) {
         this.connections = connections;
         this.keyPrefix = keyPrefix;
         this.clientId = clientId;
         this.application = application;
+        this.holds = holds;
     }
 
     /** The key of a client's record. */
@@ -80,6 +94,22 @@ public final class InstanceRecords implements SmartLifecycle {
         });
         long every = TTL.toMillis() / 3;
         timer.scheduleWithFixedDelay(this::record, 0, every, TimeUnit.MILLISECONDS);
+        timer.scheduleWithFixedDelay(this::publishHolds, 0, HOLDS_EVERY.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    /** Publishes the holds when they changed since the last publication; {@link #record()} refreshes them anyway. */
+    private void publishHolds() {
+        try {
+            List<HeldLock> now = holds.get();
+            String signature = PublishedHolds.signature(now);
+            if (!signature.equals(published)) {
+                redis.opsForValue().set(PublishedHolds.key(keyPrefix, id), PublishedHolds.encode(now), TTL);
+                published = signature;
+            }
+        } catch (RuntimeException e) {
+            published = null;
+            failed(e);
+        }
     }
 
     private void record() {
@@ -89,18 +119,22 @@ public final class InstanceRecords implements SmartLifecycle {
                         + ProcessHandle.current().pid();
             }
             redis.opsForValue().set(key(keyPrefix, id), description, TTL);
+            published = null; // so that the next check writes the holds again, and their key outlives this TTL too
             failing = false;
         } catch (RuntimeException e) {
-            if (!failing) {
-                log.warn(
-                        "Could not record this instance ({}) in Redis, so other instances' Actuator endpoints show its"
-                                + " locks without naming it; trying again every {} s: {}",
-                        id,
-                        TTL.toSeconds() / 3,
-                        e.toString());
-            }
-            failing = true;
+            failed(e);
         }
+    }
+
+    private void failed(RuntimeException e) {
+        if (!failing) {
+            log.warn(
+                    "Could not record this instance ({}) or its holds in Redis, so other instances' Actuator endpoints"
+                            + " show its locks without naming it or their held-for; trying again: {}",
+                    id,
+                    e.toString());
+        }
+        failing = true;
     }
 
     @Override
@@ -111,7 +145,7 @@ public final class InstanceRecords implements SmartLifecycle {
         timer.shutdownNow();
         timer = null;
         try {
-            redis.delete(key(keyPrefix, id));
+            redis.delete(List.of(key(keyPrefix, id), PublishedHolds.key(keyPrefix, id)));
         } catch (RuntimeException e) {
             log.debug("Could not delete this instance's record ({}); it expires in {} s", id, TTL.toSeconds(), e);
         }
