@@ -50,6 +50,7 @@ class AllInstancesEndpointTest extends RunningApplication {
         AtomicLong tokenOnB = new AtomicLong();
         AtomicReference<String> threadOnB = new AtomicReference<>();
         Instant beforeB = Instant.now();
+        String idOfB;
         try (LockClient unpublished = LockClient.create(RedisURI.create(redis.uri()));
                 ConfigurableApplicationContext instanceB = new SpringApplicationBuilder(App.class)
                         .web(WebApplicationType.NONE)
@@ -112,7 +113,11 @@ class AllInstancesEndpointTest extends RunningApplication {
                 heldOnA.get(Waits.GRANTED.toSeconds(), TimeUnit.SECONDS);
             }
             assertThat(get("/actuator/distributedlocks/all").body()).doesNotContain("invoice:77");
+            idOfB = instanceB.getBean(LockClient.class).clientId();
         }
+        // B, stopped, took its record and its published holds with it
+        assertThat(redis.command("EXISTS", "lock:~instance:" + idOfB, "lock:~holds:" + idOfB))
+                .isEqualTo(":0");
     }
 
     @Test

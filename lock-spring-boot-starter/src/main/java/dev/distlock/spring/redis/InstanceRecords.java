@@ -34,6 +34,9 @@ public final class InstanceRecords implements SmartLifecycle {
     /** How often the published holds are compared with the holds now: a hold younger than that may be missing. */
     static final Duration HOLDS_EVERY = Duration.ofSeconds(1);
 
+    /** How long a stop waits for a write under way before it deletes the keys (they expire anyway). */
+    private static final Duration STOP_WAIT = Duration.ofSeconds(5);
+
     private static final Logger log = LoggerFactory.getLogger(InstanceRecords.class);
 
     private final Supplier<@Nullable RedisConnectionFactory> connections;
@@ -143,9 +146,17 @@ public final class InstanceRecords implements SmartLifecycle {
             return;
         }
         timer.shutdownNow();
+        try {
+            // a write under way would put a key back after the delete: let it end (one Redis call)
+            timer.awaitTermination(STOP_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
         timer = null;
         try {
-            redis.delete(List.of(key(keyPrefix, id), PublishedHolds.key(keyPrefix, id)));
+            // one key at a time: on a Cluster the two may be in different slots
+            redis.delete(key(keyPrefix, id));
+            redis.delete(PublishedHolds.key(keyPrefix, id));
         } catch (RuntimeException e) {
             log.debug("Could not delete this instance's record ({}); it expires in {} s", id, TTL.toSeconds(), e);
         }
