@@ -5,7 +5,6 @@ import static org.awaitility.Awaitility.await;
 
 import dev.distlock.core.internal.redis.script.LockScript;
 import dev.distlock.core.testing.LockOwner;
-import dev.distlock.core.testing.RedisMonitor;
 import dev.distlock.core.testing.ReplyLoss;
 import dev.distlock.testsupport.FaultRelay;
 import dev.distlock.testsupport.OtherThread;
@@ -16,9 +15,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.function.ToLongFunction;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -64,45 +63,18 @@ class FairGrantMessageTest extends FairLockFixture {
         RedisLock held = client.getFairLock(name);
         held.lock();
         long previous = held.currentFencingToken();
-        List<Integer> order = new CopyOnWriteArrayList<>();
-        List<Long> tokens = new CopyOnWriteArrayList<>();
-        List<OtherThread<Void>> waiters = new ArrayList<>();
-        for (int i = 0; i < 8; i++) {
-            int id = i;
-            LockClient waiterClient = i % 2 == 0 ? otherClient : client;
-            waiters.add(OtherThread.start(() -> {
-                RedisLock lock = waiterClient.getLock(SLEEPY, name, name);
-                if (!lock.tryLock(Waits.GRANTED)) {
-                    throw new AssertionError("waiter " + id + " not acquired");
-                }
-                try {
-                    order.add(id);
-                    tokens.add(lock.currentFencingToken());
-                } finally {
-                    lock.unlock();
-                }
-                return null;
-            }));
-            await().atMost(Duration.ofSeconds(10)).until(() -> queue().size() == id + 1);
-        }
+        Line line = queueLine(otherClient, client, otherClient, client, otherClient, client, otherClient, client);
         await().atMost(Duration.ofSeconds(10))
                 .until(() -> client.subscribedChannels() == 4 && otherClient.subscribedChannels() == 4);
-        long acquires;
-        loadFairScripts();
-        try (RedisMonitor monitor = RedisMonitor.start(redis.server())) {
-            held.unlock();
 
-            for (OtherThread<Void> waiter : waiters) {
-                waiter.get();
-            }
-            probe.sync().echo("line-done");
-            acquires = monitor.commandsUntil("line-done").stream()
-                    .filter(c -> !c.fromScript() && c.words().contains(LockScript.FAIR_ACQUIRE.sha1()))
-                    .count();
-        }
-        assertThat(order).containsExactly(0, 1, 2, 3, 4, 5, 6, 7);
-        assertThat(tokens).isSorted().doesNotHaveDuplicates();
-        assertThat(tokens.get(0)).isGreaterThan(previous);
+        long acquires = callsWhile(LockScript.FAIR_ACQUIRE, () -> {
+            held.unlock();
+            line.awaitAll();
+        });
+
+        assertThat(line.order).containsExactly(0, 1, 2, 3, 4, 5, 6, 7);
+        assertThat(line.tokens).isSorted().doesNotHaveDuplicates();
+        assertThat(line.tokens.get(0)).isGreaterThan(previous);
         assertThat(acquires).as("acquire scripts run after the first release").isZero();
         assertNoQueueLeft();
         assertThat(probe.sync().exists(keys.lock(), keys.waiting())).isZero();
@@ -176,15 +148,7 @@ class FairGrantMessageTest extends FairLockFixture {
                 OtherThread.start(() -> relayed.getLock(SLEEPY, name, name).tryLock(Waits.RUNS_OUT));
         // its attempts before and after subscribing: then it sleeps, and only its grant message can wake it
         await().atMost(Duration.ofSeconds(10)).until(() -> queue().size() == 1 && probe.scriptRuns() - scripts >= 2);
-        OtherThread<Long> next = OtherThread.start(() -> {
-            RedisLock lock = otherClient.getLock(SLEEPY, name, name);
-            if (!lock.tryLock(Waits.GRANTED)) {
-                throw new AssertionError("not acquired");
-            }
-            long at = System.nanoTime();
-            lock.unlock();
-            return at;
-        });
+        OtherThread<Long> next = takesOnce(otherClient.getLock(SLEEPY, name, name), lock -> System.nanoTime());
         await().atMost(Duration.ofSeconds(10)).until(() -> queue().size() == 2);
         relay.holdReplies();
 
@@ -215,17 +179,7 @@ class FairGrantMessageTest extends FairLockFixture {
         RedisLock held = client.getFairLock(name);
         held.lock();
         long holderToken = held.currentFencingToken();
-        OtherThread<Long> waiter = OtherThread.start(() -> {
-            RedisLock lock = relayed.getFairLock(name);
-            if (!lock.tryLock(Waits.GRANTED)) {
-                throw new AssertionError("not acquired");
-            }
-            try {
-                return lock.currentFencingToken();
-            } finally {
-                lock.unlock();
-            }
-        });
+        OtherThread<Long> waiter = takesOnce(relayed.getFairLock(name), RedisLock::currentFencingToken);
         await().atMost(Duration.ofSeconds(10)).until(() -> queue().size() == 1 && relayed.subscribedChannels() == 1);
         relay.holdReplies();
 
@@ -239,6 +193,20 @@ class FairGrantMessageTest extends FairLockFixture {
         assertThat(waiter.get()).isGreaterThan(holderToken);
         assertNoQueueLeft();
         assertThat(probe.sync().exists(keys.lock())).isZero();
+    }
+
+    /** A thread that takes {@code lock} (granted within {@link Waits#GRANTED}), notes {@code noted} of it and releases it. */
+    private static OtherThread<Long> takesOnce(RedisLock lock, ToLongFunction<RedisLock> noted) {
+        return OtherThread.start(() -> {
+            if (!lock.tryLock(Waits.GRANTED)) {
+                throw new AssertionError("not acquired");
+            }
+            try {
+                return noted.applyAsLong(lock);
+            } finally {
+                lock.unlock();
+            }
+        });
     }
 
     /**
