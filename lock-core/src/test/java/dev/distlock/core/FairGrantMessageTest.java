@@ -195,6 +195,56 @@ class FairGrantMessageTest extends FairLockFixture {
         assertThat(probe.sync().exists(keys.lock())).isZero();
     }
 
+    /**
+     * A grant's TTL in Redis is bounded by its waiter's place in the queue (90 s here: a 30 s wait plus the
+     * 60 s margin), shorter than the waiter's 2-minute watchdog lease: the waiter holds it from the message and
+     * renews it to the whole lease well before that TTL ends.
+     */
+    @Test
+    void aGrantFromAMessageWithATtlShorterThanItsLeaseIsRenewedToTheLease() throws Exception {
+        Duration lease = Duration.ofMinutes(2);
+        try (LockClient longLeases = LockClient.create(
+                RedisURI.create(redis.server().uri()),
+                LockClientOptions.builder().watchdogLease(lease).build())) {
+            RedisLock held = client.getFairLock(name);
+            held.lock();
+            long scripts = probe.scriptRuns();
+            CountDownLatch acquired = new CountDownLatch(1);
+            CountDownLatch done = new CountDownLatch(1);
+            java.util.concurrent.Future<Boolean> waiter = owner.submit(() -> {
+                RedisLock lock = longLeases.getLock(SLEEPY, name, name);
+                if (!lock.tryLock(Waits.GRANTED)) {
+                    return false;
+                }
+                acquired.countDown();
+                try {
+                    assertThat(done.await(30, TimeUnit.SECONDS)).isTrue();
+                    return lock.isHeldByCurrentThread();
+                } finally {
+                    lock.unlock();
+                }
+            });
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> queue().size() == 1 && probe.scriptRuns() - scripts >= 2);
+
+            held.unlock();
+
+            assertThat(acquired.await(10, TimeUnit.SECONDS))
+                    .as("the waiter holds the grant")
+                    .isTrue();
+            assertThat(probe.sync().pttl(keys.lock()))
+                    .as("the grant's TTL, bounded by the waiter's queue place")
+                    .isLessThanOrEqualTo(Duration.ofSeconds(90).toMillis());
+            await("renewed to the whole lease")
+                    .atMost(Duration.ofSeconds(45))
+                    .until(() -> probe.sync().pttl(keys.lock())
+                            > Duration.ofSeconds(100).toMillis());
+            done.countDown();
+            assertThat(waiter.get(30, TimeUnit.SECONDS)).isTrue();
+            assertNoQueueLeft();
+        }
+    }
+
     /** A thread that takes {@code lock} (granted within {@link Waits#GRANTED}), notes {@code noted} of it and releases it. */
     private static OtherThread<Long> takesOnce(RedisLock lock, ToLongFunction<RedisLock> noted) {
         return OtherThread.start(() -> {

@@ -79,7 +79,7 @@ public final class FairHandOffs {
      * A grant offered to one waiting request: {@code baton} says what it holds (for a grant Redis made to
      * that very request, {@code direct}, its own owner and grant id), {@code cohort} who comes after it;
      * {@code shortTtl}: a grant from a wake-up message whose TTL in Redis is shorter than its lease (the
-     * waiter's place in the queue bounded it), which must be renewed at once to last its lease.
+     * waiter's place in the queue bounded it), which must be renewed soon to last its lease.
      */
     record Offer(LocalGates.Baton baton, Cohort cohort, boolean direct, boolean shortTtl) {}
 
@@ -158,7 +158,7 @@ public final class FairHandOffs {
      * token check above rules out one after the grant ended), and it was sent before it ran. The hold is
      * valid until that send time plus the TTL, never past S plus the TTL: the same rule as for an attempt's
      * own grant, timed from before its request was sent. At worst it is shorter by a recheck interval, which
-     * the renewal made at once on taking it (for a TTL shorter than the lease) makes good.
+     * the renewal made soon after taking it (for a TTL shorter than the lease) makes good.
      *
      * <p>Taken once: a message that comes twice finds the slot offered or closed. A request that has left
      * has no slot; its leave gives the grant back (it runs after the release that made the grant, or that

@@ -208,14 +208,16 @@ final class Grants {
         hold.cohort = offer.cohort();
         recorded(request, hold);
         if (offer.shortTtl()) {
-            keeper.renewIn(hold, 0);
+            // Renewed with two thirds of it left (the watchdog's round may come first; a hold released by
+            // then costs no renewal), not a watchdog period on: that may be longer than what is left.
+            keeper.renewIn(hold, TimeUnit.NANOSECONDS.toMillis(baton.validUntilNanos() - now) / 3);
         }
         return hold;
     }
 
     /**
      * The least validity left for taking up a grant from a wake-up message whose TTL in Redis is shorter
-     * than its watchdog lease: it is renewed at once, and this leaves that renewal time to land (a renewal
+     * than its watchdog lease: it is renewed soon, and this leaves that renewal time to land (a renewal
      * that does not, in time, reports the hold lost, as for any hold).
      */
     static final long SHORT_TTL_MIN_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
@@ -223,7 +225,7 @@ final class Grants {
     /**
      * Whether an offered grant with {@code leftNanos} of validity left is worth taking: half its lease, as
      * a grant handed on is; a grant whose TTL in Redis was cut short of its lease (by its waiter's queue
-     * deadline) only with a watchdog lease, renewed at once, and enough left for that renewal. A fixed
+     * deadline) only with a watchdog lease, renewed soon, and enough left for that renewal. A fixed
      * lease is never renewed, so such a grant is taken up by the waiter's next attempt, which sets the
      * whole lease.
      */
