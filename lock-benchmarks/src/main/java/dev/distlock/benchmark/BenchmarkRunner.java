@@ -210,15 +210,15 @@ final class BenchmarkRunner implements AutoCloseable {
         Path shared = sharedOccupancyFile();
         List<ChildJvm> children = new ArrayList<>();
         try {
-            List<String> args = List.of(
-                    "library=" + library.id,
-                    "host=" + redis.host(),
-                    "port=" + redis.port(),
-                    "key=" + SHARED_KEY,
-                    "occupancy=" + shared,
-                    "threads=" + config.processThreads(),
-                    "warmupMs=" + config.processWarmup().toMillis(),
-                    "measureMs=" + config.measure().toMillis());
+            List<String> args = ChildProcess.args(
+                    library,
+                    redis,
+                    SHARED_KEY,
+                    shared,
+                    config.processThreads(),
+                    config.processWarmup(),
+                    config.measure(),
+                    false);
             for (int i = 0; i < config.processes(); i++) {
                 children.add(ChildJvm.start("child-" + (i + 1), config.childJvmOptions(), args, log));
             }
@@ -272,7 +272,7 @@ final class BenchmarkRunner implements AutoCloseable {
         return h;
     }
 
-    private static Path sharedOccupancyFile() {
+    static Path sharedOccupancyFile() {
         try {
             Path file = Files.createTempFile("distlock-bench-occupancy", ".bin");
             try (RandomAccessFile f = new RandomAccessFile(file.toFile(), "rw")) {

@@ -1,5 +1,6 @@
 package dev.distlock.benchmark;
 
+import dev.distlock.testsupport.RedisServer;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
@@ -29,6 +30,28 @@ final class ChildProcess {
 
     private ChildProcess() {}
 
+    /** The arguments of a child that runs {@code threads} threads on {@code key}'s lock (fair when {@code fair}). */
+    static List<String> args(
+            Library library,
+            RedisServer redis,
+            String key,
+            Path occupancy,
+            int threads,
+            Duration warmup,
+            Duration measure,
+            boolean fair) {
+        return List.of(
+                "library=" + library.id,
+                "host=" + redis.host(),
+                "port=" + redis.port(),
+                "key=" + key,
+                "occupancy=" + occupancy,
+                "threads=" + threads,
+                "warmupMs=" + warmup.toMillis(),
+                "measureMs=" + measure.toMillis(),
+                "fair=" + fair);
+    }
+
     static void main(String[] args) throws Exception {
         Map<String, String> a = new HashMap<>();
         for (String arg : args) {
@@ -51,7 +74,8 @@ final class ChildProcess {
             List<Lock> locks = new ArrayList<>();
             List<Occupancy.Slot> slots = new ArrayList<>();
             for (int i = 0; i < threads; i++) {
-                locks.add(provider.lock(a.get("key")));
+                // fair=true: the fair lock (HandOffBenchmark's fair lock across two JVMs)
+                locks.add("true".equals(a.get("fair")) ? provider.fairLock(a.get("key")) : provider.lock(a.get("key")));
                 slots.add(occupancy.slot(a.get("key")));
             }
             out.println(READY);

@@ -39,6 +39,15 @@ public final class LockBenchmark {
             System.exit(SemaphoreBenchmark.main(Arrays.copyOfRange(args, 1, args.length), System.out));
             return;
         }
+        if (args.length > 0 && args[0].equals(HandOffPingPong.FLAG)) {
+            HandOffPingPong.childMain(Arrays.copyOfRange(args, 1, args.length));
+            System.exit(0);
+            return;
+        }
+        if (args.length > 0 && args[0].equals(HandOffBenchmark.COMMAND)) {
+            System.exit(HandOffBenchmark.main(Arrays.copyOfRange(args, 1, args.length), System.out));
+            return;
+        }
         if (args.length > 0 && args[0].equals(ScriptCosts.COMMAND)) {
             System.exit(ScriptCosts.main(Arrays.copyOfRange(args, 1, args.length), System.out, System.err));
             return;

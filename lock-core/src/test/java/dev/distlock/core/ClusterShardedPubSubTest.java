@@ -3,6 +3,7 @@ package dev.distlock.core;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.distlock.core.internal.engine.FairKind;
 import dev.distlock.core.internal.redis.LockKeys;
 import dev.distlock.core.testing.Names;
 import dev.distlock.testsupport.OtherThread;
@@ -139,6 +140,66 @@ class ClusterShardedPubSubTest {
         assertThat(waiter.get())
                 .as("the waiter got the lock well within the lease it would have slept")
                 .isTrue();
+    }
+
+    /**
+     * A fair release's grant travels in the SPUBLISH on its waiter's own channel: the waiter, of another client
+     * and re-checking only every 60 s, holds the lock from that message, and the owner of the slot runs no
+     * script between the release and the waiter's hold but the release.
+     */
+    @Test
+    void aFairGrantTravelsInTheShardedMessageAndTheWaiterRunsNoScriptToTakeIt() throws Exception {
+        String name = Names.fresh("sharded-fair");
+        LockKeys keys = LockKeys.of(LockClientOptions.DEFAULT_KEY_PREFIX, name);
+        RedisServer owner = cluster.nodeFor(keys.lock());
+        LockClient holder = open(() -> LockClient.create(redis, LockClientOptions.defaults()));
+        LockClient waiting = open(() -> LockClient.create(redis, LockClientOptions.defaults()));
+        RedisLock held = holder.getFairLock(name);
+        held.lock(); // the fair scripts loaded on the owner: no NOSCRIPT below
+        held.unlock();
+        held.lock();
+        long before = scriptRuns(owner);
+        java.util.concurrent.CountDownLatch acquired = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch counted = new java.util.concurrent.CountDownLatch(1);
+        OtherThread<Boolean> waiter = OtherThread.start(() -> {
+            RedisLock lock = waiting.getLock(new FairKind(Duration.ofSeconds(60), Duration.ofSeconds(60)), name, name);
+            if (!lock.tryLock(Waits.GRANTED)) {
+                return false;
+            }
+            acquired.countDown();
+            counted.await();
+            lock.unlock();
+            return true;
+        });
+        // queued, subscribed, and its attempt after subscribing ran: it sleeps until a message comes
+        await().atMost(Waits.GRANTED)
+                .until(() -> owner.query("LLEN", keys.queue()).equals(":1") && scriptRuns(owner) - before >= 2);
+        long released = scriptRuns(owner);
+
+        held.unlock();
+
+        assertThat(acquired.await(Waits.GRANTED.toSeconds(), java.util.concurrent.TimeUnit.SECONDS))
+                .isTrue();
+        long runs = scriptRuns(owner) - released;
+        counted.countDown();
+        assertThat(waiter.get()).isTrue();
+        assertThat(runs)
+                .as("scripts from the release until the waiter held the lock")
+                .isEqualTo(1);
+    }
+
+    /** Scripts {@code node} ran (EVALSHA and EVAL calls, INFO commandstats). */
+    private static long scriptRuns(RedisServer node) {
+        String stats = node.query("INFO", "commandstats");
+        long runs = 0;
+        for (String command : List.of("evalsha", "eval")) {
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile("cmdstat_" + command + ":calls=(\\d+)")
+                    .matcher(stats);
+            if (m.find()) {
+                runs += Long.parseLong(m.group(1));
+            }
+        }
+        return runs;
     }
 
     /**

@@ -4,8 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.distlock.core.internal.redis.LockKeys;
+import dev.distlock.core.internal.redis.script.LockScript;
 import dev.distlock.core.testing.FairWorker;
 import dev.distlock.core.testing.Names;
+import dev.distlock.core.testing.RedisMonitor;
 import dev.distlock.testsupport.RedisExtension;
 import dev.distlock.testsupport.SlowTest;
 import io.lettuce.core.RedisURI;
@@ -110,7 +112,43 @@ class FairLockAcrossProcessesTest {
                 .isZero();
     }
 
+    /**
+     * A child re-checking only every 60 s waits for the lock; the release in this JVM grants it and publishes
+     * the grant, and the child holds the lock from that message: it runs no acquire script between the
+     * release and its hold (which it records with an RPUSH, the end of what MONITOR is read for).
+     */
+    @Test
+    void aWaiterInAnotherProcessHoldsTheLockFromTheGrantMessageWithoutAnAcquireScript() throws Exception {
+        startChildren(1, 60_000, 60_000);
+        RedisLock held = client.getFairLock(name);
+        held.lock(); // the fair scripts loaded: MONITOR lines stay short
+        held.unlock();
+        held.lock();
+        long scripts = probe.scriptRuns();
+        queueChildrenInOrder();
+        // its attempts before and after subscribing: it sleeps, and only its grant message can wake it
+        await().atMost(Duration.ofSeconds(30)).until(() -> probe.scriptRuns() - scripts >= 2);
+        long acquires;
+        try (RedisMonitor monitor = RedisMonitor.start(redis.server())) {
+            held.unlock();
+
+            acquires = monitor.commandsUntil(orderKey).stream()
+                    .filter(c -> !c.fromScript() && c.words().contains(LockScript.FAIR_ACQUIRE.sha1()))
+                    .count();
+        }
+        awaitChildrenDone(children);
+        assertThat(acquires)
+                .as("acquire scripts from the release until the child held the lock")
+                .isZero();
+        assertThat(probe.sync().lrange(orderKey, 0, -1)).containsExactly("0");
+        assertThat(probe.sync().exists(keys.queue(), keys.timeouts())).isZero();
+    }
+
     private void startChildren(int count) throws IOException {
+        startChildren(count, RECHECK_MS, MARGIN_MS);
+    }
+
+    private void startChildren(int count, long recheckMs, long marginMs) throws IOException {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         // surefire puts the test classpath in a manifest-only jar; the real one is in this property
         String classpath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
@@ -128,8 +166,8 @@ class FairLockAcrossProcessesTest {
                             name,
                             orderKey,
                             Integer.toString(i),
-                            Long.toString(RECHECK_MS),
-                            Long.toString(MARGIN_MS))
+                            Long.toString(recheckMs),
+                            Long.toString(marginMs))
                     .redirectErrorStream(true)
                     .redirectOutput(output.toFile())
                     .start());

@@ -1,16 +1,23 @@
 package dev.distlock.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.distlock.core.internal.engine.FairKind;
 import dev.distlock.core.internal.redis.LockKeys;
+import dev.distlock.core.internal.redis.script.LockScript;
 import dev.distlock.core.testing.Names;
 import dev.distlock.core.testing.RecordingListener;
+import dev.distlock.core.testing.RedisMonitor;
+import dev.distlock.testsupport.OtherThread;
 import dev.distlock.testsupport.RedisExtension;
+import dev.distlock.testsupport.Waits;
 import io.lettuce.core.RedisURI;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -66,6 +73,63 @@ abstract class FairLockFixture {
         RedisLock warm = client.getFairLock(name + "-warm-up");
         warm.lock();
         warm.unlock();
+    }
+
+    /** What a line of queued waiters saw: the order in which they held the lock, and each one's fencing token. */
+    static final class Line {
+        final List<Integer> order = new CopyOnWriteArrayList<>();
+        final List<Long> tokens = new CopyOnWriteArrayList<>();
+        final List<OtherThread<Void>> waiters = new ArrayList<>();
+
+        void awaitAll() throws Exception {
+            for (OtherThread<Void> waiter : waiters) {
+                waiter.get();
+            }
+        }
+    }
+
+    /**
+     * Queues one {@link #SLEEPY} waiter per entry of {@code clients}, of that client, each once the one before
+     * it is queued; each holds the lock when handed it, notes its turn and token, and releases it.
+     */
+    Line queueLine(LockClient... clients) {
+        Line line = new Line();
+        for (int i = 0; i < clients.length; i++) {
+            int id = i;
+            LockClient waiterClient = clients[i];
+            line.waiters.add(OtherThread.start(() -> {
+                RedisLock lock = waiterClient.getLock(SLEEPY, name, name);
+                if (!lock.tryLock(Waits.GRANTED)) {
+                    throw new AssertionError("waiter " + id + " not acquired");
+                }
+                try {
+                    line.order.add(id);
+                    line.tokens.add(lock.currentFencingToken());
+                } finally {
+                    lock.unlock();
+                }
+                return null;
+            }));
+            await().atMost(Duration.ofSeconds(10)).until(() -> queue().size() == id + 1);
+        }
+        return line;
+    }
+
+    /** A step of a test that may throw. */
+    interface Step {
+        void run() throws Exception;
+    }
+
+    /** Runs {@code step}, the fair scripts loaded first, and counts the calls of {@code script} clients sent meanwhile. */
+    long callsWhile(LockScript script, Step step) throws Exception {
+        loadFairScripts();
+        try (RedisMonitor monitor = RedisMonitor.start(redis.server())) {
+            step.run();
+            probe.sync().echo("step-done");
+            return monitor.commandsUntil("step-done").stream()
+                    .filter(c -> !c.fromScript() && c.words().contains(script.sha1()))
+                    .count();
+        }
     }
 
     List<String> queue() {

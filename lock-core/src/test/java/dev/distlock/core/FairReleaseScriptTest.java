@@ -29,7 +29,13 @@ class FairReleaseScriptTest extends FairScriptSupport {
 
         assertThat(fairRelease(A)).isEqualTo(1L);
 
-        assertThat(toB.poll(5, TimeUnit.SECONDS)).isEqualTo("client-a" + WakeupHub.DIRECTED);
+        // the grant rides in the wake-up: its token, B's grant id and TTL, then the plain message
+        String[] message = toB.poll(5, TimeUnit.SECONDS).split(" ");
+        assertThat(message[0]).isEqualTo("~g");
+        assertThat(message[1]).isEqualTo(sync.hget(keys.lock(), "~token"));
+        assertThat(message[2]).isEqualTo(sync.hget(keys.lock(), "~req"));
+        assertThat(Long.parseLong(message[3])).isBetween(sync.pttl(keys.lock()), 60_000L);
+        assertThat(message[4]).isEqualTo("client-a" + WakeupHub.DIRECTED);
         // PUBLISH is delivered in order on one connection: a ping on the shared channel flushes anything earlier
         sync.publish(keys.channel(), "flush");
         assertThat(shared.poll(5, TimeUnit.SECONDS)).isEqualTo("flush");
@@ -301,7 +307,7 @@ class FairReleaseScriptTest extends FairScriptSupport {
 
         fairLeave(B);
 
-        assertThat(toC.poll(5, TimeUnit.SECONDS)).isEqualTo("client-b:1" + WakeupHub.DIRECTED);
+        assertThat(toC.poll(5, TimeUnit.SECONDS)).startsWith("~g ").endsWith(" client-b:1" + WakeupHub.DIRECTED);
         assertThat(fair(C, 60_000, WAIT_MS).get(0)).isEqualTo(1L);
     }
 }

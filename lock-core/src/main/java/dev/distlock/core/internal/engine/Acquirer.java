@@ -96,6 +96,7 @@ final class Acquirer {
         try {
             Grant grant = attempt(request, args, deadline);
             while (true) {
+                Grants.answered(slot, grant);
                 if (grant.granted()) {
                     Hold hold = grants.granted(request, grant);
                     if (hold != null) {

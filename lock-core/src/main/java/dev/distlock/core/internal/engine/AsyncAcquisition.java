@@ -163,6 +163,7 @@ final class AsyncAcquisition {
             }
             return;
         }
+        Grants.answered(slot, grant);
         if (tookOffer()) {
             return;
         }

@@ -5,6 +5,7 @@ import dev.distlock.core.internal.redis.LockKeys;
 import dev.distlock.core.internal.redis.WakeupHub;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
 
@@ -76,22 +77,41 @@ public final class FairHandOffs {
 
     /**
      * A grant offered to one waiting request: {@code baton} says what it holds (for a grant Redis made to
-     * that very request, {@code direct}, its own owner and grant id), {@code cohort} who comes after it.
+     * that very request, {@code direct}, its own owner and grant id), {@code cohort} who comes after it;
+     * {@code shortTtl}: a grant from a wake-up message whose TTL in Redis is shorter than its lease (the
+     * waiter's place in the queue bounded it), which must be renewed soon to last its lease.
      */
-    record Offer(LocalGates.Baton baton, Cohort cohort, boolean direct) {}
+    record Offer(LocalGates.Baton baton, Cohort cohort, boolean direct, boolean shortTtl) {}
+
+    /**
+     * The latest attempt of a request that Redis answered "busy": when it was sent, and the lock's fencing
+     * counter it saw.
+     */
+    private record Busy(long sentNanos, long fence) {}
 
     /** The place where one waiting request of one owner is offered a grant. */
     static final class Slot {
         final String channel;
         final String grantId;
         final Lease lease;
+        final LockKind kind;
+        final LockKeys keys;
         /** {@code null} while waiting, then an {@link Offer}, or {@link #CLOSED} once taken or left. */
         private final AtomicReference<@Nullable Object> state = new AtomicReference<>();
+        /** {@code null} until an attempt was answered "busy"; see {@link FairHandOffs#fromMessage}. */
+        private volatile @Nullable Busy busy;
 
-        private Slot(String channel, String grantId, Lease lease) {
+        private Slot(String channel, String grantId, Lease lease, LockKind kind, LockKeys keys) {
             this.channel = channel;
             this.grantId = grantId;
             this.lease = lease;
+            this.kind = kind;
+            this.keys = keys;
+        }
+
+        /** An attempt sent at {@code sentNanos} was answered "busy", having seen the fencing counter at {@code fence}. */
+        void busy(long sentNanos, long fence) {
+            busy = new Busy(sentNanos, fence);
         }
     }
 
@@ -104,16 +124,70 @@ public final class FairHandOffs {
     /** This client's holds: a request may have taken up its grant by its own attempt (see {@link #granted}). */
     private final HoldTable holds;
 
-    FairHandOffs(WakeupHub hub, HoldTable holds) {
+    /**
+     * @param fromMessages whether waiters take grants that wake-up messages carry ({@link #fromMessage});
+     *     when not, a grant message only wakes its waiter, whose next attempt takes the grant up
+     */
+    FairHandOffs(WakeupHub hub, HoldTable holds, boolean fromMessages) {
         this.hub = hub;
         this.holds = holds;
+        if (fromMessages) {
+            hub.receiveGrants(this::fromMessage);
+        }
     }
 
     /** Makes the slot of a request about to try a fair lock, replacing an earlier one of the same owner. */
-    Slot expect(String channel, String grantId, Lease lease) {
-        Slot slot = new Slot(channel, grantId, lease);
+    Slot expect(String channel, String grantId, Lease lease, LockKind kind, LockKeys keys) {
+        Slot slot = new Slot(channel, grantId, lease, kind, keys);
         slots.put(channel, slot);
         return slot;
+    }
+
+    /**
+     * Offers the waiter of {@code channel} the grant a release in another client made to it and published
+     * on that channel: the waiter holds the lock on receipt, without a script of its own. False (the message
+     * is a plain wake-up: the next attempt takes the grant up, as a waiter that missed the message does)
+     * when the channel's request waits under another grant id, has not been answered "busy" yet, or was
+     * answered "busy" by an attempt that ran after this grant was made (its fencing counter had reached the
+     * grant's token): the grant is then older than that attempt, and has ended since.
+     *
+     * <p>The lease clock. Redis started the grant's TTL when the release ran, at some time S before this
+     * message arrived; how long before, the waiter cannot know (the message may have queued on a busy
+     * connection, or this JVM paused). So the clock starts when the request's latest "busy" attempt was
+     * sent: that attempt ran in Redis before S (an attempt that ran after it would have been granted, and the
+     * token check above rules out one after the grant ended), and it was sent before it ran. The hold is
+     * valid until that send time plus the TTL, never past S plus the TTL: the same rule as for an attempt's
+     * own grant, timed from before its request was sent. At worst it is shorter by a recheck interval, which
+     * the renewal made soon after taking it (for a TTL shorter than the lease) makes good.
+     *
+     * <p>Taken once: a message that comes twice finds the slot offered or closed. A request that has left
+     * has no slot; its leave gives the grant back (it runs after the release that made the grant, or that
+     * release found it gone from the queue and granted it to nobody).
+     */
+    boolean fromMessage(String channel, long token, String grantId, long ttlMs) {
+        Slot slot = slots.get(channel);
+        Busy busy = slot == null ? null : slot.busy;
+        if (busy == null || !slot.grantId.equals(grantId) || token <= busy.fence()) {
+            return false;
+        }
+        long validUntil = busy.sentNanos() + TimeUnit.MILLISECONDS.toNanos(ttlMs);
+        LocalGates.Baton baton = new LocalGates.Baton(
+                slot.kind,
+                slot.keys,
+                owner(slot),
+                grantId,
+                token,
+                token,
+                slot.lease,
+                validUntil,
+                busy.sentNanos(),
+                null);
+        return offer(slot, new Offer(baton, Cohort.NONE, true, ttlMs < slot.lease.millis()));
+    }
+
+    /** The owner id of {@code slot}'s request: its wait channel is the lock's waiter prefix plus that id. */
+    private static String owner(Slot slot) {
+        return slot.channel.substring(slot.keys.waiterChannelPrefix().length());
     }
 
     /** The grant offered to {@code slot}'s request, now its to hold; {@code null} when none came. */
@@ -164,7 +238,7 @@ public final class FairHandOffs {
                 sentNanos + slot.lease.nanos(),
                 sentNanos,
                 null);
-        return offer(slot, new Offer(baton, cohort, true)) || tookUp(kind, keys, owner, grantId);
+        return offer(slot, new Offer(baton, cohort, true, false)) || tookUp(kind, keys, owner, grantId);
     }
 
     /**
@@ -190,7 +264,7 @@ public final class FairHandOffs {
                 return false;
             }
             cohort.next++;
-            if (waits && offer(slot, new Offer(baton, cohort, false))) {
+            if (waits && offer(slot, new Offer(baton, cohort, false, false))) {
                 return true;
             }
         }

@@ -14,8 +14,9 @@ import java.util.concurrent.CompletableFuture;
  * waiting owners and a sorted set of their deadlines, all under the lock's hash tag. The lock goes
  * to waiters in the order they first asked, across threads and processes. A last release grants the
  * lock to the next live waiter itself: a waiter of the releasing client is handed the grant in the
- * process (one round trip per hand-off, no wake-up message); any other is told on its own channel and
- * takes the grant up with its next attempt.
+ * process (one round trip per hand-off, no wake-up message); any other is told on its own channel, by a
+ * message that carries the grant, and holds the lock on receipt ({@link FairHandOffs#fromMessage}); should
+ * it miss the message, its next attempt takes the grant up.
  *
  * <p>A waiter keeps its place by coming back at least every {@code recheck} (each attempt pushes its
  * deadline to {@code min(wait left, recheck) + margin} from now). One that stops coming back

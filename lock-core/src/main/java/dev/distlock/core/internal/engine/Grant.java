@@ -7,7 +7,8 @@ import java.util.List;
  *
  * @param granted whether the lock was granted
  * @param value the fencing token when granted, else how many ms the lock stays busy at most (-1: no TTL)
- * @param count the hold count when granted
+ * @param count the hold count when granted; when not, the lock's fencing counter the attempt saw (fair locks; 0
+ *     for other kinds)
  * @param grantId the id the grant is known by in Redis
  * @param sentNanos when the request was sent (System.nanoTime)
  */
@@ -19,6 +20,10 @@ public record Grant(boolean granted, long value, long count, String grantId, lon
 
     public long token() {
         return value;
+    }
+
+    long fenceSeen() {
+        return count;
     }
 
     long ttlMs() {

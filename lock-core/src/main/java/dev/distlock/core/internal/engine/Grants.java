@@ -169,7 +169,12 @@ final class Grants {
         if (!kind.waitsOnOwnChannel()) {
             return null;
         }
-        return node.fair.expect(kind.waitChannel(request.keys(), request.owner()), args.grantId(), request.lease());
+        return node.fair.expect(
+                kind.waitChannel(request.keys(), request.owner()),
+                args.grantId(),
+                request.lease(),
+                kind,
+                request.keys());
     }
 
     /** The slot of a request that took a new grant id ({@link #afresh}), in place of {@code old}. */
@@ -195,13 +200,51 @@ final class Grants {
         }
         LocalGates.Baton baton = offer.baton();
         long now = System.nanoTime();
-        if (baton.validUntilNanos() - now < baton.lease().nanos() / 2) {
+        if (!usable(offer, baton.validUntilNanos() - now)) {
             passOn(offer);
             return null;
         }
         Hold hold = new Hold(baton, request.info(), request.owner(), request.thread(), now);
         hold.cohort = offer.cohort();
-        return recorded(request, hold);
+        recorded(request, hold);
+        if (offer.shortTtl()) {
+            // Renewed with two thirds of it left (the watchdog's round may come first; a hold released by
+            // then costs no renewal), not a watchdog period on: that may be longer than what is left.
+            keeper.renewIn(hold, TimeUnit.NANOSECONDS.toMillis(baton.validUntilNanos() - now) / 3);
+        }
+        return hold;
+    }
+
+    /**
+     * The least validity left for taking up a grant from a wake-up message whose TTL in Redis is shorter
+     * than its watchdog lease: it is renewed soon, and this leaves that renewal time to land (a renewal
+     * that does not, in time, reports the hold lost, as for any hold).
+     */
+    static final long SHORT_TTL_MIN_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
+
+    /**
+     * Whether an offered grant with {@code leftNanos} of validity left is worth taking: half its lease, as
+     * a grant handed on is; a grant whose TTL in Redis was cut short of its lease (by its waiter's queue
+     * deadline) only with a watchdog lease, renewed soon, and enough left for that renewal. A fixed
+     * lease is never renewed, so such a grant is taken up by the waiter's next attempt, which sets the
+     * whole lease.
+     */
+    private static boolean usable(FairHandOffs.Offer offer, long leftNanos) {
+        Lease lease = offer.baton().lease();
+        if (!offer.shortTtl()) {
+            return leftNanos >= lease.nanos() / 2;
+        }
+        return lease.watchdog() && leftNanos >= Math.min(lease.nanos() / 2, SHORT_TTL_MIN_NANOS);
+    }
+
+    /**
+     * Notes that {@code grant}, an attempt of {@code slot}'s request, was answered "busy": a grant message
+     * for that request is timed from it (see {@link FairHandOffs#fromMessage}).
+     */
+    static void answered(FairHandOffs.@Nullable Slot slot, Grant grant) {
+        if (slot != null && !grant.granted()) {
+            slot.busy(grant.sentNanos(), grant.fenceSeen());
+        }
     }
 
     /** Whether a grant was offered to {@code slot}'s request and not yet taken. */

@@ -70,7 +70,20 @@ public final class RedisNode {
         boolean handsOver = options.replicaAcks() == 0;
         this.localOwners = handsOver ? hub.message(false) + ':' : "";
         this.fairCohortMax = handsOver ? options.localHandOffs() : 0;
-        this.fair = new FairHandOffs(hub, holds);
+        this.fair = new FairHandOffs(hub, holds, handsOver && grantsFromMessages());
+    }
+
+    /**
+     * The system property that, when {@code false}, makes fair waiters leave the grant a wake-up message
+     * carries to their next attempt (one more script per hand-off across clients, as before messages carried
+     * grants): a switch to turn the feature off, and the benchmark's "before".
+     */
+    static final String GRANTS_FROM_MESSAGES = "distlock.fair-message-grants";
+
+    /** Whether a fair waiter of this client holds the lock on a grant message, without an attempt of its own. */
+    private static boolean grantsFromMessages() {
+        return !"false"
+                .equalsIgnoreCase(System.getProperty(GRANTS_FROM_MESSAGES, "").trim());
     }
 
     public LockKeys keys(String name) {

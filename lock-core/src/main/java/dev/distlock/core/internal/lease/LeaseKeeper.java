@@ -91,18 +91,7 @@ public final class LeaseKeeper<H extends LeaseState> implements AutoCloseable {
         return new AbstractCollection<>() {
             @Override
             public Iterator<LeaseWatchdog.Lease> iterator() {
-                Iterator<H> each = holds.iterator();
-                return new Iterator<>() {
-                    @Override
-                    public boolean hasNext() {
-                        return each.hasNext();
-                    }
-
-                    @Override
-                    public LeaseWatchdog.Lease next() {
-                        return new Watched(each.next());
-                    }
-                };
+                return holds.stream().<LeaseWatchdog.Lease>map(Watched::new).iterator(); // lazy: one at a time
             }
 
             @Override
@@ -191,14 +180,18 @@ public final class LeaseKeeper<H extends LeaseState> implements AutoCloseable {
                             what,
                             hold.info.key(),
                             renewal.detail());
-                    retrySoon(hold);
+                    renewIn(hold, Math.max(1, Math.min(200, watchdogLeaseMs / 10)));
                 }
             }
         }
     }
 
-    /** Sends another renewal soon after one failed, not a period later: two lost replies must not cost the lease. */
-    private void retrySoon(H hold) {
+    /**
+     * Renews a watchdog lease in {@code delayMs}, not a period on: after a failed renewal (two lost replies must
+     * not cost the lease), or at once for a grant whose TTL in Redis is shorter than its lease (a fair grant
+     * taken from a wake-up message).
+     */
+    public void renewIn(H hold, long delayMs) {
         try {
             timers.schedule(
                     () -> {
@@ -209,7 +202,7 @@ public final class LeaseKeeper<H extends LeaseState> implements AutoCloseable {
                             watched.renew();
                         }
                     },
-                    Math.max(1, Math.min(200, watchdogLeaseMs / 10)),
+                    delayMs,
                     TimeUnit.MILLISECONDS);
         } catch (RejectedExecutionException e) {
             log.debug("Client closing: renewal of {} '{}' not retried", what, hold.info.key());

@@ -33,11 +33,31 @@ public final class WakeupHub {
      */
     public static final Duration KEEP_OPEN = Duration.ofSeconds(1);
 
+    /**
+     * Prefix of a wake-up message that carries a fair grant: {@code ~g <token> <grant id> <TTL ms> }, then
+     * the plain message (which ends with {@link #DIRECTED}, so a client that does not read grants still wakes).
+     */
+    static final String GRANT = "~g ";
+
+    /** Takes a fair grant that a wake-up message carries; see {@link #receiveGrants}. */
+    @FunctionalInterface
+    public interface GrantReceiver {
+        /**
+         * Whether the waiter of {@code channel} was offered the grant (it is woken then); false leaves the
+         * message a plain wake-up.
+         *
+         * @param ttlMs the grant's TTL in Redis, set when the release ran
+         */
+        boolean granted(String channel, long token, String grantId, long ttlMs);
+    }
+
     private final RedisPort.Channels subscriptions;
     private final String selfId;
     private final ConcurrentHashMap<String, WaitChannel> channels = new ConcurrentHashMap<>();
     /** Closes kept channels once idle. */
     private final ScheduledExecutorService timers;
+
+    private volatile GrantReceiver grants = (channel, token, grantId, ttlMs) -> false;
 
     public WakeupHub(RedisPort redis, String selfId, ScheduledExecutorService timers) {
         this.selfId = selfId;
@@ -158,6 +178,11 @@ public final class WakeupHub {
         }
     }
 
+    /** Hands the grants that wake-up messages carry to {@code receiver}; until then they only wake. */
+    public void receiveGrants(GrantReceiver receiver) {
+        this.grants = receiver;
+    }
+
     /** Wakes local waiters of {@code channel} after this client released its lock. */
     public void wakeLocal(String channel, boolean all) {
         WaitChannel c = channels.get(channel);
@@ -185,12 +210,34 @@ public final class WakeupHub {
     }
 
     private void onMessage(String channel, String message) {
+        if (message.startsWith(GRANT) && offered(channel, message)) {
+            return; // the offer woke the waiter
+        }
         if (message.startsWith(selfId) && !message.endsWith(DIRECTED)) {
             return; // woken locally already when the release returned
         }
         WaitChannel c = channels.get(channel);
         if (c != null) {
             c.wake(message.endsWith(WAKE_ALL));
+        }
+    }
+
+    /** Offers the grant of a {@link #GRANT} message; false when it names none this client's waiter takes. */
+    private boolean offered(String channel, String message) {
+        int token = message.indexOf(' ', GRANT.length());
+        int grantId = token < 0 ? -1 : message.indexOf(' ', token + 1);
+        int ttl = grantId < 0 ? -1 : message.indexOf(' ', grantId + 1);
+        if (ttl < 0) {
+            return false;
+        }
+        try {
+            return grants.granted(
+                    channel,
+                    Long.parseLong(message, GRANT.length(), token, 10),
+                    message.substring(token + 1, grantId),
+                    Long.parseLong(message, grantId + 1, ttl, 10));
+        } catch (NumberFormatException e) {
+            return false; // not a grant of ours: a plain wake-up
         }
     }
 

@@ -8,7 +8,9 @@
 -- ARGV[7] recheck ms: the longest a waiter sleeps between attempts
 -- ARGV[8] margin ms: how late past its next attempt a waiter may be before it counts as gone
 -- ARGV[9] channel prefix (a waiter's own channel is prefix .. owner)   ARGV[10] wake-up message
--- Returns {1, token, hold count} when granted (re-entry keeps the token), {0, ms to sleep at most, 0} when not.
+-- Returns {1, token, hold count} when granted (re-entry keeps the token), {0, ms to sleep at most, fencing
+-- counter} when not: a grant a release makes to this waiter later has a larger token than that counter, which
+-- is how the waiter tells a grant message made after this attempt ran from one older (see fair-queue.lua).
 -- A grant a release made to a waiter under this request's grant id is taken up as a re-entry from 0 holds.
 -- (token.lua and fair-queue.lua, prepended at load time, define nextToken, serverMs and liveHead.)
 local lock, queue, timeouts, waiting = KEYS[1], KEYS[2], KEYS[3], KEYS[5]
@@ -77,7 +79,8 @@ if waitMs > 0 or queued then
     end
 end
 local ttl = redis.call('PTTL', lock)
+local fence = tonumber(redis.call('GET', KEYS[4]) or '0')
 if ttl >= 0 and ttl < recheck then
-    return {0, ttl, 0}
+    return {0, ttl, fence}
 end
-return {0, recheck, 0}
+return {0, recheck, fence}

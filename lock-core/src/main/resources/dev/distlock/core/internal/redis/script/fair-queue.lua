@@ -34,8 +34,12 @@ end
 -- behind it: they stay queued, and the client may pass the grant down that line in-process, in queue
 -- order, each with the next of the fencing tokens reserved here, before it releases in Redis (naming
 -- those it passed over, which then leave the queue; see dropServed). Any other waiter is told on its own
--- channel, and until it confirms the grant lasts no longer than its place in the queue would have (its
--- deadline), so a waiter that died meanwhile blocks nobody for longer.
+-- channel, and until it renews the grant lasts no longer than its place in the queue would have (its
+-- deadline), so a waiter that died meanwhile blocks nobody for longer. The message carries the grant,
+-- "~g <token> <grant id> <TTL ms> <message>" (a grant id has no space: see <lock>:waiting), so that the waiter holds the lock on receipt, without
+-- another script; a waiter that does not take it that way (it missed the message, or left) finds it with
+-- its next attempt or gives it back with its leave, as before. Published once per grant: a script run
+-- again grants nothing again (see fair-release.lua).
 -- A waiter queued without a request (by an older client) is only woken: its own attempt takes the lock.
 local function grantNext(lock, previous, queue, timeouts, waiting, fence, fenceTtl, prefix, message, localPrefix, cohortMax)
     local now = serverMs()
@@ -87,8 +91,9 @@ local function grantNext(lock, previous, queue, timeouts, waiting, fence, fenceT
         reply[2] = token
         return reply
     end
-    redis.call('PEXPIRE', lock, math.max(1, math.min(lease, deadline - now)))
-    redis.call('PUBLISH', prefix .. head, message)
+    local ttl = math.max(1, math.min(lease, deadline - now))
+    redis.call('PEXPIRE', lock, ttl)
+    redis.call('PUBLISH', prefix .. head, '~g ' .. digits(token) .. ' ' .. req .. ' ' .. digits(ttl) .. ' ' .. message)
     return nil
 end
 -- A last release of a grant that its client passed down a line of its own waiters: served names the
