@@ -8,6 +8,7 @@ import dev.distlock.core.internal.engine.ReadWriteKind;
 import dev.distlock.core.internal.engine.RedisNode;
 import dev.distlock.core.internal.engine.ReentrantKind;
 import dev.distlock.core.internal.leader.Candidate;
+import dev.distlock.core.internal.lock.LockView;
 import dev.distlock.core.internal.lock.MultiLock;
 import dev.distlock.core.internal.lock.ThreadBoundLock;
 import dev.distlock.core.internal.lock.ThreadBoundReadWriteLock;
@@ -18,6 +19,7 @@ import dev.distlock.core.internal.redis.RedisPort;
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
@@ -47,20 +49,20 @@ public final class LockClient implements AutoCloseable {
     private final LockEngine engine;
     private final LockClientOptions options;
     private final AtomicBoolean closed;
-    private final boolean timedByCaller;
+    private final LockView view;
 
     private LockClient(RedisPort redis, LockClientOptions options) {
         this.options = options;
         this.engine = new LockEngine(redis, options);
         this.closed = new AtomicBoolean();
-        this.timedByCaller = false;
+        this.view = new LockView(false, options.maxHold());
     }
 
-    private LockClient(LockClient client) {
+    private LockClient(LockClient client, LockView view) {
         this.options = client.options;
         this.engine = client.engine;
         this.closed = client.closed;
-        this.timedByCaller = true;
+        this.view = view;
     }
 
     /** Connects to {@code uri} with default options; the client owns (and closes) its connections. */
@@ -76,9 +78,8 @@ public final class LockClient implements AutoCloseable {
     }
 
     /**
-     * Uses an existing Lettuce {@link RedisClient} (standalone or Sentinel) or
-     * {@code RedisClusterClient}; the client opens three connections of its own (commands, renewals, pub/sub) and closes them, but
-     * never shuts {@code redisClient} down.
+     * Uses an existing Lettuce {@link RedisClient} (standalone or Sentinel) or {@code RedisClusterClient}; the client opens
+     * three connections of its own (commands, renewals, pub/sub) and closes them, but never shuts {@code redisClient} down.
      *
      * @throws LockException when Redis cannot be reached
      */
@@ -138,7 +139,7 @@ public final class LockClient implements AutoCloseable {
     /** A thread-bound lock of any kind; tests use it for kinds with other timings. */
     RedisLock getLock(LockKind kind, String key, @Nullable String name) {
         LockKeys.requireName(key, options);
-        return threadBound(kind, new LockInfo(key, name == null ? key : name, kind.type, timedByCaller));
+        return threadBound(kind, view.info(key, name, kind.type));
     }
 
     private ThreadBoundLock<Hold> threadBound(LockKind kind, LockInfo info) {
@@ -159,8 +160,8 @@ public final class LockClient implements AutoCloseable {
         String shownAs = name == null ? key : name;
         return new ThreadBoundReadWriteLock(
                 key,
-                threadBound(ReadWriteKind.READ, new LockInfo(key, shownAs, LockType.READ, timedByCaller)),
-                threadBound(ReadWriteKind.WRITE, new LockInfo(key, shownAs, LockType.WRITE, timedByCaller)));
+                threadBound(ReadWriteKind.READ, view.info(key, shownAs, LockType.READ)),
+                threadBound(ReadWriteKind.WRITE, view.info(key, shownAs, LockType.WRITE)));
     }
 
     /**
@@ -181,7 +182,7 @@ public final class LockClient implements AutoCloseable {
     private RedisSemaphore semaphore(String key, int permits, boolean fair) {
         LockKeys.requireName(key, options);
         LockType type = fair ? LockType.FAIR_SEMAPHORE : LockType.SEMAPHORE;
-        return engine.semaphore(new LockInfo(key, key, type, timedByCaller), permits, fair);
+        return engine.semaphore(view.info(key, key, type), permits, fair);
     }
 
     /**
@@ -196,16 +197,7 @@ public final class LockClient implements AutoCloseable {
 
     /** {@link #getMultiLock(String...)} with every lock called {@code name} in events and metrics. */
     public RedisMultiLock getMultiLock(Collection<String> keys, @Nullable String name) {
-        if (keys == null || keys.isEmpty()) {
-            throw new IllegalArgumentException("a multi-lock needs at least one lock key");
-        }
-        List<String> sorted = keys.stream()
-                .map(k -> LockKeys.requireName(k, options))
-                .distinct()
-                .sorted()
-                .toList();
-        List<RedisLock> locks = sorted.stream().map(k -> getLock(k, name)).toList();
-        return new MultiLock(sorted, locks);
+        return MultiLock.of(keys, k -> LockKeys.requireName(k, options), k -> getLock(k, name));
     }
 
     /** A candidate for the leadership of {@code role} that tells nobody; see {@link #leader(String, LeaderListener)}. */
@@ -237,7 +229,16 @@ public final class LockClient implements AutoCloseable {
      * lifecycle: closing the view closes the client.
      */
     public LockClient timedByCaller() {
-        return timedByCaller ? this : new LockClient(this);
+        return view.timedByCaller() ? this : new LockClient(this, view.timed());
+    }
+
+    /**
+     * This client, its locks' holds capped at {@code maxHold} (30 ms to 365 days) instead of
+     * {@link LockClientOptions#maxHold()}, as {@link LockClientOptions.Builder#maxHold} describes; the same
+     * engine, holds and lifecycle.
+     */
+    public LockClient withMaxHold(Duration maxHold) {
+        return new LockClient(this, view.capped(LockView.requireMaxHold(maxHold)));
     }
 
     /** Unique id of this client; part of every owner id it writes to Redis. */

@@ -1,5 +1,6 @@
 package dev.distlock.core;
 
+import dev.distlock.core.internal.lock.LockView;
 import dev.distlock.core.internal.redis.LockKeys;
 import dev.distlock.core.internal.support.Durations;
 import java.time.Duration;
@@ -31,6 +32,10 @@ public final class LockClientOptions {
     public static final int DEFAULT_MAX_KEY_LENGTH = 1024;
     /** How long one lock operation waits for Redis, retries included, when nothing else bounds it. */
     public static final Duration DEFAULT_OPERATION_TIMEOUT = Duration.ofSeconds(5);
+    /** Default of {@link Builder#localHandOffs}: 64 hand-offs in a row (lock cohorting on). */
+    public static final int DEFAULT_LOCAL_HAND_OFFS = 64;
+    /** Default of {@link Builder#localHandOffs}'s window: 20 ms after the grant in Redis. */
+    public static final Duration DEFAULT_LOCAL_HAND_OFF_WINDOW = Duration.ofMillis(20);
 
     private final String keyPrefix;
     private final Duration watchdogLease;
@@ -45,12 +50,6 @@ public final class LockClientOptions {
     private final Duration localHandOffWindow;
     private final @Nullable Duration maxHold;
     private final double longHoldWarning;
-
-    /** Default of {@link Builder#localHandOffs}: 64 hand-offs in a row (lock cohorting on). */
-    public static final int DEFAULT_LOCAL_HAND_OFFS = 64;
-
-    /** Default of {@link Builder#localHandOffs}'s window: 20 ms after the grant in Redis. */
-    public static final Duration DEFAULT_LOCAL_HAND_OFF_WINDOW = Duration.ofMillis(20);
 
     private LockClientOptions(Builder b) {
         this.localHandOffs = b.localHandOffs;
@@ -109,10 +108,9 @@ public final class LockClientOptions {
     }
 
     /**
-     * How long one lock operation waits for Redis, retries of transient errors included, when the
-     * caller gave no bound: a release, a renewal, closing, and each step of a {@code lock()} that
-     * waits for ever. {@code tryLock(wait)} is bounded by its wait instead, and sends a call that went
-     * unanswered again until its wait ends.
+     * How long one lock operation waits for Redis, retries of transient errors included, when the caller gave no
+     * bound: a release, a renewal, closing, each step of a {@code lock()} that waits for ever. {@code tryLock(wait)}
+     * is bounded by its wait instead, and sends a call that went unanswered again until its wait ends.
      */
     public Duration operationTimeout() {
         return operationTimeout;
@@ -127,7 +125,6 @@ public final class LockClientOptions {
      * Checks a lock name as a client with these options does when a lock is taken, without touching
      * Redis: for code that must refuse what Redis mode refuses, such as an in-process stand-in.
      *
-     * @return {@code name}
      * @throws LockNameException when {@code name} is null or blank, longer than {@link #maxKeyLength()},
      *         starts with '}', or holds a control, invisible or bidi character or an unpaired surrogate
      */
@@ -136,9 +133,8 @@ public final class LockClientOptions {
     }
 
     /**
-     * How many times in a row a reentrant lock held in Redis may pass between this client's threads, and
-     * how many of this client's waiters queued right behind a fair lock's new holder may take it in turn
-     * in-process; 0: never.
+     * How many times in a row a reentrant lock held in Redis may pass between this client's threads, and how many
+     * of its waiters queued right behind a fair lock's new holder may take it in turn in-process; 0: never.
      */
     public int localHandOffs() {
         return localHandOffs;
@@ -154,7 +150,7 @@ public final class LockClientOptions {
         return maxHold;
     }
 
-    /** The fraction of {@link #maxHold()} at which a hold is reported as long; 0 for none. */
+    /** The fraction of a hold's cap ({@link #maxHold()} or a view's) at which it is reported as long; 0 for none. */
     public double longHoldWarning() {
         return longHoldWarning;
     }
@@ -266,8 +262,13 @@ public final class LockClientOptions {
          * below 1; 0 for none) one WARN shows the holder's stack and listeners hear {@link LockListener#onLongHold}.
          */
         public Builder maxHold(Duration maxHold, double warnAt) {
-            this.maxHold = Durations.requireBetween(maxHold, RedisLock.MIN_LEASE, Durations.MAX_LEASE, "maxHold");
-            this.longHoldWarning = Durations.requireFraction(warnAt, "maxHold's warnAt");
+            this.maxHold = LockView.requireMaxHold(maxHold);
+            return longHoldWarning(warnAt);
+        }
+
+        /** {@link #maxHold}'s {@code warnAt}, for the caps of {@link LockClient#withMaxHold} views too. */
+        public Builder longHoldWarning(double warnAt) {
+            this.longHoldWarning = Durations.requireFraction(warnAt, "warnAt, the long-hold warning");
             return this;
         }
 

@@ -1,6 +1,7 @@
 package dev.distlock.core;
 
 import dev.distlock.core.internal.leader.Candidate;
+import dev.distlock.core.internal.lock.LockView;
 import dev.distlock.core.internal.lock.ThreadBoundLock;
 import dev.distlock.core.internal.redis.LockKeys;
 import dev.distlock.core.internal.redlock.DistinctNodes;
@@ -8,6 +9,7 @@ import dev.distlock.core.internal.redlock.RedLockEngine;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -63,7 +65,7 @@ public final class RedLockClient implements AutoCloseable {
     private final List<LockClient> ownedNodes;
     private final List<RedisClient> ownedRedisClients;
     private final AtomicBoolean closed;
-    private final boolean timedByCaller;
+    private final LockView view;
 
     private RedLockClient(
             List<LockClient> nodes,
@@ -75,21 +77,26 @@ public final class RedLockClient implements AutoCloseable {
         this.ownedRedisClients = ownedRedisClients;
         this.engine = new RedLockEngine(nodes.stream().map(LockClient::node).toList(), options);
         this.closed = new AtomicBoolean();
-        this.timedByCaller = false;
+        this.view = new LockView(false, options.maxHold());
     }
 
-    private RedLockClient(RedLockClient client) {
+    private RedLockClient(RedLockClient client, LockView view) {
         this.options = client.options;
         this.ownedNodes = client.ownedNodes;
         this.ownedRedisClients = client.ownedRedisClients;
         this.engine = client.engine;
         this.closed = client.closed;
-        this.timedByCaller = true;
+        this.view = view;
     }
 
     /** This client, for a caller that times its own calls; see {@link LockClient#timedByCaller()}. */
     public RedLockClient timedByCaller() {
-        return timedByCaller ? this : new RedLockClient(this);
+        return view.timedByCaller() ? this : new RedLockClient(this, view.timed());
+    }
+
+    /** This client, its holds capped at {@code maxHold}; see {@link LockClient#withMaxHold(Duration)}. */
+    public RedLockClient withMaxHold(Duration maxHold) {
+        return new RedLockClient(this, view.capped(LockView.requireMaxHold(maxHold)));
     }
 
     /**
@@ -192,7 +199,7 @@ public final class RedLockClient implements AutoCloseable {
     /** A reentrant RedLock on {@code key}, called {@code name} in events and metrics (see {@link LockClient#getLock(String, String)}). */
     public RedisLock getLock(String key, @Nullable String name) {
         LockKeys.requireName(key, options);
-        LockInfo info = new LockInfo(key, name == null ? key : name, LockType.REDLOCK, timedByCaller);
+        LockInfo info = view.info(key, name, LockType.REDLOCK);
         return new ThreadBoundLock<>(info, engine.port(info), "RedLock");
     }
 

@@ -20,7 +20,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /**
  * {@link LockClientOptions.Builder#maxHold}: a holder that runs past it is told it lost the lock (its own
  * reason, listeners, the handle, unlock), the watchdog stops renewing it so another owner gets the lock
- * within a lease, the long-hold warning comes first and once, and a hold released in time is not touched.
+ * within a lease, the long-hold warning comes first and once, and a hold released in time is not touched;
+ * {@link LockClient#withMaxHold} caps the locks of its view only.
  */
 @BehaviourTest
 class MaxHoldTest {
@@ -124,7 +125,50 @@ class MaxHoldTest {
     }
 
     @Test
+    void aWithMaxHoldViewCapsItsOwnLocksOnly() throws Exception {
+        RecordingListener seen = new RecordingListener();
+        try (LockClient uncapped = LockClient.create(
+                RedisURI.create(redis.server().uri()),
+                LockClientOptions.builder()
+                        .watchdogLease(WATCHDOG_LEASE)
+                        .longHoldWarning(0.5)
+                        .listener(seen)
+                        .build())) {
+            RedisLock capped = uncapped.timedByCaller().withMaxHold(MAX_HOLD).getLock(name);
+            String freeName = Names.fresh("not-capped");
+            RedisLock free = uncapped.getLock(freeName);
+            capped.lock();
+            free.lock();
+
+            await().atMost(Waits.GRANTED).until(() -> !seen.leaseLosses(name).isEmpty());
+            assertThat(seen.leaseLosses(name))
+                    .singleElement()
+                    .satisfies(l -> assertThat(l.reason()).contains("maxHold (2000 ms)"));
+            assertThat(seen.longHolds).singleElement().satisfies(l -> {
+                assertThat(l.lock().key()).isEqualTo(name);
+                assertThat(l.lock().timedByCaller())
+                        .as("the view keeps the view it came from")
+                        .isTrue();
+                assertThat(l.lock().maxHold()).isEqualTo(MAX_HOLD);
+            });
+            assertThatThrownBy(capped::unlock).isInstanceOf(LockLeaseExpiredException.class);
+
+            // one more renewal period: the client's own lock, taken with the capped one, is renewed on
+            Thread.sleep(WATCHDOG_LEASE.dividedBy(3).toMillis());
+            assertThat(free.isHeldByCurrentThread()).isTrue();
+            assertThat(seen.leaseLosses(freeName)).isEmpty();
+            free.unlock();
+        }
+    }
+
+    @Test
     void badSettingsAreRefusedNamingTheSetting() {
+        assertThatThrownBy(() -> client.withMaxHold(Duration.ZERO))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("maxHold");
+        assertThatThrownBy(() -> LockClientOptions.builder().longHoldWarning(1.5))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("long-hold warning");
         assertThatThrownBy(() -> LockClientOptions.builder().maxHold(Duration.ZERO, 0.8))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("maxHold");

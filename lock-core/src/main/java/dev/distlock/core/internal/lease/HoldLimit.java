@@ -1,6 +1,7 @@
 package dev.distlock.core.internal.lease;
 
 import dev.distlock.core.LockClientOptions;
+import dev.distlock.core.LockInfo;
 import dev.distlock.core.internal.support.Events;
 import java.time.Duration;
 import java.util.Arrays;
@@ -9,9 +10,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The cap on how long the watchdog renews one hold ({@link LockClientOptions#maxHold()}), and the warning
- * once a hold has run for the long-hold fraction of it: the holder's thread and stack in one WARN, and
- * listeners told, once per hold.
+ * The cap on how long the watchdog renews one hold ({@link LockInfo#maxHold()}: the client's
+ * {@link LockClientOptions#maxHold()} or its view's), and the warning once a hold has run for the long-hold
+ * fraction of it: the holder's thread and stack in one WARN, and listeners told, once per hold.
  */
 final class HoldLimit {
 
@@ -20,15 +21,17 @@ final class HoldLimit {
     /** Frames of the holder's stack the warning shows. */
     private static final int FRAMES = 12;
 
-    private final long maxNanos;
-    private final long warnNanos;
+    private final double warnAt;
     private final Events events;
 
     HoldLimit(LockClientOptions options, Events events) {
-        Duration max = options.maxHold();
-        this.maxNanos = max == null ? 0 : max.toNanos();
-        this.warnNanos = max == null ? 0 : (long) (max.toNanos() * options.longHoldWarning());
+        this.warnAt = options.longHoldWarning();
         this.events = events;
+    }
+
+    private static long maxNanos(LeaseState hold) {
+        Duration max = hold.info.maxHold();
+        return max == null || !hold.capped() ? 0 : max.toNanos();
     }
 
     /**
@@ -36,14 +39,15 @@ final class HoldLimit {
      * reports it lost, with {@link #reason()}); warns once when it passed the long-hold fraction.
      */
     boolean reached(LeaseState hold, long now) {
-        if (maxNanos == 0 || !hold.capped()) {
+        long maxNanos = maxNanos(hold);
+        if (maxNanos == 0) {
             return false;
         }
         long held = now - hold.acquiredNanos;
         if (held >= maxNanos) {
             return true;
         }
-        if (warnNanos > 0 && held >= warnNanos && hold.markLongHold()) {
+        if (warnAt > 0 && held >= (long) (maxNanos * warnAt) && hold.markLongHold()) {
             Thread thread = hold.thread;
             log.warn(
                     "Lock '{}' has been held for {} ms, {}% of maxHold {} ms (owner {}, thread {}){}",
@@ -59,8 +63,8 @@ final class HoldLimit {
         return false;
     }
 
-    String reason() {
-        return "it was held for maxHold (" + maxNanos / 1_000_000 + " ms): the watchdog stopped renewing it";
+    static String reason(LeaseState hold) {
+        return "it was held for maxHold (" + maxNanos(hold) / 1_000_000 + " ms): the watchdog stopped renewing it";
     }
 
     private static String stack(Thread thread) {

@@ -224,7 +224,7 @@ public final class LeaseKeeper<H extends LeaseState> implements AutoCloseable {
                 return false;
             }
             if (limit.reached(hold, now)) {
-                lost(hold, limit.reason());
+                lost(hold, HoldLimit.reason(hold));
                 return false;
             }
             if (now - hold.renewalSentNanos < periodNanos) {

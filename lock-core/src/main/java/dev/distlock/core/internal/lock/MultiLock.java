@@ -7,12 +7,15 @@ import dev.distlock.core.internal.support.Durations;
 import dev.distlock.core.internal.support.Futures;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import java.util.function.UnaryOperator;
 import org.jspecify.annotations.Nullable;
 
 /** All-or-nothing lock over several thread-bound locks, taken in sorted name order. */
@@ -21,6 +24,19 @@ public final class MultiLock implements RedisMultiLock {
     private final String name;
     private final List<String> names;
     private final List<RedisLock> locks;
+
+    /**
+     * The locks on {@code keys} (each checked by {@code requireName}, duplicates counted once), made by
+     * {@code lockOf} and taken in sorted key order.
+     */
+    public static MultiLock of(
+            @Nullable Collection<String> keys, UnaryOperator<String> requireName, Function<String, RedisLock> lockOf) {
+        if (keys == null || keys.isEmpty()) {
+            throw new IllegalArgumentException("a multi-lock needs at least one lock key");
+        }
+        List<String> sorted = keys.stream().map(requireName).distinct().sorted().toList();
+        return new MultiLock(sorted, sorted.stream().map(lockOf).toList());
+    }
 
     public MultiLock(List<String> sortedNames, List<RedisLock> locks) {
         this.names = List.copyOf(sortedNames);
