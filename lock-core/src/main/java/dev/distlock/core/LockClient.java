@@ -233,7 +233,7 @@ public final class LockClient implements AutoCloseable {
     }
 
     /**
-     * This client, its locks' holds capped at {@code maxHold} (30 ms to 365 days) instead of
+     * This client, its locks' holds capped at {@code maxHold} (10 ms to 365 days) instead of
      * {@link LockClientOptions#maxHold()}, as {@link LockClientOptions.Builder#maxHold} describes; the same
      * engine, holds and lifecycle.
      */

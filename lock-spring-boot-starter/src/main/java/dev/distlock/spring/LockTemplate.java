@@ -2,16 +2,16 @@ package dev.distlock.spring;
 
 import dev.distlock.core.LockAcquisitionException;
 import dev.distlock.core.LockType;
-import dev.distlock.core.RedisLock;
-import dev.distlock.spring.aop.DeferredResults;
 import dev.distlock.spring.execution.LockExecutor;
 import dev.distlock.spring.execution.LockRequest;
+import dev.distlock.spring.execution.LockedCall;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Runs code inside a distributed lock where an annotation cannot be used: the key is only known
@@ -36,13 +36,7 @@ public final class LockTemplate {
     public static final String DEFAULT_NAME = "LockTemplate";
 
     private final LockExecutor executor;
-    private final String name;
-    private final LockType type;
-    private final Duration leaseTime;
-    private final boolean redlock;
-    private final boolean redlockConfigured;
-    private final Duration holdAtLeast;
-    private final int permits;
+    private final TemplateSettings settings;
 
     /**
      * Created by the starter's auto-configuration; inject the {@code LockTemplate} bean rather than
@@ -52,35 +46,17 @@ public final class LockTemplate {
      * @param redlockConfigured whether distlock.redlock.nodes is set
      */
     public LockTemplate(LockExecutor executor, Duration defaultLease, boolean redlockConfigured) {
-        this(executor, DEFAULT_NAME, LockType.REENTRANT, defaultLease, false, redlockConfigured, Duration.ZERO, 0);
+        this(executor, TemplateSettings.defaults(DEFAULT_NAME, defaultLease, redlockConfigured));
     }
 
-    private LockTemplate(
-            LockExecutor executor,
-            String name,
-            LockType type,
-            Duration leaseTime,
-            boolean redlock,
-            boolean redlockConfigured,
-            Duration holdAtLeast,
-            int permits) {
+    private LockTemplate(LockExecutor executor, TemplateSettings settings) {
         this.executor = executor;
-        this.name = name;
-        this.type = type;
-        this.leaseTime = leaseTime;
-        this.redlock = redlock;
-        this.redlockConfigured = redlockConfigured;
-        this.holdAtLeast = holdAtLeast;
-        this.permits = permits;
+        this.settings = settings;
     }
 
     /** A copy whose locks are reported under {@code name} in metrics, traces and the Actuator endpoint. */
     public LockTemplate withName(String name) {
-        if (name == null || name.isBlank()) {
-            throw new IllegalArgumentException("LockTemplate.withName needs a non-blank name, such as \"payments\"");
-        }
-        return new LockTemplate(
-                executor, name.trim(), type, leaseTime, redlock, redlockConfigured, holdAtLeast, permits);
+        return new LockTemplate(executor, settings.withName(name));
     }
 
     /**
@@ -88,23 +64,7 @@ public final class LockTemplate {
      * {@link LockType#REDLOCK} is the same as {@link #withRedLock()}.
      */
     public LockTemplate withType(LockType type) {
-        Objects.requireNonNull(type, "LockTemplate.withType needs a LockType");
-        if (type == LockType.REDLOCK) {
-            return withType(LockType.REENTRANT).withRedLock();
-        }
-        if (permits > 0 || type == LockType.SEMAPHORE || type == LockType.FAIR_SEMAPHORE) {
-            throw new IllegalArgumentException(
-                    caller() + ": set the type before withPermits, which makes the semaphore");
-        }
-        if (redlock && type != LockType.REENTRANT) {
-            throw new IllegalArgumentException(
-                    caller() + " uses RedLock, which supports type REENTRANT only, not " + type);
-        }
-        if (!holdAtLeast.isZero() && type != LockType.REENTRANT) {
-            throw new IllegalArgumentException(caller() + " keeps its locks for holdAtLeast " + holdAtLeast
-                    + ", which works with type REENTRANT only, not " + type);
-        }
-        return new LockTemplate(executor, name, type, leaseTime, redlock, redlockConfigured, holdAtLeast, permits);
+        return new LockTemplate(executor, settings.withType(type));
     }
 
     /**
@@ -112,17 +72,7 @@ public final class LockTemplate {
      * watchdog lease, renewed while the work runs (recommended).
      */
     public LockTemplate withLeaseTime(Duration lease) {
-        if (lease != null
-                && (lease.compareTo(RedisLock.MIN_LEASE) < 0 || lease.compareTo(RedisLock.MAX_DURATION) > 0)) {
-            throw new IllegalArgumentException(caller() + " got lease " + lease + ": give a lease from "
-                    + RedisLock.MIN_LEASE.toMillis() + " ms (well above the round trip to Redis) to "
-                    + RedisLock.MAX_DURATION.toDays() + " days, or null for the watchdog lease");
-        }
-        if (lease != null && holdAtLeast.compareTo(lease) > 0) {
-            throw new IllegalArgumentException(caller() + " got lease " + lease + " shorter than its holdAtLeast "
-                    + holdAtLeast + ": make the lease at least holdAtLeast");
-        }
-        return new LockTemplate(executor, name, type, lease, redlock, redlockConfigured, holdAtLeast, permits);
+        return new LockTemplate(executor, settings.withLeaseTime(lease));
     }
 
     /**
@@ -132,21 +82,16 @@ public final class LockTemplate {
      * {@link Duration#ZERO} releases when the work ends.
      */
     public LockTemplate withHoldAtLeast(Duration holdAtLeast) {
-        if (holdAtLeast == null || holdAtLeast.isNegative() || holdAtLeast.compareTo(RedisLock.MAX_DURATION) > 0) {
-            throw new IllegalArgumentException(caller() + " got holdAtLeast " + holdAtLeast
-                    + ": give a positive duration of at most " + RedisLock.MAX_DURATION.toDays()
-                    + " days, or Duration.ZERO to release when the work ends");
-        }
-        if (!holdAtLeast.isZero() && (type != LockType.REENTRANT || redlock)) {
-            throw new IllegalArgumentException(
-                    caller() + " has " + (redlock ? "RedLock" : "type " + type)
-                            + ", which cannot stay taken after the work ends; holdAtLeast needs type REENTRANT without RedLock");
-        }
-        if (leaseTime != null && holdAtLeast.compareTo(leaseTime) > 0) {
-            throw new IllegalArgumentException(caller() + " got holdAtLeast " + holdAtLeast + " longer than its lease "
-                    + leaseTime + ": make it at most the lease (ShedLock: lockAtLeastFor <= lockAtMostFor)");
-        }
-        return new LockTemplate(executor, name, type, leaseTime, redlock, redlockConfigured, holdAtLeast, permits);
+        return new LockTemplate(executor, settings.withHoldAtLeast(holdAtLeast));
+    }
+
+    /**
+     * A copy whose locks the watchdog renews {@code maxHold} at most (the annotation's {@code maxHold}, ShedLock's
+     * {@code lockAtMostFor}): work still running then is told it lost the lock. Overrides distlock.max-hold;
+     * {@code null} goes back to it. Not with a fixed lease, which is its own cap.
+     */
+    public LockTemplate withMaxHold(@Nullable Duration maxHold) {
+        return new LockTemplate(executor, settings.withMaxHold(maxHold));
     }
 
     /**
@@ -154,29 +99,12 @@ public final class LockTemplate {
      * {@code permits}); fair after {@code withType(FAIR)}; not with RedLock, holdAtLeast or several keys.
      */
     public LockTemplate withPermits(int permits) {
-        if (permits < 1 || redlock || !holdAtLeast.isZero() || (type != LockType.REENTRANT && type != LockType.FAIR)) {
-            throw new IllegalArgumentException(caller() + " got permits " + permits + " (type " + type + "): give"
-                    + " at least 1 permit, on type REENTRANT or FAIR, without RedLock and holdAtLeast");
-        }
-        LockType semaphore = type == LockType.FAIR ? LockType.FAIR_SEMAPHORE : LockType.SEMAPHORE;
-        return new LockTemplate(executor, name, semaphore, leaseTime, false, redlockConfigured, Duration.ZERO, permits);
+        return new LockTemplate(executor, settings.withPermits(permits));
     }
 
     /** A copy that takes its locks as RedLocks on distlock.redlock.nodes. */
     public LockTemplate withRedLock() {
-        if (!redlockConfigured) {
-            throw new IllegalStateException(caller() + " cannot use RedLock: distlock.redlock.nodes is not set;"
-                    + " list at least 3 independent Redis masters there");
-        }
-        if (type != LockType.REENTRANT) {
-            throw new IllegalArgumentException(
-                    caller() + " has type " + type + ", which RedLock does not support; use REENTRANT");
-        }
-        if (!holdAtLeast.isZero()) {
-            throw new IllegalArgumentException(caller() + " keeps its locks for holdAtLeast " + holdAtLeast
-                    + ", which RedLock does not support; use withHoldAtLeast(Duration.ZERO) or no RedLock");
-        }
-        return new LockTemplate(executor, name, type, leaseTime, true, redlockConfigured, holdAtLeast, permits);
+        return new LockTemplate(executor, settings.withRedLock());
     }
 
     /**
@@ -190,14 +118,14 @@ public final class LockTemplate {
      */
     public <T> T execute(String key, Duration waitTime, Supplier<T> action) {
         Objects.requireNonNull(action, "action");
-        return run(request(List.of(requireKey(key)), false, waitTime), () -> plain(action.get()), null);
+        return run(settings.request(List.of(key(key)), false, waitTime), () -> plain(action.get()), null);
     }
 
     /** {@link #execute(String, Duration, Supplier)} for work without a result. */
     public void execute(String key, Duration waitTime, Runnable action) {
         Objects.requireNonNull(action, "action");
         run(
-                request(List.of(requireKey(key)), false, waitTime),
+                settings.request(List.of(key(key)), false, waitTime),
                 () -> {
                     action.run();
                     return null;
@@ -213,7 +141,7 @@ public final class LockTemplate {
     public <T> Optional<T> tryExecute(String key, Duration waitTime, Supplier<T> action) {
         Objects.requireNonNull(action, "action");
         return run(
-                request(List.of(requireKey(key)), false, waitTime),
+                settings.request(List.of(key(key)), false, waitTime),
                 () -> Optional.ofNullable(plain(action.get())),
                 Optional::empty);
     }
@@ -227,13 +155,15 @@ public final class LockTemplate {
         if (keys == null || keys.isEmpty()) {
             throw new IllegalArgumentException(caller() + " needs at least one key");
         }
-        if (type != LockType.REENTRANT || redlock) {
+        if (settings.type() != LockType.REENTRANT || settings.redlock()) {
             throw new IllegalArgumentException(
                     caller() + " locks several keys, which works with type REENTRANT only (not "
-                            + (redlock ? "RedLock" : type) + ")");
+                            + (settings.redlock() ? "RedLock" : settings.type()) + ")");
         }
         return run(
-                request(keys.stream().map(this::requireKey).toList(), true, waitTime), () -> plain(action.get()), null);
+                settings.request(keys.stream().map(this::key).toList(), true, waitTime),
+                () -> plain(action.get()),
+                null);
     }
 
     /** {@link #executeAll(Collection, Duration, Supplier)} for work without a result. */
@@ -245,54 +175,19 @@ public final class LockTemplate {
         });
     }
 
-    private LockRequest request(List<String> keys, boolean multi, Duration waitTime) {
-        if (waitTime == null || waitTime.isNegative()) {
-            throw new IllegalArgumentException(
-                    caller() + " got wait time " + waitTime + ": give Duration.ZERO to try once, or a positive wait");
-        }
-        return new LockRequest(caller(), name, type, redlock, keys, multi, waitTime, leaseTime, holdAtLeast, permits);
+    private String key(String key) {
+        return TemplateWork.requireKey(caller(), key);
     }
 
-    private String requireKey(String key) {
-        if (key == null || key.isBlank()) {
-            throw new IllegalArgumentException(
-                    caller() + " needs a key naming what it protects, such as \"order:\" + orderId; got "
-                            + (key == null ? "null" : "a blank string"));
-        }
-        return key;
+    private <T> T plain(T returned) {
+        return TemplateWork.plain(caller(), returned);
+    }
+
+    private <T> T run(LockRequest request, LockedCall<T> work, Supplier<T> whenBusy) {
+        return TemplateWork.run(executor, caller(), request, work, whenBusy);
     }
 
     private String caller() {
-        return "LockTemplate '" + name + "'";
-    }
-
-    /**
-     * What the work returned, unless it is work that goes on after the lock is released (a future, a
-     * Publisher, ...): the lock would not cover it, so the call fails instead (the lock is released as for
-     * any failure).
-     */
-    private <T> T plain(T returned) {
-        String why = DeferredResults.of(returned);
-        if (why == null) {
-            return returned;
-        }
-        throw new IllegalStateException(
-                caller() + " work returned a " + returned.getClass().getName() + ": " + why
-                        + ", while the lock is released when the work returns, so that work would run unlocked (work it"
-                        + " started already may still be running). Wait for the result inside the work (join(), block()), or"
-                        + " use @DistributedLock on a method returning CompletableFuture, Mono or Flux, whose lock follows"
-                        + " the result to its end");
-    }
-
-    private <T> T run(LockRequest request, dev.distlock.spring.execution.LockedCall<T> work, Supplier<T> whenBusy) {
-        try {
-            return executor.execute(request, work, whenBusy);
-        } catch (RuntimeException | Error e) {
-            throw e;
-        } catch (Throwable t) {
-            // Suppliers and Runnables throw no checked exception; a sneaky one is still the caller's, so keep it as the
-            // cause.
-            throw new IllegalStateException(caller() + " work threw a checked exception: " + t, t);
-        }
+        return settings.caller();
     }
 }

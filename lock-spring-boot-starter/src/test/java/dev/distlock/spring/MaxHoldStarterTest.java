@@ -16,6 +16,7 @@ import dev.distlock.testsupport.RedisExtension;
 import dev.distlock.testsupport.Waits;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -24,8 +25,9 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 /**
- * distlock.max-hold: a method that runs past it loses its lock, is told (LockLeaseExpiredException on
- * return, distributed.lock.lost), and was warned about once before (distributed.lock.long.holds).
+ * distlock.max-hold, a method's maxHold and LockTemplate.withMaxHold: work that runs past its cap loses its
+ * lock, is told (LockLeaseExpiredException on return, distributed.lock.lost), and was warned about once
+ * before (distributed.lock.long.holds).
  */
 @BehaviourTest
 class MaxHoldStarterTest {
@@ -33,58 +35,108 @@ class MaxHoldStarterTest {
     @RegisterExtension
     static final RedisExtension redis = new RedisExtension();
 
-    @Test
-    void aMethodThatRunsPastMaxHoldLosesTheLockAndIsTold() {
-        new ApplicationContextRunner()
+    /** Counted down when the client reports a lock lost, so that the work returns. */
+    private final CountDownLatch lost = new CountDownLatch(1);
+
+    private ApplicationContextRunner runner() {
+        return new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(
                         BootLine.REDIS,
                         DistributedLockAutoConfiguration.class,
                         DistributedLockMetricsAutoConfiguration.class))
                 .withBean(MeterRegistry.class, SimpleMeterRegistry::new)
-                .withBean(Stuck.class)
+                .withBean(Stuck.class, () -> new Stuck(lost))
                 .withBean(LockListener.class, () -> new LockListener() {
                     @Override
                     public void onLeaseLost(LockInfo lock, String reason) {
-                        LOST.countDown();
+                        lost.countDown();
                     }
                 })
                 .withPropertyValues(
                         "spring.data.redis.port=" + redis.server().port(),
-                        "distlock.max-hold=1s",
                         "distlock.long-hold-warning=0.5",
-                        "distlock.watchdog-lease=3s")
-                .run(context -> {
-                    Stuck stuck = context.getBean(Stuck.class);
-
-                    assertThatThrownBy(stuck::loop)
-                            .isInstanceOf(LockLeaseExpiredException.class)
-                            .hasMessageContaining("maxHold");
-
-                    MeterRegistry registry = context.getBean(MeterRegistry.class);
-                    // The listeners are told one after the other on the watchdog's thread, and this test's
-                    // own listener (which lets the method return) may come before the metrics listener.
-                    await().atMost(Waits.GRANTED)
-                            .untilAsserted(() -> assertThat(registry.get(LockMetrics.LOST)
-                                            .tag("name", "stuck")
-                                            .counter()
-                                            .count())
-                                    .isEqualTo(1.0));
-                    assertThat(registry.get(LockMetrics.LONG_HOLDS)
-                                    .tag("name", "stuck")
-                                    .counter()
-                                    .count())
-                            .isEqualTo(1.0);
-                });
+                        "distlock.watchdog-lease=3s");
     }
 
-    /** Counted down when the client reports the lock lost. */
-    static final CountDownLatch LOST = new CountDownLatch(1);
+    @Test
+    void aMethodThatRunsPastMaxHoldLosesTheLockAndIsTold() {
+        runner().withPropertyValues("distlock.max-hold=1s").run(context -> {
+            assertThatThrownBy(context.getBean(Stuck.class)::loop)
+                    .isInstanceOf(LockLeaseExpiredException.class)
+                    .hasMessageContaining("maxHold (1000 ms)");
+            assertLostAndWarnedOnce(context.getBean(MeterRegistry.class), "stuck");
+        });
+    }
+
+    @Test
+    void aMethodsOwnMaxHoldCapsItWhereNoClientWideCapIsSet() {
+        runner().run(context -> {
+            assertThatThrownBy(context.getBean(Stuck.class)::loopWithItsOwnCap)
+                    .isInstanceOf(LockLeaseExpiredException.class)
+                    .hasMessageContaining("maxHold (1000 ms)");
+            assertLostAndWarnedOnce(context.getBean(MeterRegistry.class), "own-cap");
+        });
+    }
+
+    @Test
+    void aTemplatesMaxHoldCapsItsWork() {
+        runner().run(context -> {
+            LockTemplate template =
+                    context.getBean(LockTemplate.class).withName("template-cap").withMaxHold(Duration.ofSeconds(1));
+            assertThatThrownBy(() -> template.execute("template-job", Waits.GRANTED, this::awaitLoss))
+                    .isInstanceOf(LockLeaseExpiredException.class)
+                    .hasMessageContaining("maxHold (1000 ms)");
+            assertLostAndWarnedOnce(context.getBean(MeterRegistry.class), "template-cap");
+            assertThatThrownBy(() -> template.withLeaseTime(Duration.ofSeconds(5)))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("already the cap");
+        });
+    }
+
+    private static void assertLostAndWarnedOnce(MeterRegistry registry, String name) {
+        // The listeners are told one after the other on the watchdog's thread, and this test's own listener
+        // (which lets the work return) may come before the metrics listener.
+        await().atMost(Waits.GRANTED)
+                .untilAsserted(() -> assertThat(registry.get(LockMetrics.LOST)
+                                .tag("name", name)
+                                .counter()
+                                .count())
+                        .isEqualTo(1.0));
+        assertThat(registry.get(LockMetrics.LONG_HOLDS)
+                        .tag("name", name)
+                        .counter()
+                        .count())
+                .isEqualTo(1.0);
+    }
+
+    /** Runs until its lock is lost; gives up after Waits.GRANTED in case it never is. */
+    private void awaitLoss() {
+        Stuck.await(lost);
+    }
 
     static class Stuck {
-        /** Runs until its lock is lost (the cap is 1 s); gives up after Waits.GRANTED in case it never is. */
+        private final CountDownLatch lost;
+
+        Stuck(CountDownLatch lost) {
+            this.lost = lost;
+        }
+
         @DistributedLock(key = "stuck-job", name = "stuck")
-        public void loop() throws InterruptedException {
-            LOST.await(Waits.GRANTED.toSeconds(), TimeUnit.SECONDS);
+        public void loop() {
+            await(lost);
+        }
+
+        @DistributedLock(key = "own-cap-job", name = "own-cap", maxHold = "1s")
+        public void loopWithItsOwnCap() {
+            await(lost);
+        }
+
+        static void await(CountDownLatch lost) {
+            try {
+                lost.await(Waits.GRANTED.toSeconds(), TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 }

@@ -101,6 +101,15 @@ class StartupValidationTest {
                         "has holdAtLeast PT10S longer than its leaseTime PT5S",
                         "lockAtLeastFor <= lockAtMostFor"),
                 Arguments.of(
+                        MaxHoldWithLease.class,
+                        "MaxHoldWithLease.run()",
+                        "sets maxHold PT10M with the fixed leaseTime PT5S",
+                        "remove leaseTime to use the watchdog capped at maxHold"),
+                Arguments.of(
+                        TinyMaxHold.class, "TinyMaxHold.run()", "maxHold PT0.001S, under the 10 ms minimum", "10m"),
+                Arguments.of(
+                        BadMaxHold.class, "BadMaxHold.run()", "maxHold \"forever\", which is not a duration", "500ms"),
+                Arguments.of(
                         PublisherResult.class,
                         "PublisherResult.run()",
                         "returns org.reactivestreams.Publisher",
@@ -185,6 +194,21 @@ class StartupValidationTest {
 
     public static class HoldAtLeastOverLease {
         @DistributedLock(key = "k", leaseTime = "5s", holdAtLeast = "10s")
+        public void run() {}
+    }
+
+    public static class MaxHoldWithLease {
+        @DistributedLock(key = "k", leaseTime = "5s", maxHold = "10m")
+        public void run() {}
+    }
+
+    public static class TinyMaxHold {
+        @DistributedLock(key = "k", maxHold = "1ms")
+        public void run() {}
+    }
+
+    public static class BadMaxHold {
+        @DistributedLock(key = "k", maxHold = "forever")
         public void run() {}
     }
 

@@ -87,11 +87,19 @@ public @interface DistributedLock {
      * formats as {@link #waitTime()}: when the method returns, the lock stays taken (by nobody, not even
      * this instance) until then, and expires by itself. For scheduled jobs that must run once per
      * trigger although instances fire a little apart (ShedLock's {@code lockAtLeastFor}; its
-     * {@code lockAtMostFor} is {@link #leaseTime()}). At most a fixed {@code leaseTime}. Only with the
+     * {@code lockAtMostFor} is {@link #maxHold()}, or a fixed {@link #leaseTime()}). At most a fixed {@code leaseTime}. Only with the
      * default {@code type} (single key or {@code keys}) and without {@code redlock}. Empty or
      * {@code 0}: released when the method returns.
      */
     String holdAtLeast() default "";
+
+    /**
+     * The longest the watchdog renews this method's lock, in the same formats as {@link #waitTime()}: a call
+     * still running then is told it lost the lock (as {@code distlock.max-hold} does for every lock, which
+     * this overrides), so a stuck call cannot hold it for ever (ShedLock's {@code lockAtMostFor} for a
+     * watchdog lease). A fixed {@code leaseTime} is its own cap, so not with it. Empty: {@code distlock.max-hold}.
+     */
+    String maxHold() default "";
 
     /**
      * The kind of lock: {@link LockType#REENTRANT} (default), {@link LockType#FAIR}, or the

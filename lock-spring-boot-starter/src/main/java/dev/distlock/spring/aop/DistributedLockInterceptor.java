@@ -95,6 +95,7 @@ final class DistributedLockInterceptor implements MethodInterceptor {
                 attrs.waitTime(),
                 attrs.leaseTime(),
                 attrs.holdAtLeast(),
+                attrs.maxHold(),
                 attrs.permits(),
                 attrs.onLostBeforeCommit());
     }

@@ -15,6 +15,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Future;
 import java.util.stream.Collectors;
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.convert.DurationStyle;
 import org.springframework.core.MethodParameter;
 import org.springframework.core.ResolvableType;
@@ -75,6 +76,7 @@ final class LockAttributeParser {
                             + " renewed while the method runs");
         }
         Duration holdAtLeast = holdAtLeast(annotation, where, lease);
+        Duration maxHold = maxHold(annotation, where, lease);
         Class<?> returnType = method.getReturnType();
         if (annotation.onFailure() == OnLockFailure.SKIP && returnType.isPrimitive() && returnType != void.class) {
             throw new DistributedLockConfigurationException(
@@ -117,11 +119,32 @@ final class LockAttributeParser {
                 wait,
                 lease,
                 holdAtLeast,
+                maxHold,
                 annotation.permits(),
                 annotation.onFailure(),
                 annotation.onLostBeforeCommit(),
                 returnsOptional(method, result),
                 result);
+    }
+
+    private @Nullable Duration maxHold(DistributedLock annotation, String where, @Nullable Duration lease) {
+        Duration cap = duration(annotation.maxHold(), "maxHold", where, null);
+        if (cap == null) {
+            return null;
+        }
+        if (lease != null) {
+            throw new DistributedLockConfigurationException(
+                    "@DistributedLock on " + where + " sets maxHold " + cap + " with the fixed leaseTime " + lease
+                            + ", which is never renewed: the lease is already the cap",
+                    "Remove maxHold to keep the fixed lease, or remove leaseTime to use the watchdog capped at maxHold");
+        }
+        if (cap.compareTo(RedisLock.MIN_LEASE) < 0) {
+            throw new DistributedLockConfigurationException(
+                    "@DistributedLock on " + where + " has maxHold " + cap + ", under the "
+                            + RedisLock.MIN_LEASE.toMillis() + " ms minimum",
+                    "Give a maxHold longer than the method normally runs, for example 10m");
+        }
+        return cap;
     }
 
     private Duration holdAtLeast(DistributedLock annotation, String where, Duration lease) {

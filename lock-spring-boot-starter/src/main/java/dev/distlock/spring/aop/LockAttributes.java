@@ -6,6 +6,7 @@ import dev.distlock.spring.annotation.OnLostBeforeCommit;
 import dev.distlock.spring.execution.CallStyle;
 import java.time.Duration;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 import org.springframework.expression.Expression;
 
 /**
@@ -20,6 +21,7 @@ import org.springframework.expression.Expression;
  * @param waitTime how long to wait
  * @param leaseTime fixed lease, or {@code null} for the watchdog
  * @param holdAtLeast how long after the grant the lock stays taken when the method returns sooner ({@code ZERO}: not kept)
+ * @param maxHold the method's own cap on how long the watchdog renews its lock, or {@code null} for distlock.max-hold
  * @param permits the number of permits of the semaphore each call takes one of; 0 for a lock
  * @param onFailure what to do when the lock stays busy
  * @param onLostBeforeCommit what a transaction begun inside does when the lock is lost before it commits
@@ -36,6 +38,7 @@ record LockAttributes(
         Duration waitTime,
         Duration leaseTime,
         Duration holdAtLeast,
+        @Nullable Duration maxHold,
         int permits,
         OnLockFailure onFailure,
         OnLostBeforeCommit onLostBeforeCommit,

@@ -32,10 +32,16 @@ public class DistributedLockProperties {
     /** How long a lock's fencing-token counter is kept in Redis after its last grant. */
     private Duration fencingCounterTtl = Duration.ofDays(1);
 
-    /** Longest a watchdog lease is renewed for one hold; then its holder is told it lost the lock. Unset: no cap. */
+    /**
+     * Longest a watchdog lease is renewed for one hold; then its holder is told it lost the lock. Unset: no cap. A
+     * method's (or LockTemplate's) own maxHold overrides it.
+     */
     private Duration maxHold;
 
-    /** Fraction of max-hold after which a hold is reported once as long (WARN with the holder's stack); 0 for none. */
+    /**
+     * Fraction of max-hold (or of a method's own maxHold) after which a hold is reported once as long (WARN with the
+     * holder's stack); 0 for none.
+     */
     private double longHoldWarning = 0.8;
 
     /** What happens to a method whose lock is lost while it runs: LOG (report only) or INTERRUPT its thread. */

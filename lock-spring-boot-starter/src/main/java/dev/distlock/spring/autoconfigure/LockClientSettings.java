@@ -75,11 +75,12 @@ final class LockClientSettings {
         }
         if (properties.getMaxHold() != null) {
             apply.to("distlock.max-hold", properties.getMaxHold(), () -> builder.maxHold(properties.getMaxHold(), 0));
-            apply.to(
-                    "distlock.long-hold-warning",
-                    properties.getLongHoldWarning(),
-                    () -> builder.maxHold(properties.getMaxHold(), properties.getLongHoldWarning()));
         }
+        // also for the caps of methods and templates that set their own maxHold
+        apply.to(
+                "distlock.long-hold-warning",
+                properties.getLongHoldWarning(),
+                () -> builder.longHoldWarning(properties.getLongHoldWarning()));
         // not a client option, but checked with them so that it fails start-up in both modes, endpoint exposed or not
         int listed = properties.getActuator().getMaxListedLocks();
         apply.to("distlock.actuator.max-listed-locks", listed, () -> {

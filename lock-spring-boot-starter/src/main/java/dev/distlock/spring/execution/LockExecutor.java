@@ -227,6 +227,7 @@ public final class LockExecutor {
 
     /** The core rejects bad names (too long, control characters); say which caller produced one and what to change. */
     private RedisLock lockFor(LockRequest request) {
+        LockSource source = request.maxHold() == null ? this.source : this.source.withMaxHold(request.maxHold());
         try {
             if (request.permits() > 0) {
                 return source.permits(request.type(), request.keys().get(0), request.permits(), request.label());

@@ -4,6 +4,7 @@ import dev.distlock.core.LockType;
 import dev.distlock.spring.annotation.OnLostBeforeCommit;
 import java.time.Duration;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One call's lock, as {@code @DistributedLock} or {@code LockTemplate} asks for it. Infrastructure of
@@ -18,6 +19,7 @@ import java.util.List;
  * @param waitTime how long to wait
  * @param leaseTime fixed lease, or {@code null} for the watchdog
  * @param holdAtLeast how long after the grant the lock stays taken when the work ends sooner ({@code ZERO}: not kept)
+ * @param maxHold the call's own cap on how long the watchdog renews its lock, or {@code null} for distlock.max-hold
  * @param permits the number of permits of the semaphore the call takes one of ({@code type} SEMAPHORE or
  *        FAIR_SEMAPHORE); 0 for a lock
  * @param onLostBeforeCommit what a transaction begun inside the work does when the lock is lost before it commits
@@ -32,37 +34,9 @@ public record LockRequest(
         Duration waitTime,
         Duration leaseTime,
         Duration holdAtLeast,
+        @Nullable Duration maxHold,
         int permits,
         OnLostBeforeCommit onLostBeforeCommit) {
-
-    /**
-     * A request for {@code permits} of a semaphore (0: a lock) whose transactions do as
-     * distlock.transaction.on-lost-before-commit says.
-     */
-    public LockRequest(
-            String caller,
-            String label,
-            LockType type,
-            boolean redlock,
-            List<String> keys,
-            boolean multi,
-            Duration waitTime,
-            Duration leaseTime,
-            Duration holdAtLeast,
-            int permits) {
-        this(
-                caller,
-                label,
-                type,
-                redlock,
-                keys,
-                multi,
-                waitTime,
-                leaseTime,
-                holdAtLeast,
-                permits,
-                OnLostBeforeCommit.DEFAULT);
-    }
 
     /** The {@code type} tag of meters and observations: the annotation's spelling, or REDLOCK. */
     public String metricType() {

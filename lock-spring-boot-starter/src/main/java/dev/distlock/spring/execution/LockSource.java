@@ -4,6 +4,7 @@ import dev.distlock.core.HeldLock;
 import dev.distlock.core.LockType;
 import dev.distlock.core.RedisLock;
 import dev.distlock.core.RedisMultiLock;
+import java.time.Duration;
 import java.util.List;
 
 /**
@@ -20,6 +21,9 @@ public interface LockSource {
      * FAIR_SEMAPHORE), reported under {@code label}.
      */
     RedisLock permits(LockType type, String key, int permits, String label);
+
+    /** This source, its locks' holds capped at {@code maxHold} instead of distlock.max-hold. */
+    LockSource withMaxHold(Duration maxHold);
 
     /** The keys locked together, all or nothing. */
     RedisMultiLock multiLock(List<String> keys, String label);

@@ -6,8 +6,11 @@ import dev.distlock.core.LockType;
 import dev.distlock.core.RedLockClient;
 import dev.distlock.core.RedisLock;
 import dev.distlock.core.RedisMultiLock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 import org.springframework.util.function.SingletonSupplier;
 
@@ -16,6 +19,8 @@ public final class RedisLockSource implements LockSource {
 
     private final Supplier<LockClient> client;
     private final Supplier<RedLockClient> redLockSupplier;
+    /** The views of {@link #withMaxHold}, one per cap: methods name few. */
+    private final Map<Duration, RedisLockSource> capped = new ConcurrentHashMap<>();
 
     /**
      * Both clients are looked up on first use: advisors are created early, before the Redis connection
@@ -28,6 +33,19 @@ public final class RedisLockSource implements LockSource {
             RedLockClient redLock = redLockClient.get();
             return redLock == null ? null : redLock.timedByCaller();
         });
+    }
+
+    private RedisLockSource(RedisLockSource source, Duration maxHold) {
+        this.client = SingletonSupplier.of(() -> source.client().withMaxHold(maxHold));
+        this.redLockSupplier = SingletonSupplier.of(() -> {
+            RedLockClient redLock = source.redLockSupplier.get();
+            return redLock == null ? null : redLock.withMaxHold(maxHold);
+        });
+    }
+
+    @Override
+    public LockSource withMaxHold(Duration maxHold) {
+        return capped.computeIfAbsent(maxHold, cap -> new RedisLockSource(this, cap));
     }
 
     @Override

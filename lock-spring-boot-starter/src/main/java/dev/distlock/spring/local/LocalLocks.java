@@ -11,6 +11,7 @@ import dev.distlock.core.RedisLock;
 import dev.distlock.core.RedisMultiLock;
 import dev.distlock.spring.execution.LockSource;
 import dev.distlock.spring.execution.RedisLockSource;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
@@ -63,6 +64,11 @@ public final class LocalLocks implements LockSource, AutoCloseable {
     @Override
     public RedisLock permits(LockType type, String key, int permits, String label) {
         return source.permits(type, key, permits, label);
+    }
+
+    @Override
+    public LockSource withMaxHold(Duration maxHold) {
+        return source.withMaxHold(maxHold);
     }
 
     @Override

@@ -26,7 +26,7 @@ public record LockView(boolean timedByCaller, @Nullable Duration maxHold) {
         return new LockView(true, maxHold);
     }
 
-    /** {@code maxHold} when it is a valid cap on holds: 30 ms (the shortest lease) to 365 days. */
+    /** {@code maxHold} when it is a valid cap on holds: 10 ms (the shortest lease) to 365 days. */
     public static Duration requireMaxHold(Duration maxHold) {
         return Durations.requireBetween(maxHold, RedisLock.MIN_LEASE, Durations.MAX_LEASE, "maxHold");
     }
