@@ -176,15 +176,23 @@ public final class LockTemplate {
     }
 
     private String key(String key) {
-        return TemplateWork.requireKey(caller(), key);
+        return settings.requireKey(key);
     }
 
     private <T> T plain(T returned) {
-        return TemplateWork.plain(caller(), returned);
+        return settings.plain(returned);
     }
 
     private <T> T run(LockRequest request, LockedCall<T> work, Supplier<T> whenBusy) {
-        return TemplateWork.run(executor, caller(), request, work, whenBusy);
+        try {
+            return executor.execute(request, work, whenBusy);
+        } catch (RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable t) {
+            // Suppliers and Runnables throw no checked exception; a sneaky one is still the caller's, so keep it as the
+            // cause.
+            throw new IllegalStateException(caller() + " work threw a checked exception: " + t, t);
+        }
     }
 
     private String caller() {

@@ -3,6 +3,7 @@ package dev.distlock.spring;
 import dev.distlock.core.LockType;
 import dev.distlock.core.RedisLock;
 import dev.distlock.spring.annotation.OnLostBeforeCommit;
+import dev.distlock.spring.aop.DeferredResults;
 import dev.distlock.spring.execution.LockRequest;
 import java.time.Duration;
 import java.util.List;
@@ -11,7 +12,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * What a {@link LockTemplate}'s copies differ in, each copy checked as it is made (the {@code with...}
- * methods, documented on {@link LockTemplate}), and the request each call makes from them.
+ * methods, documented on {@link LockTemplate}), the request each call makes from them, and the checks of a
+ * call's key and result, named after the template in errors.
  */
 record TemplateSettings(
         String name,
@@ -149,6 +151,33 @@ record TemplateSettings(
                 maxHold,
                 permits,
                 OnLostBeforeCommit.DEFAULT);
+    }
+
+    String requireKey(String key) {
+        if (key == null || key.isBlank()) {
+            throw new IllegalArgumentException(
+                    caller() + " needs a key naming what it protects, such as \"order:\" + orderId; got "
+                            + (key == null ? "null" : "a blank string"));
+        }
+        return key;
+    }
+
+    /**
+     * What the work returned, unless it is work that goes on after the lock is released (a future, a
+     * Publisher, ...): the lock would not cover it, so the call fails instead (the lock is released as for
+     * any failure).
+     */
+    <T> T plain(T returned) {
+        String why = DeferredResults.of(returned);
+        if (why == null) {
+            return returned;
+        }
+        throw new IllegalStateException(
+                caller() + " work returned a " + returned.getClass().getName() + ": " + why
+                        + ", while the lock is released when the work returns, so that work would run unlocked (work it"
+                        + " started already may still be running). Wait for the result inside the work (join(), block()), or"
+                        + " use @DistributedLock on a method returning CompletableFuture, Mono or Flux, whose lock follows"
+                        + " the result to its end");
     }
 
     String caller() {
