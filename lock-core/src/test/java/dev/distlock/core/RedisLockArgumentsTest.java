@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.distlock.core.testing.Names;
 import dev.distlock.testsupport.RedisExtension;
-import dev.distlock.testsupport.RedisServer;
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisURI;
 import java.time.Duration;
@@ -164,7 +163,7 @@ class RedisLockArgumentsTest {
 
     @Test
     void unreachableRedisFailsWithALockExceptionThatSaysWhatToCheck() {
-        RedisURI nowhere = RedisURI.create("redis://127.0.0.1:" + RedisServer.freePort());
+        RedisURI nowhere = RedisURI.create("redis://127.0.0.1:" + dev.distlock.testsupport.Ports.closed());
         nowhere.setTimeout(Duration.ofSeconds(2));
 
         assertThatThrownBy(() -> LockClient.create(nowhere))

@@ -23,7 +23,7 @@ class DemoTest {
 
     @Test
     void demoOnAMachineWithoutRedisStartsOneSellsExactlyTheStockAndStopsIt(CapturedOutput output) {
-        int nothingThere = RedisServer.freePort();
+        int nothingThere = dev.distlock.testsupport.Ports.closed();
         ConfigurableApplicationContext context =
                 SampleApplication.run("--demo", "--spring.data.redis.port=" + nothingThere);
         RedisServer fallback = context.getBean(FallbackRedis.BEAN_NAME, RedisServer.class);

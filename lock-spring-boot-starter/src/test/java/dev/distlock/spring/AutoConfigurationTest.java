@@ -183,7 +183,7 @@ class AutoConfigurationTest {
 
     @Test
     void unreachableRedisFailsStartupWithAdvice() {
-        int closedPort = RedisServer.freePort();
+        int closedPort = dev.distlock.testsupport.Ports.closed();
         runner().withPropertyValues("spring.data.redis.port=" + closedPort, "spring.data.redis.timeout=2s")
                 .run(context -> {
                     assertThat(context).hasFailed();

@@ -313,7 +313,7 @@ class BadInputTableTest {
                         "spring.data.redis.host/port",
                         "could not connect to Redis",
                         "and that Redis is running",
-                        startup(Fine.class, "spring.data.redis.port=" + RedisServer.freePort())),
+                        startup(Fine.class, "spring.data.redis.port=" + dev.distlock.testsupport.Ports.closed())),
                 new Case(
                         "wrong password",
                         STARTUP,

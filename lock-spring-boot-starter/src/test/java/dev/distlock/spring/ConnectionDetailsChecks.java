@@ -35,7 +35,7 @@ abstract class ConnectionDetailsChecks {
     @Test
     void theSeparateClientConnectsWhereTheConnectionDetailsBeanSaysNotToTheProperties(CapturedOutput output)
             throws Exception {
-        int nowhere = RedisServer.freePort();
+        int nowhere = dev.distlock.testsupport.Ports.closed();
         try (RedisServer secured = RedisServer.start("--requirepass", PASSWORD)) {
             jedisApplication(nowhere, secured).run(context -> {
                 assertThat(context).hasNotFailed();

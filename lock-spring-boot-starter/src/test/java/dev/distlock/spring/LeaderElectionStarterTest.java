@@ -18,7 +18,6 @@ import dev.distlock.spring.leader.LeadershipRevokedEvent;
 import dev.distlock.spring.metrics.LockMetrics;
 import dev.distlock.testsupport.BehaviourTest;
 import dev.distlock.testsupport.RedisExtension;
-import dev.distlock.testsupport.RedisServer;
 import dev.distlock.testsupport.Waits;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -146,7 +145,10 @@ class LeaderElectionStarterTest {
 
     @Test
     void inLocalModeARoleOfPropertiesAndOneOfABeanAreLedAndYieldingPublishesRevokedThenGrantedAgain() {
-        runner("distlock.mode=local", "spring.data.redis.port=" + RedisServer.freePort(), "distlock.leader.roles=a,b")
+        runner(
+                        "distlock.mode=local",
+                        "spring.data.redis.port=" + dev.distlock.testsupport.Ports.closed(),
+                        "distlock.leader.roles=a,b")
                 .withUserConfiguration(OwnElection.class)
                 .run(context -> {
                     Leadership leadership = context.getBean(Leadership.class);

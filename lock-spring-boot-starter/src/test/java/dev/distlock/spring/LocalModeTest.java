@@ -17,7 +17,6 @@ import dev.distlock.spring.autoconfigure.DistributedLockLocalAutoConfiguration;
 import dev.distlock.spring.autoconfigure.DistributedLockMetricsAutoConfiguration;
 import dev.distlock.spring.metrics.LockMetrics;
 import dev.distlock.testsupport.BehaviourTest;
-import dev.distlock.testsupport.RedisServer;
 import dev.distlock.testsupport.Waits;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -58,7 +57,7 @@ class LocalModeTest {
                         DistributedLockActuatorAutoConfiguration.class))
                 .withPropertyValues(
                         "distlock.mode=local",
-                        "spring.data.redis.port=" + RedisServer.freePort(),
+                        "spring.data.redis.port=" + dev.distlock.testsupport.Ports.closed(),
                         "distlock.wait-time=100ms",
                         "management.endpoints.web.exposure.include=distributedlocks")
                 .withBean(MeterRegistry.class, SimpleMeterRegistry::new)

@@ -150,7 +150,7 @@ class NeverUnlockedTest {
     @Test
     void connectionErrorsDoNotRecommendSwitchingLocksOff() {
         FailureAnalysis analysis = failure(runner().withPropertyValues(
-                        "spring.data.redis.port=" + dev.distlock.testsupport.RedisServer.freePort(),
+                        "spring.data.redis.port=" + dev.distlock.testsupport.Ports.closed(),
                         "spring.data.redis.timeout=2s")
                 .withBean(Fine.class));
         assertThat(analysis.getDescription()).contains("could not connect to Redis");

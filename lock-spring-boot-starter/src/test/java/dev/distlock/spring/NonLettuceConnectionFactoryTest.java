@@ -81,7 +81,7 @@ class NonLettuceConnectionFactoryTest {
 
     @Test
     void aSeparateConnectionThatCannotConnectFailsStartupNamingWhatToCheck() {
-        int port = RedisServer.freePort();
+        int port = dev.distlock.testsupport.Ports.closed();
         // Jedis connects lazily, so only the locks' own connection notices at start-up.
         runner().withPropertyValues(
                         "spring.data.redis.client-type=jedis",

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.distlock.spring.actuate.RecentLeaseLosses;
 import dev.distlock.spring.execution.LockSource;
-import dev.distlock.testsupport.RedisServer;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
@@ -32,7 +31,7 @@ class PropertyValidationAutoConfigurationTest {
                 .withConfiguration(AutoConfigurations.of(BootLine.REDIS))
                 .withConfiguration(AutoConfigurations.of(BootLine.starterAutoConfigurations()))
                 .withBean(MeterRegistry.class, SimpleMeterRegistry::new)
-                .withPropertyValues("spring.data.redis.port=" + RedisServer.freePort());
+                .withPropertyValues("spring.data.redis.port=" + dev.distlock.testsupport.Ports.closed());
     }
 
     private static FailureAnalysis failure(ApplicationContextRunner runner) {

@@ -47,8 +47,8 @@ class SecureRedisTest {
                         SslAutoConfiguration.class, BootLine.REDIS, DistributedLockAutoConfiguration.class))
                 .withPropertyValues(
                         "spring.data.redis.host=127.0.0.1",
-                        "spring.data.redis.timeout=2s",
-                        "spring.data.redis.connect-timeout=2s");
+                        "spring.data.redis.timeout=10s",
+                        "spring.data.redis.connect-timeout=10s");
     }
 
     /** A server whose default user is off; "locker" may touch only lock:* keys and channels, "admin" is for the test's checks. */

@@ -11,7 +11,6 @@ import dev.distlock.spring.autoconfigure.DistributedLockAutoConfiguration;
 import dev.distlock.testsupport.RedisClusterSetup;
 import dev.distlock.testsupport.RedisExtension;
 import dev.distlock.testsupport.RedisSentinelSetup;
-import dev.distlock.testsupport.RedisServer;
 import dev.distlock.testsupport.SlowTest;
 import dev.distlock.testsupport.TestCertificates;
 import dev.distlock.testsupport.Waits;
@@ -67,7 +66,7 @@ class SeparateClientTopologiesTest {
                             "spring.data.redis.sentinel.nodes=" + sentinel.sentinelNodes(),
                             // Spring Boot takes only credentials and database from a url beside sentinel.*:
                             // nothing listens on its port, so connecting there would fail start-up
-                            "spring.data.redis.url=redis://127.0.0.1:" + RedisServer.freePort() + "/0",
+                            "spring.data.redis.url=redis://127.0.0.1:" + dev.distlock.testsupport.Ports.closed() + "/0",
                             "spring.data.redis.timeout=5s")
                     .run(context -> {
                         assertThat(context).hasNotFailed();
@@ -201,8 +200,8 @@ class SeparateClientTopologiesTest {
         return new String[] {
             "spring.data.redis.host=127.0.0.1",
             "spring.data.redis.port=" + port,
-            "spring.data.redis.timeout=2s",
-            "spring.data.redis.connect-timeout=2s",
+            "spring.data.redis.timeout=10s",
+            "spring.data.redis.connect-timeout=10s",
             "spring.data.redis.ssl.bundle=redis-test",
             "spring.ssl.bundle.pem.redis-test.truststore.certificate=file:" + trustedCa
         };

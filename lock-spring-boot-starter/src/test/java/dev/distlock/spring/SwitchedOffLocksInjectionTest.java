@@ -7,7 +7,6 @@ import dev.distlock.spring.autoconfigure.DistributedLockAutoConfiguration;
 import dev.distlock.spring.autoconfigure.DistributedLockDisabledAutoConfiguration;
 import dev.distlock.spring.autoconfigure.DistributedLockLocalAutoConfiguration;
 import dev.distlock.spring.autoconfigure.DistributedLockSwitchesAutoConfiguration;
-import dev.distlock.testsupport.RedisServer;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -36,7 +35,7 @@ class SwitchedOffLocksInjectionTest {
                         DistributedLockLocalAutoConfiguration.class,
                         DistributedLockAutoConfiguration.class,
                         DistributedLockDisabledAutoConfiguration.class))
-                .withPropertyValues("spring.data.redis.port=" + RedisServer.freePort())
+                .withPropertyValues("spring.data.redis.port=" + dev.distlock.testsupport.Ports.closed())
                 .withBean(UsesTemplate.class);
     }
 
