@@ -21,8 +21,11 @@ import io.r2dbc.spi.ConnectionFactory;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
@@ -43,6 +46,7 @@ import reactor.core.publisher.Mono;
  * row is written: a step of the method's own publisher, so no timing is involved.
  */
 @BehaviourTest
+@ExtendWith(OutputCaptureExtension.class)
 class ReactiveCommitCheckTest {
 
     @RegisterExtension
@@ -190,6 +194,21 @@ class ReactiveCommitCheckTest {
                     .hasMessageContaining("Ledger.bookWithoutTransaction")
                     .hasMessageContaining("found no reactive transaction")
                     .hasMessageContaining("TransactionalOperator");
+        });
+    }
+
+    @Test
+    void startUpSaysWhatAReactiveTransactionalMethodNeeds(CapturedOutput output) {
+        runner().run(context -> {
+            assertThat(context).hasNotFailed();
+            assertThat(output)
+                    .containsOnlyOnce("Ledger.book(String, Mono) is reactive and @Transactional:"
+                            + " its transaction is checked before it commits only if its publisher composes"
+                            + " ReactiveLockContext.checkBeforeCommit()")
+                    .contains("Ledger.bookAndReport(String, Mono) is reactive and @Transactional")
+                    // no @Transactional: its TransactionalOperator is not seen, and no lock: not a lock's method
+                    .doesNotContain("Ledger.bookProgrammatically(String, Mono) is reactive")
+                    .doesNotContain("Ledger.bookUnlocked(String) is reactive");
         });
     }
 
