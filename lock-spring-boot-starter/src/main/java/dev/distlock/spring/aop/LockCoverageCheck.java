@@ -24,7 +24,9 @@ import org.springframework.util.ClassUtils;
  * static or final method (a proxy cannot intercept it), or a bean that is not proxied by the lock
  * advisor (created too early, or a JDK proxy whose interfaces do not declare the method). Also
  * parses every annotation, so bad attributes fail start-up even on methods the proxy creator did
- * not look at. Self-invocation cannot be detected here; the README documents it.
+ * not look at. Self-invocation cannot be detected here; the README documents it. While the check before
+ * commit is on, each reactive {@code @Transactional} method gets one INFO line: its transaction is checked
+ * only if its publisher asks ({@code ReactiveLockContext.checkBeforeCommit()}), which no start-up check can see.
  */
 public final class LockCoverageCheck implements SmartInitializingSingleton {
 
