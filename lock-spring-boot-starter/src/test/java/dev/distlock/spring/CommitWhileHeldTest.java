@@ -1,5 +1,6 @@
 package dev.distlock.spring;
 
+import static dev.distlock.spring.CommitCheckFixture.lostBeforeCommit;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
@@ -9,24 +10,19 @@ import dev.distlock.core.LockLeaseExpiredException;
 import dev.distlock.core.RedisLock;
 import dev.distlock.spring.annotation.DistributedLock;
 import dev.distlock.spring.annotation.OnLostBeforeCommit;
-import dev.distlock.spring.autoconfigure.DistributedLockMetricsAutoConfiguration;
-import dev.distlock.spring.autoconfigure.DistributedLockTransactionAutoConfiguration;
 import dev.distlock.spring.metrics.LockMetrics;
 import dev.distlock.testsupport.RedisExtension;
 import dev.distlock.testsupport.Waits;
 import io.lettuce.core.RedisURI;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -49,7 +45,6 @@ class CommitWhileHeldTest {
     @RegisterExtension
     static final RedisExtension redis = new RedisExtension();
 
-    private static final AtomicInteger databases = new AtomicInteger();
     static LockClient other;
 
     @BeforeAll
@@ -63,13 +58,7 @@ class CommitWhileHeldTest {
     }
 
     private ApplicationContextRunner runner() {
-        return BootLine.starterOn(redis.server())
-                .withConfiguration(AutoConfigurations.of(
-                        DistributedLockTransactionAutoConfiguration.class,
-                        DistributedLockMetricsAutoConfiguration.class))
-                .withBean(MeterRegistry.class, SimpleMeterRegistry::new)
-                .withPropertyValues("test.db=commit-check-" + databases.incrementAndGet())
-                .withUserConfiguration(TxConfig.class);
+        return CommitCheckFixture.runner(redis.server(), "commit-check", TxConfig.class);
     }
 
     @Test
@@ -245,12 +234,6 @@ class CommitWhileHeldTest {
                     .hasMessageContaining("released it before the transaction committed");
             assertThat(ledger.rows("j")).isZero();
         });
-    }
-
-    private static double lostBeforeCommit(MeterRegistry registry, String outcome) {
-        return registry.find(LockMetrics.LOST_BEFORE_COMMIT).tag(LockMetrics.OUTCOME, outcome).counters().stream()
-                .mapToDouble(c -> c.count())
-                .sum();
     }
 
     public static class Ledger {

@@ -5,6 +5,7 @@ import dev.distlock.core.RedisLock;
 import dev.distlock.core.fence.JdbcFence;
 import dev.distlock.core.fence.RedisFence;
 import dev.distlock.spring.LockContext;
+import dev.distlock.spring.ReactiveLockContext;
 import dev.distlock.spring.annotation.DistributedLock;
 import dev.distlock.spring.annotation.OnLostBeforeCommit;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -15,6 +16,8 @@ import java.time.LocalDate;
 import javax.sql.DataSource;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.annotation.Transactional;
+import org.springframework.transaction.reactive.TransactionalOperator;
+import reactor.core.publisher.Mono;
 
 /** docs/guarantees-at-the-resource.md. */
 public class GuaranteesAtTheResource {
@@ -40,6 +43,40 @@ public class GuaranteesAtTheResource {
         jdbc.update("UPDATE daily_report SET done = TRUE WHERE day = ?", day); // safe to run twice
     }
     // docs:end
+
+    /** The reactive transactions' snippets: R2DBC or any reactive transaction manager. */
+    public static class ReactiveStock {
+
+        /** A reactive repository of stock counts. */
+        public interface Stock {
+            Mono<Void> decrement(String sku);
+
+            Mono<Void> add(String sku, int count);
+        }
+
+        private final Stock stock;
+        private final TransactionalOperator transactions;
+
+        public ReactiveStock(Stock stock, TransactionalOperator transactions) {
+            this.stock = stock;
+            this.transactions = transactions;
+        }
+
+        // docs:begin guarantees-at-the-resource.md reactive 0
+        @DistributedLock(key = "'stock:' + #sku")
+        @Transactional
+        public Mono<Void> book(String sku) {
+            return stock.decrement(sku).then(ReactiveLockContext.checkBeforeCommit());
+        }
+        // docs:end
+
+        // docs:begin guarantees-at-the-resource.md reactive 1
+        @DistributedLock(key = "'stock:' + #sku")
+        public Mono<Void> restock(String sku, int count) {
+            return transactions.transactional(stock.add(sku, count).then(ReactiveLockContext.checkBeforeCommit()));
+        }
+        // docs:end
+    }
 
     // docs:begin guarantees-at-the-resource.md 2
     @DistributedLock(key = "'order:' + #orderId")

@@ -1,6 +1,7 @@
 package dev.distlock.spring.aop;
 
 import dev.distlock.spring.DistributedLockConfigurationException;
+import dev.distlock.spring.execution.BeforeCommitCheck;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.util.ArrayList;
@@ -8,10 +9,14 @@ import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.aop.framework.Advised;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.core.annotation.MergedAnnotations;
+import org.springframework.core.annotation.MergedAnnotations.SearchStrategy;
 import org.springframework.util.ClassUtils;
 
 /**
@@ -19,9 +24,14 @@ import org.springframework.util.ClassUtils;
  * static or final method (a proxy cannot intercept it), or a bean that is not proxied by the lock
  * advisor (created too early, or a JDK proxy whose interfaces do not declare the method). Also
  * parses every annotation, so bad attributes fail start-up even on methods the proxy creator did
- * not look at. Self-invocation cannot be detected here; the README documents it.
+ * not look at. Self-invocation cannot be detected here; the README documents it. While the check before
+ * commit is on, each reactive {@code @Transactional} method gets one INFO line: its transaction is checked
+ * only if its publisher asks ({@code ReactiveLockContext.checkBeforeCommit()}), which no start-up check can see.
  */
 public final class LockCoverageCheck implements SmartInitializingSingleton {
+
+    private static final Logger log = LoggerFactory.getLogger(LockCoverageCheck.class);
+    private static final String TRANSACTIONAL = "org.springframework.transaction.annotation.Transactional";
 
     private final ConfigurableListableBeanFactory beanFactory;
     private final DistributedLockAdvisor advisor;
@@ -33,6 +43,9 @@ public final class LockCoverageCheck implements SmartInitializingSingleton {
 
     @Override
     public void afterSingletonsInstantiated() {
+        // The check before commit is on (distlock.transaction.*): say, once per method, what a reactive one needs.
+        boolean reactiveTransactionsChecked =
+                beanFactory.getBeanNamesForType(BeforeCommitCheck.class, true, false).length > 0;
         List<String> problems = new ArrayList<>();
         Set<String> fixes = new LinkedHashSet<>();
         for (AnnotatedMethods.Bean bean : AnnotatedMethods.find(beanFactory)) {
@@ -51,7 +64,18 @@ public final class LockCoverageCheck implements SmartInitializingSingleton {
                     problems.add(where + " is final: the class-based proxy cannot override it");
                     fixes.add("Remove final from @DistributedLock methods");
                 } else {
-                    advisor.attributes().get(method, bean.type()); // parse now: bad attributes fail start-up
+                    // parse now: bad attributes fail start-up
+                    LockAttributes attributes = advisor.attributes().get(method, bean.type());
+                    if (reactiveTransactionsChecked
+                            && attributes != null
+                            && attributes.result().reactive()
+                            && transactional(method, bean.type())) {
+                        log.info(
+                                "{} is reactive and @Transactional: its transaction is checked before it commits only"
+                                        + " if its publisher composes ReactiveLockContext.checkBeforeCommit() (see"
+                                        + " docs/guarantees-at-the-resource.md, Reactive transactions)",
+                                where);
+                    }
                     String notCovered = notCovered(bean, method);
                     if (notCovered != null) {
                         problems.add(where + notCovered);
@@ -70,6 +94,12 @@ public final class LockCoverageCheck implements SmartInitializingSingleton {
                             + String.join("\n    ", problems),
                     String.join(". ", fixes));
         }
+    }
+
+    /** Whether Spring's {@code @Transactional} is on the method or its class (by name: spring-tx may be absent). */
+    private static boolean transactional(Method method, Class<?> type) {
+        return MergedAnnotations.from(method, SearchStrategy.TYPE_HIERARCHY).isPresent(TRANSACTIONAL)
+                || MergedAnnotations.from(type, SearchStrategy.TYPE_HIERARCHY).isPresent(TRANSACTIONAL);
     }
 
     /** Why the bean's proxy does not cover the method, or null when it does (or the bean does not exist yet). */

@@ -10,6 +10,7 @@ import dev.distlock.spring.LockTemplate;
 import dev.distlock.spring.aop.DistributedLockAdvisor;
 import dev.distlock.spring.aop.LockCoverageCheck;
 import dev.distlock.spring.execution.ActiveHolds;
+import dev.distlock.spring.execution.BeforeCommitCheck;
 import dev.distlock.spring.execution.Invoker;
 import dev.distlock.spring.execution.LockExecutor;
 import dev.distlock.spring.execution.LockSource;
@@ -232,7 +233,8 @@ public class DistributedLockAutoConfiguration {
             DistributedLockProperties properties,
             Environment environment,
             ObjectProvider<DataSource> dataSources,
-            ObjectProvider<RedisConnectionFactory> redis) {
+            ObjectProvider<RedisConnectionFactory> redis,
+            ObjectProvider<BeforeCommitCheck> beforeCommitCheck) {
         return new LockExecutor(
                 source,
                 holds,
@@ -243,7 +245,8 @@ public class DistributedLockAutoConfiguration {
                 new SpringFenceStores(
                         dataSources::getIfUnique,
                         redis::getIfAvailable,
-                        properties.getFence().getTable()));
+                        properties.getFence().getTable()),
+                beforeCommitCheck::getIfAvailable);
     }
 
     /** Locks for code that cannot use the annotation, with the same defaults, metrics and exceptions. */

@@ -60,19 +60,22 @@ public final class ActiveHolds {
 
     /** Records a hold that was just granted to the current thread; returns its id for {@link #remove}. */
     long add(LockRequest request, Map<String, Long> tokens, RedisLock lock) {
-        return add(request, tokens, lock, Thread.currentThread().getName(), lock::isHeldByCurrentThread);
+        return add(request, tokens, lock, Thread.currentThread().getName(), lock::isHeldByCurrentThread)
+                .id();
     }
 
     /**
      * Records a hold that was just granted to {@code owner} (an async call's handle: no thread owns it);
-     * {@code heldLocally} tells whether it is still valid.
+     * {@code heldLocally} tells whether it is still valid. Returns the entry, which a reactive transaction's
+     * check reads after the work left every thread.
      */
-    long add(LockRequest request, Map<String, Long> tokens, RedisLock lock, String owner, BooleanSupplier heldLocally) {
+    Entry add(
+            LockRequest request, Map<String, Long> tokens, RedisLock lock, String owner, BooleanSupplier heldLocally) {
         long id = ids.incrementAndGet();
-        holds.put(
-                id,
-                new Entry(id, request, owner, Instant.now(), System.nanoTime(), Map.copyOf(tokens), lock, heldLocally));
-        return id;
+        Entry entry =
+                new Entry(id, request, owner, Instant.now(), System.nanoTime(), Map.copyOf(tokens), lock, heldLocally);
+        holds.put(id, entry);
+        return entry;
     }
 
     void remove(long id) {

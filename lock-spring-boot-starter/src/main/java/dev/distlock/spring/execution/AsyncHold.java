@@ -28,7 +28,7 @@ public final class AsyncHold {
     private final Map<String, Long> tokens;
     private final LockInstrumentation.Holding holding;
     private final ActiveHolds holds;
-    private final long listed;
+    private final ActiveHolds.Entry listed;
     private final LockFence.Stores fences;
     private final boolean throwOnLeaseLost;
     private final AtomicBoolean released = new AtomicBoolean();
@@ -42,7 +42,7 @@ public final class AsyncHold {
             Map<String, Long> tokens,
             LockInstrumentation.Holding holding,
             ActiveHolds holds,
-            long listed,
+            ActiveHolds.Entry listed,
             LockFence.Stores fences,
             boolean throwOnLeaseLost) {
         this.request = request;
@@ -58,6 +58,11 @@ public final class AsyncHold {
     /** The fencing token of each key. */
     public Map<String, Long> tokens() {
         return tokens;
+    }
+
+    /** The hold as listed for the Actuator endpoint and checked before a transaction commits. */
+    public ActiveHolds.Entry listed() {
+        return listed;
     }
 
     /** Completes with the reason when the hold is lost before it is released. */
@@ -80,7 +85,7 @@ public final class AsyncHold {
      */
     public <T> T invoke(LockedCall<T> call) throws Throwable {
         LockContext.enter(tokens, fences);
-        holds.runsOnThread(listed);
+        holds.runsOnThread(listed.id());
         try (AutoCloseable scope = holding.inScope()) {
             return call.call();
         } finally {
@@ -102,7 +107,7 @@ public final class AsyncHold {
         if (!released.compareAndSet(false, true)) {
             return release;
         }
-        holds.remove(listed);
+        holds.remove(listed.id());
         CompletionStage<Void> unlocked;
         try {
             unlocked = handle.unlockAsync(request.holdAtLeast());

@@ -18,6 +18,11 @@ public enum CallStyle {
     /** A Kotlin {@code Flow}: collected as a {@code Flux}, as {@link #FLUX}. */
     FLOW;
 
+    /** Whether the work is a publisher (Mono, Flux, suspend function or Flow), run by {@link ReactiveCall}. */
+    public boolean reactive() {
+        return this != VALUE && this != STAGE;
+    }
+
     /** Whether the work is a publisher of at most one value. */
     boolean single() {
         return this == MONO || this == SUSPEND;

@@ -16,6 +16,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.util.function.SingletonSupplier;
@@ -42,6 +43,8 @@ public final class LockExecutor {
     private final Invoker invoker;
     /** Where LockContext.fence() keeps its fences. */
     private final LockFence.Stores fences;
+    /** The check before a transaction commits, for reactive publishers; null without one. */
+    private final Supplier<@Nullable BeforeCommitCheck> beforeCommitCheck;
 
     /**
      * @param holds where holds are listed while they run, for the Actuator endpoint
@@ -50,6 +53,8 @@ public final class LockExecutor {
      * @param interruptOnLeaseLost whether the lock client interrupts holders (then the flag is cleared on return)
      * @param invoker where async, reactive and Kotlin work is invoked once its lock is held
      * @param fences where {@link LockContext#fence()} keeps its fences (the application's DataSource and Redis)
+     * @param beforeCommitCheck the check before a transaction commits, which reactive publishers reach through
+     *        their Reactor Context; looked up when one asks ({@code null}: none, the check is switched off)
      */
     public LockExecutor(
             LockSource source,
@@ -58,7 +63,8 @@ public final class LockExecutor {
             boolean throwOnLeaseLost,
             boolean interruptOnLeaseLost,
             Invoker invoker,
-            LockFence.Stores fences) {
+            LockFence.Stores fences,
+            Supplier<@Nullable BeforeCommitCheck> beforeCommitCheck) {
         this.source = source;
         this.holds = holds;
         this.instrumentation = SingletonSupplier.of(instrumentation);
@@ -67,6 +73,7 @@ public final class LockExecutor {
         this.unlocked = false;
         this.invoker = invoker;
         this.fences = fences;
+        this.beforeCommitCheck = SingletonSupplier.ofNullable(beforeCommitCheck);
     }
 
     private LockExecutor() {
@@ -78,6 +85,7 @@ public final class LockExecutor {
         this.unlocked = true;
         this.invoker = Invoker.create(false); // starts no thread until a call needs one
         this.fences = LockFence.Stores.NONE;
+        this.beforeCommitCheck = () -> null;
     }
 
     /**
@@ -133,6 +141,11 @@ public final class LockExecutor {
     /** Where async, reactive and Kotlin work is invoked once its lock is held. */
     Invoker invoker() {
         return invoker;
+    }
+
+    /** The check before a transaction commits, as reactive publishers reach it. */
+    Supplier<@Nullable BeforeCommitCheck> beforeCommitCheck() {
+        return beforeCommitCheck;
     }
 
     /** Stops the idle invoking threads when the application closes (Spring calls it as the bean's destroy method). */

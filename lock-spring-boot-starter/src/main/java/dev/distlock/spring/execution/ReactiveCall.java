@@ -3,12 +3,14 @@ package dev.distlock.spring.execution;
 import dev.distlock.spring.ReactiveLockContext;
 import java.util.Optional;
 import java.util.concurrent.CancellationException;
+import java.util.function.Function;
 import org.aopalliance.intercept.MethodInvocation;
 import org.reactivestreams.Publisher;
 import org.springframework.aop.ProxyMethodInvocation;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
+import reactor.util.context.Context;
 
 /**
  * {@code @DistributedLock} on methods returning {@code Mono} or {@code Flux}: each subscription
@@ -110,13 +112,13 @@ final class ReactiveCall {
         // LockLeaseExpiredException, whatever throw-on-lease-lost says.
         Mono<String> lost =
                 Mono.fromFuture(hold.leaseLost().toCompletableFuture(), true).doOnNext(hold::cutShort);
+        Function<Context, Context> lockContext = ctx -> ctx.put(ReactiveLockContext.TOKENS, hold.tokens())
+                .put(ReactiveHolds.KEY, ReactiveHolds.inside(ctx, hold.listed(), executor.beforeCommitCheck()));
         if (mono) {
-            Mono<Object> work =
-                    Mono.from(publisher).contextWrite(ctx -> ctx.put(ReactiveLockContext.TOKENS, hold.tokens()));
+            Mono<Object> work = Mono.from(publisher).contextWrite(lockContext);
             return executor.cancelsOnLeaseLost() ? work.takeUntilOther(lost) : work;
         }
-        Flux<Object> work =
-                Flux.from(publisher).contextWrite(ctx -> ctx.put(ReactiveLockContext.TOKENS, hold.tokens()));
+        Flux<Object> work = Flux.from(publisher).contextWrite(lockContext);
         return executor.cancelsOnLeaseLost() ? work.takeUntilOther(lost) : work;
     }
 }
