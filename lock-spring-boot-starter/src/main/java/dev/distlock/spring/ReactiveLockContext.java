@@ -80,7 +80,8 @@ public final class ReactiveLockContext {
                 return Mono.error(new IllegalStateException(
                         "ReactiveLockContext.checkBeforeCommit(): no @DistributedLock Mono or Flux encloses this"
                                 + " publisher, so there is no lock to check; use it inside the publisher the"
-                                + " annotated method returns"));
+                                + " annotated method returns (with distlock.enabled=false no method is locked,"
+                                + " and nothing can be checked)"));
             }
             BeforeCommitCheck check = enclosing.check().get();
             // No check (switched off by distlock.transaction.check-before-commit=false, or no spring-tx).
