@@ -132,6 +132,16 @@ public final class LockClientOptions {
         return values.longHoldWarning;
     }
 
+    /** How wake-ups travel ({@link Builder#pubSub}); {@link PubSubMode#AUTO} unless set. */
+    public PubSubMode pubSub() {
+        return values.pubSub;
+    }
+
+    /** Whether a fair lock's waiter holds it on the wake-up message that carries its grant ({@link Builder#fairGrantsInMessages}). */
+    public boolean fairGrantsInMessages() {
+        return values.fairGrantsInMessages;
+    }
+
     /** Builds {@link LockClientOptions}; every setter checks its argument. */
     public static final class Builder {
         private final OptionValues values = new OptionValues();
@@ -248,6 +258,30 @@ public final class LockClientOptions {
         public Builder fencingCounterTtl(Duration ttl) {
             values.fencingCounterTtl =
                     Durations.requireBetween(ttl, Duration.ofMinutes(1), Duration.ofDays(3650), "fencingCounterTtl");
+            return this;
+        }
+
+        /**
+         * How wake-ups travel: {@link PubSubMode#AUTO} (the default) chooses sharded pub/sub on a Redis Cluster
+         * whose every master runs Redis 7.0 or later, else PUBLISH; {@link PubSubMode#SHARDED} and
+         * {@link PubSubMode#PLAIN} choose themselves, SHARDED failing client creation on a Redis older than
+         * 7.0. Replaces the deprecated {@code -Ddistlock.sharded-pubsub=false}, which still makes AUTO choose
+         * PLAIN (with a WARN).
+         */
+        public Builder pubSub(PubSubMode mode) {
+            values.pubSub =
+                    Objects.requireNonNull(mode, "pubSub must not be null: use PubSubMode.AUTO for the default");
+            return this;
+        }
+
+        /**
+         * Whether a fair lock's waiter of this client holds the lock as soon as the wake-up message that carries
+         * its grant arrives (default true); false: it takes the grant with an attempt of its own, one more script
+         * per hand-off between clients (for a comparison). Replaces the deprecated
+         * {@code -Ddistlock.fair-message-grants=false}, which still turns it off.
+         */
+        public Builder fairGrantsInMessages(boolean fromMessages) {
+            values.fairGrantsInMessages = fromMessages;
             return this;
         }
 

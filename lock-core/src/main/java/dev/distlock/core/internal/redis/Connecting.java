@@ -1,6 +1,7 @@
 package dev.distlock.core.internal.redis;
 
 import dev.distlock.core.LockException;
+import dev.distlock.core.PubSubMode;
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulConnection;
@@ -21,8 +22,10 @@ final class Connecting {
      * Opens the connections of a standalone/Sentinel {@link RedisClient} or a {@link RedisClusterClient}.
      *
      * @param owned whether closing this also shuts the client down
+     * @param mode how wake-ups travel; a {@link PubSubMode#SHARDED} the server cannot serve fails with an
+     *     {@link IllegalArgumentException} that says so
      */
-    static RedisConnections open(AbstractRedisClient client, boolean owned) {
+    static RedisConnections open(AbstractRedisClient client, boolean owned, PubSubMode mode) {
         if (!(client instanceof RedisClusterClient) && !(client instanceof RedisClient)) {
             throw new IllegalArgumentException(
                     "Unsupported Lettuce client " + client.getClass().getName()
@@ -30,7 +33,12 @@ final class Connecting {
         }
         for (int attempt = 1; ; attempt++) {
             try {
-                return connect(client, owned);
+                return connect(client, owned, mode);
+            } catch (IllegalArgumentException e) { // an option the server cannot serve: it says what to fix
+                if (owned) {
+                    client.shutdown();
+                }
+                throw e;
             } catch (RuntimeException e) {
                 // Lettuce reports a socket closed in the middle of its handshake (as a refused login may
                 // race it) as "RedisHandshakeHandler not registered" or "Connection closed prematurely": try
@@ -59,11 +67,12 @@ final class Connecting {
         return false;
     }
 
-    private static RedisConnections connect(AbstractRedisClient client, boolean owned) {
+    private static RedisConnections connect(AbstractRedisClient client, boolean owned, PubSubMode mode) {
         if (client instanceof RedisClusterClient cluster) {
             StatefulRedisClusterConnection<String, String> c = cluster.connect(ExactUtf8Codec.INSTANCE);
             StatefulRedisClusterConnection<String, String> r = null;
             try {
+                boolean sharded = ShardedPubSub.choose(mode, c);
                 r = cluster.connect(ExactUtf8Codec.INSTANCE);
                 return new RedisConnections(
                         c,
@@ -73,7 +82,7 @@ final class Connecting {
                         c.async(),
                         null,
                         cluster.connectPubSub(ExactUtf8Codec.INSTANCE),
-                        ShardedPubSub.choose(c),
+                        sharded,
                         client,
                         owned);
             } catch (RuntimeException e) {
@@ -85,6 +94,7 @@ final class Connecting {
         StatefulRedisConnection<String, String> c = standalone.connect(ExactUtf8Codec.INSTANCE);
         StatefulRedisConnection<String, String> r = null;
         try {
+            boolean sharded = ShardedPubSub.choose(mode, c);
             r = standalone.connect(ExactUtf8Codec.INSTANCE);
             return new RedisConnections(
                     c,
@@ -94,7 +104,7 @@ final class Connecting {
                     c.async(),
                     c.async(),
                     standalone.connectPubSub(ExactUtf8Codec.INSTANCE),
-                    false,
+                    sharded,
                     client,
                     owned);
         } catch (RuntimeException e) {

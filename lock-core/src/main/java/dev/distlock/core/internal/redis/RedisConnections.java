@@ -1,5 +1,6 @@
 package dev.distlock.core.internal.redis;
 
+import dev.distlock.core.PubSubMode;
 import dev.distlock.core.internal.redis.script.ScriptCalls;
 import dev.distlock.core.internal.redis.script.ScriptRunner;
 import io.lettuce.core.AbstractRedisClient;
@@ -53,7 +54,7 @@ public final class RedisConnections implements RedisPort {
     private final @Nullable RedisAsyncCommands<String, String> base;
 
     private final StatefulRedisPubSubConnection<String, String> pubSub;
-    /** Wake-ups through Redis 7's sharded pub/sub, on a Cluster (see {@link ShardedPubSub}). */
+    /** Wake-ups through Redis 7's sharded pub/sub (see {@link ShardedPubSub}). */
     private final boolean sharded;
 
     private final StatefulConnection<String, String> commands;
@@ -177,9 +178,11 @@ public final class RedisConnections implements RedisPort {
      * Opens the connections of a standalone/Sentinel {@link RedisClient} or a {@link RedisClusterClient}.
      *
      * @param owned whether closing this also shuts the client down
+     * @param mode how wake-ups travel (see {@link ShardedPubSub})
+     * @throws IllegalArgumentException when {@code mode} is {@link PubSubMode#SHARDED} and Redis is older than 7.0
      */
-    public static RedisConnections open(AbstractRedisClient client, boolean owned) {
-        return Connecting.open(client, owned);
+    public static RedisConnections open(AbstractRedisClient client, boolean owned, PubSubMode mode) {
+        return Connecting.open(client, owned, mode);
     }
 
     /**

@@ -2,6 +2,7 @@ package dev.distlock.core.internal.support;
 
 import dev.distlock.core.LockClientOptions;
 import dev.distlock.core.LockListener;
+import dev.distlock.core.PubSubMode;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -30,6 +31,8 @@ public final class OptionValues {
     public Duration maxHold;
 
     public double longHoldWarning;
+    public PubSubMode pubSub = PubSubMode.AUTO;
+    public boolean fairGrantsInMessages = true;
 
     /** These values, the listeners in an unmodifiable list of their own. */
     public OptionValues copy() {
@@ -47,6 +50,8 @@ public final class OptionValues {
         c.localHandOffWindow = localHandOffWindow;
         c.maxHold = maxHold;
         c.longHoldWarning = longHoldWarning;
+        c.pubSub = pubSub;
+        c.fairGrantsInMessages = fairGrantsInMessages;
         return c;
     }
 }
