@@ -80,7 +80,7 @@ final class ShardedPubSub {
         if (!supports(version)) {
             if (mode == PubSubMode.SHARDED) {
                 throw new IllegalArgumentException("PubSubMode.SHARDED asks for sharded pub/sub (SPUBLISH, SSUBSCRIBE),"
-                        + " which Redis has from 7.0, but " + (cluster ? "a master of the Cluster" : "Redis")
+                        + " which Redis has from 7.0, but " + (cluster ? "a master of the Cluster" : "the server")
                         + " runs Redis " + version + ": use PubSubMode.AUTO, which chooses PUBLISH there, or PLAIN"
                         + " (distlock.pub-sub=auto or plain in Spring Boot), or upgrade Redis to 7.0 or later");
             }

@@ -89,7 +89,7 @@ class PubSubChoiceTest {
                 .hasMessageContaining("distlock.pub-sub=auto or plain");
         assertThatThrownBy(() -> ShardedPubSub.choose(PubSubMode.SHARDED, false, version("6.0.9")))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("Redis runs Redis 6.0.9");
+                .hasMessageContaining("the server runs Redis 6.0.9");
     }
 
     @Test
