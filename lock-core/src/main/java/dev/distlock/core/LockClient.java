@@ -74,7 +74,7 @@ public final class LockClient implements AutoCloseable {
     public static LockClient create(RedisURI uri, LockClientOptions options) {
         Objects.requireNonNull(uri, "uri must not be null");
         Objects.requireNonNull(options, "options must not be null: use LockClientOptions.defaults()");
-        return new LockClient(RedisConnections.open(RedisClient.create(uri), true), options);
+        return new LockClient(RedisConnections.open(RedisClient.create(uri), true, options.pubSub()), options);
     }
 
     /**
@@ -86,7 +86,7 @@ public final class LockClient implements AutoCloseable {
     public static LockClient create(AbstractRedisClient redisClient, LockClientOptions options) {
         Objects.requireNonNull(redisClient, "redisClient must not be null");
         Objects.requireNonNull(options, "options must not be null: use LockClientOptions.defaults()");
-        return new LockClient(RedisConnections.open(redisClient, false), options);
+        return new LockClient(RedisConnections.open(redisClient, false, options.pubSub()), options);
     }
 
     /**

@@ -3,8 +3,8 @@ package dev.distlock.core;
 import dev.distlock.core.internal.lock.LockView;
 import dev.distlock.core.internal.redis.LockKeys;
 import dev.distlock.core.internal.support.Durations;
+import dev.distlock.core.internal.support.OptionValues;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
@@ -37,34 +37,11 @@ public final class LockClientOptions {
     /** Default of {@link Builder#localHandOffs}'s window: 20 ms after the grant in Redis. */
     public static final Duration DEFAULT_LOCAL_HAND_OFF_WINDOW = Duration.ofMillis(20);
 
-    private final String keyPrefix;
-    private final Duration watchdogLease;
-    private final Duration fencingCounterTtl;
-    private final boolean interruptOnLeaseLost;
-    private final int replicaAcks;
-    private final Duration replicaAckTimeout;
-    private final List<LockListener> listeners;
-    private final int maxKeyLength;
-    private final Duration operationTimeout;
-    private final int localHandOffs;
-    private final Duration localHandOffWindow;
-    private final @Nullable Duration maxHold;
-    private final double longHoldWarning;
+    /** Never changed after the constructor copies them from the builder. */
+    private final OptionValues values;
 
     private LockClientOptions(Builder b) {
-        this.localHandOffs = b.localHandOffs;
-        this.localHandOffWindow = b.localHandOffWindow;
-        this.operationTimeout = b.operationTimeout;
-        this.maxKeyLength = b.maxKeyLength;
-        this.keyPrefix = b.keyPrefix;
-        this.watchdogLease = b.watchdogLease;
-        this.fencingCounterTtl = b.fencingCounterTtl;
-        this.interruptOnLeaseLost = b.interruptOnLeaseLost;
-        this.replicaAcks = b.replicaAcks;
-        this.replicaAckTimeout = b.replicaAckTimeout;
-        this.listeners = List.copyOf(b.listeners);
-        this.maxHold = b.maxHold;
-        this.longHoldWarning = b.longHoldWarning;
+        this.values = b.values.copy();
     }
 
     /** The defaults: prefix {@code lock:}, 30 s watchdog lease, no listeners. */
@@ -77,34 +54,34 @@ public final class LockClientOptions {
     }
 
     public String keyPrefix() {
-        return keyPrefix;
+        return values.keyPrefix;
     }
 
     public Duration watchdogLease() {
-        return watchdogLease;
+        return values.watchdogLease;
     }
 
     public Duration fencingCounterTtl() {
-        return fencingCounterTtl;
+        return values.fencingCounterTtl;
     }
 
     /** Whether a holder's thread is interrupted when its hold is lost. */
     public boolean interruptOnLeaseLost() {
-        return interruptOnLeaseLost;
+        return values.interruptOnLeaseLost;
     }
 
     /** Replicas that must acknowledge a new grant (Redis WAIT); 0 = do not wait. */
     public int replicaAcks() {
-        return replicaAcks;
+        return values.replicaAcks;
     }
 
     /** How long a new grant waits for {@link #replicaAcks()}. */
     public Duration replicaAckTimeout() {
-        return replicaAckTimeout;
+        return values.replicaAckTimeout;
     }
 
     public List<LockListener> listeners() {
-        return listeners;
+        return values.listeners;
     }
 
     /**
@@ -113,12 +90,12 @@ public final class LockClientOptions {
      * is bounded by its wait instead, and sends a call that went unanswered again until its wait ends.
      */
     public Duration operationTimeout() {
-        return operationTimeout;
+        return values.operationTimeout;
     }
 
     /** Longest lock name accepted, in characters (the prefix and braces not counted). */
     public int maxKeyLength() {
-        return maxKeyLength;
+        return values.maxKeyLength;
     }
 
     /**
@@ -137,39 +114,37 @@ public final class LockClientOptions {
      * of its waiters queued right behind a fair lock's new holder may take it in turn in-process; 0: never.
      */
     public int localHandOffs() {
-        return localHandOffs;
+        return values.localHandOffs;
     }
 
     /** How long after its grant in Redis a reentrant lock may still pass between this client's threads. */
     public Duration localHandOffWindow() {
-        return localHandOffWindow;
+        return values.localHandOffWindow;
     }
 
     /** How long the watchdog renews one hold at most ({@link Builder#maxHold}); {@code null}: no cap. */
     public @Nullable Duration maxHold() {
-        return maxHold;
+        return values.maxHold;
     }
 
     /** The fraction of a hold's cap ({@link #maxHold()} or a view's) at which it is reported as long; 0 for none. */
     public double longHoldWarning() {
-        return longHoldWarning;
+        return values.longHoldWarning;
+    }
+
+    /** How wake-ups travel ({@link Builder#pubSub}); {@link PubSubMode#AUTO} unless set. */
+    public PubSubMode pubSub() {
+        return values.pubSub;
+    }
+
+    /** Whether a fair lock's waiter holds it on the wake-up message that carries its grant ({@link Builder#fairGrantsInMessages}). */
+    public boolean fairGrantsInMessages() {
+        return values.fairGrantsInMessages;
     }
 
     /** Builds {@link LockClientOptions}; every setter checks its argument. */
     public static final class Builder {
-        private String keyPrefix = DEFAULT_KEY_PREFIX;
-        private Duration watchdogLease = DEFAULT_WATCHDOG_LEASE;
-        private Duration fencingCounterTtl = DEFAULT_FENCING_COUNTER_TTL;
-        private final List<LockListener> listeners = new ArrayList<>();
-        private boolean interruptOnLeaseLost;
-        private int replicaAcks;
-        private Duration replicaAckTimeout = Duration.ofMillis(200);
-        private int maxKeyLength = DEFAULT_MAX_KEY_LENGTH;
-        private Duration operationTimeout = DEFAULT_OPERATION_TIMEOUT;
-        private int localHandOffs = DEFAULT_LOCAL_HAND_OFFS;
-        private Duration localHandOffWindow = DEFAULT_LOCAL_HAND_OFF_WINDOW;
-        private @Nullable Duration maxHold;
-        private double longHoldWarning;
+        private final OptionValues values = new OptionValues();
 
         private Builder() {}
 
@@ -192,8 +167,8 @@ public final class LockClientOptions {
             if (handOffs < 0 || handOffs > 1000) {
                 throw new IllegalArgumentException("localHandOffs must be between 0 (off) and 1000, got " + handOffs);
             }
-            this.localHandOffs = handOffs;
-            this.localHandOffWindow =
+            values.localHandOffs = handOffs;
+            values.localHandOffWindow =
                     Durations.requireBetween(window, Duration.ZERO, Duration.ofSeconds(10), "localHandOffs window");
             return this;
         }
@@ -207,7 +182,7 @@ public final class LockClientOptions {
          * which only matters when it is shorter: its time-outs are then retried within this bound.
          */
         public Builder operationTimeout(Duration timeout) {
-            this.operationTimeout =
+            values.operationTimeout =
                     Durations.requireBetween(timeout, Duration.ofMillis(10), Duration.ofHours(1), "operationTimeout");
             return this;
         }
@@ -222,8 +197,8 @@ public final class LockClientOptions {
             if (replicas < 0) {
                 throw new IllegalArgumentException("replicaAcks must not be negative, got " + replicas);
             }
-            this.replicaAcks = replicas;
-            this.replicaAckTimeout =
+            values.replicaAcks = replicas;
+            values.replicaAckTimeout =
                     Durations.requireBetween(timeout, Duration.ofMillis(1), Duration.ofHours(1), "replicaAckTimeout");
             return this;
         }
@@ -233,7 +208,7 @@ public final class LockClientOptions {
          * that code checking for interruption stops instead of running on without the lock.
          */
         public Builder interruptOnLeaseLost(boolean interrupt) {
-            this.interruptOnLeaseLost = interrupt;
+            values.interruptOnLeaseLost = interrupt;
             return this;
         }
 
@@ -246,13 +221,13 @@ public final class LockClientOptions {
             if (maxKeyLength < 1) {
                 throw new IllegalArgumentException("maxKeyLength must be at least 1, got " + maxKeyLength);
             }
-            this.maxKeyLength = maxKeyLength;
+            values.maxKeyLength = maxKeyLength;
             return this;
         }
 
         /** Prefix of every key; must not contain '{' or '}' (the lock name is the hash tag) nor control characters. */
         public Builder keyPrefix(String keyPrefix) {
-            this.keyPrefix = LockKeys.requirePrefix(keyPrefix);
+            values.keyPrefix = LockKeys.requirePrefix(keyPrefix);
             return this;
         }
 
@@ -262,33 +237,57 @@ public final class LockClientOptions {
          * below 1; 0 for none) one WARN shows the holder's stack and listeners hear {@link LockListener#onLongHold}.
          */
         public Builder maxHold(Duration maxHold, double warnAt) {
-            this.maxHold = LockView.requireMaxHold(maxHold);
+            values.maxHold = LockView.requireMaxHold(maxHold);
             return longHoldWarning(warnAt);
         }
 
         /** {@link #maxHold}'s {@code warnAt}, for the caps of {@link LockClient#withMaxHold} views too. */
         public Builder longHoldWarning(double warnAt) {
-            this.longHoldWarning = Durations.requireFraction(warnAt, "warnAt, the long-hold warning");
+            values.longHoldWarning = Durations.requireFraction(warnAt, "warnAt, the long-hold warning");
             return this;
         }
 
         /** Lease of locks taken without one; the watchdog renews it every third. 30 ms to 365 days. */
         public Builder watchdogLease(Duration watchdogLease) {
-            this.watchdogLease = Durations.requireBetween(
+            values.watchdogLease = Durations.requireBetween(
                     watchdogLease, Duration.ofMillis(30), Durations.MAX_LEASE, "watchdogLease");
             return this;
         }
 
         /** How long a lock's fencing counter is kept after its last grant. One minute to 3650 days. */
         public Builder fencingCounterTtl(Duration ttl) {
-            this.fencingCounterTtl =
+            values.fencingCounterTtl =
                     Durations.requireBetween(ttl, Duration.ofMinutes(1), Duration.ofDays(3650), "fencingCounterTtl");
+            return this;
+        }
+
+        /**
+         * How wake-ups travel: {@link PubSubMode#AUTO} (the default) chooses sharded pub/sub on a Redis Cluster
+         * whose every master runs Redis 7.0 or later, else PUBLISH; {@link PubSubMode#SHARDED} and
+         * {@link PubSubMode#PLAIN} choose themselves, SHARDED failing client creation on a Redis older than
+         * 7.0. Replaces the deprecated {@code -Ddistlock.sharded-pubsub=false}, which still makes AUTO choose
+         * PLAIN (with a WARN).
+         */
+        public Builder pubSub(PubSubMode mode) {
+            values.pubSub =
+                    Objects.requireNonNull(mode, "pubSub must not be null: use PubSubMode.AUTO for the default");
+            return this;
+        }
+
+        /**
+         * Whether a fair lock's waiter of this client holds the lock as soon as the wake-up message that carries
+         * its grant arrives (default true); false: it takes the grant with an attempt of its own, one more script
+         * per hand-off between clients (for a comparison). Replaces the deprecated
+         * {@code -Ddistlock.fair-message-grants=false}, which still turns it off.
+         */
+        public Builder fairGrantsInMessages(boolean fromMessages) {
+            values.fairGrantsInMessages = fromMessages;
             return this;
         }
 
         /** Adds a listener for lock events. */
         public Builder listener(LockListener listener) {
-            listeners.add(Objects.requireNonNull(listener, "listener must not be null"));
+            values.listeners.add(Objects.requireNonNull(listener, "listener must not be null"));
             return this;
         }
 

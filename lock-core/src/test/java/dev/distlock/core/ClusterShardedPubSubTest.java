@@ -3,9 +3,11 @@ package dev.distlock.core;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.distlock.core.internal.engine.FairKind;
 import dev.distlock.core.internal.redis.LockKeys;
+import dev.distlock.core.testing.Contenders;
+import dev.distlock.core.testing.FairGrantRun;
 import dev.distlock.core.testing.Names;
+import dev.distlock.core.testing.ServerStats;
 import dev.distlock.testsupport.OtherThread;
 import dev.distlock.testsupport.RedisClusterSetup;
 import dev.distlock.testsupport.RedisServer;
@@ -25,11 +27,14 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * Wake-ups on a real three-master Redis Cluster (Redis 7): with sharded pub/sub, a release reaches only
- * the shard that owns the lock's slot, where its waiter is subscribed, and none of the other masters;
- * with it turned off ({@code -Ddistlock.sharded-pubsub=false}), PUBLISH reaches every master. Observers are
+ * Wake-ups on a real three-master Redis Cluster (Redis 7): with sharded pub/sub ({@link PubSubMode#AUTO} or
+ * {@link PubSubMode#SHARDED}), a release reaches only the shard that owns the lock's slot, where its waiter
+ * is subscribed, and none of the other masters; with {@link PubSubMode#PLAIN} (or AUTO under the deprecated
+ * {@code -Ddistlock.sharded-pubsub=false}), PUBLISH reaches every master. Observers are
  * plain connections to each master: SUBSCRIBE on every one (what a PUBLISH reaches, over the cluster bus
  * too), SSUBSCRIBE on the owner (what an SPUBLISH reaches).
  */
@@ -70,16 +75,21 @@ class ClusterShardedPubSubTest {
         }
     }
 
-    @Test
-    void aReleaseWakesItsWaiterThroughTheShardOfItsSlotOnly() throws Exception {
+    @ParameterizedTest
+    @EnumSource(
+            value = PubSubMode.class,
+            names = {"AUTO", "SHARDED"})
+    void aReleaseWakesItsWaiterThroughTheShardOfItsSlotOnly(PubSubMode mode) throws Exception {
         String name = Names.fresh("sharded");
         String channel = LockKeys.of(LockClientOptions.DEFAULT_KEY_PREFIX, name).channel();
         RedisServer owner = cluster.nodeFor(channel);
-        LockClient holder = open(() -> LockClient.create(redis, LockClientOptions.defaults()));
-        LockClient waiting = open(() -> LockClient.create(redis, LockClientOptions.defaults()));
+        LockClientOptions options = LockClientOptions.builder().pubSub(mode).build();
+        LockClient holder = open(() -> LockClient.create(redis, options));
+        LockClient waiting = open(() -> LockClient.create(redis, options));
         List<Observer> plain =
                 cluster.nodes().stream().map(n -> subscribe(n, channel, false)).toList();
         Observer sharded = subscribe(owner, channel, true);
+        long published = ServerStats.calls(owner, "publish");
 
         // the waiter's own SSUBSCRIBE went to the owner too: two shard subscribers there
         handOff(holder, waiting, name, () -> shardSubscribers(owner, channel) == 2);
@@ -91,17 +101,33 @@ class ClusterShardedPubSubTest {
         }
         // the holder's release, and the waiter's own, which still sees the waiting mark
         assertThat(sharded.beforeMarker()).as("SSUBSCRIBE on the owner").isNotEmpty();
+        assertThat(ServerStats.calls(owner, "publish"))
+                .as("PUBLISH on the owner: the marker's only")
+                .isEqualTo(published + 1);
     }
 
     @Test
-    void withShardedPubSubTurnedOffAReleaseIsBroadcastToEveryMaster() throws Exception {
+    void withPubSubPlainAReleaseIsBroadcastToEveryMaster() throws Exception {
+        LockClientOptions plain =
+                LockClientOptions.builder().pubSub(PubSubMode.PLAIN).build();
+        broadcastHandOff(() -> LockClient.create(redis, plain));
+    }
+
+    @Test
+    void theDeprecatedPropertyStillTurnsShardedPubSubOffUnderAuto() throws Exception {
+        broadcastHandOff(() -> plainPublish(() -> LockClient.create(redis, LockClientOptions.defaults())));
+    }
+
+    /** Two clients {@code open} makes hand a lock off, the release broadcast by PUBLISH to every master. */
+    private void broadcastHandOff(Supplier<LockClient> make) throws Exception {
         String name = Names.fresh("broadcast");
         String channel = LockKeys.of(LockClientOptions.DEFAULT_KEY_PREFIX, name).channel();
         RedisServer owner = cluster.nodeFor(channel);
-        LockClient holder = open(() -> plainPublish(() -> LockClient.create(redis, LockClientOptions.defaults())));
-        LockClient waiting = open(() -> plainPublish(() -> LockClient.create(redis, LockClientOptions.defaults())));
+        LockClient holder = open(make);
+        LockClient waiting = open(make);
         List<Observer> plain =
                 cluster.nodes().stream().map(n -> subscribe(n, channel, false)).toList();
+        long spublished = ServerStats.calls(owner, "spublish");
 
         handOff(holder, waiting, name, () -> shardSubscribers(owner, channel) == 0);
 
@@ -115,6 +141,9 @@ class ClusterShardedPubSubTest {
         for (Observer o : plain) {
             assertThat(o.beforeMarker()).as("SUBSCRIBE on port %d", o.port).isEqualTo(onOwner);
         }
+        assertThat(ServerStats.calls(owner, "spublish"))
+                .as("SPUBLISH on the owner")
+                .isEqualTo(spublished);
     }
 
     @Test
@@ -154,52 +183,11 @@ class ClusterShardedPubSubTest {
         RedisServer owner = cluster.nodeFor(keys.lock());
         LockClient holder = open(() -> LockClient.create(redis, LockClientOptions.defaults()));
         LockClient waiting = open(() -> LockClient.create(redis, LockClientOptions.defaults()));
-        RedisLock held = holder.getFairLock(name);
-        held.lock(); // the fair scripts loaded on the owner: no NOSCRIPT below
-        held.unlock();
-        held.lock();
-        long before = scriptRuns(owner);
-        java.util.concurrent.CountDownLatch acquired = new java.util.concurrent.CountDownLatch(1);
-        java.util.concurrent.CountDownLatch counted = new java.util.concurrent.CountDownLatch(1);
-        OtherThread<Boolean> waiter = OtherThread.start(() -> {
-            RedisLock lock = waiting.getLock(new FairKind(Duration.ofSeconds(60), Duration.ofSeconds(60)), name, name);
-            if (!lock.tryLock(Waits.GRANTED)) {
-                return false;
-            }
-            acquired.countDown();
-            counted.await();
-            lock.unlock();
-            return true;
-        });
-        // queued, subscribed, and its attempt after subscribing ran: it sleeps until a message comes
-        await().atMost(Waits.GRANTED)
-                .until(() -> owner.query("LLEN", keys.queue()).equals(":1") && scriptRuns(owner) - before >= 2);
-        long released = scriptRuns(owner);
+        long runs = FairGrantRun.scriptsUntilHeld(holder, waiting, name, owner);
 
-        held.unlock();
-
-        assertThat(acquired.await(Waits.GRANTED.toSeconds(), java.util.concurrent.TimeUnit.SECONDS))
-                .isTrue();
-        long runs = scriptRuns(owner) - released;
-        counted.countDown();
-        assertThat(waiter.get()).isTrue();
         assertThat(runs)
                 .as("scripts from the release until the waiter held the lock")
                 .isEqualTo(1);
-    }
-
-    /** Scripts {@code node} ran (EVALSHA and EVAL calls, INFO commandstats). */
-    private static long scriptRuns(RedisServer node) {
-        String stats = node.query("INFO", "commandstats");
-        long runs = 0;
-        for (String command : List.of("evalsha", "eval")) {
-            java.util.regex.Matcher m = java.util.regex.Pattern.compile("cmdstat_" + command + ":calls=(\\d+)")
-                    .matcher(stats);
-            if (m.find()) {
-                runs += Long.parseLong(m.group(1));
-            }
-        }
-        return runs;
     }
 
     /**
@@ -212,15 +200,8 @@ class ClusterShardedPubSubTest {
         String key = LockKeys.of(LockClientOptions.DEFAULT_KEY_PREFIX, name).lock();
         RedisLock held = holder.getLock(name);
         held.lock(LONG_LEASE);
-        OtherThread<Long> waiter = OtherThread.start(() -> {
-            RedisLock lock = waiting.getLock(name);
-            if (!lock.tryLock(LONG_LEASE.multipliedBy(2))) {
-                return -1L;
-            }
-            long at = System.nanoTime();
-            lock.unlock();
-            return at;
-        });
+        OtherThread<Long> waiter =
+                Contenders.takesAtAndReleases(() -> waiting.getLock(name), LONG_LEASE.multipliedBy(2));
         await().atMost(Waits.GRANTED)
                 .until(() -> waiting.subscribedChannels() == 1
                         && cluster.nodeFor(key).query("HEXISTS", key, "~w").equals(":1")
@@ -234,7 +215,7 @@ class ClusterShardedPubSubTest {
         assertThat(Duration.ofNanos(acquired - released)).isLessThan(Waits.GRANTED);
     }
 
-    /** A client opened while {@code -Ddistlock.sharded-pubsub=false} is set: it publishes and subscribes plainly. */
+    /** A client opened while the deprecated {@code -Ddistlock.sharded-pubsub=false} is set: under AUTO it publishes plainly. */
     private static LockClient plainPublish(Supplier<LockClient> open) {
         System.setProperty("distlock.sharded-pubsub", "false");
         try {
@@ -251,9 +232,7 @@ class ClusterShardedPubSubTest {
     }
 
     private static long shardSubscribers(RedisServer node, String channel) {
-        // *2\r\n$<n>\r\n<channel>\r\n:<count>\r\n
-        String reply = node.query("PUBSUB", "SHARDNUMSUB", channel);
-        return Long.parseLong(reply.substring(reply.lastIndexOf(':') + 1).trim());
+        return ServerStats.subscribers(node, "SHARDNUMSUB", channel);
     }
 
     private Observer subscribe(RedisServer node, String channel, boolean sharded) {

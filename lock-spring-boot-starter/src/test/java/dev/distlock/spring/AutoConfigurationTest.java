@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.distlock.core.LockClient;
 import dev.distlock.core.LockListener;
+import dev.distlock.core.PubSubMode;
 import dev.distlock.core.RedisLock;
 import dev.distlock.spring.aop.DistributedLockAdvisor;
 import dev.distlock.spring.autoconfigure.DistributedLockAutoConfiguration;
@@ -82,8 +83,25 @@ class AutoConfigurationTest {
                 .isEqualTo(dev.distlock.core.LockClientOptions.DEFAULT_FENCING_COUNTER_TTL);
         assertThat(properties.getLocalHandOffs())
                 .isEqualTo(dev.distlock.core.LockClientOptions.DEFAULT_LOCAL_HAND_OFFS);
+        assertThat(properties.getPubSub())
+                .isEqualTo(dev.distlock.core.LockClientOptions.defaults().pubSub());
         assertThat(properties.getLocalHandOffWindow())
                 .isEqualTo(dev.distlock.core.LockClientOptions.DEFAULT_LOCAL_HAND_OFF_WINDOW);
+    }
+
+    @Test
+    void pubSubPropertyReachesTheClient() {
+        runner().run(context ->
+                assertThat(context.getBean(LockClient.class).options().pubSub()).isEqualTo(PubSubMode.AUTO));
+        runner().withPropertyValues("distlock.pub-sub=plain")
+                .run(context -> assertThat(
+                                context.getBean(LockClient.class).options().pubSub())
+                        .isEqualTo(PubSubMode.PLAIN));
+        // Redis 7 serves sharded pub/sub off Cluster too: the client starts on it
+        runner().withPropertyValues("distlock.pub-sub=SHARDED")
+                .run(context -> assertThat(
+                                context.getBean(LockClient.class).options().pubSub())
+                        .isEqualTo(PubSubMode.SHARDED));
     }
 
     @Test

@@ -237,6 +237,14 @@ class BadInputTableTest {
                         "Fix distlock.max-key-length",
                         startup(Fine.class, "distlock.max-key-length=0")),
                 new Case(
+                        "unknown distlock.pub-sub value",
+                        STARTUP,
+                        "BindException",
+                        "distlock.pub-sub",
+                        "failed to convert",
+                        "The following values are valid",
+                        startup(Fine.class, "distlock.pub-sub=fast")),
+                new Case(
                         "onFailure = SKIP on a method returning a primitive",
                         STARTUP,
                         CONFIG_ERROR,

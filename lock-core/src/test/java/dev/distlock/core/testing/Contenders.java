@@ -24,4 +24,20 @@ public final class Contenders {
             return got;
         });
     }
+
+    /**
+     * Starts a thread that waits up to {@code wait} for the lock {@code lock} gives (made on that thread),
+     * releases it at once when it got it, and returns when it got it ({@link System#nanoTime}), -1 if never.
+     */
+    public static OtherThread<Long> takesAtAndReleases(Supplier<RedisLock> lock, Duration wait) {
+        return OtherThread.start(() -> {
+            RedisLock l = lock.get();
+            if (!l.tryLock(wait)) {
+                return -1L;
+            }
+            long at = System.nanoTime();
+            l.unlock();
+            return at;
+        });
+    }
 }

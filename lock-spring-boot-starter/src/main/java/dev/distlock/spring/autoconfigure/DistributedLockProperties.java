@@ -1,5 +1,6 @@
 package dev.distlock.spring.autoconfigure;
 
+import dev.distlock.core.PubSubMode;
 import java.time.Duration;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.NestedConfigurationProperty;
@@ -76,6 +77,9 @@ public class DistributedLockProperties {
      */
     private Duration localHandOffWindow = Duration.ofMillis(20);
 
+    /** How lock wake-ups travel: AUTO (sharded pub/sub on a Redis 7 Cluster, else PUBLISH), SHARDED (SPUBLISH; needs Redis 7.0+) or PLAIN (PUBLISH). */
+    private PubSubMode pubSub = PubSubMode.AUTO;
+
     @NestedConfigurationProperty
     private final DistributedLockAopProperties aop = new DistributedLockAopProperties();
 
@@ -120,11 +124,16 @@ public class DistributedLockProperties {
     public enum Mode {
         /** On the application's Redis: instances exclude each other. */
         REDIS,
-        /**
-         * In this JVM only, with the same API, metrics and errors but no Redis: NOT distributed, two
-         * instances do not exclude each other. For tests and single-instance development.
-         */
+        /** In this JVM only, with the same API, metrics and errors but no Redis: NOT distributed, two instances do not exclude each other. For tests and single-instance development. */
         LOCAL
+    }
+
+    public PubSubMode getPubSub() {
+        return pubSub;
+    }
+
+    public void setPubSub(PubSubMode pubSub) {
+        this.pubSub = pubSub;
     }
 
     public String getKeyPrefix() {
@@ -251,10 +260,7 @@ public class DistributedLockProperties {
     public enum OnLeaseLost {
         /** Report it (WARN log, distributed.lock.lost, listeners) and let the method run on. */
         LOG,
-        /**
-         * Also interrupt the method's thread, so code that honours interruption stops instead of
-         * running on unprotected. The interrupt flag is cleared when the method returns.
-         */
+        /** Also interrupt the method's thread, so code that honours interruption stops instead of running on unprotected. The interrupt flag is cleared when the method returns. */
         INTERRUPT
     }
 

@@ -89,6 +89,7 @@ final class LockClientSettings {
                         "it is " + listed + ", but the all-instances listing must read at least 1 lock");
             }
         });
+        apply.to("distlock.pub-sub", properties.getPubSub(), () -> builder.pubSub(properties.getPubSub()));
         builder.interruptOnLeaseLost(properties.getOnLeaseLost() == DistributedLockProperties.OnLeaseLost.INTERRUPT);
         listeners.orderedStream().forEach(builder::listener);
         customizers.orderedStream().forEach(customizer -> {

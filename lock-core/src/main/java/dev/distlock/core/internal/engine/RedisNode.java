@@ -70,20 +70,20 @@ public final class RedisNode {
         boolean handsOver = options.replicaAcks() == 0;
         this.localOwners = handsOver ? hub.message(false) + ':' : "";
         this.fairCohortMax = handsOver ? options.localHandOffs() : 0;
-        this.fair = new FairHandOffs(hub, holds, handsOver && grantsFromMessages());
+        this.fair = new FairHandOffs(hub, holds, handsOver && grantsFromMessages(options));
     }
 
     /**
-     * The system property that, when {@code false}, makes fair waiters leave the grant a wake-up message
-     * carries to their next attempt (one more script per hand-off across clients, as before messages carried
-     * grants): a switch to turn the feature off, and the benchmark's "before".
+     * The deprecated system property that, when {@code false}, turns {@link LockClientOptions#fairGrantsInMessages()}
+     * off whatever the options say (for the benchmark's "before", which sets it as its clients start).
      */
     static final String GRANTS_FROM_MESSAGES = "distlock.fair-message-grants";
 
     /** Whether a fair waiter of this client holds the lock on a grant message, without an attempt of its own. */
-    private static boolean grantsFromMessages() {
-        return !"false"
+    private static boolean grantsFromMessages(LockClientOptions options) {
+        boolean off = "false"
                 .equalsIgnoreCase(System.getProperty(GRANTS_FROM_MESSAGES, "").trim());
+        return options.fairGrantsInMessages() && !off;
     }
 
     public LockKeys keys(String name) {

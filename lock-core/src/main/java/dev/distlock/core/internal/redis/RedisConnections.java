@@ -1,6 +1,6 @@
 package dev.distlock.core.internal.redis;
 
-import dev.distlock.core.LockException;
+import dev.distlock.core.PubSubMode;
 import dev.distlock.core.internal.redis.script.ScriptCalls;
 import dev.distlock.core.internal.redis.script.ScriptRunner;
 import io.lettuce.core.AbstractRedisClient;
@@ -8,7 +8,6 @@ import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisConnectionStateListener;
 import io.lettuce.core.api.StatefulConnection;
-import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.api.async.RedisKeyAsyncCommands;
 import io.lettuce.core.cluster.RedisClusterClient;
@@ -55,7 +54,7 @@ public final class RedisConnections implements RedisPort {
     private final @Nullable RedisAsyncCommands<String, String> base;
 
     private final StatefulRedisPubSubConnection<String, String> pubSub;
-    /** Wake-ups through Redis 7's sharded pub/sub, on a Cluster (see {@link ShardedPubSub}). */
+    /** Wake-ups through Redis 7's sharded pub/sub (see {@link ShardedPubSub}). */
     private final boolean sharded;
 
     private final StatefulConnection<String, String> commands;
@@ -63,7 +62,7 @@ public final class RedisConnections implements RedisPort {
     private final AbstractRedisClient client;
     private final boolean owned;
 
-    private RedisConnections(
+    RedisConnections(
             StatefulConnection<String, String> commands,
             StatefulConnection<String, String> renewing,
             RedisClusterAsyncCommands<String, String> renewals,
@@ -179,94 +178,11 @@ public final class RedisConnections implements RedisPort {
      * Opens the connections of a standalone/Sentinel {@link RedisClient} or a {@link RedisClusterClient}.
      *
      * @param owned whether closing this also shuts the client down
+     * @param mode how wake-ups travel (see {@link ShardedPubSub})
+     * @throws IllegalArgumentException when {@code mode} is {@link PubSubMode#SHARDED} and Redis is older than 7.0
      */
-    public static RedisConnections open(AbstractRedisClient client, boolean owned) {
-        if (!(client instanceof RedisClusterClient) && !(client instanceof RedisClient)) {
-            throw new IllegalArgumentException(
-                    "Unsupported Lettuce client " + client.getClass().getName()
-                            + ": use a RedisClient (standalone or Sentinel) or a RedisClusterClient");
-        }
-        for (int attempt = 1; ; attempt++) {
-            try {
-                return connect(client, owned);
-            } catch (RuntimeException e) {
-                // Lettuce reports a socket closed in the middle of its handshake (as a refused login may
-                // race it) as "RedisHandshakeHandler not registered" or "Connection closed prematurely": try
-                // again for the server's real answer.
-                if (attempt == 5 || !handshakeRace(e)) {
-                    if (owned) {
-                        client.shutdown();
-                    }
-                    throw new LockException(
-                            "Cannot connect to Redis for distributed locks: " + e.getMessage()
-                                    + " (check host, port, password/ACL user and TLS settings)",
-                            e);
-                }
-            }
-        }
-    }
-
-    /** Whether {@code e} or one of its causes is Lettuce's report of a handshake cut short. */
-    private static boolean handshakeRace(RuntimeException e) {
-        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
-            String message = String.valueOf(t.getMessage());
-            if (message.contains("HandshakeHandler") || message.contains("closed prematurely")) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    private static RedisConnections connect(AbstractRedisClient client, boolean owned) {
-        if (client instanceof RedisClusterClient cluster) {
-            StatefulRedisClusterConnection<String, String> c = cluster.connect(ExactUtf8Codec.INSTANCE);
-            StatefulRedisClusterConnection<String, String> r = null;
-            try {
-                r = cluster.connect(ExactUtf8Codec.INSTANCE);
-                return new RedisConnections(
-                        c,
-                        r,
-                        r.async(),
-                        c.async(),
-                        c.async(),
-                        null,
-                        cluster.connectPubSub(ExactUtf8Codec.INSTANCE),
-                        ShardedPubSub.choose(c),
-                        client,
-                        owned);
-            } catch (RuntimeException e) {
-                closeAll(c, r);
-                throw e;
-            }
-        }
-        RedisClient standalone = (RedisClient) client;
-        StatefulRedisConnection<String, String> c = standalone.connect(ExactUtf8Codec.INSTANCE);
-        StatefulRedisConnection<String, String> r = null;
-        try {
-            r = standalone.connect(ExactUtf8Codec.INSTANCE);
-            return new RedisConnections(
-                    c,
-                    r,
-                    r.async(),
-                    c.async(),
-                    c.async(),
-                    c.async(),
-                    standalone.connectPubSub(ExactUtf8Codec.INSTANCE),
-                    false,
-                    client,
-                    owned);
-        } catch (RuntimeException e) {
-            closeAll(c, r);
-            throw e;
-        }
-    }
-
-    private static void closeAll(StatefulConnection<?, ?>... connections) {
-        for (StatefulConnection<?, ?> connection : connections) {
-            if (connection != null) {
-                connection.close();
-            }
-        }
+    public static RedisConnections open(AbstractRedisClient client, boolean owned, PubSubMode mode) {
+        return Connecting.open(client, owned, mode);
     }
 
     /**
