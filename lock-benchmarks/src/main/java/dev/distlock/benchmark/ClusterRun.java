@@ -2,6 +2,7 @@ package dev.distlock.benchmark;
 
 import dev.distlock.core.LockClient;
 import dev.distlock.core.LockClientOptions;
+import dev.distlock.core.PubSubMode;
 import dev.distlock.testsupport.RedisClusterSetup;
 import dev.distlock.testsupport.RedisServer;
 import io.lettuce.core.RedisClient;
@@ -24,13 +25,11 @@ import org.springframework.integration.redis.util.RedisLockRegistry.RedisLockTyp
  * started once for the whole benchmark: two distlock clients, the workers split between them, each op on
  * a key picked at random from {@code threads} keys per master, so locks are contended across clients and
  * their wake-ups are spread over every shard. "distlock" publishes them with sharded pub/sub (Redis 7),
- * "distlock, PUBLISH" with the broadcast PUBLISH ({@code -Ddistlock.sharded-pubsub=false} as its clients
+ * "distlock, PUBLISH" with the broadcast PUBLISH ({@code PubSubMode.PLAIN} in its clients' options
  * connect); the peers run on the cluster with their defaults. Redis counters are of all masters together,
  * and the pub/sub messages node by node.
  */
 final class ClusterRun implements AutoCloseable {
-
-    private static final String PLAIN_PUBLISH = "distlock.sharded-pubsub";
 
     private final RedisClusterSetup cluster;
     private final List<RedisClient> adminClients = new ArrayList<>();
@@ -122,17 +121,11 @@ final class ClusterRun implements AutoCloseable {
 
     /** A distlock client on the cluster; with {@code plain}, one that publishes wake-ups with PUBLISH. */
     private static LockProvider distlock(RedisClusterClient lettuce, boolean plain) {
-        LockClient client;
-        if (plain) {
-            System.setProperty(PLAIN_PUBLISH, "false"); // read as the client connects
-            try {
-                client = LockClient.create(lettuce, LockClientOptions.defaults());
-            } finally {
-                System.clearProperty(PLAIN_PUBLISH);
-            }
-        } else {
-            client = LockClient.create(lettuce, LockClientOptions.defaults());
-        }
+        LockClient client = LockClient.create(
+                lettuce,
+                LockClientOptions.builder()
+                        .pubSub(plain ? PubSubMode.PLAIN : PubSubMode.AUTO)
+                        .build());
         return new LockProvider() {
             @Override
             public Lock lock(String key) {

@@ -14,7 +14,7 @@ import org.springframework.integration.redis.util.RedisLockRegistry.RedisLockTyp
 enum Library {
     DISTLOCK("distlock", "distlock"),
     /**
-     * distlock as it is on Redis before 7.0 (or with {@code -Ddistlock.sharded-pubsub=false}): wake-ups by
+     * distlock as it is on Redis before 7.0 (or with {@code PubSubMode.PLAIN}): wake-ups by
      * PUBLISH, which a Redis Cluster broadcasts to every node. Only in the Redis Cluster scenario, where
      * plain "distlock" uses sharded pub/sub.
      */
