@@ -3,6 +3,7 @@ package dev.distlock.core;
 import dev.distlock.core.internal.leader.Candidate;
 import dev.distlock.core.internal.lock.LockView;
 import dev.distlock.core.internal.lock.ThreadBoundLock;
+import dev.distlock.core.internal.redis.ClientShutdown;
 import dev.distlock.core.internal.redis.LockKeys;
 import dev.distlock.core.internal.redlock.DistinctNodes;
 import dev.distlock.core.internal.redlock.RedLockEngine;
@@ -169,7 +170,7 @@ public final class RedLockClient implements AutoCloseable {
                     uris.stream().map(DistinctNodes::server).toList());
         } catch (RuntimeException e) {
             nodes.forEach(LockClient::close);
-            redisClients.forEach(RedisClient::shutdown);
+            redisClients.forEach(ClientShutdown::shutdown);
             throw e;
         }
         return new RedLockClient(nodes, options, List.copyOf(nodes), List.copyOf(redisClients));
@@ -259,7 +260,7 @@ public final class RedLockClient implements AutoCloseable {
         if (closed.compareAndSet(false, true)) {
             engine.close();
             ownedNodes.forEach(LockClient::close);
-            ownedRedisClients.forEach(RedisClient::shutdown);
+            ownedRedisClients.forEach(ClientShutdown::shutdown);
         }
     }
 }

@@ -3,6 +3,7 @@ package dev.distlock.core.testing;
 import dev.distlock.core.LockClient;
 import dev.distlock.core.LockClientOptions;
 import dev.distlock.core.RedLockClient;
+import dev.distlock.core.internal.redis.ClientShutdown;
 import dev.distlock.testsupport.RedisExtension;
 import dev.distlock.testsupport.RedisServer;
 import io.lettuce.core.ClientOptions;
@@ -77,15 +78,20 @@ public final class RedLockNodes implements AutoCloseable {
 
     @Override
     public void close() throws Exception {
-        for (int i = toClose.size() - 1; i >= 0; i--) {
-            toClose.get(i).close();
-        }
-        toClose.clear();
-        redisClients.forEach(RedisClient::shutdown);
-        redisClients.clear();
-        for (RedisServer server : servers) {
-            if (!server.isRunning()) {
-                server.restart();
+        try {
+            for (int i = toClose.size() - 1; i >= 0; i--) {
+                toClose.get(i).close();
+            }
+            toClose.clear();
+            // bounded: Lettuce's shutdown() once waited five minutes for a connection reconnecting to a killed node
+            redisClients.forEach(ClientShutdown::shutdown);
+            redisClients.clear();
+        } finally {
+            // the next test finds every node up, whatever the clean-up above ran into
+            for (RedisServer server : servers) {
+                if (!server.isRunning()) {
+                    server.restart();
+                }
             }
         }
     }

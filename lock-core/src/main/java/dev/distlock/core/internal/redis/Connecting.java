@@ -36,7 +36,7 @@ final class Connecting {
                 return connect(client, owned, mode);
             } catch (IllegalArgumentException e) { // an option the server cannot serve: it says what to fix
                 if (owned) {
-                    client.shutdown();
+                    ClientShutdown.shutdown(client);
                 }
                 throw e;
             } catch (RuntimeException e) {
@@ -45,7 +45,7 @@ final class Connecting {
                 // again for the server's real answer.
                 if (attempt == 5 || !handshakeRace(e)) {
                     if (owned) {
-                        client.shutdown();
+                        ClientShutdown.shutdown(client);
                     }
                     throw new LockException(
                             "Cannot connect to Redis for distributed locks: " + e.getMessage()

@@ -209,7 +209,7 @@ public final class RedisConnections implements RedisPort {
         renewing.close();
         commands.close();
         if (owned) {
-            client.shutdown();
+            ClientShutdown.shutdown(client);
         }
     }
 }

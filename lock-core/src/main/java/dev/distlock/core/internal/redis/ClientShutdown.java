@@ -1,0 +1,43 @@
+package dev.distlock.core.internal.redis;
+
+import io.lettuce.core.AbstractRedisClient;
+import java.time.Duration;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Shuts down a Lettuce client that the locks own, within a bound. Lettuce's own {@code shutdown()} waits for
+ * every connection to close without one, and a connection that is reconnecting to a Redis that is gone has been
+ * seen never to close (a test's clean-up after SIGKILLed nodes waited five minutes): closing the locks must not
+ * hang an application's shutdown for that.
+ */
+public final class ClientShutdown {
+
+    /** How long a shutdown waits for the client's connections and threads before it leaves them behind. */
+    static final Duration BOUND = Duration.ofSeconds(10);
+
+    private static final Logger log = LoggerFactory.getLogger(ClientShutdown.class);
+
+    private ClientShutdown() {}
+
+    /** Shuts {@code client} down, waiting at most {@link #BOUND}; says so when it had to leave it behind. */
+    public static void shutdown(AbstractRedisClient client) {
+        try {
+            client.shutdownAsync(0, 2, TimeUnit.SECONDS).get(BOUND.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            log.warn(
+                    "distlock: the Redis client did not shut down within {} s (a connection still reconnecting to"
+                            + " a Redis that is gone); its threads are left to end in the background",
+                    BOUND.toSeconds());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException e) {
+            log.warn(
+                    "distlock: shutting the Redis client down failed: {}",
+                    e.getCause().toString());
+        }
+    }
+}
