@@ -103,7 +103,11 @@ public final class VirtualThreads {
             if (!event.getEventType().getName().equals("jdk.VirtualThreadPinned") || event.getStackTrace() == null) {
                 continue;
             }
-            for (RecordedFrame frame : event.getStackTrace().getFrames()) {
+            List<RecordedFrame> frames = event.getStackTrace().getFrames();
+            if (frames.stream().anyMatch(VirtualThreads::loadsOrLinksAClass)) {
+                continue; // the JVM loading, initialising or linking a class (a lambda's too) on its first use
+            }
+            for (RecordedFrame frame : frames) {
                 String type = frame.getMethod().getType().getName();
                 if (type.startsWith("dev.distlock.")) {
                     ours.add(type + "." + frame.getMethod().getName() + " pinned for " + event.getDuration());
@@ -112,5 +116,17 @@ public final class VirtualThreads {
             }
         }
         return ours;
+    }
+
+    /**
+     * A frame of class loading, initialisation or call-site linking: a pin under one happens once per class,
+     * on its first use (a first refill of fencing tokens under load was one), whatever code asked for it.
+     */
+    private static boolean loadsOrLinksAClass(RecordedFrame frame) {
+        String type = frame.getMethod().getType().getName();
+        return frame.getMethod().getName().equals("<clinit>")
+                || type.equals("java.lang.ClassLoader")
+                || type.startsWith("jdk.internal.loader.")
+                || type.startsWith("java.lang.invoke.");
     }
 }
