@@ -15,6 +15,8 @@ final class DistlockScriptCall {
     static final String WAIT_FOREVER_MS = Long.toString(Long.MAX_VALUE / 2 / 1_000_000);
     /** How long a last release would reserve the lock for another waiting client (none waits here). */
     static final String RESERVE_MS = "50";
+    /** The longest TTL of a grant a last release makes to another client's waiter (none waits here). */
+    static final String MESSAGE_GRANT_MS = "2000";
     /** A watchdog lease: a hold-at-least may keep the lock past the lease it has left (none is asked here). */
     static final String KEEP_PAST_LEASE = "1";
 
@@ -30,13 +32,23 @@ final class DistlockScriptCall {
     }
 
     static String[] releaseKeys(String redisKey, String owner) {
-        return new String[] {redisKey, redisKey + ":released:" + owner};
+        return new String[] {redisKey, redisKey + ":released:" + owner, redisKey + ":fence"};
     }
 
     /** The last release of grant {@code grantId}, waking {@code clientId}'s kind of waiters on the lock's channel. */
     static String[] releaseArgs(String redisKey, String owner, String grantId, String clientId) {
         return new String[] {
-            owner, grantId, "1", redisKey + ":channel", clientId, NOTE_TTL_MS, "0", RESERVE_MS, KEEP_PAST_LEASE
+            owner,
+            grantId,
+            "1",
+            redisKey + ":channel",
+            clientId,
+            NOTE_TTL_MS,
+            "0",
+            RESERVE_MS,
+            KEEP_PAST_LEASE,
+            FENCE_TTL_MS,
+            MESSAGE_GRANT_MS
         };
     }
 }

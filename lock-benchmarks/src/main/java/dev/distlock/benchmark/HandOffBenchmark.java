@@ -3,7 +3,6 @@ package dev.distlock.benchmark;
 import dev.distlock.core.LockClient;
 import dev.distlock.core.RedisLock;
 import dev.distlock.testsupport.RedisServer;
-import io.lettuce.core.RedisURI;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -19,8 +18,9 @@ import java.util.concurrent.TimeUnit;
 /**
  * Cross-JVM hand-off latency in Redis round trips: this JVM and a child JVM play {@link HandOffPingPong} on
  * one lock for a few seconds per variant and round. Variants: the fair lock with its grant carried in the
- * wake-up message (distlock's default), the same with {@code -Ddistlock.fair-message-grants=false} in both
- * JVMs (the waiter takes its grant up with an attempt of its own: the "before"), and the reentrant lock.
+ * wake-up message (distlock's default), the same with {@code LockClientOptions.Builder.grantsInMessages(false)}
+ * in both JVMs (the waiter takes its grant up with an attempt of its own: the "before"), and the reentrant
+ * lock both ways.
  * One round trip is the p50 of one uncontended {@code lock()} of a free lock (one script call), timed by both
  * sides during the variant's own ping-pong, after the same idle spell as each hand-off (see {@link
  * HandOffPingPong.Measured}); each variant's p50 hand-off is divided by it. The same call's p50 in a tight
@@ -41,7 +41,8 @@ final class HandOffBenchmark {
     private static final List<Variant> VARIANTS = List.of(
             new Variant("fair, grant in the message", "fair", true),
             new Variant("fair, grant taken by an attempt (before)", "fair", false),
-            new Variant("reentrant", "reentrant", true));
+            new Variant("reentrant, grant in the message", "reentrant", true),
+            new Variant("reentrant, grant taken by an attempt (before)", "reentrant", false));
 
     private HandOffBenchmark() {}
 
@@ -146,14 +147,12 @@ final class HandOffBenchmark {
     private static double[] session(RedisServer redis, Variant v, int round, long seconds) throws Exception {
         Path file = Files.createTempFile("distlock-handoff", ".bin");
         String name = "handoff-" + v.kind() + "-" + round + "-" + System.nanoTime();
-        String previous = System.getProperty(GRANTS_PROPERTY);
-        System.setProperty(GRANTS_PROPERTY, Boolean.toString(v.messageGrants()));
-        try (LockClient client = LockClient.create(RedisURI.create(redis.uri()));
+        try (LockClient client = HandOffPingPong.client(redis.uri(), v.messageGrants());
                 ChildJvm child = ChildJvm.start(
                         "handoff-child",
                         HandOffPingPong.FLAG,
-                        List.of("-D" + GRANTS_PROPERTY + "=" + v.messageGrants()),
-                        List.of(redis.uri(), v.kind(), name, file.toString()),
+                        List.of(),
+                        List.of(redis.uri(), v.kind(), name, file.toString(), Boolean.toString(v.messageGrants())),
                         System.err)) {
             double hot = roundTripMicros(client, name + "-free");
             child.await("ready", Duration.ofSeconds(60));
@@ -178,11 +177,6 @@ final class HandOffBenchmark {
             double rtt = percentile(roundTrips, 0.5);
             return new double[] {p50, rtt, p50 / rtt, handOffs.size(), hot};
         } finally {
-            if (previous == null) {
-                System.clearProperty(GRANTS_PROPERTY);
-            } else {
-                System.setProperty(GRANTS_PROPERTY, previous);
-            }
             Files.deleteIfExists(file);
         }
     }

@@ -1,6 +1,7 @@
 package dev.distlock.benchmark;
 
 import dev.distlock.core.LockClient;
+import dev.distlock.core.LockClientOptions;
 import dev.distlock.core.RedisLock;
 import io.lettuce.core.RedisURI;
 import java.io.BufferedReader;
@@ -139,13 +140,21 @@ final class HandOffPingPong {
     }
 
     /**
-     * The child's side: args are the Redis URI, lock kind, lock name and shared file. Prints "ready", plays
+     * The child's side: args are the Redis URI, lock kind, lock name, shared file, and whether grants ride in
+     * wake-up messages ({@link LockClientOptions.Builder#grantsInMessages}). Prints "ready", plays
      * from the parent's "go" until the stop flag, then prints "received" and its hand-offs in µs.
      */
+    /** A client for {@code uri} whose waiters take grants from wake-up messages, or not (the "before"). */
+    static LockClient client(String uri, boolean grantsInMessages) {
+        return LockClient.create(
+                RedisURI.create(uri),
+                LockClientOptions.builder().grantsInMessages(grantsInMessages).build());
+    }
+
     static void childMain(String[] args) throws Exception {
         PrintStream out = ChildJvm.protocolChannel();
         HandOffPingPong side = new HandOffPingPong(Path.of(args[3]), 1);
-        try (LockClient client = LockClient.create(RedisURI.create(args[0]))) {
+        try (LockClient client = client(args[0], Boolean.parseBoolean(args[4]))) {
             RedisLock lock = lock(client, args[1], args[2]);
             lock.lock(); // loads the scripts and warms the connection
             lock.unlock();

@@ -137,9 +137,9 @@ public final class LockClientOptions {
         return values.pubSub;
     }
 
-    /** Whether a fair lock's waiter holds it on the wake-up message that carries its grant ({@link Builder#fairGrantsInMessages}). */
-    public boolean fairGrantsInMessages() {
-        return values.fairGrantsInMessages;
+    /** Whether a waiter holds the lock on the wake-up message that carries its grant ({@link Builder#grantsInMessages}). */
+    public boolean grantsInMessages() {
+        return values.grantsInMessages;
     }
 
     /** Builds {@link LockClientOptions}; every setter checks its argument. */
@@ -275,13 +275,13 @@ public final class LockClientOptions {
         }
 
         /**
-         * Whether a fair lock's waiter of this client holds the lock as soon as the wake-up message that carries
-         * its grant arrives (default true); false: it takes the grant with an attempt of its own, one more script
-         * per hand-off between clients (for a comparison). Replaces the deprecated
-         * {@code -Ddistlock.fair-message-grants=false}, which still turns it off.
+         * Whether a waiter holds the lock on the wake-up message that carries its grant (default true): a release
+         * grants a fair lock to the head of its queue, a reentrant one to another client's recorded waiter. Off:
+         * the waiter takes the grant with an attempt, one more round trip per hand-off between clients (for a
+         * comparison). Replaces the deprecated {@code -Ddistlock.fair-message-grants=false}.
          */
-        public Builder fairGrantsInMessages(boolean fromMessages) {
-            values.fairGrantsInMessages = fromMessages;
+        public Builder grantsInMessages(boolean fromMessages) {
+            values.grantsInMessages = fromMessages;
             return this;
         }
 

@@ -63,7 +63,9 @@ class AcquireScriptTest extends ScriptTestSupport {
         assertThat(busy).hasSize(3);
         assertThat(busy.get(0)).isEqualTo(0L);
         assertThat((Long) busy.get(1)).isBetween(1L, 10_000L);
-        assertThat(busy.get(2)).isEqualTo(0L);
+        assertThat(busy.get(2))
+                .as("the fencing counter it saw, which a grant message for it must exceed")
+                .isEqualTo(Long.parseLong(sync.get(keys.fence())));
         assertThat(sync.hgetall(keys.lock()))
                 .containsOnlyKeys(A, "~token", "~req")
                 .containsEntry(A, "1")
@@ -272,9 +274,12 @@ class AcquireScriptTest extends ScriptTestSupport {
         assertThat(acquire(C, 10_000, 0, "g3", 1, 1_000).get(0)).isEqualTo(0L);
         assertThat(sync.hgetall(keys.lock()))
                 .as("a caller that waits, its client handing nothing on locally: recorded all the same")
-                .containsOnlyKeys(A, "~token", "~req", "~s", "~w")
+                .containsOnlyKeys(A, "~token", "~req", "~s", "~w", "~wr")
                 .containsEntry("~s", "client-c")
                 .containsEntry("~w", "client-c");
+        assertThat(sync.hget(keys.lock(), "~wr"))
+                .as("with its request, which a release may grant the lock to")
+                .startsWith(C + " g3 10000 1 ");
 
         assertThat(acquire("client-c:2", 10_000, 0, "g5", 1, 1_000).get(0)).isEqualTo(0L);
         assertThat(sync.hget(keys.lock(), "~s"))
@@ -284,9 +289,12 @@ class AcquireScriptTest extends ScriptTestSupport {
         assertThat(acquireWaiting(D, 10_000, 0, "g4").get(0)).isEqualTo(0L);
         assertThat(sync.hgetall(keys.lock()))
                 .as("a caller of a second client that waits: the first client stays recorded")
-                .containsOnlyKeys(A, "~token", "~req", "~s", "~w")
+                .containsOnlyKeys(A, "~token", "~req", "~s", "~w", "~wr")
                 .containsEntry("~w", "client-c")
                 .containsEntry("~s", "*");
+        assertThat(sync.hget(keys.lock(), "~wr"))
+                .as("its latest waiting request")
+                .startsWith("client-c:2 g5 ");
 
         assertThat(acquire(C, 10_000, 0, "g6", 1, 1_000).get(0)).isEqualTo(0L);
         assertThat(sync.hget(keys.lock(), "~s"))
@@ -305,7 +313,7 @@ class AcquireScriptTest extends ScriptTestSupport {
         assertThat(fresh.get(0)).isEqualTo(1L);
         assertThat((Long) fresh.get(1)).isGreaterThan(stale);
         assertThat(sync.hgetall(keys.lock()))
-                .containsOnlyKeys(A, "~token", "~req", "~s", "~w")
+                .containsOnlyKeys(A, "~token", "~req", "~s", "~w", "~wr")
                 .containsEntry("~req", "g3")
                 .containsEntry("~w", "client-b");
         assertThat(release(A, "g3", 1, "wake")).isEqualTo(1L);

@@ -513,6 +513,7 @@ class DerivedKeysScriptTest extends ScriptTestSupport {
                 0,
                 false,
                 50,
+                2000,
                 FENCE_TTL_MS,
                 "",
                 0,

@@ -14,7 +14,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * {@link LockClientOptions.Builder#fairGrantsInMessages}: with it (the default), a fair lock's waiter of
+ * {@link LockClientOptions.Builder#grantsInMessages}: with it (the default), a fair lock's waiter of
  * another client holds the lock on the wake-up message that carries its grant, and Redis runs no script
  * between the release and the hold but the release; without it, the waiter takes the grant with an acquire
  * attempt of its own. The waiter re-checks only every 60 s, so only the message moves it.
@@ -31,7 +31,7 @@ class FairGrantsInMessagesTest {
         RedisServer server = redis.server();
         String name = Names.fresh("fair-grants-" + fromMessages);
         LockClientOptions options =
-                LockClientOptions.builder().fairGrantsInMessages(fromMessages).build();
+                LockClientOptions.builder().grantsInMessages(fromMessages).build();
         try (LockClient holder = LockClient.create(RedisURI.create(server.uri()), options);
                 LockClient waiting = LockClient.create(RedisURI.create(server.uri()), options)) {
             long runs = FairGrantRun.scriptsUntilHeld(holder, waiting, name, server);
@@ -50,6 +50,6 @@ class FairGrantsInMessagesTest {
 
     @Test
     void onByDefault() {
-        assertThat(LockClientOptions.defaults().fairGrantsInMessages()).isTrue();
+        assertThat(LockClientOptions.defaults().grantsInMessages()).isTrue();
     }
 }

@@ -3,7 +3,7 @@ package dev.distlock.core;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.distlock.core.internal.engine.FairHandOffs;
+import dev.distlock.core.internal.engine.FairCohort;
 import dev.distlock.core.internal.engine.FairKind;
 import dev.distlock.core.internal.redis.script.LockScript;
 import dev.distlock.core.testing.RedisMonitor;
@@ -282,7 +282,7 @@ class FairHandOffTest extends FairLockFixture {
                         Long.parseLong(grant.get("~token")),
                         System.nanoTime(),
                         30_000,
-                        FairHandOffs.Cohort.NONE);
+                        FairCohort.NONE);
 
         assertThat(otherClient.getFairLock(name).tryLock(Waits.RUNS_OUT))
                 .as("another client gets a lock its holder still holds")

@@ -40,6 +40,11 @@ abstract class ScriptTestSupport {
 
     /** How long a last release reserves a reentrant lock for another client that waits. */
     static final long RESERVE_MS = 2_000;
+    /**
+     * The longest TTL of a grant a last release makes to another client's recorded waiter and carries in
+     * its message (release.lua's ARGV[11]); 0, the default here, grants nothing that way (reservations only).
+     */
+    long messageGrantMs = 0;
     /** About eleven days in microseconds: a counter this far ahead of the server clock decides the next token. */
     static final long FAR_AHEAD_MICROS = 1_000_000_000_000L;
 
@@ -123,7 +128,7 @@ abstract class ScriptTestSupport {
     long release(String owner, String grant, int held, String message, long noteTtlMs, long keepMs) throws Exception {
         return scripts.integer(
                         LockScript.RELEASE,
-                        new String[] {keys.lock(), keys.note(owner)},
+                        new String[] {keys.lock(), keys.note(owner), keys.fence()},
                         owner,
                         grant,
                         Integer.toString(held),
@@ -131,7 +136,10 @@ abstract class ScriptTestSupport {
                         message,
                         Long.toString(noteTtlMs),
                         Long.toString(keepMs),
-                        Long.toString(RESERVE_MS))
+                        Long.toString(RESERVE_MS),
+                        "0",
+                        Long.toString(FENCE_TTL_MS),
+                        Long.toString(messageGrantMs))
                 .get(5, TimeUnit.SECONDS);
     }
 
@@ -147,7 +155,8 @@ abstract class ScriptTestSupport {
                         keys.channel(),
                         message,
                         waitId,
-                        Long.toString(NOTE_TTL_MS))
+                        Long.toString(NOTE_TTL_MS),
+                        waitId)
                 .get(5, TimeUnit.SECONDS);
     }
 

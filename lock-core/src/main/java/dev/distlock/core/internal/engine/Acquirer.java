@@ -91,7 +91,7 @@ final class Acquirer {
         boolean acquired = false;
         // Joined before the first try, a channel kept open since the last wait on it misses no wake-up after it.
         WaitChannel channel = reentry ? null : steps.joinIfOpen(request);
-        FairHandOffs.Slot slot = reentry ? null : grants.expectOffer(request, args);
+        GrantOffers.Slot slot = reentry ? null : grants.expectOffer(request, args);
         int lateGrants = 0;
         try {
             Grant grant = attempt(request, args, deadline);

@@ -37,7 +37,7 @@ final class AsyncAcquisition {
 
     private @Nullable WaitChannel channel;
     /** Where a fair grant is offered to it in-process (fair locks), made before its first try. */
-    private volatile FairHandOffs.@Nullable Slot slot;
+    private volatile GrantOffers.@Nullable Slot slot;
 
     private @Nullable CompletableFuture<?> call;
     private @Nullable CompletableFuture<Boolean> sleep;
@@ -107,6 +107,11 @@ final class AsyncAcquisition {
         synchronized (this) {
             if (finished) {
                 return;
+            }
+            if (turn != null && slot == null) {
+                // Its turn at the gate came: the slot where a release's grant is offered, before its first try
+                // (made under the monitor, so that finished() withdraws it).
+                slot = grants.expectOffer(request, args);
             }
         }
         ScriptArgs.Acquire sent = args;
@@ -213,7 +218,7 @@ final class AsyncAcquisition {
      * the client's I/O thread); should the grant be unusable there, it tries in Redis instead.
      */
     private boolean tookOffer() {
-        FairHandOffs.Slot s = slot;
+        GrantOffers.Slot s = slot;
         if (s == null || !grants.offered(s)) {
             return false;
         }

@@ -15,7 +15,7 @@ import java.util.concurrent.CompletableFuture;
  * to waiters in the order they first asked, across threads and processes. A last release grants the
  * lock to the next live waiter itself: a waiter of the releasing client is handed the grant in the
  * process (one round trip per hand-off, no wake-up message); any other is told on its own channel, by a
- * message that carries the grant, and holds the lock on receipt ({@link FairHandOffs#fromMessage}); should
+ * message that carries the grant, and holds the lock on receipt ({@link GrantOffers#fromMessage}); should
  * it miss the message, its next attempt takes the grant up.
  *
  * <p>A waiter keeps its place by coming back at least every {@code recheck} (each attempt pushes its
@@ -94,7 +94,7 @@ public final class FairKind extends LockKind {
                                         (Long) reply.get(2),
                                         (String) reply.get(3),
                                         (Long) reply.get(4),
-                                        FairHandOffs.Cohort.of(reply, 5),
+                                        FairCohort.of(reply, 5),
                                         result == 2);
                     }
                     return result == 2 ? 1L : result;
@@ -122,6 +122,11 @@ public final class FairKind extends LockKind {
      * back a grant a release made to it meanwhile. Should Redis not answer, the engine keeps trying in
      * the background until the waiter's lease would have ended.
      */
+    @Override
+    boolean grantedByRelease() {
+        return true;
+    }
+
     @Override
     boolean leavesWhenGivingUp() {
         return true;

@@ -13,7 +13,7 @@ import org.jspecify.annotations.Nullable;
  * What an acquisition does with a grant, blocking ({@link Acquirer}) or not ({@link AsyncAcquisition}):
  * records it as a hold (the hold table, the lease keeper, the acquire event), gives back one that came
  * after its lease or that nobody takes, takes up a grant handed on at the local gate, and takes up (or
- * passes on) a fair grant offered in-process by {@link FairHandOffs}.
+ * passes on) a fair grant offered in-process by {@link GrantOffers}.
  */
 final class Grants {
 
@@ -161,25 +161,28 @@ final class Grants {
     }
 
     /**
-     * The slot where a new request for a fair lock is offered a grant in-process ({@link FairHandOffs}),
-     * made before its first try; {@code null} for other kinds.
+     * The slot where a new request for a lock that a release grants to a waiter ({@link
+     * LockKind#grantedByRelease}) is offered a grant in-process ({@link GrantOffers}), made before its
+     * first try; {@code null} for other kinds.
      */
-    FairHandOffs.@Nullable Slot expectOffer(AcquireRequest request, ScriptArgs.Acquire args) {
+    GrantOffers.@Nullable Slot expectOffer(AcquireRequest request, ScriptArgs.Acquire args) {
         LockKind kind = request.kind();
-        if (!kind.waitsOnOwnChannel()) {
+        if (!kind.grantedByRelease()) {
             return null;
         }
-        return node.fair.expect(
+        return node.offers.expect(
                 kind.waitChannel(request.keys(), request.owner()),
+                request.owner(),
                 args.grantId(),
                 request.lease(),
                 kind,
-                request.keys());
+                request.keys(),
+                kind.handsOnLocally() ? args.tokenBlock() : 1);
     }
 
     /** The slot of a request that took a new grant id ({@link #afresh}), in place of {@code old}. */
-    FairHandOffs.@Nullable Slot renewOffer(
-            AcquireRequest request, ScriptArgs.Acquire args, FairHandOffs.@Nullable Slot old) {
+    GrantOffers.@Nullable Slot renewOffer(
+            AcquireRequest request, ScriptArgs.Acquire args, GrantOffers.@Nullable Slot old) {
         if (old == null) {
             return null;
         }
@@ -193,8 +196,8 @@ final class Grants {
      * on, and a grant Redis made to this request is taken up by its next try (which renews it).
      */
     @Nullable
-    Hold takeOffer(AcquireRequest request, FairHandOffs.@Nullable Slot slot) {
-        FairHandOffs.Offer offer = slot == null ? null : node.fair.take(slot);
+    Hold takeOffer(AcquireRequest request, GrantOffers.@Nullable Slot slot) {
+        GrantOffers.Offer offer = slot == null ? null : node.offers.take(slot);
         if (offer == null) {
             return null;
         }
@@ -229,7 +232,7 @@ final class Grants {
      * lease is never renewed, so such a grant is taken up by the waiter's next attempt, which sets the
      * whole lease.
      */
-    private static boolean usable(FairHandOffs.Offer offer, long leftNanos) {
+    private static boolean usable(GrantOffers.Offer offer, long leftNanos) {
         Lease lease = offer.baton().lease();
         if (!offer.shortTtl()) {
             return leftNanos >= lease.nanos() / 2;
@@ -239,22 +242,22 @@ final class Grants {
 
     /**
      * Notes that {@code grant}, an attempt of {@code slot}'s request, was answered "busy": a grant message
-     * for that request is timed from it (see {@link FairHandOffs#fromMessage}).
+     * for that request is timed from it (see {@link GrantOffers#fromMessage}).
      */
-    static void answered(FairHandOffs.@Nullable Slot slot, Grant grant) {
+    static void answered(GrantOffers.@Nullable Slot slot, Grant grant) {
         if (slot != null && !grant.granted()) {
             slot.busy(grant.sentNanos(), grant.fenceSeen());
         }
     }
 
     /** Whether a grant was offered to {@code slot}'s request and not yet taken. */
-    boolean offered(FairHandOffs.Slot slot) {
-        return node.fair.offered(slot);
+    boolean offered(GrantOffers.Slot slot) {
+        return node.offers.offered(slot);
     }
 
     /** Ends the wait of {@code slot}'s request; a grant offered to it and not taken is passed on. */
-    void withdrawOffer(FairHandOffs.@Nullable Slot slot) {
-        FairHandOffs.Offer offer = slot == null ? null : node.fair.withdraw(slot);
+    void withdrawOffer(GrantOffers.@Nullable Slot slot) {
+        GrantOffers.Offer offer = slot == null ? null : node.offers.withdraw(slot);
         if (offer != null) {
             passOn(offer);
         }
@@ -265,9 +268,9 @@ final class Grants {
      * line, else back in Redis. A grant Redis made to the request itself stays: the request's leave gives
      * it back (or its next try takes it up).
      */
-    private void passOn(FairHandOffs.Offer offer) {
+    private void passOn(GrantOffers.Offer offer) {
         LocalGates.Baton baton = offer.baton();
-        if (offer.direct() || node.fair.handOn(baton, offer.cohort())) {
+        if (offer.direct() || node.offers.handOn(baton, offer.cohort())) {
             return;
         }
         node.giveBack(

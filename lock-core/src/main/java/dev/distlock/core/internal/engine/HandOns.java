@@ -99,17 +99,17 @@ final class HandOns {
 
     /**
      * Fair lock cohorting: passes the grant behind {@code hold} to the next waiter still waiting in the
-     * line of this client's waiters that queued right behind its first holder ({@link FairHandOffs}),
+     * line of this client's waiters that queued right behind its first holder ({@link GrantOffers}),
      * without a round trip. No time window: everyone in the line queued before anyone behind it.
      */
     private boolean handedDownTheLine(Hold hold) {
-        FairHandOffs.Cohort cohort = hold.cohort;
+        FairCohort cohort = hold.cohort;
         long now = System.nanoTime();
         if (cohort == null || !mayPassOn(hold, now)) {
             return false;
         }
         LocalGates.Baton baton = nextBaton(hold);
-        if (baton == null || !node.fair.handOn(baton, cohort)) {
+        if (baton == null || !node.offers.handOn(baton, cohort)) {
             return false;
         }
         events.release(hold.info, hold.heldFor(now));

@@ -43,10 +43,11 @@ public final class Hold extends LeaseState {
     /** Set when this client force-unlocked the lock under it: its loss is reported as that. */
     volatile boolean forceUnlocked;
     /**
-     * A fair grant's line of this client's waiters it passes down on release ({@link FairHandOffs}), or
+     * A fair grant's line of this client's waiters it passes down on release ({@link GrantOffers}), or
      * {@code null}. Set before the hold is published.
      */
-    FairHandOffs.@Nullable Cohort cohort;
+    @Nullable
+    FairCohort cohort;
 
     /**
      * A hold from {@code grant}, valid for {@code lease} from when the granting request was sent; a new
@@ -94,7 +95,7 @@ public final class Hold extends LeaseState {
 
     /** The waiters this hold's grant was passed down to or over, as the release script takes them. */
     String served() {
-        FairHandOffs.Cohort c = cohort;
+        FairCohort c = cohort;
         return c == null ? "" : c.served();
     }
 }

@@ -45,9 +45,18 @@ public abstract sealed class LockKind permits ReentrantKind, FairKind, ReadWrite
      * Whether each waiter has a wait channel of its own (fair locks). Such a channel stays subscribed for a
      * while after a wait, so a thread that waits again joins it before it tries, sparing a subscription
      * and a second try; and a grant made to such a waiter by a release of its own client is handed to it
-     * in-process ({@link FairHandOffs}).
+     * in-process ({@link GrantOffers}).
      */
     boolean waitsOnOwnChannel() {
+        return false;
+    }
+
+    /**
+     * Whether a last release grants the lock to a waiter of another client at once and carries the grant
+     * in its wake-up message, so that the waiter holds it on receipt ({@link GrantOffers}): fair locks
+     * (the head of their queue) and reentrant locks (the waiting request recorded in the lock).
+     */
+    boolean grantedByRelease() {
         return false;
     }
 

@@ -47,7 +47,7 @@ public final class RedisNode {
     /** How many waiters of this client a fair grant may pass down in-process (lock cohorting), 0 for none. */
     private final int fairCohortMax;
     /** Fair grants handed to this client's waiters in-process. */
-    final FairHandOffs fair;
+    final GrantOffers offers;
 
     /**
      * How long a release reserves a lock for another client that waits for it. Long enough for that
@@ -55,6 +55,14 @@ public final class RedisNode {
      * enough that a waiter that has meanwhile given up costs little.
      */
     static final long RESERVE_MS = 50;
+
+    /**
+     * The longest TTL a reentrant release gives a grant it makes to another client's waiting request and
+     * carries in the wake-up message: what a waiter that died (or stalled) meanwhile can keep the lock from
+     * the others. Its waiter renews the grant soon after taking it up (it is shorter than a watchdog lease),
+     * and a waiter with a longer fixed lease takes it up with an attempt instead, which sets that lease.
+     */
+    static final long MESSAGE_GRANT_MS = 2000;
 
     RedisNode(RedisPort redis, RedisCalls calls, WakeupHub hub, HoldTable holds, LockClientOptions options) {
         this.redis = redis;
@@ -70,20 +78,7 @@ public final class RedisNode {
         boolean handsOver = options.replicaAcks() == 0;
         this.localOwners = handsOver ? hub.message(false) + ':' : "";
         this.fairCohortMax = handsOver ? options.localHandOffs() : 0;
-        this.fair = new FairHandOffs(hub, holds, handsOver && grantsFromMessages(options));
-    }
-
-    /**
-     * The deprecated system property that, when {@code false}, turns {@link LockClientOptions#fairGrantsInMessages()}
-     * off whatever the options say (for the benchmark's "before", which sets it as its clients start).
-     */
-    static final String GRANTS_FROM_MESSAGES = "distlock.fair-message-grants";
-
-    /** Whether a fair waiter of this client holds the lock on a grant message, without an attempt of its own. */
-    private static boolean grantsFromMessages(LockClientOptions options) {
-        boolean off = "false"
-                .equalsIgnoreCase(System.getProperty(GRANTS_FROM_MESSAGES, "").trim());
-        return options.fairGrantsInMessages() && !off;
+        this.offers = new GrantOffers(hub, holds, handsOver && GrantOffers.fromMessages(options));
     }
 
     public LockKeys keys(String name) {
@@ -128,7 +123,7 @@ public final class RedisNode {
      * by nobody for {@code keepMs} more (0: frees it), for kinds that {@link LockKind#keepsAfterRelease}:
      * never past the lease it has left unless {@code keepPastLease} (a watchdog lease, which has no end of
      * its own). {@code served}: for a fair grant that was passed down (or over), the waiters of this client
-     * named as {@link FairHandOffs.Cohort#served()} says ("" for none). {@code call}: the same for every
+     * named as {@link FairCohort#served()} says ("" for none). {@code call}: the same for every
      * time this release is sent, so that a fair grant made by a run whose reply was lost is still handed on.
      */
     public CompletableFuture<Long> release(
@@ -154,6 +149,7 @@ public final class RedisNode {
                         keepMs,
                         keepPastLease,
                         reserveMs,
+                        MESSAGE_GRANT_MS,
                         fenceTtlMs,
                         localOwners,
                         fairCohortMax,
@@ -183,8 +179,8 @@ public final class RedisNode {
             long token,
             long fromNanos,
             long leaseMs,
-            FairHandOffs.Cohort cohort) {
-        if (!fair.granted(kind, keys, waiter, waiterGrant, token, fromNanos, cohort)) {
+            FairCohort cohort) {
+        if (!offers.granted(kind, keys, waiter, waiterGrant, token, fromNanos, cohort)) {
             // That request stopped waiting meanwhile; its leave gives the grant back too, whichever lands first
             // (both name the grant).
             giveBack(kind, keys, waiter, waiterGrant, fromNanos + leaseMs * 1_000_000);

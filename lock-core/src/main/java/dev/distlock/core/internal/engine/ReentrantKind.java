@@ -50,7 +50,7 @@ public final class ReentrantKind extends LockKind {
     public CompletableFuture<Long> release(ScriptCalls scripts, LockKeys keys, ScriptArgs.Release r) {
         return scripts.integer(
                 LockScript.RELEASE,
-                new String[] {keys.lock(), keys.note(r.owner())},
+                new String[] {keys.lock(), keys.note(r.owner()), keys.fence()},
                 r.owner(),
                 r.grantId(),
                 ScriptArgs.decimal(r.held()),
@@ -59,7 +59,9 @@ public final class ReentrantKind extends LockKind {
                 ScriptArgs.decimal(r.noteTtlMs()),
                 ScriptArgs.decimal(r.keepMs()),
                 ScriptArgs.decimal(r.reserveMs()),
-                r.keepPastLease() ? "1" : "0");
+                r.keepPastLease() ? "1" : "0",
+                ScriptArgs.decimal(r.fenceTtlMs()),
+                ScriptArgs.decimal(r.messageGrantMs()));
     }
 
     /**
@@ -88,6 +90,11 @@ public final class ReentrantKind extends LockKind {
     }
 
     @Override
+    boolean grantedByRelease() {
+        return true;
+    }
+
+    @Override
     boolean recordsWaiters() {
         return true;
     }
@@ -101,7 +108,8 @@ public final class ReentrantKind extends LockKind {
                 keys.channel(),
                 args.wakeMessage(),
                 args.waitId(),
-                ScriptArgs.decimal(args.noteTtlMs()));
+                ScriptArgs.decimal(args.noteTtlMs()),
+                args.grantId());
     }
 
     @Override

@@ -70,8 +70,9 @@ public final class ScriptArgs {
      * @param keepPastLease whether {@code keepMs} may outlast the lease the lock has left: the hold's lease
      *        is renewed by the watchdog, so it has no end of its own that the caller chose
      * @param reserveMs how long a last release reserves the lock for another client that found it busy
+     * @param messageGrantMs the longest TTL a last release gives a grant it makes to another client's
+     *        waiting request and carries in its wake-up message (reentrant locks; 0: never grants that way)
      * @param fenceTtlMs how long the fencing counter outlives a grant the release makes to the next waiter
-     *        (fair locks)
      * @param localOwners the owner-id prefix of the releasing client's own waiters, which it hands a grant
      *        made to them itself (fair locks; "" for none)
      * @param cohortMax how many of its waiters queued right behind such a waiter the client may pass the
@@ -92,6 +93,7 @@ public final class ScriptArgs {
             long keepMs,
             boolean keepPastLease,
             long reserveMs,
+            long messageGrantMs,
             long fenceTtlMs,
             String localOwners,
             int cohortMax,
@@ -107,8 +109,7 @@ public final class ScriptArgs {
      */
     @FunctionalInterface
     public interface HandOver {
-        void granted(
-                String owner, long token, String grantId, long leaseMs, FairHandOffs.Cohort cohort, boolean earlier);
+        void granted(String owner, long token, String grantId, long leaseMs, FairCohort cohort, boolean earlier);
     }
 
     /**

@@ -43,7 +43,8 @@
  *       and {@link dev.distlock.core.internal.engine.Grants} (a grant recorded as a hold, watched by the
  *       lease keeper, reported once).
  *   <li>Busy: the caller sleeps on the lock's channel, each sleep bounded by the holder's TTL, and is
- *       woken by the release's message; a fair lock's waiter is granted the lock by the release itself.
+ *       woken by the release's message; a fair lock's waiter, and a reentrant lock's recorded waiter of another
+ *       client, is granted the lock by the release itself, and holds it on the message.
  *       Every wait is bounded by its deadline, and a Redis that does not answer is ridden out only
  *       within it ({@link dev.distlock.core.internal.engine.RideOut}).
  *   <li>{@link dev.distlock.core.internal.engine.Releaser} counts the hold down and runs the release

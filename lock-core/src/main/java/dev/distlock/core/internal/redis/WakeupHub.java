@@ -34,12 +34,14 @@ public final class WakeupHub {
     public static final Duration KEEP_OPEN = Duration.ofSeconds(1);
 
     /**
-     * Prefix of a wake-up message that carries a fair grant: {@code ~g <token> <grant id> <TTL ms> }, then
-     * the plain message (which ends with {@link #DIRECTED}, so a client that does not read grants still wakes).
+     * Prefix of a wake-up message that carries a grant: {@code ~g <token> <grant id> <TTL ms> }, then the
+     * plain message. A fair grant's goes to its waiter's own channel and ends with {@link #DIRECTED}, so a
+     * client that does not read grants still wakes; a reentrant grant's goes to the lock's channel, where
+     * every other subscriber takes it as the plain message it ends with.
      */
     static final String GRANT = "~g ";
 
-    /** Takes a fair grant that a wake-up message carries; see {@link #receiveGrants}. */
+    /** Takes a grant that a wake-up message carries; see {@link #receiveGrants}. */
     @FunctionalInterface
     public interface GrantReceiver {
         /**
@@ -210,8 +212,11 @@ public final class WakeupHub {
     }
 
     private void onMessage(String channel, String message) {
-        if (message.startsWith(GRANT) && offered(channel, message)) {
-            return; // the offer woke the waiter
+        if (message.startsWith(GRANT)) {
+            if (offered(channel, message)) {
+                return; // the offer woke the waiter
+            }
+            message = plainPart(message);
         }
         if (message.startsWith(selfId) && !message.endsWith(DIRECTED)) {
             return; // woken locally already when the release returned
@@ -220,6 +225,15 @@ public final class WakeupHub {
         if (c != null) {
             c.wake(message.endsWith(WAKE_ALL));
         }
+    }
+
+    /** The plain wake-up message a {@link #GRANT} message ends with. */
+    private static String plainPart(String message) {
+        int at = GRANT.length();
+        for (int field = 0; field < 3 && at > 0; field++) {
+            at = message.indexOf(' ', at) + 1;
+        }
+        return at > 0 ? message.substring(at) : message;
     }
 
     /** Offers the grant of a {@link #GRANT} message; false when it names none this client's waiter takes. */

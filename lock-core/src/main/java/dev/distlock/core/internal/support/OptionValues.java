@@ -32,7 +32,7 @@ public final class OptionValues {
 
     public double longHoldWarning;
     public PubSubMode pubSub = PubSubMode.AUTO;
-    public boolean fairGrantsInMessages = true;
+    public boolean grantsInMessages = true;
 
     /** These values, the listeners in an unmodifiable list of their own. */
     public OptionValues copy() {
@@ -51,7 +51,7 @@ public final class OptionValues {
         c.maxHold = maxHold;
         c.longHoldWarning = longHoldWarning;
         c.pubSub = pubSub;
-        c.fairGrantsInMessages = fairGrantsInMessages;
+        c.grantsInMessages = grantsInMessages;
         return c;
     }
 }

@@ -22,7 +22,7 @@ public final class LockScript {
     /** Acquire or re-enter a reentrant lock. */
     public static final LockScript ACQUIRE = load("token.lua", "client-of.lua", "acquire.lua");
     /** Release one hold; the last one deletes the lock (or reserves it for a client that waits) and publishes a wake-up. */
-    public static final LockScript RELEASE = load("client-of.lua", "release.lua");
+    public static final LockScript RELEASE = load("token.lua", "client-of.lua", "release.lua");
     /** A waiter of a reentrant lock gives up: it no longer counts as waiting, and hands back a reservation for its client. */
     public static final LockScript LEAVE = load("client-of.lua", "leave.lua");
     /** Reserve the next block of fencing tokens for a reentrant grant handed on locally, while no other client waits. */

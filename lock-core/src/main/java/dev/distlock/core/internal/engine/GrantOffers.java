@@ -1,18 +1,21 @@
 package dev.distlock.core.internal.engine;
 
+import dev.distlock.core.LockClientOptions;
 import dev.distlock.core.internal.lease.Lease;
 import dev.distlock.core.internal.redis.LockKeys;
 import dev.distlock.core.internal.redis.WakeupHub;
-import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Fair-lock grants this client hands to its own waiters in-process. When a release grants the lock in
+ * Grants a release made in Redis to a waiting request of this client, offered to that request in-process:
+ * a fair lock's (the head of its queue) and, from a wake-up message, a reentrant lock's (the waiting request
+ * another client's release found recorded in the lock). The rest of this describes the fair lock's own
+ * case. When a release grants the lock in
  * Redis to the head of the queue and the head is a waiter of this client, the reply names it, together
- * with the waiters of this client queued right behind it (its {@link Cohort}); the grant is offered to
+ * with the waiters of this client queued right behind it (its {@link FairCohort}); the grant is offered to
  * the head here, with no wake-up message and no second script. Each holder of the grant then passes it
  * down that line when it releases, in queue order and without a round trip (lock cohorting that keeps
  * arrival order: nobody in the line was overtaken, as all of them queued before anyone behind them).
@@ -24,56 +27,7 @@ import org.jspecify.annotations.Nullable;
  * grant either reaches a waiter that takes it, or is passed on (a line's grant) or given back (a grant
  * Redis made), never lost.
  */
-public final class FairHandOffs {
-
-    /**
-     * The waiters of this client queued right behind a grant's first holder, in queue order. It travels
-     * with the grant; only the grant's current holder reads or advances it.
-     */
-    public static final class Cohort {
-        public static final Cohort NONE = new Cohort(new String[0], new String[0]);
-
-        private final String[] owners;
-        private final String[] grantIds;
-        /** How many of them the grant was offered to so far, whether they took it or had left. */
-        private int next;
-
-        private Cohort(String[] owners, String[] grantIds) {
-            this.owners = owners;
-            this.grantIds = grantIds;
-        }
-
-        /** The (owner, grant id) pairs of a release script's reply from index {@code from} on. */
-        static Cohort of(List<Object> reply, int from) {
-            int n = (reply.size() - from) / 2;
-            if (n <= 0) {
-                return NONE;
-            }
-            String[] owners = new String[n];
-            String[] grantIds = new String[n];
-            for (int i = 0; i < n; i++) {
-                owners[i] = (String) reply.get(from + 2 * i);
-                grantIds[i] = (String) reply.get(from + 2 * i + 1);
-            }
-            return new Cohort(owners, grantIds);
-        }
-
-        int size() {
-            return owners.length;
-        }
-
-        /** The waiters the grant was offered to, "owner grant-id ...", for the release script; "" for none. */
-        String served() {
-            if (next == 0) {
-                return "";
-            }
-            StringBuilder s = new StringBuilder();
-            for (int i = 0; i < next; i++) {
-                s.append(i == 0 ? "" : " ").append(owners[i]).append(' ').append(grantIds[i]);
-            }
-            return s.toString();
-        }
-    }
+public final class GrantOffers {
 
     /**
      * A grant offered to one waiting request: {@code baton} says what it holds (for a grant Redis made to
@@ -81,7 +35,7 @@ public final class FairHandOffs {
      * {@code shortTtl}: a grant from a wake-up message whose TTL in Redis is shorter than its lease (the
      * waiter's place in the queue bounded it), which must be renewed soon to last its lease.
      */
-    record Offer(LocalGates.Baton baton, Cohort cohort, boolean direct, boolean shortTtl) {}
+    record Offer(LocalGates.Baton baton, FairCohort cohort, boolean direct, boolean shortTtl) {}
 
     /**
      * The latest attempt of a request that Redis answered "busy": when it was sent, and the lock's fencing
@@ -92,21 +46,43 @@ public final class FairHandOffs {
     /** The place where one waiting request of one owner is offered a grant. */
     static final class Slot {
         final String channel;
+        /**
+         * How a grant message names the request: its grant id on a waiter's own channel (fair locks); on a
+         * channel all waiters share, where grant ids of different clients may be equal, "grant id@owner".
+         */
+        final String messageId;
+        /** Where the slot is found: its channel when that is its waiter's own, else the channel and {@link #messageId}. */
+        final String key;
+
+        final String owner;
         final String grantId;
         final Lease lease;
         final LockKind kind;
         final LockKeys keys;
+        /** How many fencing tokens a grant made to the request reserves (its own and those it hands on locally). */
+        final int tokenBlock;
         /** {@code null} while waiting, then an {@link Offer}, or {@link #CLOSED} once taken or left. */
         private final AtomicReference<@Nullable Object> state = new AtomicReference<>();
-        /** {@code null} until an attempt was answered "busy"; see {@link FairHandOffs#fromMessage}. */
+        /** {@code null} until an attempt was answered "busy"; see {@link GrantOffers#fromMessage}. */
         private volatile @Nullable Busy busy;
 
-        private Slot(String channel, String grantId, Lease lease, LockKind kind, LockKeys keys) {
+        private Slot(
+                String channel,
+                String owner,
+                String grantId,
+                Lease lease,
+                LockKind kind,
+                LockKeys keys,
+                int tokenBlock) {
             this.channel = channel;
+            this.messageId = kind.waitsOnOwnChannel() ? grantId : grantId + '@' + owner;
+            this.key = kind.waitsOnOwnChannel() ? channel : shared(channel, messageId);
+            this.owner = owner;
             this.grantId = grantId;
             this.lease = lease;
             this.kind = kind;
             this.keys = keys;
+            this.tokenBlock = tokenBlock;
         }
 
         /** An attempt sent at {@code sentNanos} was answered "busy", having seen the fencing counter at {@code fence}. */
@@ -117,8 +93,29 @@ public final class FairHandOffs {
 
     private static final Object CLOSED = new Object();
 
-    /** Waiting requests by their wait channel (a fair waiter's channel names the lock and the owner). */
+    /**
+     * The deprecated system property that, when {@code false}, turns {@link LockClientOptions#grantsInMessages()}
+     * off whatever the options say (for the benchmark's fair "before" across processes, which sets it as its
+     * clients start).
+     */
+    static final String GRANTS_FROM_MESSAGES = "distlock.fair-message-grants";
+
+    /** Whether a waiter of a client with {@code options} holds the lock on a grant message, without an attempt of its own. */
+    static boolean fromMessages(LockClientOptions options) {
+        boolean off = "false"
+                .equalsIgnoreCase(System.getProperty(GRANTS_FROM_MESSAGES, "").trim());
+        return options.grantsInMessages() && !off;
+    }
+
+    /**
+     * Waiting requests by their {@link Slot#key}: a fair waiter's channel names the lock and the owner; a
+     * reentrant lock's channel is shared by all its waiters, so its grant id is added.
+     */
     private final ConcurrentHashMap<String, Slot> slots = new ConcurrentHashMap<>();
+
+    private static String shared(String channel, String messageId) {
+        return channel + ' ' + messageId;
+    }
 
     private final WakeupHub hub;
     /** This client's holds: a request may have taken up its grant by its own attempt (see {@link #granted}). */
@@ -128,7 +125,7 @@ public final class FairHandOffs {
      * @param fromMessages whether waiters take grants that wake-up messages carry ({@link #fromMessage});
      *     when not, a grant message only wakes its waiter, whose next attempt takes the grant up
      */
-    FairHandOffs(WakeupHub hub, HoldTable holds, boolean fromMessages) {
+    GrantOffers(WakeupHub hub, HoldTable holds, boolean fromMessages) {
         this.hub = hub;
         this.holds = holds;
         if (fromMessages) {
@@ -136,10 +133,14 @@ public final class FairHandOffs {
         }
     }
 
-    /** Makes the slot of a request about to try a fair lock, replacing an earlier one of the same owner. */
-    Slot expect(String channel, String grantId, Lease lease, LockKind kind, LockKeys keys) {
-        Slot slot = new Slot(channel, grantId, lease, kind, keys);
-        slots.put(channel, slot);
+    /**
+     * Makes the slot of a request about to try a lock whose release grants it to a waiter ({@link
+     * LockKind#grantedByRelease}), replacing an earlier one of the same owner (fair locks).
+     */
+    Slot expect(
+            String channel, String owner, String grantId, Lease lease, LockKind kind, LockKeys keys, int tokenBlock) {
+        Slot slot = new Slot(channel, owner, grantId, lease, kind, keys, tokenBlock);
+        slots.put(slot.key, slot);
         return slot;
     }
 
@@ -164,30 +165,30 @@ public final class FairHandOffs {
      * has no slot; its leave gives the grant back (it runs after the release that made the grant, or that
      * release found it gone from the queue and granted it to nobody).
      */
-    boolean fromMessage(String channel, long token, String grantId, long ttlMs) {
+    boolean fromMessage(String channel, long token, String messageId, long ttlMs) {
         Slot slot = slots.get(channel);
+        if (slot == null) {
+            slot = slots.get(shared(channel, messageId));
+        }
         Busy busy = slot == null ? null : slot.busy;
-        if (busy == null || !slot.grantId.equals(grantId) || token <= busy.fence()) {
+        if (busy == null || !slot.messageId.equals(messageId) || token <= busy.fence()) {
             return false;
         }
         long validUntil = busy.sentNanos() + TimeUnit.MILLISECONDS.toNanos(ttlMs);
+        // The hand-off window of a reentrant grant (how long it may pass between this client's callers while
+        // others wait) runs from now: it bounds a turn, not the lease, whose clock is the one above.
         LocalGates.Baton baton = new LocalGates.Baton(
                 slot.kind,
                 slot.keys,
-                owner(slot),
-                grantId,
+                slot.owner,
+                slot.grantId,
                 token,
-                token,
+                token + slot.tokenBlock - 1,
                 slot.lease,
                 validUntil,
-                busy.sentNanos(),
+                System.nanoTime(),
                 null);
-        return offer(slot, new Offer(baton, Cohort.NONE, true, ttlMs < slot.lease.millis()));
-    }
-
-    /** The owner id of {@code slot}'s request: its wait channel is the lock's waiter prefix plus that id. */
-    private static String owner(Slot slot) {
-        return slot.channel.substring(slot.keys.waiterChannelPrefix().length());
+        return offer(slot, new Offer(baton, FairCohort.NONE, true, ttlMs < slot.lease.millis()));
     }
 
     /** The grant offered to {@code slot}'s request, now its to hold; {@code null} when none came. */
@@ -209,7 +210,7 @@ public final class FairHandOffs {
     @Nullable
     Offer withdraw(Slot slot) {
         Object s = slot.state.getAndSet(CLOSED);
-        slots.remove(slot.channel, slot);
+        slots.remove(slot.key, slot);
         return s instanceof Offer offer ? offer : null;
     }
 
@@ -222,7 +223,7 @@ public final class FairHandOffs {
      * waits and does not hold the grant: the caller gives it back.
      */
     boolean granted(
-            LockKind kind, LockKeys keys, String owner, String grantId, long token, long sentNanos, Cohort cohort) {
+            LockKind kind, LockKeys keys, String owner, String grantId, long token, long sentNanos, FairCohort cohort) {
         Slot slot = slots.get(kind.waitChannel(keys, owner));
         if (slot == null || !slot.grantId.equals(grantId)) {
             return tookUp(kind, keys, owner, grantId);
@@ -256,7 +257,7 @@ public final class FairHandOffs {
      * left. Stops, false, at one that asked for another lease (it gets the lock in Redis, in its turn),
      * or when none is left.
      */
-    boolean handOn(LocalGates.Baton baton, Cohort cohort) {
+    boolean handOn(LocalGates.Baton baton, FairCohort cohort) {
         while (cohort.next < cohort.size()) {
             Slot slot = slots.get(baton.kind().waitChannel(baton.keys(), cohort.owners[cohort.next]));
             boolean waits = slot != null && slot.grantId.equals(cohort.grantIds[cohort.next]);
@@ -275,7 +276,9 @@ public final class FairHandOffs {
         if (!slot.state.compareAndSet(null, offer)) {
             return false;
         }
-        hub.wakeLocal(slot.channel, false);
+        // A shared channel may have other waiters of this client (read locks aside, only ever one at a time
+        // per lock in practice: the gate): all wake, and the one offered the grant takes it.
+        hub.wakeLocal(slot.channel, !slot.kind.waitsOnOwnChannel());
         return true;
     }
 }
