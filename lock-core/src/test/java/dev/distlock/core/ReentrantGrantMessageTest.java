@@ -153,6 +153,48 @@ class ReentrantGrantMessageTest {
         }
     }
 
+    /**
+     * A grant taken from a message has a TTL cut short of its lease until its first renewal; it passes to the
+     * next caller of its client all the same (lock cohorting), with the next token of the block the release
+     * reserved, and no acquire script.
+     */
+    @Test
+    void aGrantFromAMessagePassesToTheNextCallerOfItsClientWithoutAnAttempt() throws Exception {
+        try (LockClient holder = client(true);
+                LockClient waiting = client(true)) {
+            RedisLock held = holder.getLock(name);
+            held.lock();
+            long scriptsBefore = ServerStats.scriptRuns(server);
+            CountDownLatch firstHolds = new CountDownLatch(1);
+            CountDownLatch letGo = new CountDownLatch(1);
+            OtherThread<Long> first = waiter(waiting, firstHolds, letGo);
+            awaitRecordedAndSubscribed(waiting, scriptsBefore);
+            CountDownLatch secondHolds = new CountDownLatch(1);
+            OtherThread<Long> second = waiter(waiting, secondHolds, new CountDownLatch(0));
+            // queued behind the first at its client's local gate (the first is the one waiting in Redis)
+            await().atMost(Waits.GRANTED).until(() -> second.thread.getState() == Thread.State.TIMED_WAITING);
+
+            long attempts;
+            try (RedisMonitor monitor = RedisMonitor.start(server)) {
+                held.unlock();
+                assertThat(firstHolds.await(Waits.GRANTED.toSeconds(), TimeUnit.SECONDS))
+                        .isTrue();
+                letGo.countDown();
+                assertThat(secondHolds.await(Waits.GRANTED.toSeconds(), TimeUnit.SECONDS))
+                        .isTrue();
+                sync.echo("held");
+                attempts = monitor.commandsUntil("held").stream()
+                        .filter(c -> !c.fromScript() && c.words().contains(LockScript.ACQUIRE.sha1()))
+                        .count();
+            }
+
+            assertThat(attempts)
+                    .as("acquire scripts from the release until both held the lock")
+                    .isZero();
+            assertThat(second.get()).as("the next token of the same grant").isEqualTo(first.get() + 1);
+        }
+    }
+
     @Test
     void anAsyncWaiterHoldsTheLockOnTheReleasesMessage() throws Exception {
         try (LockClient holder = client(true);

@@ -187,7 +187,8 @@ public final class GrantOffers {
                 slot.lease,
                 validUntil,
                 System.nanoTime(),
-                null);
+                null,
+                ttlMs < slot.lease.millis());
         return offer(slot, new Offer(baton, FairCohort.NONE, true, ttlMs < slot.lease.millis()));
     }
 
@@ -238,7 +239,8 @@ public final class GrantOffers {
                 slot.lease,
                 sentNanos + slot.lease.nanos(),
                 sentNanos,
-                null);
+                null,
+                false);
         return offer(slot, new Offer(baton, cohort, true, false)) || tookUp(kind, keys, owner, grantId);
     }
 

@@ -140,7 +140,7 @@ final class Grants {
     @Nullable
     Hold handedOn(AcquireRequest request, LocalGates.Baton baton) {
         long now = System.nanoTime();
-        if (baton.validUntilNanos() - now < baton.lease().nanos() / 2) {
+        if (baton.validUntilNanos() - now < HandOns.leftToPassOn(baton.lease(), baton.shortGrant())) {
             giveBack(baton);
             return null;
         }

@@ -1,6 +1,8 @@
 package dev.distlock.core.internal.engine;
 
 import dev.distlock.core.LockClientOptions;
+import dev.distlock.core.internal.lease.Lease;
+import dev.distlock.core.internal.lease.LeaseWatchdog;
 import dev.distlock.core.internal.redis.RedisCalls;
 import dev.distlock.core.internal.support.Events;
 import org.jspecify.annotations.Nullable;
@@ -121,7 +123,22 @@ final class HandOns {
      * its validity (the next holder's watchdog renews it). It also needs a fencing token ({@link #nextBaton}).
      */
     private static boolean mayPassOn(Hold hold, long now) {
-        return hold.watchdog() && hold.validUntilNanos - now >= hold.lease().nanos() / 2 && hold.lostReason() == null;
+        return hold.watchdog()
+                && hold.validUntilNanos - now >= leftToPassOn(hold.lease(), hold.shortGrant)
+                && hold.lostReason() == null;
+    }
+
+    /**
+     * How much validity a grant must have left to pass to another local owner: half its lease, so that one
+     * whose renewals fail stops being passed on long before it ends. A grant whose TTL was cut short when it
+     * was made (a grant carried in a wake-up message, at most {@code RedisNode.MESSAGE_GRANT_MS}) never had
+     * that much: until its first renewal it passes on while it has a watchdog round (a third of the lease in
+     * {@link dev.distlock.core.internal.lease.LeaseWatchdog#SLICES} rounds) and the least to take up such a
+     * grant left, so that the next owner's watchdog, which finds it due at once, renews it in time (the
+     * grant stays so marked after that renewal: by then it has a whole lease left anyway).
+     */
+    static long leftToPassOn(Lease lease, boolean shortGrant) {
+        return shortGrant ? lease.nanos() / 3 / LeaseWatchdog.SLICES + Grants.SHORT_TTL_MIN_NANOS : lease.nanos() / 2;
     }
 
     /**
@@ -151,6 +168,7 @@ final class HandOns {
                 hold.lease(),
                 hold.validUntilNanos,
                 hold.redisGrantNanos,
-                refill);
+                refill,
+                hold.shortGrant);
     }
 }

@@ -36,6 +36,8 @@ public final class Hold extends LeaseState {
      * every hold of that grant after its first; {@code null} for a grant not handed on locally (yet).
      */
     final @Nullable TokenRefill refill;
+    /** Whether its grant's TTL in Redis was cut short of its lease when made ({@link LocalGates.Baton#shortGrant}). */
+    final boolean shortGrant;
     /** The local gate this hold took part in, until its last release; see {@link LocalGates}. */
     volatile Gate gate;
     /** Whether this hold owns its gate's permit (false when it went past an abandoned holder). */
@@ -78,6 +80,7 @@ public final class Hold extends LeaseState {
         this.redisGrantNanos = grant.sentNanos();
         this.tokenLimit = grant.token() + (kind.handsOnLocally() ? tokenBlock - 1 : 0);
         this.refill = null; // made at the first local hand-off: most grants are never handed on
+        this.shortGrant = false;
     }
 
     /** The hold {@code baton} hands to {@code owner} (on {@code thread}) now: the same grant, the next token. */
@@ -89,6 +92,7 @@ public final class Hold extends LeaseState {
         this.redisGrantNanos = baton.redisGrantNanos();
         this.tokenLimit = baton.tokenLimit();
         this.refill = baton.refill();
+        this.shortGrant = baton.shortGrant();
         // The grant was last renewed (or granted) a lease before it runs out: renew on that schedule.
         this.renewalSentNanos = baton.validUntilNanos() - baton.lease().nanos();
     }

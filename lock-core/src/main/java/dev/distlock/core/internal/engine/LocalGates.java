@@ -44,6 +44,9 @@ final class LocalGates {
      * @param lease the lease (a watchdog lease: the next holder's watchdog renews it)
      * @param validUntilNanos until when the grant is valid as far as this client knows
      * @param redisGrantNanos when the grant in Redis was asked for
+     * @param refill the further token blocks of the grant, when it asked for any
+     * @param shortGrant whether the grant's TTL in Redis was cut short of its lease when it was made (a
+     *     grant carried in a wake-up message), and it was not renewed since as far as this client knows
      */
     record Baton(
             LockKind kind,
@@ -55,7 +58,8 @@ final class LocalGates {
             Lease lease,
             long validUntilNanos,
             long redisGrantNanos,
-            @Nullable TokenRefill refill) {}
+            @Nullable TokenRefill refill,
+            boolean shortGrant) {}
 
     /** What {@link Gate#enter} gave: how it passed, and the handed-on grant for {@link Pass#HANDED_ON}. */
     record Entry(Pass pass, @Nullable Baton baton) {

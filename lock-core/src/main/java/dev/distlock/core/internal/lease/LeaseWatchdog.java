@@ -29,7 +29,7 @@ public final class LeaseWatchdog implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(LeaseWatchdog.class);
 
     /** Rounds per renewal period. */
-    static final int SLICES = 20;
+    public static final int SLICES = 20;
 
     /** Renewals a round may always send, however few locks are held. */
     private static final int MIN_PER_ROUND = 256;
