@@ -482,9 +482,8 @@ class BadInputTableTest {
     /** One TLS-only listener for the TLS rows, started on first use. */
     private static synchronized int tlsPort() {
         if (tlsPort == 0) {
-            int port = RedisServer.freePort();
-            redis.startAnother(TestCertificates.shared().redisTlsArgs(port).toArray(String[]::new));
-            tlsPort = port;
+            tlsPort = redis.startAnotherWithSecondPort(TestCertificates.shared()::redisTlsArgs)
+                    .port();
         }
         return tlsPort;
     }

@@ -175,10 +175,9 @@ class SecureRedisTest {
         /** Starts one more server of {@code redis} with a TLS port; skips the test where redis-server has no TLS. */
         static TlsServer start(RedisExtension redis) {
             assumeThat(RedisBinary.isBundled()).as(RedisBinary.NO_TLS).isFalse();
-            int tlsPort = RedisServer.freePort();
-            RedisServer server = redis.startAnother(
-                    TestCertificates.shared().redisTlsArgs(tlsPort).toArray(String[]::new));
-            return new TlsServer(server, tlsPort);
+            RedisServer.WithSecondPort started =
+                    redis.startAnotherWithSecondPort(TestCertificates.shared()::redisTlsArgs);
+            return new TlsServer(started.server(), started.port());
         }
 
         /** The application's lock client writes its keys to this server (seen from the plain port). */

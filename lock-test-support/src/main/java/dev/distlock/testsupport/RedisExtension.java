@@ -2,6 +2,7 @@ package dev.distlock.testsupport;
 
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.IntFunction;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
@@ -39,6 +40,16 @@ public final class RedisExtension implements BeforeAllCallback, AfterAllCallback
             throw new IllegalStateException("RedisExtension must be registered as a static @RegisterExtension field");
         }
         return primary;
+    }
+
+    /**
+     * Starts one more server with a second listener ({@link RedisServer#startWithSecondPort}), stopped with
+     * the others after the class.
+     */
+    public RedisServer.WithSecondPort startAnotherWithSecondPort(IntFunction<List<String>> argsForPort) {
+        RedisServer.WithSecondPort started = RedisServer.startWithSecondPort(argsForPort);
+        this.started.add(started.server());
+        return started;
     }
 
     /** Starts one more independent server, stopped with the others after the class. */

@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntFunction;
 import java.util.stream.Stream;
 
 /**
@@ -65,6 +66,30 @@ public final class RedisServer implements AutoCloseable {
                 return server;
             } catch (IllegalStateException e) {
                 // the port may have been taken between probing and binding: try another one
+                last = e;
+                server.close();
+            }
+        }
+        throw last;
+    }
+
+    /** A server with a second listener, and that listener's port. */
+    public record WithSecondPort(RedisServer server, int port) {}
+
+    /**
+     * Starts a server on a free port with a second listener (a TLS port, say) on another free port, whose
+     * {@code redis-server} options {@code argsForPort} gives. Either port may be taken by another process
+     * between probing and binding (test JVMs start servers side by side): both are picked again then.
+     */
+    public static WithSecondPort startWithSecondPort(IntFunction<List<String>> argsForPort) {
+        IllegalStateException last = null;
+        for (int attempt = 0; attempt < 5; attempt++) {
+            int second = freePort();
+            RedisServer server = new RedisServer(freePort(), argsForPort.apply(second));
+            try {
+                server.launch();
+                return new WithSecondPort(server, second);
+            } catch (IllegalStateException e) {
                 last = e;
                 server.close();
             }
