@@ -1,5 +1,6 @@
 package dev.distlock.benchmark;
 
+import dev.distlock.core.internal.redis.ClientShutdown;
 import dev.distlock.testsupport.RedisServer;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
@@ -297,6 +298,6 @@ final class BenchmarkRunner implements AutoCloseable {
             cluster.close();
         }
         adminConnection.close();
-        adminClient.shutdown();
+        ClientShutdown.shutdown(adminClient);
     }
 }

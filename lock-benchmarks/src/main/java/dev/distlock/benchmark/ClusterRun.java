@@ -3,6 +3,7 @@ package dev.distlock.benchmark;
 import dev.distlock.core.LockClient;
 import dev.distlock.core.LockClientOptions;
 import dev.distlock.core.PubSubMode;
+import dev.distlock.core.internal.redis.ClientShutdown;
 import dev.distlock.testsupport.RedisClusterSetup;
 import dev.distlock.testsupport.RedisServer;
 import io.lettuce.core.RedisClient;
@@ -96,7 +97,7 @@ final class ClusterRun implements AutoCloseable {
                     .withCluster(counters.messages());
         } finally {
             clients.forEach(LockProvider::close);
-            lettuce.shutdown();
+            ClientShutdown.shutdown(lettuce);
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.distlock.benchmark;
 
+import dev.distlock.core.internal.redis.ClientShutdown;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -80,7 +81,7 @@ final class ForkedRun {
         } catch (Exception | LinkageError e) {
             out.println(FAILED + " " + String.valueOf(e).replace('\n', ' '));
         } finally {
-            client.shutdown();
+            ClientShutdown.shutdown(client);
         }
     }
 }

@@ -1,5 +1,6 @@
 package dev.distlock.benchmark;
 
+import dev.distlock.core.internal.redis.ClientShutdown;
 import dev.distlock.core.internal.redis.script.LockScript;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
@@ -141,6 +142,6 @@ final class RawFloorProvider implements LockProvider {
     @Override
     public void close() {
         connection.close();
-        client.shutdown();
+        ClientShutdown.shutdown(client);
     }
 }

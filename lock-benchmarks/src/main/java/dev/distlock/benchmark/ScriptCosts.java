@@ -1,5 +1,6 @@
 package dev.distlock.benchmark;
 
+import dev.distlock.core.internal.redis.ClientShutdown;
 import dev.distlock.core.internal.redis.script.LockScript;
 import dev.distlock.testsupport.RedisServer;
 import io.lettuce.core.RedisClient;
@@ -319,7 +320,7 @@ final class ScriptCosts {
                 }
             }
         } finally {
-            client.shutdown();
+            ClientShutdown.shutdown(client);
         }
         Map<String, List<Cost>> costs = new LinkedHashMap<>();
         groups.forEach((name, group) -> costs.put(

@@ -3,6 +3,7 @@ package dev.distlock.benchmark;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.distlock.core.internal.redis.ClientShutdown;
 import dev.distlock.testsupport.IntegrationTest;
 import dev.distlock.testsupport.RedisServer;
 import io.lettuce.core.RedisClient;
@@ -65,7 +66,7 @@ class ScriptCostsTest {
                                 connection.sync().eval(distlock.lua(), ScriptOutputType.INTEGER, new String[0], "100"))
                         .hasMessageContaining("the take script refused a free key");
             } finally {
-                client.shutdown();
+                ClientShutdown.shutdown(client);
             }
         }
     }
@@ -101,7 +102,7 @@ class ScriptCostsTest {
                         .as("a hold whose lease ran out is not released as if it had not")
                         .isEqualTo(-1L);
             } finally {
-                client.shutdown();
+                ClientShutdown.shutdown(client);
             }
         }
     }

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.distlock.core.LockListener.AcquireOutcome;
+import dev.distlock.core.internal.redis.ClientShutdown;
 import dev.distlock.core.internal.redis.LockKeys;
 import dev.distlock.core.testing.Exclusion;
 import dev.distlock.core.testing.Names;
@@ -76,7 +77,7 @@ class AsyncLockTest {
         client.close();
         other.close();
         observerConnection.close();
-        observerClient.shutdown();
+        ClientShutdown.shutdown(observerClient);
     }
 
     private String lockKey(String lockName) {

@@ -3,6 +3,7 @@ package dev.distlock.core;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.distlock.core.internal.redis.ClientShutdown;
 import dev.distlock.core.testing.HoldHistory;
 import dev.distlock.core.testing.Names;
 import dev.distlock.testsupport.RedisExtension;
@@ -116,7 +117,7 @@ class AsyncWaitersAtScaleTest {
                     .isEmpty();
         } finally {
             sampler.shutdownNow();
-            plain.shutdown();
+            ClientShutdown.shutdown(plain);
         }
     }
 }

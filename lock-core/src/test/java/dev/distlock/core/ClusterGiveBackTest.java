@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import dev.distlock.core.internal.redis.ClientShutdown;
 import dev.distlock.core.internal.redis.LockKeys;
 import dev.distlock.core.testing.Names;
 import dev.distlock.testsupport.OtherThread;
@@ -62,7 +63,7 @@ class ClusterGiveBackTest {
             client.close();
         }
         if (redis != null) {
-            redis.shutdown();
+            ClientShutdown.shutdown(redis);
         }
         if (cluster != null) {
             cluster.close();

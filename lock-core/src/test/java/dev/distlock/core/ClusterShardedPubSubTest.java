@@ -3,6 +3,7 @@ package dev.distlock.core;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.distlock.core.internal.redis.ClientShutdown;
 import dev.distlock.core.internal.redis.LockKeys;
 import dev.distlock.core.testing.Contenders;
 import dev.distlock.core.testing.FairGrantRun;
@@ -61,7 +62,7 @@ class ClusterShardedPubSubTest {
     @AfterAll
     static void stopCluster() {
         if (redis != null) {
-            redis.shutdown();
+            ClientShutdown.shutdown(redis);
         }
         if (cluster != null) {
             cluster.close();
@@ -283,7 +284,7 @@ class ClusterShardedPubSubTest {
         @Override
         public void close() {
             connection.close();
-            client.shutdown();
+            ClientShutdown.shutdown(client);
         }
     }
 }

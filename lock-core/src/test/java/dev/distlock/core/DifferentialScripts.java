@@ -2,6 +2,7 @@ package dev.distlock.core;
 
 import dev.distlock.core.KeyStates.Tolerance;
 import dev.distlock.core.internal.memory.MemoryRedis.Entry;
+import dev.distlock.core.internal.redis.ClientShutdown;
 import dev.distlock.core.internal.redis.script.LockScript;
 import dev.distlock.testsupport.RedisServer;
 import io.lettuce.core.RedisClient;
@@ -281,7 +282,7 @@ final class DifferentialScripts implements AutoCloseable {
     @Override
     public void close() {
         watch.close();
-        client.shutdown();
+        ClientShutdown.shutdown(client);
         memory.close();
         comparing.shutdownNow();
     }

@@ -3,6 +3,7 @@ package dev.distlock.core;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.distlock.core.internal.redis.ClientShutdown;
 import dev.distlock.core.testing.LockOwner;
 import dev.distlock.core.testing.Names;
 import dev.distlock.core.testing.RecordingListener;
@@ -60,7 +61,7 @@ class LettuceTimeoutRetryTest {
     void close() {
         owner.close();
         client.close();
-        lettuce.shutdown();
+        ClientShutdown.shutdown(lettuce);
         relay.close();
         probe.close();
     }

@@ -3,6 +3,7 @@ package dev.distlock.core;
 import static dev.distlock.core.testing.Attempts.tryOnce;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.distlock.core.internal.redis.ClientShutdown;
 import dev.distlock.testsupport.RedisExtension;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
@@ -48,7 +49,7 @@ class LockNameConfinementTest {
     static void close() {
         client.close();
         connection.close();
-        admin.shutdown();
+        ClientShutdown.shutdown(admin);
     }
 
     @ParameterizedTest

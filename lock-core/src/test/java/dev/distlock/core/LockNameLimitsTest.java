@@ -4,6 +4,7 @@ import static dev.distlock.core.testing.Attempts.tryOnce;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.distlock.core.internal.redis.ClientShutdown;
 import dev.distlock.testsupport.RedisExtension;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
@@ -120,7 +121,7 @@ class LockNameLimitsTest {
             lock.unlock();
             assertThat(bytes.sync().exists(key)).isZero();
         } finally {
-            plain.shutdown();
+            ClientShutdown.shutdown(plain);
         }
     }
 }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import dev.distlock.core.internal.redis.ClientShutdown;
 import dev.distlock.core.internal.redis.script.LockScript;
 import dev.distlock.core.testing.Names;
 import dev.distlock.core.testing.RedLockNodes;
@@ -322,7 +323,7 @@ class RedLockTest {
                 sameServerOtherPrefix.close();
             }
         } finally {
-            again.shutdown();
+            ClientShutdown.shutdown(again);
         }
         // three servers: accepted
         RedLockClient distinct = nodes.closeLater(RedLockClient.of(clients, LockClientOptions.defaults()));

@@ -3,6 +3,7 @@ package dev.distlock.core;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.distlock.core.internal.redis.ClientShutdown;
 import dev.distlock.core.internal.redis.LockKeys;
 import dev.distlock.core.internal.redis.RedisCalls;
 import dev.distlock.core.internal.redis.RedisConnections;
@@ -63,7 +64,7 @@ class RedisCallsLateSendTest {
     void tearDown() {
         timers.shutdownNow();
         connection.close();
-        lettuce.shutdown();
+        ClientShutdown.shutdown(lettuce);
     }
 
     @Test

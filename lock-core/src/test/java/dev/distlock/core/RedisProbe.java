@@ -1,5 +1,6 @@
 package dev.distlock.core;
 
+import dev.distlock.core.internal.redis.ClientShutdown;
 import dev.distlock.core.internal.redis.script.ScriptRunner;
 import dev.distlock.testsupport.RedisServer;
 import io.lettuce.core.RedisClient;
@@ -106,6 +107,6 @@ final class RedisProbe implements AutoCloseable {
             pubSub.close();
         }
         connection.close();
-        client.shutdown();
+        ClientShutdown.shutdown(client);
     }
 }

@@ -3,6 +3,7 @@ package dev.distlock.core;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.distlock.core.internal.redis.ClientShutdown;
 import dev.distlock.core.internal.redis.LockKeys;
 import dev.distlock.core.internal.redis.script.LockScript;
 import dev.distlock.core.testing.Names;
@@ -68,7 +69,7 @@ class ReentrantGrantMessageTest {
     @AfterEach
     void stop() {
         probe.close();
-        probeClient.shutdown();
+        ClientShutdown.shutdown(probeClient);
     }
 
     private LockClient client(boolean grantsInMessages) {

@@ -4,6 +4,7 @@ import static dev.distlock.core.testing.Attempts.tryOnce;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.distlock.core.internal.redis.ClientShutdown;
 import dev.distlock.core.testing.Names;
 import dev.distlock.testsupport.OtherThread;
 import dev.distlock.testsupport.RedisSentinelSetup;
@@ -49,7 +50,7 @@ class SentinelFailoverTest {
             client.close();
         }
         if (redis != null) {
-            redis.shutdown();
+            ClientShutdown.shutdown(redis);
         }
         if (sentinel != null) {
             sentinel.close();

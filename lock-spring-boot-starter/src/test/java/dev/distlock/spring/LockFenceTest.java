@@ -8,6 +8,7 @@ import dev.distlock.core.RedisLock;
 import dev.distlock.core.fence.FencedOffException;
 import dev.distlock.core.fence.JdbcFence;
 import dev.distlock.core.fence.RedisFence;
+import dev.distlock.core.internal.redis.ClientShutdown;
 import dev.distlock.spring.annotation.DistributedLock;
 import dev.distlock.testsupport.RedisExtension;
 import dev.distlock.testsupport.Waits;
@@ -57,7 +58,7 @@ class LockFenceTest {
     static void close() {
         instanceB.close();
         connection.close();
-        client.shutdown();
+        ClientShutdown.shutdown(client);
     }
 
     private ApplicationContextRunner runner() {

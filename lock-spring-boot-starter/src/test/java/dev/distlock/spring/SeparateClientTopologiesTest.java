@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 import dev.distlock.core.LockAcquisitionException;
 import dev.distlock.core.LockClient;
 import dev.distlock.core.RedisLock;
+import dev.distlock.core.internal.redis.ClientShutdown;
 import dev.distlock.spring.autoconfigure.DistributedLockAutoConfiguration;
 import dev.distlock.testsupport.RedisClusterSetup;
 import dev.distlock.testsupport.RedisExtension;
@@ -125,7 +126,7 @@ class SeparateClientTopologiesTest {
                                 LockClient.create(other, dev.distlock.core.LockClientOptions.defaults())) {
                             excludes(context, otherInstance);
                         } finally {
-                            other.shutdown();
+                            ClientShutdown.shutdown(other);
                         }
                     });
             assertThat(output).containsOnlyOnce(SEPARATE).contains(SEPARATE + "cluster [");

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.distlock.core.LockClient;
 import dev.distlock.core.RedisLock;
+import dev.distlock.core.internal.redis.ClientShutdown;
 import dev.distlock.testsupport.RedisExtension;
 import dev.distlock.testsupport.Waits;
 import io.lettuce.core.RedisClient;
@@ -41,7 +42,7 @@ class RedisFenceTest {
         instanceA.close();
         instanceB.close();
         connection.close();
-        client.shutdown();
+        ClientShutdown.shutdown(client);
     }
 
     @Test

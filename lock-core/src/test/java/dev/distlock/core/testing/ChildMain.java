@@ -1,6 +1,7 @@
 package dev.distlock.core.testing;
 
 import dev.distlock.core.LockClient;
+import dev.distlock.core.internal.redis.ClientShutdown;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -54,7 +55,7 @@ public final class ChildMain {
             e.printStackTrace(System.out);
             exitCode = 1;
         } finally {
-            redis.shutdown();
+            ClientShutdown.shutdown(redis);
         }
         System.out.flush();
         System.exit(exitCode);

@@ -6,6 +6,7 @@ import dev.distlock.core.LockInfo;
 import dev.distlock.core.LockListener;
 import dev.distlock.core.LockUnavailableException;
 import dev.distlock.core.RedisLock;
+import dev.distlock.core.internal.redis.ClientShutdown;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -105,7 +106,7 @@ public final class ChurnWorker {
                 // the test closes stdin once it has looked at Redis
             }
         } finally {
-            redis.shutdown();
+            ClientShutdown.shutdown(redis);
         }
         System.exit(failures.isEmpty() ? 0 : 1);
     }

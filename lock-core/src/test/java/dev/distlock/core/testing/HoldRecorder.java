@@ -2,6 +2,7 @@ package dev.distlock.core.testing;
 
 import dev.distlock.core.LockClient;
 import dev.distlock.core.RedisLock;
+import dev.distlock.core.internal.redis.ClientShutdown;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -73,7 +74,7 @@ public final class HoldRecorder {
                 exit = 1;
             }
         } finally {
-            redis.shutdown();
+            ClientShutdown.shutdown(redis);
         }
         System.exit(exit);
     }

@@ -4,6 +4,7 @@ import dev.distlock.core.LeaderCandidate;
 import dev.distlock.core.LeaderListener;
 import dev.distlock.core.LockClient;
 import dev.distlock.core.LockClientOptions;
+import dev.distlock.core.internal.redis.ClientShutdown;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -75,7 +76,7 @@ public final class LeaderWorker {
                 }
             }
         } finally {
-            redis.shutdown();
+            ClientShutdown.shutdown(redis);
         }
     }
 

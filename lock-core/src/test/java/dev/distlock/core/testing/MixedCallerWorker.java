@@ -6,6 +6,7 @@ import dev.distlock.core.LockHandle;
 import dev.distlock.core.LockInfo;
 import dev.distlock.core.LockListener;
 import dev.distlock.core.RedisLock;
+import dev.distlock.core.internal.redis.ClientShutdown;
 import dev.distlock.core.reactor.ReactiveLocks;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
@@ -148,7 +149,7 @@ public final class MixedCallerWorker {
             worker.check(lost.get() == 0, lost + " leases lost");
             worker.count("granted", granted.get());
         } finally {
-            redis.shutdown();
+            ClientShutdown.shutdown(redis);
         }
         StringBuilder done = new StringBuilder("DONE");
         worker.counters.forEach((k, v) -> done.append(' ').append(k).append('=').append(v));

@@ -2,6 +2,7 @@ package dev.distlock.core.testing;
 
 import dev.distlock.core.LockClient;
 import dev.distlock.core.RedisMultiLock;
+import dev.distlock.core.internal.redis.ClientShutdown;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -39,7 +40,7 @@ public final class MultiLockWorker {
             }
             System.out.println("DONE " + iterations);
         } finally {
-            redis.shutdown();
+            ClientShutdown.shutdown(redis);
         }
         System.exit(0);
     }

@@ -2,6 +2,7 @@ package dev.distlock.core.testing;
 
 import dev.distlock.core.LockClient;
 import dev.distlock.core.LockClientOptions;
+import dev.distlock.core.internal.redis.ClientShutdown;
 import dev.distlock.testsupport.FaultRelay;
 import dev.distlock.testsupport.RedisServer;
 import io.lettuce.core.RedisClient;
@@ -29,7 +30,7 @@ public final class RelayedLockClient implements AutoCloseable {
     @Override
     public void close() {
         client.close();
-        lettuce.shutdown();
+        ClientShutdown.shutdown(lettuce);
         relay.close();
     }
 }
