@@ -16,7 +16,7 @@ final class DistlockScriptCall {
     /** How long a last release would reserve the lock for another waiting client (none waits here). */
     static final String RESERVE_MS = "50";
     /** The longest TTL of a grant a last release makes to another client's waiter (none waits here). */
-    static final String MESSAGE_GRANT_MS = "2000";
+    static final String MESSAGE_GRANT_MS = "5000";
     /** A watchdog lease: a hold-at-least may keep the lock past the lease it has left (none is asked here). */
     static final String KEEP_PAST_LEASE = "1";
 

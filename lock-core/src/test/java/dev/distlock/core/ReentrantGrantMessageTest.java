@@ -47,7 +47,7 @@ class ReentrantGrantMessageTest {
     static final RedisExtension redis = new RedisExtension();
 
     /** The longest TTL of a grant carried in a message (RedisNode.MESSAGE_GRANT_MS). */
-    private static final Duration GRANT_CAP = Duration.ofSeconds(2);
+    private static final Duration GRANT_CAP = Duration.ofSeconds(5);
 
     private RedisServer server;
     private String name;

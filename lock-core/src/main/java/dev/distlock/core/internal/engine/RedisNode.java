@@ -59,10 +59,11 @@ public final class RedisNode {
     /**
      * The longest TTL a reentrant release gives a grant it makes to another client's waiting request and
      * carries in the wake-up message: what a waiter that died (or stalled) meanwhile can keep the lock from
-     * the others. Its waiter renews the grant soon after taking it up (it is shorter than a watchdog lease),
-     * and a waiter with a longer fixed lease takes it up with an attempt instead, which sets that lease.
+     * the others, of the order of a fair waiter's queue deadline (a recheck plus its margin). Its waiter gives
+     * the grant its whole lease in Redis as soon as it takes it up; a waiter with a longer fixed lease takes it
+     * up with an attempt instead, which sets that lease.
      */
-    static final long MESSAGE_GRANT_MS = 2000;
+    static final long MESSAGE_GRANT_MS = 5000;
 
     RedisNode(RedisPort redis, RedisCalls calls, WakeupHub hub, HoldTable holds, LockClientOptions options) {
         this.redis = redis;
