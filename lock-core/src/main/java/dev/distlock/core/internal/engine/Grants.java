@@ -211,21 +211,8 @@ final class Grants {
         hold.cohort = offer.cohort();
         recorded(request, hold);
         if (offer.shortTtl()) {
-            // The grant's TTL in Redis is given its whole lease at once, in the background, whoever holds it
-            // by then (this hold may pass it on, or release it, within microseconds): a release or renewal
-            // that a slot migration or a loaded host holds up for seconds still finds it. The hold's own
-            // clock moves on only with its watchdog's renewal, due with two thirds of it left (the watchdog's
-            // round may come first; a hold released by then costs no renewal).
-            calls.inBackground(
-                    () -> node.renew(
-                            baton.kind(),
-                            baton.keys(),
-                            baton.redisOwner(),
-                            baton.grantId(),
-                            baton.lease().millis()),
-                    baton.validUntilNanos(),
-                    "renewing",
-                    baton.keys());
+            // Renewed with two thirds of it left (the watchdog's round may come first; a hold released by
+            // then costs no renewal), not a watchdog period on: that may be longer than what is left.
             keeper.renewIn(hold, TimeUnit.NANOSECONDS.toMillis(baton.validUntilNanos() - now) / 3);
         }
         return hold;

@@ -59,9 +59,10 @@ public final class RedisNode {
     /**
      * The longest TTL a reentrant release gives a grant it makes to another client's waiting request and
      * carries in the wake-up message: what a waiter that died (or stalled) meanwhile can keep the lock from
-     * the others, of the order of a fair waiter's queue deadline (a recheck plus its margin). Its waiter gives
-     * the grant its whole lease in Redis as soon as it takes it up; a waiter with a longer fixed lease takes it
-     * up with an attempt instead, which sets that lease.
+     * the others, of the order of a fair waiter's queue deadline (a recheck plus its margin). Its waiter renews
+     * the grant soon after taking it up (it is shorter than a watchdog lease); a waiter with a longer fixed
+     * lease takes it up with an attempt instead, which sets that lease. Not shorter: a release that a slot
+     * migration held up for more than 2 s found such a grant expired (ClusterReshardingTest, loaded host).
      */
     static final long MESSAGE_GRANT_MS = 5000;
 
