@@ -19,8 +19,10 @@ import java.util.concurrent.TimeUnit;
  * Cross-JVM hand-off latency in Redis round trips: this JVM and a child JVM play {@link HandOffPingPong} on
  * one lock for a few seconds per variant and round. Variants: the fair lock with its grant carried in the
  * wake-up message (distlock's default), the same with {@code LockClientOptions.Builder.grantsInMessages(false)}
- * in both JVMs (the waiter takes its grant up with an attempt of its own: the "before"), and the reentrant
- * lock both ways.
+ * in both JVMs (the waiter takes its grant up with an attempt of its own: the "before"), the reentrant
+ * lock both ways, and the floor of any hand-off through Redis ({@link HandOffTurn.PubSubFloor}: one bare
+ * PUBLISH wakes a parked subscriber, nothing is held), timed the same way, so that a lock's figure can be read
+ * against what this host allows.
  * One round trip is the p50 of one uncontended {@code lock()} of a free lock (one script call), timed by both
  * sides during the variant's own ping-pong, after the same idle spell as each hand-off (see {@link
  * HandOffPingPong.Measured}); each variant's p50 hand-off is divided by it. The same call's p50 in a tight
@@ -35,14 +37,15 @@ final class HandOffBenchmark {
 
     private static final String GRANTS_PROPERTY = "distlock.fair-message-grants";
 
-    /** A variant: its lock kind, and whether fair grants ride in wake-up messages. */
+    /** A variant: its lock kind (or the floor), and whether grants ride in wake-up messages. */
     private record Variant(String label, String kind, boolean messageGrants) {}
 
     private static final List<Variant> VARIANTS = List.of(
             new Variant("fair, grant in the message", "fair", true),
             new Variant("fair, grant taken by an attempt (before)", "fair", false),
             new Variant("reentrant, grant in the message", "reentrant", true),
-            new Variant("reentrant, grant taken by an attempt (before)", "reentrant", false));
+            new Variant("reentrant, grant taken by an attempt (before)", "reentrant", false),
+            new Variant("floor: a bare PUBLISH wakes a parked subscriber, no lock", HandOffTurn.FLOOR, true));
 
     private HandOffBenchmark() {}
 
@@ -157,14 +160,16 @@ final class HandOffBenchmark {
             double hot = roundTripMicros(client, name + "-free");
             child.await("ready", Duration.ofSeconds(60));
             HandOffPingPong side = new HandOffPingPong(file, 0);
-            RedisLock lock = HandOffPingPong.lock(client, v.kind(), name);
             RedisLock probe = client.getLock(name + "-probe");
-            child.send("go");
-            CompletableFuture<HandOffPingPong.Measured> mine =
-                    CompletableFuture.supplyAsync(() -> side.play(lock, probe));
-            TimeUnit.SECONDS.sleep(seconds);
-            side.stop();
-            HandOffPingPong.Measured ours = mine.get(60, TimeUnit.SECONDS);
+            HandOffPingPong.Measured ours;
+            try (HandOffTurn turn = HandOffTurn.of(client, redis.uri(), v.kind(), name, 0)) {
+                child.send("go");
+                CompletableFuture<HandOffPingPong.Measured> mine =
+                        CompletableFuture.supplyAsync(() -> side.play(turn, probe));
+                TimeUnit.SECONDS.sleep(seconds);
+                side.stop();
+                ours = mine.get(60, TimeUnit.SECONDS);
+            }
             HandOffPingPong.Measured theirs =
                     HandOffPingPong.Measured.decode(child.await("received", Duration.ofSeconds(60))
                             .substring("received".length())

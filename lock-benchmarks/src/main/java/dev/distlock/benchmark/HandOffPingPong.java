@@ -100,7 +100,7 @@ final class HandOffPingPong {
     }
 
     /** Plays until stopped; returns what this side measured. */
-    Measured play(RedisLock lock, RedisLock probe) {
+    Measured play(HandOffTurn turn, RedisLock probe) {
         List<Long> received = new ArrayList<>();
         List<Long> roundTrips = new ArrayList<>();
         int mine = WAITING + 4 * side;
@@ -108,7 +108,7 @@ final class HandOffPingPong {
         boolean first = true;
         while (true) {
             shared.putInt(mine, 1);
-            lock.lock();
+            turn.take();
             long at = wallMicros();
             shared.putInt(mine, 0);
             long stamp = shared.getLong(STAMP);
@@ -120,7 +120,7 @@ final class HandOffPingPong {
                 Thread.onSpinWait();
             }
             if (stopped()) {
-                lock.unlock();
+                turn.give();
                 return new Measured(received, roundTrips);
             }
             LockSupport.parkNanos(SETTLE_NANOS);
@@ -130,20 +130,10 @@ final class HandOffPingPong {
             probe.unlock();
             LockSupport.parkNanos(SETTLE_NANOS); // the hand-off after the same idle spell
             shared.putLong(STAMP, wallMicros());
-            lock.unlock();
+            turn.give();
         }
     }
 
-    /** A lock of the kind {@code kind} names: {@code fair} or {@code reentrant}. */
-    static RedisLock lock(LockClient client, String kind, String name) {
-        return kind.equals("fair") ? client.getFairLock(name) : client.getLock(name);
-    }
-
-    /**
-     * The child's side: args are the Redis URI, lock kind, lock name, shared file, and whether grants ride in
-     * wake-up messages ({@link LockClientOptions.Builder#grantsInMessages}). Prints "ready", plays
-     * from the parent's "go" until the stop flag, then prints "received" and its hand-offs in µs.
-     */
     /** A client for {@code uri} whose waiters take grants from wake-up messages, or not (the "before"). */
     static LockClient client(String uri, boolean grantsInMessages) {
         return LockClient.create(
@@ -151,20 +141,26 @@ final class HandOffPingPong {
                 LockClientOptions.builder().grantsInMessages(grantsInMessages).build());
     }
 
+    /**
+     * The child's side: args are the Redis URI, lock kind (or {@link HandOffTurn#FLOOR}), lock name, shared file, and whether grants ride in
+     * wake-up messages ({@link LockClientOptions.Builder#grantsInMessages}). Prints "ready", plays
+     * from the parent's "go" until the stop flag, then prints "received" and its hand-offs in µs.
+     */
     static void childMain(String[] args) throws Exception {
         PrintStream out = ChildJvm.protocolChannel();
         HandOffPingPong side = new HandOffPingPong(Path.of(args[3]), 1);
         try (LockClient client = client(args[0], Boolean.parseBoolean(args[4]))) {
-            RedisLock lock = lock(client, args[1], args[2]);
-            lock.lock(); // loads the scripts and warms the connection
-            lock.unlock();
+            RedisLock probe = client.getLock(args[2] + "-probe-child");
+            probe.lock(); // loads the scripts and warms the connection
+            probe.unlock();
             out.println("ready");
             BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
             if (!"go".equals(in.readLine())) {
                 return;
             }
-            Measured measured = side.play(lock, client.getLock(args[2] + "-probe-child"));
-            out.println("received " + measured.encode());
+            try (HandOffTurn turn = HandOffTurn.of(client, args[0], args[1], args[2], 1)) {
+                out.println("received " + side.play(turn, probe).encode());
+            }
         }
     }
 }
