@@ -3,6 +3,7 @@ package dev.distlock.core;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import dev.distlock.core.internal.redis.ClientShutdown;
 import dev.distlock.core.internal.redis.LockKeys;
 import dev.distlock.core.internal.redis.script.LockScript;
 import dev.distlock.core.testing.Names;
@@ -65,8 +66,8 @@ class RedLockLateReplyTest {
     void anAcquireAnsweredAfterTheRoundGaveUpOnItNeverLandsAfterItsRelease() throws Exception {
         String name = Names.fresh("redlock-late");
         // The third node: every script cached but the acquire.
-        try (RedisClient probeClient = RedisClient.create(servers.get(2).uri());
-                StatefulRedisConnection<String, String> probe = probeClient.connect()) {
+        RedisClient probeClient = RedisClient.create(servers.get(2).uri());
+        try (StatefulRedisConnection<String, String> probe = probeClient.connect()) {
             probe.sync().scriptFlush();
             ScriptRunnerTest.cacheScripts(probe.sync(), script -> script != LockScript.ACQUIRE);
             // Two of three nodes answer nothing in time: the round fails and releases everywhere.
@@ -82,6 +83,8 @@ class RedLockLateReplyTest {
                     .during(Duration.ofMillis(500))
                     .atMost(Duration.ofSeconds(5))
                     .until(() -> probe.sync().exists(key) == 0);
+        } finally {
+            ClientShutdown.shutdown(probeClient); // bounded, unlike RedisClient.close()
         }
     }
 }

@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 import dev.distlock.core.LockClient;
 import dev.distlock.core.RedisLock;
 import dev.distlock.core.RedisReadWriteLock;
+import dev.distlock.core.internal.redis.ClientShutdown;
 import dev.distlock.spring.autoconfigure.DistributedLockAutoConfiguration;
 import dev.distlock.testsupport.IntegrationTest;
 import dev.distlock.testsupport.RedisBinary;
@@ -91,13 +92,15 @@ class SecureRedisTest {
                     assertThat(context).hasNotFailed();
                     exerciseEveryLockKind(context);
                 });
-        try (RedisClient admin = admin(server);
-                var connection = admin.connect()) {
+        RedisClient admin = admin(server);
+        try (var connection = admin.connect()) {
             assertThat(connection.sync().aclLog())
                     .as("commands or keys the ACL denied")
                     .isEmpty();
             assertThat(connection.sync().keys("*"))
                     .allSatisfy(k -> assertThat(k).startsWith("lock:"));
+        } finally {
+            ClientShutdown.shutdown(admin); // bounded, unlike RedisClient.close()
         }
     }
 
