@@ -19,6 +19,7 @@ import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
+import java.io.IOException;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
@@ -86,6 +87,14 @@ class ReentrantGrantMessageTest {
      * Until {@code waiting}'s request is recorded in the lock, subscribed, and its attempt after subscribing
      * ran ({@code scriptsBefore}: the server's script runs before it started): it sleeps until a message comes.
      */
+    /** The acquire scripts clients sent since {@code monitor} started, up to now (a marker command). */
+    private long acquireScriptsSoFar(RedisMonitor monitor) throws IOException {
+        sync.echo("held");
+        return monitor.commandsUntil("held").stream()
+                .filter(c -> !c.fromScript() && c.words().contains(LockScript.ACQUIRE.sha1()))
+                .count();
+    }
+
     private void awaitRecordedAndSubscribed(LockClient waiting, long scriptsBefore) {
         await().atMost(Waits.GRANTED)
                 .until(() -> sync.hget(keys.lock(), "~wr") != null
@@ -129,10 +138,7 @@ class ReentrantGrantMessageTest {
                 held.unlock();
                 assertThat(acquired.await(Waits.GRANTED.toSeconds(), TimeUnit.SECONDS))
                         .isTrue();
-                sync.echo("held");
-                attempts = monitor.commandsUntil("held").stream()
-                        .filter(c -> !c.fromScript() && c.words().contains(LockScript.ACQUIRE.sha1()))
-                        .count();
+                attempts = acquireScriptsSoFar(monitor);
             }
             if (fromMessages) {
                 // The grant's TTL was cut to at most the cap; the holder renews it soon to its whole lease.
@@ -183,10 +189,7 @@ class ReentrantGrantMessageTest {
                 letGo.countDown();
                 assertThat(secondHolds.await(Waits.GRANTED.toSeconds(), TimeUnit.SECONDS))
                         .isTrue();
-                sync.echo("held");
-                attempts = monitor.commandsUntil("held").stream()
-                        .filter(c -> !c.fromScript() && c.words().contains(LockScript.ACQUIRE.sha1()))
-                        .count();
+                attempts = acquireScriptsSoFar(monitor);
             }
 
             assertThat(attempts)
@@ -211,10 +214,7 @@ class ReentrantGrantMessageTest {
                 held.unlock();
                 Optional<LockHandle> got = handle.get(Waits.GRANTED.toSeconds(), TimeUnit.SECONDS);
                 assertThat(got).isPresent();
-                sync.echo("held");
-                attempts = monitor.commandsUntil("held").stream()
-                        .filter(c -> !c.fromScript() && c.words().contains(LockScript.ACQUIRE.sha1()))
-                        .count();
+                attempts = acquireScriptsSoFar(monitor);
                 got.get().unlock();
             }
             assertThat(attempts).as("acquire scripts after the release").isZero();
