@@ -142,9 +142,10 @@ final class HandOffPingPong {
     }
 
     /**
-     * The child's side: args are the Redis URI, lock kind (or {@link HandOffTurn#FLOOR}), lock name, shared file, and whether grants ride in
-     * wake-up messages ({@link LockClientOptions.Builder#grantsInMessages}). Prints "ready", plays
-     * from the parent's "go" until the stop flag, then prints "received" and its hand-offs in µs.
+     * The child's side: args are the Redis URI, lock kind (or {@link HandOffTurn#FLOOR}), lock name, shared
+     * file, and whether grants ride in wake-up messages ({@link LockClientOptions.Builder#grantsInMessages}).
+     * Prints "ready", plays from the parent's "go" until the stop flag, then prints "received" and its
+     * hand-offs in µs.
      */
     static void childMain(String[] args) throws Exception {
         PrintStream out = ChildJvm.protocolChannel();

@@ -8,6 +8,7 @@ import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
 
 /**
  * What {@link HandOffPingPong}'s two sides pass back and forth: a distlock lock of one kind, or, for the
@@ -86,7 +87,12 @@ interface HandOffTurn extends AutoCloseable {
 
         @Override
         public void give() {
-            commands.async().publish(theirs, "turn").toCompletableFuture().join();
+            // bounded, as every other wait of the ping-pong: a Redis that stops answering ends the run
+            commands.async()
+                    .publish(theirs, "turn")
+                    .toCompletableFuture()
+                    .orTimeout(30, TimeUnit.SECONDS)
+                    .join();
         }
 
         @Override
