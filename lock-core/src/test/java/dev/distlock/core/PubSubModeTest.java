@@ -9,6 +9,7 @@ import dev.distlock.core.testing.Contenders;
 import dev.distlock.core.testing.Names;
 import dev.distlock.core.testing.ServerStats;
 import dev.distlock.testsupport.BehaviourTest;
+import dev.distlock.testsupport.FaultRelay;
 import dev.distlock.testsupport.OtherThread;
 import dev.distlock.testsupport.RedisExtension;
 import dev.distlock.testsupport.RedisServer;
@@ -83,5 +84,26 @@ class PubSubModeTest {
         assertThatThrownBy(() -> LockClientOptions.builder().pubSub(null))
                 .isInstanceOf(NullPointerException.class)
                 .hasMessage("pubSub must not be null: use PubSubMode.AUTO for the default");
+    }
+
+    @Test
+    void shardedIsRefusedAtStartOnARedisOlderThan7NamingTheFixWhileAutoStartsThere() throws InterruptedException {
+        RedisServer server = redis.server();
+        try (FaultRelay relay = FaultRelay.to(server)) {
+            relay.poseAsRedis6(server);
+            LockClientOptions sharded =
+                    LockClientOptions.builder().pubSub(PubSubMode.SHARDED).build();
+            assertThatThrownBy(() -> LockClient.create(RedisURI.create(relay.uri()), sharded))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("the server runs Redis 6.")
+                    .hasMessageContaining("use PubSubMode.AUTO")
+                    .hasMessageContaining("distlock.pub-sub=auto or plain in Spring Boot");
+            String name = Names.fresh("pub-sub-old-redis");
+            try (LockClient client = LockClient.create(RedisURI.create(relay.uri()), LockClientOptions.defaults())) {
+                RedisLock lock = client.getLock(name);
+                assertThat(lock.tryLock(Waits.GRANTED)).isTrue();
+                lock.unlock();
+            }
+        }
     }
 }

@@ -10,6 +10,7 @@ import dev.distlock.core.RedisLock;
 import dev.distlock.spring.annotation.DistributedLock;
 import dev.distlock.spring.annotation.OnLockFailure;
 import dev.distlock.spring.autoconfigure.DistributedLockAutoConfiguration;
+import dev.distlock.testsupport.FaultRelay;
 import dev.distlock.testsupport.RedisBinary;
 import dev.distlock.testsupport.RedisExtension;
 import dev.distlock.testsupport.RedisServer;
@@ -315,6 +316,14 @@ class BadInputTableTest {
                                 "distlock.redlock.nodes=redis://127.0.0.1:1,redis://127.0.0.1:2,"
                                         + "redis://127.0.0.1:1")),
                 new Case(
+                        "distlock.pub-sub=sharded on a Redis older than 7.0",
+                        STARTUP,
+                        CONFIG_ERROR,
+                        "distlock.pub-sub",
+                        "the server runs Redis 6.",
+                        "upgrade Redis to 7.0 or later",
+                        BadInputTableTest::shardedOnOldRedis),
+                new Case(
                         "Redis unreachable",
                         STARTUP,
                         CONFIG_ERROR,
@@ -492,6 +501,15 @@ class BadInputTableTest {
         RedisServer secured = redis.startAnother("--requirepass", "s3cret");
         return failedStartup(runner().withBean(Fine.class)
                 .withPropertyValues("spring.data.redis.port=" + secured.port(), "spring.data.redis.password=wrong"));
+    }
+
+    /** Redis 7 made to answer INFO as a Redis 6 by a relay in front of it. */
+    private static Seen shardedOnOldRedis() {
+        try (FaultRelay relay = FaultRelay.to(redis.server())) {
+            relay.poseAsRedis6(redis.server());
+            return failedStartup(runner().withBean(Fine.class)
+                    .withPropertyValues("spring.data.redis.port=" + relay.port(), "distlock.pub-sub=sharded"));
+        }
     }
 
     private static Seen unlockByNonOwner() {

@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A TCP relay on a free loopback port that forwards every byte to a target (usually a
@@ -34,7 +35,10 @@ import java.util.function.Predicate;
  *   <li>{@link #drop(Drop)}: every open connection is closed on both sides, towards the client with a FIN
  *       (normal close) or an RST (SO_LINGER 0); bytes kept back are lost, and every fault is cleared first,
  *       so that the client's reconnections pass;</li>
- *   <li>{@link #heal()}: every fault cleared, everything kept back delivered.</li>
+ *   <li>{@link #heal()}: every fault cleared, everything kept back delivered;</li>
+ *   <li>{@link #rewriteReplies(String, String)}: a string in the server's replies reaches the client as
+ *       another, on connections opened afterwards (a server made to look like another version); not
+ *       cleared by {@link #heal()}.</li>
  * </ul>
  *
  * <pre>{@code
@@ -69,6 +73,9 @@ public final class FaultRelay implements AutoCloseable {
     private boolean holdingReplies;
     private boolean blackHoled;
     private long replyDelayNanos;
+    /** {@link #rewriteReplies}: the string replies carry, and what the client reads instead; {@code null}: none. */
+    private volatile String @Nullable [] replyRewrite;
+
     private volatile boolean closed;
 
     private FaultRelay(String targetHost, int targetPort) {
@@ -171,6 +178,27 @@ public final class FaultRelay implements AutoCloseable {
                 pipe.allowance = 0;
             }
         }
+    }
+
+    /**
+     * On connections opened from now on, every {@code from} in the server's replies reaches the client as
+     * {@code to}, of the same length in bytes so that RESP lengths stay right: for example
+     * {@code "redis_version:7."} as {@code "redis_version:6."}, a Redis 7 that answers INFO as an older one.
+     *
+     * @throws IllegalArgumentException when the lengths differ, or {@code from} is empty or starts with CR or LF
+     */
+    public void rewriteReplies(String from, String to) {
+        new ReplyRewrite(from, to); // checks the strings now, in the test's thread
+        replyRewrite = new String[] {from, to};
+    }
+
+    /**
+     * Makes {@code server}, this relay's target, answer INFO as a Redis 6 on connections opened from now on (its
+     * {@code redis_version} rewritten: {@link #rewriteReplies}), for what a client does with a server older than 7.
+     */
+    public void poseAsRedis6(RedisServer server) {
+        String major = server.version().replaceAll("\\..*", "");
+        rewriteReplies("redis_version:" + major + ".", "redis_version:6.");
     }
 
     /** Delivers every chunk from the server {@code delay} after it arrived ({@link Duration#ZERO}: at once). */
@@ -401,11 +429,17 @@ public final class FaultRelay implements AutoCloseable {
 
         private void read() {
             byte[] buffer = new byte[16 * 1024];
+            String[] replace = replyRewrite;
+            ReplyRewrite rewrite = reply && replace != null ? new ReplyRewrite(replace[0], replace[1]) : null;
             try {
                 InputStream in = from.getInputStream();
                 int n;
                 while ((n = in.read(buffer)) >= 0) {
-                    enqueue(Arrays.copyOf(buffer, n));
+                    byte[] chunk = Arrays.copyOf(buffer, n);
+                    enqueue(rewrite == null ? chunk : rewrite.apply(chunk));
+                }
+                if (rewrite != null) {
+                    enqueue(rewrite.rest());
                 }
                 enqueue(END);
             } catch (IOException e) {
@@ -414,6 +448,9 @@ public final class FaultRelay implements AutoCloseable {
         }
 
         private void enqueue(byte[] chunk) {
+            if (chunk.length == 0 && chunk != END) {
+                return; // all of it kept back by a rewrite
+            }
             synchronized (lock) {
                 queue.add(new Object[] {chunk, System.nanoTime()});
                 lock.notifyAll();

@@ -201,6 +201,11 @@ public final class RedisServer implements AutoCloseable {
         }
     }
 
+    /** The server's {@code redis_version} from INFO, such as {@code 7.0.15}. */
+    public String version() {
+        return query("INFO", "server").replaceAll("(?s).*redis_version:([0-9.]+).*", "$1");
+    }
+
     /**
      * Sends one command and returns the whole reply as text: a bulk string in full, an array as its
      * elements one per line (nested arrays flattened), {@code +OK}, {@code :1} and {@code -ERR ...}

@@ -159,6 +159,23 @@ class FaultRelayTest {
         }
     }
 
+    @Test
+    void rewrittenRepliesReachConnectionsOpenedAfterwards() throws IOException {
+        relay.poseAsRedis6(server);
+        try (Socket later = new Socket(relay.host(), relay.port())) {
+            later.setSoTimeout(5000);
+            later.getOutputStream().write("INFO server\r\n".getBytes(StandardCharsets.US_ASCII));
+            later.getOutputStream().flush();
+            String length = readLine(later.getInputStream());
+            byte[] body = later.getInputStream().readNBytes(Integer.parseInt(length.substring(1)));
+            assertThat(new String(body, StandardCharsets.US_ASCII))
+                    .as("the server runs Redis %s: the relay rewrote its version", server.version())
+                    .contains("redis_version:6.")
+                    .doesNotContain("redis_version:" + server.version());
+        }
+        assertThat(ping()).as("a connection opened before is left as it was").isEqualTo("+PONG");
+    }
+
     private String ping() throws IOException {
         send();
         return readLine();
@@ -170,7 +187,10 @@ class FaultRelayTest {
     }
 
     private String readLine() throws IOException {
-        InputStream in = socket.getInputStream();
+        return readLine(socket.getInputStream());
+    }
+
+    private static String readLine(InputStream in) throws IOException {
         StringBuilder line = new StringBuilder();
         int c;
         while ((c = in.read()) != '\n') {

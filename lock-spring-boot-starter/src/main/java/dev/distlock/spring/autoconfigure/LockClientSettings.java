@@ -3,6 +3,7 @@ package dev.distlock.spring.autoconfigure;
 import dev.distlock.core.LockClient;
 import dev.distlock.core.LockClientOptions;
 import dev.distlock.core.LockListener;
+import dev.distlock.core.PubSubMode;
 import dev.distlock.core.RedisLock;
 import dev.distlock.spring.DistributedLockConfigurationException;
 import io.lettuce.core.AbstractRedisClient;
@@ -107,14 +108,22 @@ final class LockClientSettings {
     }
 
     /**
-     * The lock client on {@code redisClient}. lock-core refuses replica acknowledgements on Redis Cluster
-     * with an IllegalArgumentException in its own terms; to the application that is a bad property.
+     * The lock client on {@code redisClient}. lock-core refuses, with an IllegalArgumentException in its own
+     * terms, replica acknowledgements on Redis Cluster and sharded pub/sub on a Redis older than 7; to the
+     * application each is a bad property.
      */
     static LockClient connect(AbstractRedisClient redisClient, LockClientOptions options) {
         try {
             return LockClient.create(redisClient, options);
         } catch (IllegalArgumentException e) {
             if (options.replicaAcks() == 0 || !(redisClient instanceof RedisClusterClient)) {
+                if (options.pubSub() == PubSubMode.SHARDED) {
+                    throw new DistributedLockConfigurationException(
+                            "Invalid distlock.pub-sub for this Redis: " + e.getMessage(),
+                            "Set distlock.pub-sub to auto (sharded pub/sub on a Cluster whose masters all run Redis 7.0"
+                                    + " or later, PUBLISH elsewhere) or plain, or upgrade Redis to 7.0 or later",
+                            e);
+                }
                 throw e;
             }
             throw new DistributedLockConfigurationException(
