@@ -30,6 +30,7 @@ final class DistlockProvider implements LockProvider {
     DistlockProvider(String host, int port, Duration watchdogLease) {
         LockClientOptions options = LockClientOptions.builder()
                 .watchdogLease(watchdogLease)
+                .grantsInMessages(!"false".equals(System.getProperty(HandOffBenchmark.GRANTS_PROPERTY)))
                 .listener(new LockListener() {
                     @Override
                     public void onLeaseLost(LockInfo lock, String reason) {

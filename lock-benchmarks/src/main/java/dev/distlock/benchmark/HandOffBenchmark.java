@@ -35,7 +35,11 @@ final class HandOffBenchmark {
 
     static final String COMMAND = "handoff";
 
-    private static final String GRANTS_PROPERTY = "distlock.fair-message-grants";
+    /**
+     * Set to {@code false} in the fair "before"'s child JVMs: their {@link DistlockProvider} then builds its
+     * client with {@code grantsInMessages(false)}.
+     */
+    static final String GRANTS_PROPERTY = "distlock.benchmark.grants-in-messages";
 
     /** A variant: its lock kind (or the floor), and whether grants ride in wake-up messages. */
     private record Variant(String label, String kind, boolean messageGrants) {}
