@@ -1,22 +1,15 @@
 package dev.distlock.testsupport;
 
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
-import java.net.SocketException;
 import java.time.Duration;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
-import org.jspecify.annotations.Nullable;
 
 /**
  * A TCP relay on a free loopback port that forwards every byte to a target (usually a
@@ -66,15 +59,9 @@ public final class FaultRelay implements AutoCloseable {
     private final String targetHost;
     private final int targetPort;
     private final ServerSocket listener;
-    private final List<Link> links = new CopyOnWriteArrayList<>();
-    /** Guards the fault state below and every pipe's queue; waited on by the writers. */
-    private final Object lock = new Object();
-
-    private boolean holdingReplies;
-    private boolean blackHoled;
-    private long replyDelayNanos;
-    /** {@link #rewriteReplies}: the string replies carry, and what the client reads instead; {@code null}: none. */
-    private volatile String @Nullable [] replyRewrite;
+    private final List<RelayLink> links = new CopyOnWriteArrayList<>();
+    /** The faults applied now; its monitor guards them and every pipe's queue, and the writers wait on it. */
+    private final RelayFaults faults = new RelayFaults();
 
     private volatile boolean closed;
 
@@ -117,10 +104,10 @@ public final class FaultRelay implements AutoCloseable {
 
     /** Keeps every byte from the server back from now on; requests still pass. */
     public void holdReplies() {
-        synchronized (lock) {
-            holdingReplies = true;
+        synchronized (faults) {
+            faults.holdingReplies = true;
             links.forEach(link -> link.passReplies = false);
-            lock.notifyAll();
+            faults.notifyAll();
         }
     }
 
@@ -131,17 +118,17 @@ public final class FaultRelay implements AutoCloseable {
      * of two replies it reads first.
      */
     public void releaseRepliesOf(int n) {
-        synchronized (lock) {
+        synchronized (faults) {
             links.get(n).passReplies = true;
-            lock.notifyAll();
+            faults.notifyAll();
         }
     }
 
     /** Delivers what {@link #holdReplies()} kept back, in order, and lets replies pass again. */
     public void releaseReplies() {
-        synchronized (lock) {
-            holdingReplies = false;
-            lock.notifyAll();
+        synchronized (faults) {
+            faults.holdingReplies = false;
+            faults.notifyAll();
         }
     }
 
@@ -153,31 +140,7 @@ public final class FaultRelay implements AutoCloseable {
      * @throws IllegalStateException when replies are not held, or the bytes were not written within 10 s
      */
     public void releaseReplyBytes(int bytes) throws InterruptedException {
-        synchronized (lock) {
-            if (!holdingReplies) {
-                throw new IllegalStateException("releaseReplyBytes cuts replies held back: call holdReplies() first");
-            }
-            List<Pipe> cut = new ArrayList<>();
-            for (Link link : links) {
-                if (link.toClient.pendingBytes() > 0) {
-                    link.toClient.allowance = bytes;
-                    cut.add(link.toClient);
-                }
-            }
-            lock.notifyAll();
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            while (cut.stream().anyMatch(Pipe::delivering)) {
-                long left = deadline - System.nanoTime();
-                if (left <= 0) {
-                    throw new IllegalStateException(
-                            "the first " + bytes + " bytes kept back were not written within 10 s");
-                }
-                lock.wait(Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
-            }
-            for (Pipe pipe : cut) {
-                pipe.allowance = 0;
-            }
-        }
+        faults.releaseReplyBytes(bytes, links);
     }
 
     /**
@@ -189,7 +152,7 @@ public final class FaultRelay implements AutoCloseable {
      */
     public void rewriteReplies(String from, String to) {
         new ReplyRewrite(from, to); // checks the strings now, in the test's thread
-        replyRewrite = new String[] {from, to};
+        faults.replyRewrite = new String[] {from, to};
     }
 
     /**
@@ -203,27 +166,27 @@ public final class FaultRelay implements AutoCloseable {
 
     /** Delivers every chunk from the server {@code delay} after it arrived ({@link Duration#ZERO}: at once). */
     public void delayReplies(Duration delay) {
-        synchronized (lock) {
-            replyDelayNanos = delay.toNanos();
-            lock.notifyAll();
+        synchronized (faults) {
+            faults.replyDelayNanos = delay.toNanos();
+            faults.notifyAll();
         }
     }
 
     /** Passes nothing either way and closes nothing; new connections are accepted but carry nothing either. */
     public void blackHole() {
-        synchronized (lock) {
-            blackHoled = true;
-            lock.notifyAll();
+        synchronized (faults) {
+            faults.blackHoled = true;
+            faults.notifyAll();
         }
     }
 
     /** Clears every fault and delivers everything kept back, in order. */
     public void heal() {
-        synchronized (lock) {
-            holdingReplies = false;
-            blackHoled = false;
-            replyDelayNanos = 0;
-            lock.notifyAll();
+        synchronized (faults) {
+            faults.holdingReplies = false;
+            faults.blackHoled = false;
+            faults.replyDelayNanos = 0;
+            faults.notifyAll();
         }
     }
 
@@ -244,14 +207,14 @@ public final class FaultRelay implements AutoCloseable {
         drop(how, link -> link.toClient.pendingBytes() > 0);
     }
 
-    /** Clears every fault and closes the connections {@code which} picks (under {@code lock}). */
-    private void drop(Drop how, Predicate<Link> which) {
-        List<Link> dropped = new ArrayList<>();
-        synchronized (lock) {
-            holdingReplies = false;
-            blackHoled = false;
-            replyDelayNanos = 0;
-            for (Link link : links) {
+    /** Clears every fault and closes the connections {@code which} picks. */
+    private void drop(Drop how, Predicate<RelayLink> which) {
+        List<RelayLink> dropped = new ArrayList<>();
+        synchronized (faults) {
+            faults.holdingReplies = false;
+            faults.blackHoled = false;
+            faults.replyDelayNanos = 0;
+            for (RelayLink link : links) {
                 if (which.test(link)) {
                     // down before any writer runs again: nothing kept back can slip out between here and the close
                     link.down = true;
@@ -260,9 +223,9 @@ public final class FaultRelay implements AutoCloseable {
                     dropped.add(link);
                 }
             }
-            lock.notifyAll();
+            faults.notifyAll();
         }
-        for (Link link : dropped) {
+        for (RelayLink link : dropped) {
             link.closeSockets(how);
         }
     }
@@ -274,7 +237,7 @@ public final class FaultRelay implements AutoCloseable {
 
     /** Bytes from the server kept back right now (held, delayed or black-holed). */
     public long pendingReplyBytes() {
-        synchronized (lock) {
+        synchronized (faults) {
             return links.stream().mapToLong(l -> l.toClient.pendingBytes()).sum();
         }
     }
@@ -284,7 +247,7 @@ public final class FaultRelay implements AutoCloseable {
      * socket and the server has not seen.
      */
     public long pendingRequestBytes() {
-        synchronized (lock) {
+        synchronized (faults) {
             return links.stream().mapToLong(l -> l.toServer.pendingBytes()).sum();
         }
     }
@@ -318,207 +281,11 @@ public final class FaultRelay implements AutoCloseable {
                 Socket server = new Socket(targetHost, targetPort);
                 client.setTcpNoDelay(true);
                 server.setTcpNoDelay(true);
-                Link link = new Link(client, server);
+                RelayLink link = new RelayLink(faults, client, server, links::remove);
                 links.add(link);
-                link.start();
+                link.start("fault-relay-" + port() + "-" + client.getPort() + "-");
             } catch (IOException e) {
-                closeQuietly(client); // the target is down: so is the relayed connection
-            }
-        }
-    }
-
-    private static void closeQuietly(Socket socket) {
-        try {
-            socket.close();
-        } catch (IOException ignored) {
-            // already closed
-        }
-    }
-
-    /** One relayed connection: a client socket and its own socket to the target. */
-    private final class Link {
-        final Socket client;
-        final Socket server;
-        final Pipe toServer;
-        final Pipe toClient;
-        /** Set under {@code lock}; a writer delivers nothing once it is set. */
-        volatile boolean down;
-        /** Set under {@code lock}: replies pass while the others are held ({@link #releaseRepliesOf}). */
-        boolean passReplies;
-
-        Link(Socket client, Socket server) {
-            this.client = client;
-            this.server = server;
-            this.toServer = new Pipe(this, client, server, false);
-            this.toClient = new Pipe(this, server, client, true);
-        }
-
-        void start() {
-            toServer.start("c>s");
-            toClient.start("s>c");
-        }
-
-        /** Ends the link after one side closed or failed: the other side gets a FIN. */
-        void close() {
-            synchronized (lock) {
-                down = true;
-                lock.notifyAll(); // writers waiting for a fault to clear see the link is down
-            }
-            closeSockets(Drop.FIN);
-        }
-
-        void closeSockets(Drop how) {
-            links.remove(this);
-            if (how == Drop.RST) {
-                try {
-                    client.setSoLinger(true, 0);
-                } catch (SocketException ignored) {
-                    // already closed: nothing to reset
-                }
-            }
-            closeQuietly(client);
-            closeQuietly(server);
-        }
-    }
-
-    /** One direction of a link: a reader that queues what arrives, a writer that delivers it when the faults allow. */
-    private final class Pipe {
-        private static final byte[] END = new byte[0];
-        private final Link link;
-        private final Socket client;
-        private final Socket from;
-        private final Socket to;
-        private final boolean reply;
-        /** Chunks read and not yet written, with when they arrived; {@link #END} marks end of stream. Guarded by lock. */
-        private final ArrayDeque<Object[]> queue = new ArrayDeque<>();
-        /** Bytes this pipe may still deliver while replies are held ({@link #releaseReplyBytes}). Guarded by lock. */
-        long allowance;
-        /** Whether a chunk taken from the queue is being written. Guarded by lock. */
-        private boolean writing;
-
-        Pipe(Link link, Socket from, Socket to, boolean reply) {
-            this.link = link;
-            this.client = link.client;
-            this.from = from;
-            this.to = to;
-            this.reply = reply;
-        }
-
-        void start(String direction) {
-            String name = "fault-relay-" + port() + "-" + client.getPort() + "-" + direction;
-            Thread reader = new Thread(this::read, name + "-read");
-            Thread writer = new Thread(this::write, name + "-write");
-            reader.setDaemon(true);
-            writer.setDaemon(true);
-            reader.start();
-            writer.start();
-        }
-
-        void discard() {
-            queue.clear();
-        }
-
-        long pendingBytes() {
-            return queue.stream().mapToLong(c -> ((byte[]) c[0]).length).sum();
-        }
-
-        /** Whether bytes {@link #releaseReplyBytes} let through are still to be written (under lock). */
-        boolean delivering() {
-            return !link.down && (writing || (allowance > 0 && pendingBytes() > 0));
-        }
-
-        private void read() {
-            byte[] buffer = new byte[16 * 1024];
-            String[] replace = replyRewrite;
-            ReplyRewrite rewrite = reply && replace != null ? new ReplyRewrite(replace[0], replace[1]) : null;
-            try {
-                InputStream in = from.getInputStream();
-                int n;
-                while ((n = in.read(buffer)) >= 0) {
-                    byte[] chunk = Arrays.copyOf(buffer, n);
-                    enqueue(rewrite == null ? chunk : rewrite.apply(chunk));
-                }
-                if (rewrite != null) {
-                    enqueue(rewrite.rest());
-                }
-                enqueue(END);
-            } catch (IOException e) {
-                link.close(); // a reset or a close by drop(): the whole link goes
-            }
-        }
-
-        private void enqueue(byte[] chunk) {
-            if (chunk.length == 0 && chunk != END) {
-                return; // all of it kept back by a rewrite
-            }
-            synchronized (lock) {
-                queue.add(new Object[] {chunk, System.nanoTime()});
-                lock.notifyAll();
-            }
-        }
-
-        private void write() {
-            try {
-                OutputStream out = to.getOutputStream();
-                while (true) {
-                    byte[] chunk = next();
-                    if (chunk == null) {
-                        return;
-                    }
-                    if (chunk == END) {
-                        // the sender closed: pass the close on (a FIN) and end the link
-                        link.close();
-                        return;
-                    }
-                    out.write(chunk);
-                    out.flush();
-                    synchronized (lock) {
-                        writing = false;
-                        lock.notifyAll();
-                    }
-                }
-            } catch (IOException e) {
-                link.close();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
-
-        /** The next chunk this pipe may write now, waiting while the faults keep it back; {@code null} when the link is down. */
-        private byte[] next() throws InterruptedException {
-            synchronized (lock) {
-                while (true) {
-                    if (link.down) {
-                        return null;
-                    }
-                    Object[] head = queue.peek();
-                    boolean kept = blackHoled || (reply && holdingReplies && !link.passReplies);
-                    if (head != null && kept && !blackHoled && allowance > 0 && head[0] != END) {
-                        byte[] chunk = (byte[]) head[0];
-                        int n = (int) Math.min(allowance, chunk.length);
-                        allowance -= n;
-                        if (n == chunk.length) {
-                            queue.poll();
-                        } else {
-                            head[0] = Arrays.copyOfRange(chunk, n, chunk.length);
-                        }
-                        writing = true;
-                        return Arrays.copyOf(chunk, n);
-                    }
-                    if (head == null || kept) {
-                        lock.wait();
-                        continue;
-                    }
-                    long due = (long) head[1] + (reply ? replyDelayNanos : 0);
-                    long wait = due - System.nanoTime();
-                    if (wait > 0) {
-                        lock.wait(Math.max(1, wait / 1_000_000), 0);
-                        continue;
-                    }
-                    queue.poll();
-                    writing = true;
-                    return (byte[]) head[0];
-                }
+                RelayLink.closeQuietly(client); // the target is down: so is the relayed connection
             }
         }
     }

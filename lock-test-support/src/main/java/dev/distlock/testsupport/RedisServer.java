@@ -1,24 +1,16 @@
 package dev.distlock.testsupport;
 
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
-import java.net.Socket;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.IntFunction;
-import java.util.stream.Stream;
+import java.util.function.Supplier;
 
 /**
  * A real {@code redis-server} process on a free loopback port, without persistence. It can be
@@ -37,7 +29,7 @@ public final class RedisServer implements AutoCloseable {
 
     private final int port;
     private final List<String> extraArgs;
-    private final Path dir;
+    private final ServerDir dir;
     private final List<String> configLines;
     private volatile Process process;
 
@@ -49,23 +41,26 @@ public final class RedisServer implements AutoCloseable {
         this.port = port;
         this.extraArgs = List.copyOf(extraArgs);
         this.configLines = configLines == null ? null : List.copyOf(configLines);
-        try {
-            this.dir = Files.createTempDirectory("distlock-redis-" + port + "-");
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        this.dir = new ServerDir(port);
     }
 
     /** Starts a server on a free port; extra arguments are passed as {@code redis-server} options. */
     public static RedisServer start(String... extraArgs) {
+        return launched(() -> new RedisServer(freePort(), List.of(extraArgs)));
+    }
+
+    /**
+     * Launches a server {@code made} on a port probed free, up to five times: the port may be taken by another
+     * process between probing and binding (test JVMs start servers side by side), and another is picked then.
+     */
+    private static RedisServer launched(Supplier<RedisServer> made) {
         IllegalStateException last = null;
         for (int attempt = 0; attempt < 5; attempt++) {
-            RedisServer server = new RedisServer(freePort(), List.of(extraArgs));
+            RedisServer server = made.get();
             try {
                 server.launch();
                 return server;
             } catch (IllegalStateException e) {
-                // the port may have been taken between probing and binding: try another one
                 last = e;
                 server.close();
             }
@@ -82,19 +77,12 @@ public final class RedisServer implements AutoCloseable {
      * between probing and binding (test JVMs start servers side by side): both are picked again then.
      */
     public static WithSecondPort startWithSecondPort(IntFunction<List<String>> argsForPort) {
-        IllegalStateException last = null;
-        for (int attempt = 0; attempt < 5; attempt++) {
-            int second = freePort();
-            RedisServer server = new RedisServer(freePort(), argsForPort.apply(second));
-            try {
-                server.launch();
-                return new WithSecondPort(server, second);
-            } catch (IllegalStateException e) {
-                last = e;
-                server.close();
-            }
-        }
-        throw last;
+        int[] second = new int[1];
+        RedisServer server = launched(() -> {
+            second[0] = freePort();
+            return new RedisServer(freePort(), argsForPort.apply(second[0]));
+        });
+        return new WithSecondPort(server, second[0]);
     }
 
     /**
@@ -103,18 +91,7 @@ public final class RedisServer implements AutoCloseable {
      * learns about replicas, other sentinels and failovers.
      */
     public static RedisServer startSentinel(List<String> configLines) {
-        IllegalStateException last = null;
-        for (int attempt = 0; attempt < 5; attempt++) {
-            RedisServer server = new RedisServer(freePort(), List.of("--sentinel"), configLines);
-            try {
-                server.launch();
-                return server;
-            } catch (IllegalStateException e) {
-                last = e;
-                server.close();
-            }
-        }
-        throw last;
+        return launched(() -> new RedisServer(freePort(), List.of("--sentinel"), configLines));
     }
 
     /** Starts a server on the given port. */
@@ -185,20 +162,7 @@ public final class RedisServer implements AutoCloseable {
      * (FLUSHALL, SCRIPT FLUSH, CONFIG SET) without depending on a Redis client library.
      */
     public String command(String... args) {
-        try (Socket socket = new Socket(host(), port)) {
-            socket.setSoTimeout(5000);
-            OutputStream out = socket.getOutputStream();
-            StringBuilder req = new StringBuilder("*").append(args.length).append("\r\n");
-            for (String a : args) {
-                byte[] bytes = a.getBytes(StandardCharsets.UTF_8);
-                req.append('$').append(bytes.length).append("\r\n").append(a).append("\r\n");
-            }
-            out.write(req.toString().getBytes(StandardCharsets.UTF_8));
-            out.flush();
-            return readLine(socket.getInputStream());
-        } catch (IOException e) {
-            throw new UncheckedIOException("Redis on port " + port + " did not answer " + String.join(" ", args), e);
-        }
+        return Resp.command(host(), port, args);
     }
 
     /** The server's {@code redis_version} from INFO, such as {@code 7.0.15}. */
@@ -213,121 +177,27 @@ public final class RedisServer implements AutoCloseable {
      * {@code SENTINEL} replies.
      */
     public String query(String... args) {
-        try (Socket socket = new Socket(host(), port)) {
-            socket.setSoTimeout(5000);
-            OutputStream out = socket.getOutputStream();
-            out.write(encode(args));
-            out.flush();
-            StringBuilder sb = new StringBuilder();
-            readReply(new java.io.BufferedInputStream(socket.getInputStream()), sb);
-            return sb.toString();
-        } catch (IOException e) {
-            throw new UncheckedIOException("Redis on port " + port + " did not answer " + String.join(" ", args), e);
-        }
-    }
-
-    private static byte[] encode(String... args) {
-        java.io.ByteArrayOutputStream req = new java.io.ByteArrayOutputStream();
-        req.writeBytes(("*" + args.length + "\r\n").getBytes(StandardCharsets.UTF_8));
-        for (String a : args) {
-            byte[] bytes = a.getBytes(StandardCharsets.UTF_8);
-            req.writeBytes(("$" + bytes.length + "\r\n").getBytes(StandardCharsets.UTF_8));
-            req.writeBytes(bytes);
-            req.writeBytes("\r\n".getBytes(StandardCharsets.UTF_8));
-        }
-        return req.toByteArray();
-    }
-
-    private static void readReply(InputStream in, StringBuilder sb) throws IOException {
-        String line = readRawLine(in);
-        if (line.isEmpty()) {
-            throw new IOException("empty reply");
-        }
-        switch (line.charAt(0)) {
-            case '$' -> {
-                int len = Integer.parseInt(line.substring(1));
-                if (len < 0) {
-                    sb.append("(nil)");
-                    return;
-                }
-                byte[] data = in.readNBytes(len + 2);
-                sb.append(new String(data, 0, len, StandardCharsets.UTF_8));
-            }
-            case '*' -> {
-                int n = Integer.parseInt(line.substring(1));
-                for (int i = 0; i < n; i++) {
-                    if (i > 0) {
-                        sb.append('\n');
-                    }
-                    readReply(in, sb);
-                }
-            }
-            default -> sb.append(line);
-        }
-    }
-
-    private static String readRawLine(InputStream in) throws IOException {
-        StringBuilder sb = new StringBuilder();
-        int c;
-        while ((c = in.read()) != -1) {
-            if (c == '\r') {
-                in.read();
-                break;
-            }
-            sb.append((char) c);
-        }
-        return sb.toString();
+        return Resp.query(host(), port, args);
     }
 
     /** The server's log so far (the last 2000 characters), for failure messages. */
     public String logTail() {
-        return log();
+        return dir.log();
     }
 
     @Override
     public void close() {
         kill();
         RUNNING.remove(this);
-        deleteDir();
+        dir.delete();
     }
 
     private void launch() {
-        List<String> cmd = new ArrayList<>();
-        cmd.add(RedisBinary.path().toString());
-        if (configLines != null) {
-            // redis-server wants the config file as its first argument; written once, then Sentinel owns it
-            Path conf = dir.resolve("sentinel.conf");
-            try {
-                if (!Files.exists(conf)) {
-                    Files.write(conf, configLines);
-                }
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-            cmd.add(conf.toString());
-        }
-        cmd.addAll(List.of(
-                "--port",
-                String.valueOf(port),
-                "--bind",
-                "127.0.0.1",
-                "--save",
-                "",
-                "--appendonly",
-                "no",
-                "--daemonize",
-                "no",
-                "--protected-mode",
-                "no",
-                "--dir",
-                dir.toString(),
-                "--logfile",
-                dir.resolve("redis.log").toString()));
-        cmd.addAll(extraArgs);
+        List<String> cmd = dir.commandLine(port, configLines, extraArgs);
         try {
             process = new ProcessBuilder(cmd)
                     .redirectErrorStream(true)
-                    .redirectOutput(dir.resolve("stdout.log").toFile())
+                    .redirectOutput(dir.stdout())
                     .start();
         } catch (IOException e) {
             throw new IllegalStateException("Cannot start " + cmd, e);
@@ -340,7 +210,7 @@ public final class RedisServer implements AutoCloseable {
         long deadline = System.nanoTime() + STARTUP_TIMEOUT.toNanos();
         while (System.nanoTime() < deadline) {
             if (!process.isAlive()) {
-                throw new IllegalStateException("redis-server on port " + port + " exited at start: " + log());
+                throw new IllegalStateException("redis-server on port " + port + " exited at start: " + dir.log());
             }
             try {
                 String reply = command("PING");
@@ -354,19 +224,7 @@ public final class RedisServer implements AutoCloseable {
         }
         kill();
         throw new IllegalStateException(
-                "redis-server on port " + port + " not ready within " + STARTUP_TIMEOUT + ": " + log());
-    }
-
-    private String log() {
-        try {
-            Path log = dir.resolve("redis.log");
-            Path out = dir.resolve("stdout.log");
-            String text =
-                    (Files.exists(log) ? Files.readString(log) : "") + (Files.exists(out) ? Files.readString(out) : "");
-            return text.length() > 2000 ? text.substring(text.length() - 2000) : text;
-        } catch (IOException e) {
-            return "(no log: " + e + ")";
-        }
+                "redis-server on port " + port + " not ready within " + STARTUP_TIMEOUT + ": " + dir.log());
     }
 
     private void signal(String sig) {
@@ -374,19 +232,7 @@ public final class RedisServer implements AutoCloseable {
         if (pid < 0) {
             throw new IllegalStateException("redis-server on port " + port + " is not running");
         }
-        try {
-            Process kill = new ProcessBuilder("kill", "-" + sig, String.valueOf(pid))
-                    .inheritIO()
-                    .start();
-            if (!kill.waitFor(5, TimeUnit.SECONDS) || kill.exitValue() != 0) {
-                throw new IllegalStateException("kill -" + sig + " " + pid + " failed");
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
+        Signals.send(pid, sig);
     }
 
     private void kill() {
@@ -408,31 +254,6 @@ public final class RedisServer implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
         process = null;
-    }
-
-    private void deleteDir() {
-        try (Stream<Path> files = Files.walk(dir)) {
-            files.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
-        } catch (IOException ignored) {
-            // temp dir; best effort
-        }
-    }
-
-    private static String readLine(InputStream in) throws IOException {
-        StringBuilder sb = new StringBuilder();
-        int c;
-        while ((c = in.read()) != -1) {
-            if (c == '\r') {
-                in.read();
-                break;
-            }
-            sb.append((char) c);
-        }
-        if (sb.length() > 0 && sb.charAt(0) == '$' && !sb.toString().equals("$-1")) {
-            sb.setLength(0);
-            return readLine(in);
-        }
-        return sb.toString();
     }
 
     private static void sleep(long ms) {

@@ -28,6 +28,18 @@ public final class SourceFiles {
         }
     }
 
+    /**
+     * Fails when a Java file under {@code root} (a module's {@code src/main/java}) has {@link #MAX_LINES} lines
+     * or more, naming each with its count.
+     */
+    public static void assertNoneTooLong(Path root) throws IOException {
+        List<String> tooLong = tooLong(root);
+        if (!tooLong.isEmpty()) {
+            throw new AssertionError(
+                    "main source files of " + MAX_LINES + " lines or more; split them by concern: " + tooLong);
+        }
+    }
+
     private static long lines(Path file) {
         try (Stream<String> lines = Files.lines(file)) {
             return lines.count();

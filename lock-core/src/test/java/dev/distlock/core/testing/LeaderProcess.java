@@ -1,5 +1,6 @@
 package dev.distlock.core.testing;
 
+import dev.distlock.testsupport.Signals;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
@@ -95,13 +96,8 @@ public final class LeaderProcess implements AutoCloseable {
     }
 
     /** SIGSTOP ({@code pause}) or SIGCONT. */
-    public void signal(boolean pause) throws IOException, InterruptedException {
-        Process kill = new ProcessBuilder("kill", pause ? "-STOP" : "-CONT", Long.toString(process.pid()))
-                .inheritIO()
-                .start();
-        if (!kill.waitFor(30, TimeUnit.SECONDS) || kill.exitValue() != 0) {
-            throw new AssertionError("kill " + (pause ? "-STOP " : "-CONT ") + process.pid() + " failed");
-        }
+    public void signal(boolean pause) {
+        Signals.send(process.pid(), pause ? "STOP" : "CONT");
     }
 
     public boolean isAlive() {

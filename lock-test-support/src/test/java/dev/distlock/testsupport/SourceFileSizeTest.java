@@ -1,0 +1,14 @@
+package dev.distlock.testsupport;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+
+/** Every main source file of lock-test-support stays under {@value SourceFiles#MAX_LINES} lines, as the house style asks. */
+class SourceFileSizeTest {
+
+    @Test
+    void everyMainSourceFileIsUnder300Lines() throws IOException {
+        SourceFiles.assertNoneTooLong(Path.of("src", "main", "java"));
+    }
+}
