@@ -27,8 +27,11 @@ import org.jspecify.annotations.Nullable;
  * node bounded by a short timeout, and is granted only when a majority granted within the lease;
  * the lease left is the lease minus the time taken minus a clock-drift allowance (1% + 2 ms). A
  * failed round is released on every node and retried after a short random back-off until the wait
- * time is spent. When fewer than a majority of nodes answer at all, acquisition fails at once with a
- * {@link LockException} that says how many answered. Locks held without an explicit lease are
+ * time is spent. A round that fewer than a majority of nodes answer at all is tried again in the same
+ * way, until the wait ends; {@code lock()}, which waits for ever, gives up once no majority has answered
+ * for one {@link LockClientOptions#operationTimeout() operation timeout}, as a LockClient's {@code lock()}
+ * does, and {@code tryLock(Duration.ZERO)} after its one round. It then fails with a
+ * {@link LockUnavailableException} that says how many answered. Locks held without an explicit lease are
  * renewed on every node every third of the watchdog lease, from one thread per client; when fewer
  * than a majority renew, the hold is lost ({@link LockListener#onLeaseLost}, and {@code unlock}
  * throws {@link LockLeaseExpiredException}). Re-entry is counted locally and keeps the first

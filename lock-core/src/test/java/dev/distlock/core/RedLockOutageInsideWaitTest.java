@@ -15,6 +15,7 @@ import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -24,7 +25,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /**
  * RedLock rounds ride out a majority of nodes that stops answering for less than the wait (issue 48,
  * item 1): the rounds go on until the wait's end, and a majority that stays silent for all of it ends
- * the wait with {@link LockUnavailableException} at its end.
+ * the wait with {@link LockUnavailableException} at its end. A {@code lock()} without a wait limit rides
+ * out silence for one operation timeout, as a LockClient's does (RedLockTest: the end of it).
  */
 @Timeout(120)
 @SlowTest
@@ -58,17 +60,48 @@ class RedLockOutageInsideWaitTest {
 
     @Test
     void blockingAndAsyncWaitsGetTheLockAfterAMajorityWasPausedForPartOfTheWait() throws Exception {
-        RedLockClient client = nodes.connect(3);
-        RedisLock blocking = client.getLock(Names.fresh("redlock-ride"));
-        RedisLock async = client.getLock(Names.fresh("redlock-ride-async"));
+        ridesOutAMajorityPausedForTheOutage(
+                nodes.connect(3),
+                "redlock-ride",
+                blocking -> Contenders.takesAndReleases(() -> blocking, WAIT),
+                async -> async.tryLockAsync(WAIT).toCompletableFuture());
+    }
+
+    @Test
+    void lockWithoutAWaitLimitRidesOutAMajorityPausedForLessThanTheOperationTimeout() throws Exception {
+        // lock() waits for ever, but for silence only one operation timeout: here much longer than the outage
+        ridesOutAMajorityPausedForTheOutage(
+                nodes.connect(
+                        3, LockClientOptions.builder().operationTimeout(WAIT).build()),
+                "redlock-ride-lock",
+                blocking -> OtherThread.start(() -> {
+                    blocking.lock();
+                    blocking.unlock();
+                    return true;
+                }),
+                async -> async.lockAsync().toCompletableFuture().thenApply(Optional::of));
+    }
+
+    /**
+     * A blocking and an async wait of {@code client}, started by {@code blockingWait} and {@code asyncWait}
+     * while a majority of nodes is paused for {@link #OUTAGE}: both go on through it and get the lock once it
+     * ends.
+     */
+    private void ridesOutAMajorityPausedForTheOutage(
+            RedLockClient client,
+            String name,
+            Function<RedisLock, OtherThread<Boolean>> blockingWait,
+            Function<RedisLock, CompletableFuture<Optional<LockHandle>>> asyncWait)
+            throws Exception {
+        RedisLock blocking = client.getLock(Names.fresh(name));
+        RedisLock async = client.getLock(Names.fresh(name + "-async"));
         assertThat(tryOnce(blocking)).isTrue(); // connected, scripts loaded
         blocking.unlock();
         nodes.server(0).pause();
         nodes.server(1).pause();
 
-        OtherThread<Boolean> waiter = Contenders.takesAndReleases(() -> blocking, WAIT);
-        CompletableFuture<Optional<LockHandle>> waiting =
-                async.tryLockAsync(WAIT).toCompletableFuture();
+        OtherThread<Boolean> waiter = blockingWait.apply(blocking);
+        CompletableFuture<Optional<LockHandle>> waiting = asyncWait.apply(async);
         // The outage's length, not a condition to wait for: the waits must outlast it.
         Thread.sleep(OUTAGE.toMillis());
         assertThat(waiter.result)

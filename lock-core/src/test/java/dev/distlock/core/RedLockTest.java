@@ -199,8 +199,14 @@ class RedLockTest {
     }
 
     @Test
-    void failsFastAlsoWhenDownNodesOnlyTimeOut() {
-        RedisLock lock = nodes.closeLater(RedLockClient.of(nodes.nodeClients(5, false), LockClientOptions.defaults()))
+    void lockWithoutAWaitLimitFailsAfterOneOperationTimeoutOfSilenceFromAMajority() {
+        // As a LockClient's lock(): it rides out silence for one operation timeout, then says so.
+        Duration operationTimeout = Duration.ofSeconds(2);
+        RedisLock lock = nodes.closeLater(RedLockClient.of(
+                        nodes.nodeClients(5, false),
+                        LockClientOptions.builder()
+                                .operationTimeout(operationTimeout)
+                                .build()))
                 .getLock(Names.fresh("majority-down-queued"));
         for (int i = 0; i < 3; i++) {
             nodes.server(i).stop();
@@ -208,10 +214,13 @@ class RedLockTest {
 
         long start = System.nanoTime();
         assertThatThrownBy(lock::lock)
-                .isInstanceOf(LockException.class)
+                .isInstanceOf(LockUnavailableException.class)
                 .hasMessageContaining("only 2 of 5 Redis nodes answered");
 
-        assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
+        // each round ends within its per-node timeout (300 ms for the default lease) after the last began
+        assertThat(Duration.ofNanos(System.nanoTime() - start))
+                .isGreaterThanOrEqualTo(operationTimeout)
+                .isLessThan(operationTimeout.plusSeconds(5));
     }
 
     @ParameterizedTest(name = "{0} nodes")

@@ -17,7 +17,8 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>A wait for ever ({@code lock()}) rides out refusals for now only: silence ends it after one
  * operation timeout, as {@link dev.distlock.core.LockClientOptions#operationTimeout()} documents, so
- * that a caller with no bound of its own still hears that Redis is down.
+ * that a caller with no bound of its own still hears that Redis is down; a RedLock's {@code lock()}
+ * likewise ({@link #roundTriedAgain}).
  */
 public final class RideOut {
 
@@ -35,11 +36,24 @@ public final class RideOut {
 
     /**
      * Whether a wait that started at {@code startNanos} and ends at {@code deadline} sends a try again that
-     * Redis did not answer (a RedLock round that too few nodes answered): while its deadline has not come,
-     * unless it waits for ever.
+     * Redis did not answer: while its deadline has not come, unless it waits for ever (each of its tries then
+     * waits one operation timeout for its reply).
      */
-    public static boolean silenceRiddenOut(long startNanos, long deadline) {
+    private static boolean silenceRiddenOut(long startNanos, long deadline) {
         return deadline - startNanos < Durations.FOREVER_NANOS && deadline - System.nanoTime() > 0;
+    }
+
+    /**
+     * Whether a RedLock round that too few nodes answered is tried again: in a wait with an end, until it
+     * ends; in a wait for ever ({@code lock()}), while no majority has answered for less than one operation
+     * timeout ({@code silentSinceNanos}: the end of the last round a majority answered, or the wait's
+     * start), as a LockClient's {@code lock()} waits that long for one reply.
+     */
+    public static boolean roundTriedAgain(
+            long startNanos, long deadline, long silentSinceNanos, long operationTimeoutNanos) {
+        return deadline - startNanos < Durations.FOREVER_NANOS
+                ? silenceRiddenOut(startNanos, deadline)
+                : System.nanoTime() - silentSinceNanos < operationTimeoutNanos;
     }
 
     /**

@@ -41,6 +41,8 @@ final class RedLockAcquirer {
     private final Map<String, RedLockHold> holds;
     private final LeaseKeeper<RedLockHold> keeper;
     private final Events events;
+    /** How long a {@code lock()} without a wait limit rides out rounds that no majority answers. */
+    private final long operationTimeoutNanos;
     /** Numbers the acquisitions of this client; with the owner id they name a grant on every node. */
     private final AtomicLong requests = new AtomicLong();
     /** Async acquisitions not finished yet, each with its lock: close() fails them (their next round is dropped). */
@@ -56,8 +58,10 @@ final class RedLockAcquirer {
             ScheduledExecutorService timers,
             Map<String, RedLockHold> holds,
             LeaseKeeper<RedLockHold> keeper,
-            Events events) {
+            Events events,
+            Duration operationTimeout) {
         this.engine = engine;
+        this.operationTimeoutNanos = operationTimeout.toNanos();
         this.clientId = engine.clientId;
         this.nodes = nodes;
         this.quorum = nodes.majority;
@@ -72,7 +76,8 @@ final class RedLockAcquirer {
      * is spent ({@code null}: for ever).
      *
      * @return the hold, or {@code null} when the wait ran out
-     * @throws LockUnavailableException when fewer than a majority of nodes answered
+     * @throws LockUnavailableException when fewer than a majority of nodes answered a round, and the wait
+     *     ended (for ever: no majority answered for one operation timeout)
      */
     @Nullable
     RedLockHold acquire(
@@ -102,6 +107,7 @@ final class RedLockAcquirer {
                 }
                 supersede(current);
             }
+            long silentSince = start; // the end of the last round a majority answered
             while (true) {
                 // A grant id of its own for every round: a refused round is released everywhere, partly in
                 // the background (a node slow to answer); sharing the id, such a late release could free
@@ -111,8 +117,10 @@ final class RedLockAcquirer {
                 if (attempt.granted()) {
                     return granted(info, keys, owner, Thread.currentThread(), grantId, attempt, lease, start);
                 }
-                if (attempt.answered() < quorum && !RideOut.silenceRiddenOut(start, deadline)) {
-                    throw noQuorum(info, attempt);
+                if (attempt.answered() >= quorum) {
+                    silentSince = System.nanoTime();
+                } else if (!RideOut.roundTriedAgain(start, deadline, silentSince, operationTimeoutNanos)) {
+                    throw nodes.noQuorum(info, attempt);
                 }
                 long remaining = deadline - System.nanoTime();
                 if (remaining <= 0) {
@@ -153,14 +161,6 @@ final class RedLockAcquirer {
         keeper.watch(hold);
         events.acquire(info, AcquireOutcome.ACQUIRED, start);
         return hold;
-    }
-
-    private LockUnavailableException noQuorum(LockInfo info, RedLockQuorum.Attempt attempt) {
-        return new LockUnavailableException(
-                "RedLock '" + info.key() + "': only " + attempt.answered() + " of " + nodes.size()
-                        + " Redis nodes answered, a majority of " + quorum
-                        + " is needed; check that the nodes are up and reachable",
-                attempt.error());
     }
 
     /** Sleeps until the back-off ends or this client releases a lock; returns whether an ignored interrupt came. */
@@ -213,7 +213,7 @@ final class RedLockAcquirer {
             }
         });
         // closed while it was being added, unseen by close(): the first round finds the client closed
-        roundAsync(new AsyncRound(info, keys, owner, lease, start, deadline, result));
+        roundAsync(new AsyncRound(info, keys, owner, lease, start, deadline, start, result));
         return result;
     }
 
@@ -224,7 +224,14 @@ final class RedLockAcquirer {
             Lease lease,
             long start,
             long deadline,
-            CompletableFuture<@Nullable RedLockHold> result) {}
+            long silentSince,
+            CompletableFuture<@Nullable RedLockHold> result) {
+
+        /** This wait after a round that a majority answered at {@code now}. */
+        AsyncRound answeredAt(long now) {
+            return new AsyncRound(info, keys, owner, lease, start, deadline, now, result);
+        }
+    }
 
     private void roundAsync(AsyncRound r) {
         if (r.result().isDone()) {
@@ -245,8 +252,9 @@ final class RedLockAcquirer {
                 if (!r.result().complete(hold)) {
                     engine.releaseAsync(hold); // cancelled meanwhile: nobody would release it
                 }
-            } else if (attempt.answered() < quorum && !RideOut.silenceRiddenOut(r.start(), r.deadline())) {
-                r.result().completeExceptionally(noQuorum(r.info(), attempt));
+            } else if (attempt.answered() < quorum
+                    && !RideOut.roundTriedAgain(r.start(), r.deadline(), r.silentSince(), operationTimeoutNanos)) {
+                r.result().completeExceptionally(nodes.noQuorum(r.info(), attempt));
             } else if (r.deadline() - System.nanoTime() <= 0) {
                 if (r.result().complete(null)) {
                     events.acquire(r.info(), AcquireOutcome.TIMEOUT, r.start());
@@ -256,8 +264,9 @@ final class RedLockAcquirer {
                         TimeUnit.MILLISECONDS.toNanos(
                                 ThreadLocalRandom.current().nextLong(5, 40)),
                         r.deadline() - System.nanoTime());
+                AsyncRound next = attempt.answered() < quorum ? r : r.answeredAt(System.nanoTime());
                 try {
-                    timers.schedule(() -> roundAsync(r), backOff, TimeUnit.NANOSECONDS);
+                    timers.schedule(() -> roundAsync(next), backOff, TimeUnit.NANOSECONDS);
                 } catch (RejectedExecutionException e) {
                     r.result().completeExceptionally(closedWhileWaiting(r.info()));
                 }

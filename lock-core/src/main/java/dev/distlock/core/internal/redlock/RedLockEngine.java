@@ -50,7 +50,8 @@ public final class RedLockEngine implements AutoCloseable {
         timers.setRemoveOnCancelPolicy(true);
         this.events = new Events(options.listeners());
         this.keeper = new LeaseKeeper<>("RedLock", timers, options, events, holds::values, this::renew);
-        this.acquirer = new RedLockAcquirer(this, this.nodes, timers, holds, keeper, events);
+        this.acquirer =
+                new RedLockAcquirer(this, this.nodes, timers, holds, keeper, events, options.operationTimeout());
     }
 
     public int size() {

@@ -1,6 +1,8 @@
 package dev.distlock.core.internal.redlock;
 
 import dev.distlock.core.LockException;
+import dev.distlock.core.LockInfo;
+import dev.distlock.core.LockUnavailableException;
 import dev.distlock.core.internal.engine.Grant;
 import dev.distlock.core.internal.engine.RedisNode;
 import dev.distlock.core.internal.engine.ReentrantKind;
@@ -185,6 +187,15 @@ final class RedLockQuorum {
                             + " Redis nodes answered while " + doing + ", a majority of " + majority + " is needed",
                     NodeCalls.firstError(replies));
         }
+    }
+
+    /** The failure of an acquire {@code attempt} on {@code info} that fewer than a majority answered. */
+    LockUnavailableException noQuorum(LockInfo info, Attempt attempt) {
+        return new LockUnavailableException(
+                "RedLock '" + info.key() + "': only " + attempt.answered() + " of " + size()
+                        + " Redis nodes answered, a majority of " + majority
+                        + " is needed; check that the nodes are up and reachable",
+                attempt.error());
     }
 
     /**
