@@ -25,7 +25,7 @@ final class FairAcrossProcesses {
     static double opsPerSecond(
             RedisServer redis, Library library, List<String> jvmOptions, Duration warmup, Duration measure)
             throws Exception {
-        Path occupancy = BenchmarkRunner.sharedOccupancyFile();
+        Path occupancy = ContendedProcesses.sharedOccupancyFile();
         List<ChildJvm> children = new ArrayList<>();
         try {
             String key = "fair-across-" + library.id + "-" + System.nanoTime();

@@ -21,8 +21,8 @@ import org.jspecify.annotations.Nullable;
 final class Workload {
 
     private static final int WARMUP = 0;
-    private static final int MEASURE = 1;
-    private static final int STOP = 2;
+    static final int MEASURE = 1;
+    static final int STOP = 2;
 
     /** How long workers may stay blocked after the window before the run is declared stuck. */
     static final Duration STUCK_AFTER = Duration.ofSeconds(30);
@@ -171,8 +171,8 @@ final class Workload {
             List<Tally> tallies = new ArrayList<>();
             CountDownLatch done = new CountDownLatch(n);
             for (int i = 0; i < n; i++) {
-                Caller c = w.new Caller(cycles.get(i), slots.get(i), Occupancy.Holders.of(i), pool, done);
-                tallies.add(c.tally);
+                AsyncCaller c = new AsyncCaller(w, cycles.get(i), slots.get(i), Occupancy.Holders.of(i), pool, done);
+                tallies.add(c.tally());
                 pool.execute(c);
             }
             long[] windowAndCpu = w.timeWindow(warmup, measure, window);
@@ -188,58 +188,16 @@ final class Workload {
         }
     }
 
-    /** One async caller: runs a cycle, records it, and queues its next one until the run stops. */
-    private final class Caller implements Runnable {
-        private final LockProvider.AsyncCycle cycle;
-        private final Occupancy.Slot slot;
-        private final long holder;
-        private final ExecutorService pool;
-        private final CountDownLatch done;
-        private final Tally tally = new Tally();
-
-        Caller(
-                LockProvider.AsyncCycle cycle,
-                Occupancy.Slot slot,
-                long holder,
-                ExecutorService pool,
-                CountDownLatch done) {
-            this.cycle = cycle;
-            this.slot = slot;
-            this.holder = holder;
-            this.pool = pool;
-            this.done = done;
-        }
-
-        @Override
-        public void run() {
-            int p = phase;
-            if (p == STOP) {
-                done.countDown();
-                return;
-            }
-            long start = System.nanoTime();
-            try {
-                cycle.run(() -> {
-                            slot.enter(holder, start, System.nanoTime(), tally, p == MEASURE);
-                            slot.leave(holder);
-                        })
-                        .whenComplete((ignored, error) -> {
-                            if (error != null) {
-                                fail(error);
-                                done.countDown();
-                                return;
-                            }
-                            tally.op(System.nanoTime() - start, p == MEASURE);
-                            pool.execute(this);
-                        });
-            } catch (RuntimeException e) {
-                fail(e);
-                done.countDown();
-            }
-        }
+    /**
+     * The phase a worker's next op runs in: warm-up, {@link #MEASURE} once the window opened, {@link #STOP}
+     * once it closed or a worker failed.
+     */
+    int phase() {
+        return phase;
     }
 
-    private void fail(Throwable e) {
+    /** Keeps the first failure for the outcome and stops every worker. */
+    void fail(Throwable e) {
         failure.compareAndSet(null, e);
         phase = STOP; // fail fast: the others stop at their next round
     }

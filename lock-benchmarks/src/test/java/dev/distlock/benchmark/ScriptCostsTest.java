@@ -42,7 +42,7 @@ class ScriptCostsTest {
                     .as("every subject deletes the keys it wrote")
                     .isEqualTo(":0");
 
-            String md = ScriptCosts.markdown(costs, 2, 2_000, "7.0");
+            String md = ScriptCostTable.markdown(costs, 2, 2_000, "7.0");
             assertThat(md)
                     .contains("| raw floor: its two scripts")
                     .contains("| distlock: acquire.lua and release.lua")
@@ -57,7 +57,7 @@ class ScriptCostsTest {
     @Test
     void aScriptThatRefusesIsAnErrorNotAFastFigure() {
         try (RedisServer redis = RedisServer.start()) {
-            ScriptCosts.Subject distlock = ScriptCosts.scripts().get(1);
+            ScriptCosts.Subject distlock = ScriptCostSubjects.scripts().get(1);
             // Another owner holds one of the keys the passes take turns over.
             redis.query("HSET", "lock:{cost-5}", "someone-else:1", "1", "~req", "x");
             RedisClient client = RedisClient.create(RedisURI.create(redis.host(), redis.port()));
@@ -109,7 +109,7 @@ class ScriptCostsTest {
 
     private static Long take(RedisCommands<String, String> sync, String[] key, String owner, String grant) {
         return sync.eval(
-                ScriptCosts.ONE_HASH_TAKE,
+                ScriptCostSubjects.ONE_HASH_TAKE,
                 ScriptOutputType.INTEGER,
                 key,
                 owner,
@@ -120,7 +120,7 @@ class ScriptCostsTest {
     }
 
     private static Long drop(RedisCommands<String, String> sync, String[] key, String owner, String grant) {
-        return sync.eval(ScriptCosts.ONE_HASH_DROP, ScriptOutputType.INTEGER, key, owner, grant);
+        return sync.eval(ScriptCostSubjects.ONE_HASH_DROP, ScriptOutputType.INTEGER, key, owner, grant);
     }
 
     @Test
