@@ -1,7 +1,5 @@
 package dev.distlock.benchmark;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import dev.distlock.testsupport.SourceFiles;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -12,8 +10,6 @@ class SourceFileSizeTest {
 
     @Test
     void everyMainSourceFileIsUnder300Lines() throws IOException {
-        assertThat(SourceFiles.tooLong(Path.of("src", "main", "java")))
-                .as("main source files of %s lines or more; split them by concern", SourceFiles.MAX_LINES)
-                .isEmpty();
+        SourceFiles.assertNoneTooLong(Path.of("src", "main", "java"));
     }
 }
