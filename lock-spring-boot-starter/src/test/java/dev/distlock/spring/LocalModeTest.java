@@ -146,6 +146,11 @@ class LocalModeTest {
             Work work = context.getBean(Work.class);
             assertThatThrownBy(work::outliveRedLockLease).isInstanceOf(LockLeaseExpiredException.class);
             MeterRegistry registry = context.getBean(MeterRegistry.class);
+            // The metrics listener is told on the lease timer's thread, just after the loss is marked.
+            await().atMost(Waits.GRANTED)
+                    .until(() ->
+                            registry.find(LockMetrics.LOST).tags("name", "Work.outliveRedLockLease").counters().stream()
+                                    .anyMatch(lost -> lost.count() >= 1));
             assertThat(registry.find(LockMetrics.LOST)
                             .tags("name", "Work.outliveRedLockLease")
                             .counters())
