@@ -4,6 +4,8 @@ import static dev.distlock.benchmark.ReportRuns.cell;
 import static dev.distlock.benchmark.ReportRuns.ok;
 
 import java.util.List;
+import java.util.function.DoubleFunction;
+import java.util.function.ToDoubleFunction;
 
 /**
  * The report's part on fairness and hand-off: how evenly the workers and JVMs were served, how long a
@@ -66,20 +68,13 @@ final class FairnessSection {
                 md.append(cell(rs, RunResult::threadShare, Spread::twoDecimals)).append(" | ");
                 md.append(cell(rs, RunResult::worstWorkerP99Nanos, Spread::ms)).append(" | ");
                 md.append(cell(rs, RunResult::jvmShare, Spread::twoDecimals)).append(" | ");
-                md.append(handOffs ? cell(rs, RunResult::handOffsPerOp, Spread::twoDecimals) : "-")
-                        .append(" | ");
-                md.append(handOffs ? cell(rs, RunResult::handOffP50Nanos, Spread::ms) : "-")
-                        .append(" | ");
-                md.append(handOffs ? cell(rs, RunResult::handOffP99Nanos, Spread::ms) : "-")
-                        .append(" | ");
-                md.append(remote ? cell(rs, RunResult::remoteHandOffP50Nanos, Spread::ms) : "-")
-                        .append(" | ");
-                md.append(remote ? cell(rs, RunResult::remoteHandOffP99Nanos, Spread::ms) : "-")
-                        .append(" | ");
-                md.append(remote ? cell(rs, RunResult::roundTripP50Nanos, Spread::ms) : "-")
-                        .append(" | ");
-                md.append(remote ? cell(rs, RunResult::remoteHandOffRoundTrips, Spread::oneDecimal) : "-")
-                        .append(" | ");
+                md.append(cellIf(handOffs, rs, RunResult::handOffsPerOp, Spread::twoDecimals));
+                md.append(cellIf(handOffs, rs, RunResult::handOffP50Nanos, Spread::ms));
+                md.append(cellIf(handOffs, rs, RunResult::handOffP99Nanos, Spread::ms));
+                md.append(cellIf(remote, rs, RunResult::remoteHandOffP50Nanos, Spread::ms));
+                md.append(cellIf(remote, rs, RunResult::remoteHandOffP99Nanos, Spread::ms));
+                md.append(cellIf(remote, rs, RunResult::roundTripP50Nanos, Spread::ms));
+                md.append(cellIf(remote, rs, RunResult::remoteHandOffRoundTrips, Spread::oneDecimal));
                 md.append(
                                 s == Scenario.FAIR_CONTENDED
                                         ? order + (undecided > 0 ? " (" + undecided + " undecided)" : "")
@@ -87,5 +82,11 @@ final class FairnessSection {
                         .append(" |\n");
             }
         }
+    }
+
+    /** The cell of a column that applies to some scenarios only, and its separator: "-" where it does not. */
+    private static String cellIf(
+            boolean applies, List<RunResult> rs, ToDoubleFunction<RunResult> f, DoubleFunction<String> format) {
+        return (applies ? cell(rs, f, format) : "-") + " | ";
     }
 }
